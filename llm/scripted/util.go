@@ -1,0 +1,20 @@
+package scripted
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

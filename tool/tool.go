@@ -1,0 +1,187 @@
+// Package tool defines what a tool is to ouro and the registry that dispatches calls to
+// tools by name. The registry is the one place every call passes through, so the rules
+// that hold for every tool (unknown names, malformed input, panics) live here.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+// Tool is one action the model can take.
+type Tool interface {
+	// Spec is what the model sees: name, description, JSON schema of the input.
+	Spec() llm.ToolSpec
+	// ReadOnly reports whether the tool only observes (never writes files or runs
+	// commands); read-only calls may run concurrently.
+	ReadOnly() bool
+	// Run executes one call. A returned error becomes an is_error result carrying its
+	// text; a Result may also set IsError itself.
+	Run(ctx context.Context, input json.RawMessage) (Result, error)
+}
+
+// Call is one tool_use from the model.
+type Call struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// Result is what a call produced.
+type Result struct {
+	Content []llm.Block // text and image blocks
+	IsError bool
+	// NeedsInput is set by a tool that asked the user something that nobody is there to
+	// answer (a headless run): the loop answers every call, then ends the run as
+	// needs_input with this question.
+	NeedsInput string
+}
+
+// Text returns a successful text result.
+func Text(s string) Result { return Result{Content: []llm.Block{llm.TextBlock(s)}} }
+
+// Errorf returns an error result.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: []llm.Block{llm.TextBlock(fmt.Sprintf(format, args...))}, IsError: true}
+}
+
+// Interrupted is the result for a call that was cancelled or never ran because the turn
+// was interrupted.
+func Interrupted() Result {
+	return Errorf("Interrupted: the user stopped this turn before the call finished; it may not have run, or run only in part.")
+}
+
+// Text concatenates the result's text blocks.
+func (r Result) Text() string {
+	var sb strings.Builder
+	for _, b := range r.Content {
+		if b.Type == llm.BlockText {
+			sb.WriteString(b.Text)
+		}
+	}
+	return sb.String()
+}
+
+// Block turns the result into the tool_result block answering call id.
+func (r Result) Block(id string) llm.Block {
+	content := r.Content
+	if len(content) == 0 {
+		content = []llm.Block{llm.TextBlock("(no output)")}
+	}
+	return llm.Block{Type: llm.BlockToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
+}
+
+// Registry holds the tools offered to the model and dispatches calls to them.
+type Registry struct {
+	tools map[string]Tool
+	order []string
+}
+
+// NewRegistry returns a registry holding tools; it panics on a duplicate name, which is
+// a programming error.
+func NewRegistry(tools ...Tool) *Registry {
+	r := &Registry{tools: map[string]Tool{}}
+	for _, t := range tools {
+		if err := r.Add(t); err != nil {
+			panic(err)
+		}
+	}
+	return r
+}
+
+// Add registers t.
+func (r *Registry) Add(t Tool) error {
+	name := t.Spec().Name
+	if name == "" {
+		return errors.New("tool: a tool needs a name")
+	}
+	if _, dup := r.tools[name]; dup {
+		return fmt.Errorf("tool: %q is registered twice", name)
+	}
+	r.tools[name] = t
+	r.order = append(r.order, name)
+	return nil
+}
+
+// Remove takes a tool out of what the model is offered.
+func (r *Registry) Remove(name string) {
+	if _, ok := r.tools[name]; !ok {
+		return
+	}
+	delete(r.tools, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the tools in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Specs lists the tools' specs in registration order.
+func (r *Registry) Specs() []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n].Spec())
+	}
+	return out
+}
+
+// Run dispatches one call. It never panics and always returns a result: an unknown name
+// lists the tools that exist, input that is not a JSON object says so, and a panic in a
+// tool becomes an error result.
+func (r *Registry) Run(ctx context.Context, c Call) (res Result) {
+	t, ok := r.tools[c.Name]
+	if !ok {
+		names := r.Names()
+		sort.Strings(names)
+		return Errorf("Unknown tool %q. The tools that exist are: %s.", c.Name, strings.Join(names, ", "))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
+		return Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200))
+	}
+	if err := ctx.Err(); err != nil {
+		return Interrupted()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", c.Name, p, clip(string(debug.Stack()), 2000))
+		}
+	}()
+	out, err := t.Run(ctx, c.Input)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return Interrupted()
+		}
+		out.IsError = true
+		msg := err.Error()
+		if txt := out.Text(); txt != "" {
+			msg = txt + "\n" + msg
+		}
+		out.Content = []llm.Block{llm.TextBlock(msg)}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -64,7 +64,10 @@ type Response struct {
 
 // Delta is a piece of a response streamed while it is generated.
 type Delta struct {
-	Kind string // "text" or "thinking"
+	// Kind is "text" or "thinking" for a piece of generated content, or "retry" when a
+	// stream that had already delivered deltas was cut and the provider starts the answer
+	// over (Text then says why): a UI should discard what it showed of this answer.
+	Kind string
 	Text string
 }
 

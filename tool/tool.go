@@ -55,7 +55,7 @@ func Errorf(format string, args ...any) Result {
 // Interrupted is the result for a call that was cancelled or never ran because the turn
 // was interrupted.
 func Interrupted() Result {
-	return Errorf("Interrupted: the user stopped this turn before the call finished; it may not have run, or run only in part.")
+	return Errorf("Interrupted: the call was stopped before it finished (the turn was interrupted or ran out of time); it may not have run, or run only in part.")
 }
 
 // Text concatenates the result's text blocks.

@@ -89,9 +89,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 			}
 		}
 	}
-	usage := EstimateUsage(req, msg)
+	var usage llm.Usage
 	if t.Usage != nil {
 		usage = *t.Usage
+	} else {
+		usage = EstimateUsage(req, msg)
 	}
 	return &llm.Response{
 		ID:         fmt.Sprintf("msg_scripted_%03d", step+1),

@@ -1,0 +1,376 @@
+// Package agent is the loop: send the conversation and the tool list to the model, run the
+// tool calls it makes, answer each with a tool_result, repeat until it stops. Everything
+// else (permissions, hooks, compaction, memory, reminders, goal checks) takes part through
+// the seams in seams.go; this package imports no mechanism and no concrete tool.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Limits bound a run; zero means unlimited.
+type Limits struct {
+	MaxTurns    int           // model calls that returned a message
+	MaxDuration time.Duration // wall time of the run
+	MaxTokens   int           // all tokens billed (input, output, cache) in this run
+	MaxCostUSD  float64
+}
+
+// Config assembles an Agent. Provider, Model and Tools are required.
+type Config struct {
+	Provider llm.Provider
+	Model    string
+	System   string
+	Tools    *tool.Registry
+	// MaxOutput is the output token limit per response; 0 means min(model max, 32000).
+	MaxOutput int
+	Limits    Limits
+	// MaxContinuations bounds how often the loop asks the model to go on after a
+	// response was cut by max_tokens (default 3).
+	MaxContinuations int
+	// MaxStopContinues bounds consecutive BeforeStop continuations (default 8); past it
+	// the run completes anyway, as Claude Code does with Stop hooks that keep blocking.
+	MaxStopContinues int
+	// MaxParallel bounds concurrent read-only calls (default 8).
+	MaxParallel int
+
+	BeforeModel []BeforeModel
+	Gates       []Gate
+	AfterTool   []AfterTool
+	BeforeStop  []BeforeStop
+	Observers   []Observer
+}
+
+// Agent runs conversations with one configuration. It holds no per-run state, so one
+// Agent may serve several conversations, one Run at a time for each.
+type Agent struct {
+	cfg Config
+}
+
+// New checks cfg and returns an Agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("agent: a provider is required")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("agent: a model name is required")
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tool.NewRegistry()
+	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = min(llm.LookupModel(cfg.Model).MaxOutput, 32_000)
+	}
+	if cfg.MaxContinuations <= 0 {
+		cfg.MaxContinuations = 3
+	}
+	if cfg.MaxStopContinues <= 0 {
+		cfg.MaxStopContinues = 8
+	}
+	if cfg.MaxParallel <= 0 {
+		cfg.MaxParallel = 8
+	}
+	return &Agent{cfg: cfg}, nil
+}
+
+// Config returns the agent's configuration (with defaults applied).
+func (a *Agent) Config() Config { return a.cfg }
+
+// run is the state of one Run.
+type run struct {
+	a       *Agent
+	conv    *Conversation
+	start   time.Time
+	out     Outcome
+	last    llm.Usage
+	budget  error // set once a limit is hit
+	maxOut  int
+	raised  bool // output limit already raised once for a cut tool_use
+	contins int  // continuations after max_tokens
+	stops   int  // consecutive BeforeStop continuations
+}
+
+// errBudget marks a limit; its text is the reason.
+type errBudget struct{ kind, msg string }
+
+func (e *errBudget) Error() string { return e.msg }
+
+// Run appends input (if any) as a user message and runs the loop until the model stops,
+// a limit is reached, the context is cancelled or an error makes going on pointless.
+// Whatever happens, every tool_use in conv is answered by a tool_result when Run returns.
+func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block) (out Outcome) {
+	r := &run{a: a, conv: conv, start: time.Now(), maxOut: a.cfg.MaxOutput}
+	runCtx := ctx
+	if d := a.cfg.Limits.MaxDuration; d > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	defer func() {
+		out = r.out
+		out.Duration = time.Since(r.start)
+		r.emit(Event{Type: EventOutcome, Turn: out.Turns, Outcome: &out})
+	}()
+	if len(input) > 0 {
+		r.append(llm.Message{Role: llm.RoleUser, Content: input})
+	}
+	if len(conv.Messages) == 0 {
+		r.finish(StatusFailed, "there is nothing to answer: the conversation is empty and no prompt was given")
+		return
+	}
+	r.loop(ctx, runCtx)
+	return
+}
+
+func (r *run) emit(e Event) {
+	for _, o := range r.a.cfg.Observers {
+		o(e)
+	}
+}
+
+func (r *run) append(m llm.Message) {
+	r.conv.Messages = append(r.conv.Messages, m)
+	r.emit(Event{Type: EventMessage, Turn: r.out.Turns, Message: &r.conv.Messages[len(r.conv.Messages)-1]})
+}
+
+func (r *run) finish(s Status, reason string) {
+	r.out.Status = s
+	r.out.Reason = reason
+}
+
+// ctxStatus names why runCtx ended: the caller's cancellation or the time budget.
+func (r *run) ctxEnded(ctx, runCtx context.Context) bool {
+	if ctx.Err() != nil {
+		r.finish(StatusInterrupted, "interrupted by the user")
+		return true
+	}
+	if runCtx.Err() != nil {
+		r.out.Budget = BudgetTime
+		r.finish(StatusBudgetExhausted, fmt.Sprintf("the run reached its wall-time limit of %s", r.a.cfg.Limits.MaxDuration))
+		return true
+	}
+	return false
+}
+
+func (r *run) loop(ctx, runCtx context.Context) {
+	cfg := &r.a.cfg
+	promptRetried := false
+	for {
+		if r.ctxEnded(ctx, runCtx) {
+			return
+		}
+		if b := r.checkBudget(); b != nil {
+			r.out.Budget = b.kind
+			r.finish(StatusBudgetExhausted, b.msg)
+			return
+		}
+		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut}
+		turn := &Turn{Number: r.out.Turns + 1, Conv: r.conv, Req: req, Usage: r.out.Usage, LastUsage: r.last, CostUSD: r.out.CostUSD, PromptTooLong: promptRetried}
+		r.emit(Event{Type: EventTurnStart, Turn: turn.Number})
+		for _, s := range cfg.BeforeModel {
+			if err := s.BeforeModel(runCtx, turn); err != nil {
+				if r.ctxEnded(ctx, runCtx) {
+					return
+				}
+				r.finish(StatusFailed, "preparing the model call: "+err.Error())
+				return
+			}
+		}
+		if turn.replaced {
+			r.emit(Event{Type: EventReplace, Turn: turn.Number, Messages: r.conv.Messages})
+		}
+		resp, err := cfg.Provider.Complete(runCtx, req, func(d llm.Delta) {
+			r.emit(Event{Type: EventDelta, Turn: turn.Number, Delta: d})
+		})
+		if err != nil {
+			if r.ctxEnded(ctx, runCtx) {
+				return
+			}
+			if llm.IsKind(err, llm.ErrKindPromptTooLong) && !promptRetried && len(cfg.BeforeModel) > 0 {
+				promptRetried = true
+				r.emit(Event{Type: EventNotice, Turn: turn.Number, Text: "the model rejected the request as too long; shrinking the context and retrying once"})
+				continue
+			}
+			r.finish(StatusFailed, err.Error())
+			return
+		}
+		promptRetried = false
+		r.account(resp)
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		r.out.StopReason = resp.StopReason
+
+		switch resp.StopReason {
+		case llm.StopRefusal:
+			msg.Content = withoutToolUse(msg.Content)
+			if len(msg.Content) > 0 {
+				r.appendAssistant(msg, resp)
+			}
+			r.out.Result = msg.Text()
+			r.endTurn(turn.Number)
+			r.finish(StatusRefused, "the model declined to continue (stop_reason refusal)")
+			return
+		case llm.StopMaxTokens:
+			if !r.handleMaxTokens(msg, resp, turn.Number) {
+				return
+			}
+			continue
+		case llm.StopPauseTurn:
+			if len(msg.Content) > 0 {
+				r.appendAssistant(msg, resp)
+			}
+			r.endTurn(turn.Number)
+			continue
+		}
+
+		calls := msg.ToolUses()
+		if len(msg.Content) == 0 {
+			msg.Content = []llm.Block{llm.TextBlock("")}
+		}
+		r.appendAssistant(msg, resp)
+		if len(calls) == 0 {
+			r.out.Result = msg.Text()
+			r.endTurn(turn.Number)
+			if r.stops < cfg.MaxStopContinues {
+				if cont, text := r.beforeStop(runCtx, msg); cont {
+					r.stops++
+					r.append(llm.UserText(text))
+					continue
+				}
+			} else if len(cfg.BeforeStop) > 0 {
+				r.emit(Event{Type: EventNotice, Turn: turn.Number, Text: fmt.Sprintf("stop checks asked to continue %d times in a row; ending the run anyway", r.stops)})
+			}
+			r.finish(StatusCompleted, "")
+			return
+		}
+		r.stops = 0
+		r.contins = 0
+		// Limits are checked before the next model call, not here: the calls were already
+		// paid for, and running them costs no tokens.
+		question := r.dispatch(ctx, runCtx, calls)
+		r.endTurn(turn.Number)
+		if r.ctxEnded(ctx, runCtx) {
+			return
+		}
+		if question != "" {
+			r.out.Question = question
+			r.finish(StatusNeedsInput, "the model asked the user a question and the run cannot wait for the answer")
+			return
+		}
+	}
+}
+
+func (r *run) appendAssistant(msg llm.Message, resp *llm.Response) {
+	r.conv.Messages = append(r.conv.Messages, msg)
+	r.emit(Event{Type: EventMessage, Turn: r.out.Turns, Message: &r.conv.Messages[len(r.conv.Messages)-1], Response: resp})
+}
+
+func (r *run) endTurn(n int) { r.emit(Event{Type: EventTurnEnd, Turn: n}) }
+
+func (r *run) account(resp *llm.Response) {
+	r.out.Turns++
+	r.out.Usage = r.out.Usage.Add(resp.Usage)
+	r.last = resp.Usage
+	model := resp.Model
+	if model == "" {
+		model = r.a.cfg.Model
+	}
+	r.out.CostUSD += llm.LookupModel(model).Cost(resp.Usage)
+	r.out.APIDuration += resp.Duration
+}
+
+func (r *run) checkBudget() *errBudget {
+	l := r.a.cfg.Limits
+	switch {
+	case l.MaxTurns > 0 && r.out.Turns >= l.MaxTurns:
+		return &errBudget{BudgetTurns, fmt.Sprintf("the run reached its limit of %d turns", l.MaxTurns)}
+	case l.MaxTokens > 0 && r.out.Usage.Total() >= l.MaxTokens:
+		return &errBudget{BudgetTokens, fmt.Sprintf("the run used %d tokens, reaching its limit of %d", r.out.Usage.Total(), l.MaxTokens)}
+	case l.MaxCostUSD > 0 && r.out.CostUSD >= l.MaxCostUSD:
+		return &errBudget{BudgetCost, fmt.Sprintf("the run cost $%.4f, reaching its limit of $%.4f", r.out.CostUSD, l.MaxCostUSD)}
+	}
+	return nil
+}
+
+// handleMaxTokens deals with a response cut by the output limit. A cut tool_use is never
+// run: the first time the request is repeated with the output limit raised to the
+// model's maximum; after that the model is told the call was not run and asked to go on
+// in smaller steps, a bounded number of times. A cut text answer is kept and continued.
+// It reports whether the loop should go on.
+func (r *run) handleMaxTokens(msg llm.Message, resp *llm.Response, turn int) bool {
+	cfg := &r.a.cfg
+	cutCall := len(msg.ToolUses()) > 0
+	if cutCall && !r.raised {
+		r.raised = true
+		if max := llm.LookupModel(cfg.Model).MaxOutput; max > r.maxOut {
+			r.maxOut = max
+			r.emit(Event{Type: EventNotice, Turn: turn, Text: fmt.Sprintf("the response was cut by the output limit inside a tool call; the call was not run; retrying with the limit raised to %d tokens", max)})
+			return true
+		}
+	}
+	if r.contins >= cfg.MaxContinuations {
+		kept := withoutToolUse(msg.Content)
+		if len(kept) > 0 {
+			r.appendAssistant(llm.Message{Role: llm.RoleAssistant, Content: kept}, resp)
+			r.out.Result = llm.Message{Content: kept}.Text()
+		}
+		r.endTurn(turn)
+		r.finish(StatusFailed, fmt.Sprintf("the model's responses kept hitting the output limit (%d tokens): %d continuations did not finish the answer", r.maxOut, r.contins))
+		return false
+	}
+	r.contins++
+	kept := withoutToolUse(msg.Content)
+	if len(kept) > 0 {
+		r.appendAssistant(llm.Message{Role: llm.RoleAssistant, Content: kept}, resp)
+	}
+	var note string
+	if cutCall {
+		note = "Your last response hit the output token limit while writing a tool call, so that call was not run. Continue from there, keeping each tool input small (for example, write a large file in several parts)."
+	} else {
+		note = "Your last response hit the output token limit. Continue exactly where it stopped."
+	}
+	r.append(llm.UserText(note))
+	r.endTurn(turn)
+	r.emit(Event{Type: EventNotice, Turn: turn, Text: "the response was cut by the output limit; asking the model to continue"})
+	return true
+}
+
+func (r *run) beforeStop(ctx context.Context, final llm.Message) (bool, string) {
+	for _, s := range r.a.cfg.BeforeStop {
+		d := safeStop(ctx, s, &Stop{Conv: r.conv, Final: final, Continued: r.stops})
+		if d.Continue {
+			text := strings.TrimSpace(d.Message)
+			if text == "" {
+				text = "A completion check found the task is not finished. Continue."
+			}
+			return true, text
+		}
+	}
+	return false, ""
+}
+
+func withoutToolUse(bs []llm.Block) []llm.Block {
+	var out []llm.Block
+	for _, b := range bs {
+		if b.Type != llm.BlockToolUse {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func callOf(b llm.Block) tool.Call {
+	in := b.Input
+	if len(in) == 0 {
+		in = json.RawMessage(`{}`)
+	}
+	return tool.Call{ID: b.ID, Name: b.Name, Input: in}
+}

@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// The seams are the only way mechanisms take part in a run. The loop calls them at fixed
+// points and knows nothing of what is behind them: compaction, reminders and memory sit on
+// BeforeModel; permission rules and PreToolUse hooks on Gate; output budgets, audit and
+// PostToolUse hooks on AfterTool; goal checks and Stop hooks on BeforeStop.
+
+// Turn is what BeforeModel sees: the conversation and the request about to be sent.
+type Turn struct {
+	// Number is the 1-based number of the model call in this run.
+	Number int
+	// Conv is the conversation. A seam may replace Conv.Messages (compaction); the
+	// change is permanent and is reported to observers through an EventReplace.
+	Conv *Conversation
+	// Req is the request. Req.Messages aliases Conv.Messages: to add context for this
+	// call only, use AddEphemeral, which copies before it edits.
+	Req *llm.Request
+	// Usage and CostUSD are the totals of this run so far; LastUsage is the previous
+	// call's usage (the best measure of how full the context is).
+	Usage     llm.Usage
+	LastUsage llm.Usage
+	CostUSD   float64
+	// PromptTooLong is set when the provider just rejected this request as too long;
+	// the loop retries once after the seams have had their chance to shrink it.
+	PromptTooLong bool
+
+	replaced bool
+}
+
+// ReplaceMessages swaps the conversation's history (for compaction) and keeps Req in step.
+func (t *Turn) ReplaceMessages(msgs []llm.Message) {
+	t.Conv.Messages = msgs
+	t.Req.Messages = msgs
+	t.replaced = true
+}
+
+// AddEphemeral appends blocks to the last message of this request only; the conversation
+// (and so the transcript) is not changed.
+func (t *Turn) AddEphemeral(blocks ...llm.Block) {
+	n := len(t.Req.Messages)
+	if n == 0 || len(blocks) == 0 {
+		return
+	}
+	msgs := make([]llm.Message, n)
+	copy(msgs, t.Req.Messages)
+	last := msgs[n-1]
+	if last.Role != llm.RoleUser {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: blocks})
+	} else {
+		last.Content = append(append([]llm.Block(nil), last.Content...), blocks...)
+		msgs[n-1] = last
+	}
+	t.Req.Messages = msgs
+}
+
+// BeforeModel runs before every model call.
+type BeforeModel interface {
+	BeforeModel(ctx context.Context, t *Turn) error
+}
+
+// Decision is a Gate's verdict on one call.
+type Decision struct {
+	// Deny refuses the call; Reason is shown to the model in the error result and
+	// recorded in the run's permission denials.
+	Deny   bool
+	Reason string
+	// UpdatedInput, when set, replaces the call's input (a hook rewrote it).
+	UpdatedInput json.RawMessage
+}
+
+// Gate runs before each tool call, in order; the first denial wins.
+type Gate interface {
+	Gate(ctx context.Context, c *tool.Call) Decision
+}
+
+// AfterTool runs after each call and may change its result (output budget, hooks, audit).
+type AfterTool interface {
+	AfterTool(ctx context.Context, c tool.Call, r *tool.Result)
+}
+
+// Stop is what BeforeStop sees when the model wants to end the run.
+type Stop struct {
+	Conv *Conversation
+	// Final is the assistant message that asked for no tool.
+	Final llm.Message
+	// Continued counts how many times in a row seams already sent the model back.
+	Continued int
+}
+
+// StopDecision from BeforeStop: Continue sends Message to the model as a user message
+// and the run goes on.
+type StopDecision struct {
+	Continue bool
+	Message  string
+}
+
+// BeforeStop runs when the model stops asking for tools.
+type BeforeStop interface {
+	BeforeStop(ctx context.Context, s *Stop) StopDecision
+}
+
+// Conversation is the message history a run reads and extends.
+type Conversation struct {
+	Messages []llm.Message
+}

@@ -1,0 +1,686 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// openaiTextChunk is the size of a streamed content or reasoning piece; openaiArgsChunk
+// the size of a streamed tool-call arguments piece, small so that even short inputs are
+// split over several deltas as the real API does.
+const (
+	openaiTextChunk = 16
+	openaiArgsChunk = 8
+)
+
+// openaiCutText is what a cut_stream fault delivers before the connection drops.
+const openaiCutText = "This answer is cut off before it ends, as a dropped connection would leave it."
+
+// openaiRequest is the part of a Chat Completions request the fake server reads.
+type openaiRequest struct {
+	Model         string          `json:"model"`
+	Messages      []openaiMessage `json:"messages"`
+	Tools         []openaiTool    `json:"tools"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens           *int `json:"max_tokens"`
+	MaxCompletionTokens *int `json:"max_completion_tokens"`
+}
+
+type openaiMessage struct {
+	Role string `json:"role"`
+	// Content is a string, an array of content parts, or null.
+	Content    json.RawMessage  `json:"content"`
+	Refusal    *string          `json:"refusal"`
+	ToolCalls  []openaiToolCall `json:"tool_calls"`
+	ToolCallID string           `json:"tool_call_id"`
+}
+
+type openaiToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type openaiTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+type openaiContentPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+// openaiAPIError is an error answer in the OpenAI shape.
+type openaiAPIError struct {
+	status  int
+	typ     string
+	code    string // "" is sent as null
+	param   string // "" is sent as null
+	message string
+}
+
+func openaiInvalid(param, format string, args ...any) *openaiAPIError {
+	return &openaiAPIError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, message: fmt.Sprintf(format, args...)}
+}
+
+func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	rec := Recorded{Protocol: "openai", Path: r.URL.Path, Header: r.Header.Clone(), Body: json.RawMessage(body)}
+	if err != nil {
+		s.take(rec)
+		writeOpenAIError(w, openaiInvalid("", "reading the request body: %v", err), 0)
+		return
+	}
+	var req openaiRequest
+	var msgs []llm.Message
+	var reqErr *openaiAPIError
+	if err := json.Unmarshal(body, &req); err != nil {
+		reqErr = openaiInvalid("", "We could not parse the JSON body of your request: %v", err)
+	} else {
+		msgs, reqErr = openaiToMessages(req.Messages)
+	}
+	rec.Stream = req.Stream
+	rec.Messages = msgs
+	turn, step := s.take(rec)
+	w.Header().Set("x-request-id", fmt.Sprintf("req_fake_%03d", step+1))
+
+	if reqErr == nil && turn < 0 {
+		reqErr = openaiInvalid("", "fakeserver: the script has no turn left (it has %d steps and all were played)", len(s.steps))
+	}
+	if reqErr == nil {
+		reqErr = validateOpenAIRequest(&req)
+	}
+	if reqErr == nil {
+		if err := llm.ValidateConversation(msgs); err != nil {
+			reqErr = openaiInvalid("messages", "%v", err)
+		}
+	}
+	if reqErr != nil {
+		writeOpenAIError(w, reqErr, 0)
+		return
+	}
+	t := s.script.Turns[turn]
+	if err := t.CheckExpect(msgs); err != nil {
+		writeOpenAIError(w, openaiInvalid("", "fakeserver: script turn %d: %v", turn+1, err), 0)
+		return
+	}
+
+	llmReq := &llm.Request{Model: req.Model, System: openaiSystemText(req.Messages), Messages: msgs}
+	for _, tool := range req.Tools {
+		llmReq.Tools = append(llmReq.Tools, llm.ToolSpec{Name: tool.Function.Name, Description: tool.Function.Description, InputSchema: tool.Function.Parameters})
+	}
+	id := fmt.Sprintf("chatcmpl-fake%03d", step+1)
+	out := openaiOutput{id: id, model: req.Model, created: time.Now().Unix(), includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
+
+	if f := t.Fault; f != nil {
+		switch {
+		case f.PromptTooLong:
+			window := llm.LookupModel(req.Model).ContextWindow
+			tokens := window + scripted.EstimateUsage(llmReq, llm.Message{}).InputTokens
+			e := openaiInvalid("messages", "This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, tokens)
+			e.code = "context_length_exceeded"
+			writeOpenAIError(w, e, 0)
+		case f.CutStream:
+			if req.Stream {
+				out.cutStream(w)
+			} else {
+				out.cutBody(w)
+			}
+		default:
+			writeOpenAIError(w, openaiFault(f), f.RetryAfter)
+		}
+		return
+	}
+
+	msg := s.script.Message(turn)
+	usage := scripted.EstimateUsage(llmReq, msg)
+	if t.Usage != nil {
+		usage = *t.Usage
+	}
+	if req.Stream {
+		out.stream(w, msg, t.StopReasonOf(), usage)
+		return
+	}
+	writeOpenAIJSON(w, http.StatusOK, out.completion(msg, t.StopReasonOf(), usage))
+}
+
+// openaiToMessages converts the Chat Completions messages to ouro's model: system and
+// developer messages are left out, tool messages become tool_result blocks of a user
+// message (consecutive ones and the user message right after them share it, results
+// first), and an assistant's tool_calls become tool_use blocks after its text. It returns
+// what it converted even on error, so the request is recorded usefully.
+func openaiToMessages(in []openaiMessage) ([]llm.Message, *openaiAPIError) {
+	var out []llm.Message
+	// open is true while the last message was started by tool messages and may still take
+	// more results or the user message that follows them.
+	open := false
+	for i, m := range in {
+		path := fmt.Sprintf("messages[%d]", i)
+		switch m.Role {
+		case "system", "developer":
+			if _, err := openaiText(m.Content, path); err != nil {
+				return out, err
+			}
+			open = false
+		case "user":
+			blocks, err := openaiUserContent(m.Content, path)
+			if err != nil {
+				return out, err
+			}
+			if open {
+				last := &out[len(out)-1]
+				last.Content = append(last.Content, blocks...)
+			} else {
+				out = append(out, llm.Message{Role: llm.RoleUser, Content: blocks})
+			}
+			open = false
+		case "assistant":
+			msg := llm.Message{Role: llm.RoleAssistant}
+			text, err := openaiText(m.Content, path)
+			if err != nil {
+				return out, err
+			}
+			if text != "" {
+				msg.Content = append(msg.Content, llm.TextBlock(text))
+			}
+			if m.Refusal != nil && *m.Refusal != "" {
+				msg.Content = append(msg.Content, llm.TextBlock(*m.Refusal))
+			}
+			for j, c := range m.ToolCalls {
+				if c.Type != "" && c.Type != "function" {
+					return out, openaiInvalid(fmt.Sprintf("%s.tool_calls[%d].type", path, j), "Invalid value: '%s'. Supported values are: 'function'.", c.Type)
+				}
+				if c.ID == "" {
+					return out, openaiInvalid(fmt.Sprintf("%s.tool_calls[%d].id", path, j), "Missing required parameter: '%s.tool_calls[%d].id'.", path, j)
+				}
+				args := c.Function.Arguments
+				if args == "" {
+					args = "{}"
+				}
+				msg.Content = append(msg.Content, llm.ToolUseBlock(c.ID, c.Function.Name, json.RawMessage(args)))
+			}
+			out = append(out, msg)
+			open = false
+		case "tool":
+			if m.ToolCallID == "" {
+				return out, openaiInvalid(path+".tool_call_id", "Missing required parameter: '%s.tool_call_id'.", path)
+			}
+			text, err := openaiText(m.Content, path)
+			if err != nil {
+				return out, err
+			}
+			result := llm.ToolResultBlock(m.ToolCallID, text, false)
+			if open {
+				last := &out[len(out)-1]
+				last.Content = append(last.Content, result)
+			} else {
+				out = append(out, llm.Message{Role: llm.RoleUser, Content: []llm.Block{result}})
+				open = true
+			}
+		default:
+			return out, openaiInvalid(path+".role", "Invalid value: '%s'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.", m.Role)
+		}
+	}
+	return out, nil
+}
+
+// openaiText reads content that may only hold text: a string, text parts, or null.
+func openaiText(raw json.RawMessage, path string) (string, *openaiAPIError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []openaiContentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", openaiInvalid(path+".content", "Invalid type for '%s.content': expected a string or an array of content parts.", path)
+	}
+	var sb strings.Builder
+	for j, p := range parts {
+		if p.Type != "text" {
+			return "", openaiInvalid(fmt.Sprintf("%s.content[%d].type", path, j), "Invalid value: '%s'. Supported values are: 'text'.", p.Type)
+		}
+		sb.WriteString(p.Text)
+	}
+	return sb.String(), nil
+}
+
+// openaiUserContent reads a user message's content: text and image_url parts.
+func openaiUserContent(raw json.RawMessage, path string) ([]llm.Block, *openaiAPIError) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return []llm.Block{llm.TextBlock(s)}, nil
+	}
+	var parts []openaiContentPart
+	if err := json.Unmarshal(raw, &parts); err != nil || len(raw) == 0 || string(raw) == "null" {
+		return nil, openaiInvalid(path+".content", "Invalid type for '%s.content': expected a string or an array of content parts.", path)
+	}
+	var blocks []llm.Block
+	for j, p := range parts {
+		switch p.Type {
+		case "text":
+			blocks = append(blocks, llm.TextBlock(p.Text))
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return nil, openaiInvalid(fmt.Sprintf("%s.content[%d].image_url", path, j), "Missing required parameter: '%s.content[%d].image_url.url'.", path, j)
+			}
+			blocks = append(blocks, llm.Block{Type: llm.BlockImage, Source: openaiImageSource(p.ImageURL.URL)})
+		default:
+			return nil, openaiInvalid(fmt.Sprintf("%s.content[%d].type", path, j), "Invalid value: '%s'. Supported values are: 'text' and 'image_url'.", p.Type)
+		}
+	}
+	return blocks, nil
+}
+
+// openaiImageSource decodes a data URL into an inline image; any other URL is kept in
+// Data with Type "url" so the recording still shows it.
+func openaiImageSource(u string) *llm.ImageSource {
+	if rest, ok := strings.CutPrefix(u, "data:"); ok {
+		if meta, data, ok := strings.Cut(rest, ","); ok {
+			if media, ok := strings.CutSuffix(meta, ";base64"); ok {
+				return &llm.ImageSource{Type: "base64", MediaType: media, Data: data}
+			}
+		}
+	}
+	return &llm.ImageSource{Type: "url", Data: u}
+}
+
+// openaiSystemText joins the system and developer messages, for usage estimates.
+func openaiSystemText(msgs []openaiMessage) string {
+	var parts []string
+	for i, m := range msgs {
+		if m.Role == "system" || m.Role == "developer" {
+			if s, err := openaiText(m.Content, fmt.Sprintf("messages[%d]", i)); err == nil && s != "" {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// validateOpenAIRequest checks the request fields the real API insists on.
+func validateOpenAIRequest(req *openaiRequest) *openaiAPIError {
+	if req.Model == "" {
+		return openaiInvalid("model", "you must provide a model parameter")
+	}
+	if len(req.Messages) == 0 {
+		return openaiInvalid("messages", "Missing required parameter: 'messages'.")
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		return openaiInvalid("stream_options", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
+	if req.MaxTokens != nil && *req.MaxTokens < 1 {
+		return openaiInvalid("max_tokens", "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got %d instead.", *req.MaxTokens)
+	}
+	if req.MaxCompletionTokens != nil && *req.MaxCompletionTokens < 1 {
+		return openaiInvalid("max_completion_tokens", "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1, but got %d instead.", *req.MaxCompletionTokens)
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" {
+			return openaiInvalid(fmt.Sprintf("tools[%d].type", i), "Invalid value: '%s'. Supported values are: 'function'.", t.Type)
+		}
+		if t.Function.Name == "" {
+			return openaiInvalid(fmt.Sprintf("tools[%d].function.name", i), "Missing required parameter: 'tools[%d].function.name'.", i)
+		}
+		if len(t.Function.Parameters) > 0 && !json.Valid(t.Function.Parameters) {
+			return openaiInvalid(fmt.Sprintf("tools[%d].function.parameters", i), "Invalid 'tools[%d].function.parameters': not valid JSON.", i)
+		}
+	}
+	return nil
+}
+
+// openaiFault is the error a status fault answers with, typed as OpenAI types it.
+func openaiFault(f *scripted.Fault) *openaiAPIError {
+	e := &openaiAPIError{status: f.Status, message: f.Message}
+	switch {
+	case f.Status == http.StatusTooManyRequests:
+		e.typ, e.code = "requests", "rate_limit_exceeded"
+		if e.message == "" {
+			e.message = "Rate limit reached for requests. Please try again later."
+		}
+	case f.Status >= 500:
+		e.typ = "server_error"
+		if e.message == "" {
+			e.message = "The server had an error while processing your request. Sorry about that!"
+		}
+	case f.Status == http.StatusUnauthorized:
+		e.typ, e.code = "invalid_request_error", "invalid_api_key"
+		if e.message == "" {
+			e.message = "Incorrect API key provided."
+		}
+	default:
+		e.typ = "invalid_request_error"
+		if e.message == "" {
+			e.message = fmt.Sprintf("scripted fault %d", f.Status)
+		}
+	}
+	return e
+}
+
+func writeOpenAIError(w http.ResponseWriter, e *openaiAPIError, retryAfter float64) {
+	if retryAfter > 0 {
+		w.Header().Set("retry-after", strconv.FormatFloat(retryAfter, 'f', -1, 64))
+	}
+	nullable := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	writeOpenAIJSON(w, e.status, map[string]any{"error": map[string]any{
+		"message": e.message,
+		"type":    e.typ,
+		"param":   nullable(e.param),
+		"code":    nullable(e.code),
+	}})
+}
+
+func writeOpenAIJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "fakeserver: encoding the response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("content-type", "application/json")
+	w.Header().Set("content-length", strconv.Itoa(len(data)))
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// openaiFinishReason maps an Anthropic-style stop reason to Chat Completions'.
+func openaiFinishReason(stop string) string {
+	switch stop {
+	case llm.StopToolUse:
+		return "tool_calls"
+	case llm.StopMaxTokens, llm.StopContextLimit:
+		return "length"
+	case llm.StopRefusal:
+		return "content_filter"
+	default: // end_turn, stop_sequence, pause_turn
+		return "stop"
+	}
+}
+
+type openaiUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+// newOpenAIUsage counts cached and cache-written tokens in the prompt, as OpenAI does.
+func newOpenAIUsage(u llm.Usage) *openaiUsage {
+	prompt := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+	out := &openaiUsage{PromptTokens: prompt, CompletionTokens: u.OutputTokens, TotalTokens: prompt + u.OutputTokens}
+	out.PromptTokensDetails.CachedTokens = u.CacheReadInputTokens
+	return out
+}
+
+// openaiParts is an assistant message split the way Chat Completions carries it.
+type openaiParts struct {
+	reasoning string
+	text      string
+	calls     []llm.Block
+}
+
+// splitOpenAI sorts the message's blocks; thinking goes to reasoning_content, the way
+// DeepSeek, vLLM and other compatible servers send it.
+func splitOpenAI(msg llm.Message) openaiParts {
+	var p openaiParts
+	for _, b := range msg.Content {
+		switch b.Type {
+		case llm.BlockThinking:
+			p.reasoning += b.Thinking
+		case llm.BlockText:
+			p.text += b.Text
+		case llm.BlockToolUse:
+			p.calls = append(p.calls, b)
+		}
+	}
+	return p
+}
+
+// openaiOutput writes one answer, whole or streamed.
+type openaiOutput struct {
+	id           string
+	model        string
+	created      int64
+	includeUsage bool
+}
+
+func (o openaiOutput) completion(msg llm.Message, stop string, u llm.Usage) map[string]any {
+	p := splitOpenAI(msg)
+	m := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
+	if stop == llm.StopRefusal {
+		m["refusal"] = p.text
+	} else if p.text != "" {
+		m["content"] = p.text
+	}
+	if p.reasoning != "" {
+		m["reasoning_content"] = p.reasoning
+	}
+	if len(p.calls) > 0 {
+		var calls []map[string]any
+		for _, c := range p.calls {
+			calls = append(calls, map[string]any{
+				"id":       c.ID,
+				"type":     "function",
+				"function": map[string]any{"name": c.Name, "arguments": string(c.Input)},
+			})
+		}
+		m["tool_calls"] = calls
+	}
+	return map[string]any{
+		"id":                 o.id,
+		"object":             "chat.completion",
+		"created":            o.created,
+		"model":              o.model,
+		"system_fingerprint": "fp_fakeserver",
+		"choices": []map[string]any{{
+			"index":         0,
+			"message":       m,
+			"logprobs":      nil,
+			"finish_reason": openaiFinishReason(stop),
+		}},
+		"usage": newOpenAIUsage(u),
+	}
+}
+
+type openaiChunk struct {
+	ID                string              `json:"id"`
+	Object            string              `json:"object"`
+	Created           int64               `json:"created"`
+	Model             string              `json:"model"`
+	SystemFingerprint string              `json:"system_fingerprint"`
+	Choices           []openaiChunkChoice `json:"choices"`
+	// Usage is left out unless the client asked for it; then it is null on every chunk
+	// but the last.
+	Usage json.RawMessage `json:"usage,omitempty"`
+}
+
+type openaiChunkChoice struct {
+	Index        int         `json:"index"`
+	Delta        openaiDelta `json:"delta"`
+	Logprobs     *struct{}   `json:"logprobs"`
+	FinishReason *string     `json:"finish_reason"`
+}
+
+type openaiDelta struct {
+	Role             string                `json:"role,omitempty"`
+	Content          *string               `json:"content,omitempty"`
+	ReasoningContent string                `json:"reasoning_content,omitempty"`
+	Refusal          *string               `json:"refusal,omitempty"`
+	ToolCalls        []openaiToolCallDelta `json:"tool_calls,omitempty"`
+}
+
+type openaiToolCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// openaiSSE writes data-only server-sent events, flushing each.
+type openaiSSE struct {
+	w       http.ResponseWriter
+	flusher http.Flusher
+	out     openaiOutput
+}
+
+func (o openaiOutput) startSSE(w http.ResponseWriter) *openaiSSE {
+	w.Header().Set("content-type", "text/event-stream; charset=utf-8")
+	w.Header().Set("cache-control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	return &openaiSSE{w: w, flusher: f, out: o}
+}
+
+func (s *openaiSSE) data(payload []byte) error {
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", payload); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+	return nil
+}
+
+// delta sends one chunk with a single choice.
+func (s *openaiSSE) delta(d openaiDelta, finish string) error {
+	c := openaiChunk{ID: s.out.id, Object: "chat.completion.chunk", Created: s.out.created, Model: s.out.model, SystemFingerprint: "fp_fakeserver"}
+	ch := openaiChunkChoice{Delta: d}
+	if finish != "" {
+		ch.FinishReason = &finish
+	}
+	c.Choices = []openaiChunkChoice{ch}
+	if s.out.includeUsage {
+		c.Usage = json.RawMessage("null")
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode chunk: %w", err)
+	}
+	return s.data(data)
+}
+
+// usage sends the final chunk with no choices and the usage.
+func (s *openaiSSE) usage(u llm.Usage) error {
+	data, err := json.Marshal(newOpenAIUsage(u))
+	if err != nil {
+		return fmt.Errorf("encode usage: %w", err)
+	}
+	c := openaiChunk{ID: s.out.id, Object: "chat.completion.chunk", Created: s.out.created, Model: s.out.model,
+		SystemFingerprint: "fp_fakeserver", Choices: []openaiChunkChoice{}, Usage: data}
+	data, err = json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode chunk: %w", err)
+	}
+	return s.data(data)
+}
+
+func (o openaiOutput) stream(w http.ResponseWriter, msg llm.Message, stop string, u llm.Usage) {
+	// A write error means the client went away; there is nobody left to tell.
+	_ = o.writeStream(o.startSSE(w), msg, stop, u)
+}
+
+func (o openaiOutput) writeStream(s *openaiSSE, msg llm.Message, stop string, u llm.Usage) error {
+	p := splitOpenAI(msg)
+	empty := ""
+	if err := s.delta(openaiDelta{Role: "assistant", Content: &empty}, ""); err != nil {
+		return err
+	}
+	for _, piece := range scripted.Chunks(p.reasoning, openaiTextChunk) {
+		if err := s.delta(openaiDelta{ReasoningContent: piece}, ""); err != nil {
+			return err
+		}
+	}
+	for _, piece := range scripted.Chunks(p.text, openaiTextChunk) {
+		d := openaiDelta{Content: &piece}
+		if stop == llm.StopRefusal {
+			d = openaiDelta{Refusal: &piece}
+		}
+		if err := s.delta(d, ""); err != nil {
+			return err
+		}
+	}
+	for i, c := range p.calls {
+		first := openaiToolCallDelta{Index: i, ID: c.ID, Type: "function"}
+		first.Function.Name = c.Name
+		if err := s.delta(openaiDelta{ToolCalls: []openaiToolCallDelta{first}}, ""); err != nil {
+			return err
+		}
+		for _, piece := range scripted.Chunks(string(c.Input), openaiArgsChunk) {
+			d := openaiToolCallDelta{Index: i}
+			d.Function.Arguments = piece
+			if err := s.delta(openaiDelta{ToolCalls: []openaiToolCallDelta{d}}, ""); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.delta(openaiDelta{}, openaiFinishReason(stop)); err != nil {
+		return err
+	}
+	if s.out.includeUsage {
+		if err := s.usage(u); err != nil {
+			return err
+		}
+	}
+	return s.data([]byte("[DONE]"))
+}
+
+// cutStream starts a streamed answer, then drops the connection the way a failing
+// network or proxy would: no finish_reason, no [DONE].
+func (o openaiOutput) cutStream(w http.ResponseWriter) {
+	s := o.startSSE(w)
+	empty := ""
+	_ = s.delta(openaiDelta{Role: "assistant", Content: &empty}, "")
+	piece := openaiCutText[:len(openaiCutText)/2]
+	_ = s.delta(openaiDelta{Content: &piece}, "")
+	panic(http.ErrAbortHandler)
+}
+
+// cutBody announces a whole answer but drops the connection halfway through its body.
+func (o openaiOutput) cutBody(w http.ResponseWriter) {
+	data, err := json.Marshal(o.completion(llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock(openaiCutText)}}, llm.StopEndTurn, llm.Usage{}))
+	if err != nil {
+		http.Error(w, "fakeserver: encoding the response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("content-type", "application/json")
+	w.Header().Set("content-length", strconv.Itoa(len(data)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data[:len(data)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	panic(http.ErrAbortHandler)
+}

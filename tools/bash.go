@@ -1,0 +1,327 @@
+//go:build linux || darwin
+
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// BashConfig configures the Bash tool. Zero values take the defaults noted per field.
+type BashConfig struct {
+	// Dir is the initial working directory, and the one the shell falls back to when the
+	// remembered directory has been deleted. Required.
+	Dir string
+	// Env is extra environment (KEY=value), appended to the process environment.
+	Env []string
+	// DefaultTimeout applies when the call gives none; 0 means 120 s.
+	DefaultTimeout time.Duration
+	// MaxTimeout caps the timeout a call may ask for; 0 means 600 s.
+	MaxTimeout time.Duration
+	// MaxOutput is how many characters of output are shown; beyond it the middle is
+	// left out. 0 means 30,000.
+	MaxOutput int
+	// KillGrace is how long a timed-out or cancelled command has between SIGTERM and
+	// SIGKILL; 0 means 2 s.
+	KillGrace time.Duration
+}
+
+const (
+	defaultBashTimeout    = 120 * time.Second
+	defaultBashMaxTimeout = 600 * time.Second
+	defaultBashMaxOutput  = 30_000
+	defaultBashKillGrace  = 2 * time.Second
+
+	// orphanPipeWait is how long a finished command's background children may keep the
+	// output pipe open before the call returns without them.
+	orphanPipeWait = time.Second
+)
+
+// bashWrapper runs the user's command verbatim through eval, so it keeps its own quoting,
+// $? and exit status, and records the final working directory from an EXIT trap, which
+// also runs on `exit N` without changing the status. The command and the file arrive as
+// positional parameters, never spliced into the script, and are cleared before eval so
+// the command sees the same empty "$@" a plain `bash -c` would give it.
+const bashWrapper = `__ouro_cmd=$1 __ouro_cwd_file=$2; set --; ` +
+	`trap 'pwd -P >"$__ouro_cwd_file" 2>/dev/null' EXIT; ` +
+	`eval "$__ouro_cmd"`
+
+// Bash runs shell commands in a working directory that persists between calls.
+type Bash struct {
+	cfg   BashConfig
+	shell string
+	spec  llm.ToolSpec
+
+	mu  sync.Mutex
+	cwd string
+}
+
+// NewBash returns the Bash tool. It uses bash when it is on PATH and sh otherwise. It
+// panics when cfg.Dir is empty, which is a programming error.
+func NewBash(cfg BashConfig) *Bash {
+	shell := "sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	} else if p, err := exec.LookPath("sh"); err == nil {
+		shell = p
+	} else {
+		shell = "/bin/sh"
+	}
+	return newBashWithShell(cfg, shell)
+}
+
+func newBashWithShell(cfg BashConfig, shell string) *Bash {
+	if cfg.Dir == "" {
+		panic("tools: BashConfig.Dir is required")
+	}
+	if abs, err := filepath.Abs(cfg.Dir); err == nil {
+		cfg.Dir = abs
+	}
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = defaultBashTimeout
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = defaultBashMaxTimeout
+	}
+	cfg.DefaultTimeout = min(cfg.DefaultTimeout, cfg.MaxTimeout)
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = defaultBashMaxOutput
+	}
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = defaultBashKillGrace
+	}
+	cfg.Env = append([]string(nil), cfg.Env...)
+	b := &Bash{cfg: cfg, shell: shell, cwd: cfg.Dir}
+	b.spec = llm.ToolSpec{Name: "Bash", Description: bashDescription(cfg), InputSchema: bashSchema(cfg)}
+	return b
+}
+
+// Cwd returns the directory the next command will start in.
+func (b *Bash) Cwd() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cwd
+}
+
+// Spec implements tool.Tool.
+func (b *Bash) Spec() llm.ToolSpec { return b.spec }
+
+// ReadOnly implements tool.Tool: a shell command can do anything.
+func (b *Bash) ReadOnly() bool { return false }
+
+func bashDescription(cfg BashConfig) string {
+	return fmt.Sprintf(`Runs a shell command with bash -c and returns its stdout and stderr, interleaved as printed.
+- The working directory persists between calls: a cd carries over to the next command. Shell variables, aliases and functions do not.
+- timeout is in milliseconds: default %d (%s), maximum %d (%s). On timeout the command and every process it started are killed and the output so far is returned.
+- Output longer than %d characters is shortened to its beginning and end, with a line saying how much was left out; redirect long output to a file and search it instead.
+- There is no stdin: commands that wait for input get end-of-file at once. Use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
+- A non-zero exit status is reported as "Exit code N" and marks the result as an error.
+- Prefer the dedicated tools when they exist: Read, Write, Edit, Glob, Grep and LS instead of cat, sed, echo >, find, grep and ls.
+- Quote paths that contain spaces; chain dependent commands with &&.`,
+		cfg.DefaultTimeout.Milliseconds(), seconds(cfg.DefaultTimeout),
+		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), cfg.MaxOutput)
+}
+
+func bashSchema(cfg BashConfig) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command to execute"},
+    "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max %d)"},
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice"}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`, cfg.MaxTimeout.Milliseconds()))
+}
+
+type bashInput struct {
+	Command     string   `json:"command"`
+	Timeout     *float64 `json:"timeout"`
+	Description string   `json:"description"`
+}
+
+func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error) {
+	var in bashInput
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, 0, fmt.Errorf("invalid Bash input (fields: command, timeout, description): %w", err)
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return in, 0, errors.New("invalid Bash input: command is required and must not be empty")
+	}
+	timeout := b.cfg.DefaultTimeout
+	if in.Timeout != nil {
+		ms := *in.Timeout
+		if ms <= 0 {
+			return in, 0, fmt.Errorf("invalid Bash input: timeout must be a positive number of milliseconds, got %v", ms)
+		}
+		// Compare in milliseconds first: a huge value would overflow a Duration.
+		if ms >= float64(b.cfg.MaxTimeout.Milliseconds()) {
+			timeout = b.cfg.MaxTimeout
+		} else {
+			timeout = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	return in, timeout, nil
+}
+
+// Run implements tool.Tool.
+func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	in, timeout, err := b.parseInput(input)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	dir, note, err := b.startDir()
+	if err != nil {
+		return tool.Result{}, err
+	}
+
+	cwdFile, err := os.CreateTemp("", "ouro-bash-cwd-*")
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("bash: create cwd file: %w", err)
+	}
+	cwdPath := cwdFile.Name()
+	defer os.Remove(cwdPath)
+	if err := cwdFile.Close(); err != nil {
+		return tool.Result{}, fmt.Errorf("bash: close cwd file %s: %w", cwdPath, err)
+	}
+
+	out := newOutputBuffer(b.cfg.MaxOutput)
+	cmd := exec.Command(b.shell, "-c", bashWrapper, "bash", in.Command, cwdPath)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), b.cfg.Env...)
+	// One writer for both streams: os/exec then gives the child a single pipe, so the
+	// order of stdout and stderr lines is the order they were written in.
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdin = nil // /dev/null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = orphanPipeWait
+	if err := cmd.Start(); err != nil {
+		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
+	}
+	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after the leader
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	var waitErr error
+	timedOut := false
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		timedOut = true
+		terminateGroup(pgid, b.cfg.KillGrace)
+		waitErr = <-done
+	case <-ctx.Done():
+		terminateGroup(pgid, b.cfg.KillGrace)
+		<-done
+		b.recordCwd(cwdPath)
+		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
+	}
+	b.recordCwd(cwdPath)
+
+	var parts []string
+	if note != "" {
+		parts = append(parts, note)
+	}
+	text := strings.TrimRight(out.String(), "\n")
+	if text == "" {
+		text = "(no output)"
+	}
+	parts = append(parts, text)
+
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil, errors.As(waitErr, &exitErr):
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		parts = append(parts, "(Background processes the command started still hold its output; what they print from now on is not captured.)")
+	default:
+		return tool.Result{}, fmt.Errorf("bash: wait for %q: %w", clipText(in.Command, 200), waitErr)
+	}
+
+	isError := false
+	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case timedOut:
+		isError = true
+		parts = append(parts, fmt.Sprintf("Command timed out after %s; it and every process it started were terminated. The output above is what it printed until then. If it needs longer, pass a larger timeout (at most %d ms).",
+			seconds(timeout), b.cfg.MaxTimeout.Milliseconds()))
+	case status.Signaled():
+		isError = true
+		parts = append(parts, fmt.Sprintf("Killed by signal %d (%s)", int(status.Signal()), status.Signal()))
+	case cmd.ProcessState.ExitCode() != 0:
+		isError = true
+		parts = append(parts, fmt.Sprintf("Exit code %d", cmd.ProcessState.ExitCode()))
+	}
+	res := tool.Text(strings.Join(parts, "\n"))
+	res.IsError = isError
+	return res, nil
+}
+
+// startDir returns the directory to run in: the remembered one, or Dir with a note for
+// the model when the remembered one has disappeared.
+func (b *Bash) startDir() (dir, note string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if isDir(b.cwd) {
+		return b.cwd, "", nil
+	}
+	if !isDir(b.cfg.Dir) {
+		return "", "", fmt.Errorf("bash: working directory %s and initial directory %s no longer exist", b.cwd, b.cfg.Dir)
+	}
+	note = fmt.Sprintf("Note: the working directory %s no longer exists; this command ran in %s instead.", b.cwd, b.cfg.Dir)
+	b.cwd = b.cfg.Dir
+	return b.cwd, note, nil
+}
+
+// recordCwd remembers the directory the shell's EXIT trap wrote. An empty or unusable
+// file (the shell was killed, or the command replaced the trap) keeps the old value.
+func (b *Bash) recordCwd(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	dir := strings.TrimSuffix(string(data), "\n")
+	if !filepath.IsAbs(dir) || !isDir(dir) {
+		return
+	}
+	b.mu.Lock()
+	b.cwd = dir
+	b.mu.Unlock()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// seconds renders d as the model reads it: "120s", "0.5s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,10 +196,8 @@ type askOption struct {
 // the field, so the model can fix all of them in one retry.
 func parseQuestions(raw json.RawMessage) ([]Question, error) {
 	var in askInput
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("invalid AskUserQuestion input: %w", err)
+	if err := decodeInput("AskUserQuestion", raw, &in); err != nil {
+		return nil, err
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }

@@ -3,7 +3,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -157,10 +156,8 @@ type bashInput struct {
 
 func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error) {
 	var in bashInput
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return in, 0, fmt.Errorf("invalid Bash input (fields: command, timeout, description): %w", err)
+	if err := decodeInput("Bash", raw, &in); err != nil {
+		return in, 0, err
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return in, 0, errors.New("invalid Bash input: command is required and must not be empty")
@@ -187,6 +184,9 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return tool.Result{}, fmt.Errorf("bash: not started: %w", err)
+	}
 	dir, note, err := b.startDir()
 	if err != nil {
 		return tool.Result{}, err
@@ -203,7 +203,7 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	}
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
-	cmd := exec.Command(b.shell, "-c", bashWrapper, "bash", in.Command, cwdPath)
+	cmd := exec.Command(b.shell, "-c", bashWrapper, filepath.Base(b.shell), in.Command, cwdPath)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), b.cfg.Env...)
 	// One writer for both streams: os/exec then gives the child a single pipe, so the

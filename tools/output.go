@@ -79,18 +79,26 @@ func (o *outputBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// String renders what was written: all of it when it fits in maxChars characters,
-// otherwise the first and last halves with a line in between saying how much was left
-// out. Invalid UTF-8 is replaced; "" means nothing was written.
-func (o *outputBuffer) String() string {
+// outputView is what is shown of the output: all of it, or a head and a tail with the
+// size of the part left out between them.
+type outputView struct {
+	head, tail   []byte // raw bytes; tail is nil unless truncated
+	truncated    bool
+	omittedChars int64
+	omittedLines int64
+	totalChars   int64
+}
+
+// view decides what to show: all of it when it fits in maxChars characters, otherwise
+// the first and last halves, cut at line ends where that costs at most half of each.
+func (o *outputBuffer) view() outputView {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	tail := o.tailBytes()
 	gap := o.total - int64(len(o.head)) - int64(len(tail))
 	if gap == 0 && o.chars <= int64(o.maxChars) {
 		whole := make([]byte, 0, len(o.head)+len(tail))
-		whole = append(append(whole, o.head...), tail...)
-		return strings.ToValidUTF8(string(whole), "\uFFFD")
+		return outputView{head: append(append(whole, o.head...), tail...), totalChars: o.chars}
 	}
 
 	first, last := o.head, tail
@@ -103,17 +111,31 @@ func (o *outputBuffer) String() string {
 	keepTail := o.maxChars - keepHead
 	h := snapHeadToLine(first[:prefixChars(first, keepHead)])
 	t := snapTailToLine(last[len(last)-suffixBytes(last, keepTail):])
+	return outputView{
+		head:         h,
+		tail:         t,
+		truncated:    true,
+		omittedChars: o.chars - int64(countChars(h)) - int64(countChars(t)),
+		omittedLines: o.lines - int64(bytes.Count(h, []byte{'\n'})) - int64(bytes.Count(t, []byte{'\n'})),
+		totalChars:   o.chars,
+	}
+}
 
-	omittedChars := o.chars - int64(countChars(h)) - int64(countChars(t))
-	omittedLines := o.lines - int64(bytes.Count(h, []byte{'\n'})) - int64(bytes.Count(t, []byte{'\n'}))
+// String renders the view for the model. Invalid UTF-8 is replaced; "" means nothing
+// was written.
+func (o *outputBuffer) String() string {
+	v := o.view()
+	if !v.truncated {
+		return strings.ToValidUTF8(string(v.head), "\uFFFD")
+	}
 	var sb strings.Builder
-	sb.WriteString(strings.ToValidUTF8(string(h), "\uFFFD"))
-	if len(h) > 0 && h[len(h)-1] != '\n' {
+	sb.WriteString(strings.ToValidUTF8(string(v.head), "\uFFFD"))
+	if len(v.head) > 0 && v.head[len(v.head)-1] != '\n' {
 		sb.WriteByte('\n')
 	}
 	fmt.Fprintf(&sb, "\n[... %s characters (%s lines) omitted: the output had %s characters in all and only the first and last %s are shown. To see the rest, rerun with the output redirected to a file and search or read that file in parts. ...]\n\n",
-		groupDigits(omittedChars), groupDigits(omittedLines), groupDigits(o.chars), groupDigits(int64(o.maxChars)))
-	sb.WriteString(strings.ToValidUTF8(string(t), "\uFFFD"))
+		groupDigits(v.omittedChars), groupDigits(v.omittedLines), groupDigits(v.totalChars), groupDigits(int64(o.maxChars)))
+	sb.WriteString(strings.ToValidUTF8(string(v.tail), "\uFFFD"))
 	return sb.String()
 }
 

@@ -105,7 +105,7 @@ func (t *Transcript) add(n int, line []byte, last bool) {
 		e.Timestamp = ts
 	}
 	if e.Message != nil && e.Message.Role == "" {
-		e.Message.Role = roleOf(e.Type)
+		e.Message.Role = llm.Role(e.Type)
 	}
 	if e.Type == TypeSession && t.Meta.ID == "" {
 		var m Meta
@@ -135,5 +135,3 @@ func (t *Transcript) sessionID() string {
 	}
 	return strings.TrimSuffix(filepath.Base(t.Path), ".jsonl")
 }
-
-func roleOf(typ string) llm.Role { return llm.Role(typ) }

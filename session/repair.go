@@ -52,10 +52,12 @@ func (r Repair) String() string { return fmt.Sprintf("message %d: %s", r.Message
 //   - a tool_use whose input is not a JSON object (a cut stream) gets input {} and, unless
 //     it was answered, the same result;
 //   - messages without content (such as a trailing assistant message cut before its first
-//     block) are dropped, and so are blocks that answer nothing or sit in the wrong role.
+//     block) are dropped, and so are blocks that answer nothing, answer a call twice, reuse
+//     a tool_use id or sit in the wrong role;
+//   - a conversation whose first user message was lost gets a placeholder one.
 //
-// The file and Entries are not modified; the repairs are returned so the caller can tell
-// the user or record them.
+// The file and Entries are not modified (unchanged blocks share their data with Entries);
+// the repairs are returned so the caller can tell the user or record them.
 func (t *Transcript) Messages() ([]llm.Message, []Repair) {
 	r := repairer{seen: map[string]bool{}, cutInput: map[string]bool{}}
 	for _, e := range t.Entries {

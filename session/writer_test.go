@@ -364,3 +364,28 @@ func BenchmarkAppendMessage(b *testing.B) {
 		}
 	}
 }
+
+func TestFailedWriteDoesNotBreakTheChain(t *testing.T) {
+	w := newSession(t, llm.UserText("one"))
+	good := w.f
+	ro, err := os.Open(w.Path()) // writes through it fail, as on a full disk
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	w.f = ro
+	if err := w.AppendMessage(assistant(llm.TextBlock("lost"))); err == nil {
+		t.Fatal("a write to a read-only file succeeded")
+	}
+	w.f = good
+	if err := w.AppendMessage(assistant(llm.TextBlock("two"))); err != nil {
+		t.Fatal(err)
+	}
+	tr := mustLoad(t, w.Path())
+	if tr.Skipped != 0 || len(tr.Entries) != 3 || tr.Entries[2].Message.Text() != "two" {
+		t.Fatalf("after a failed write: %d entries, warnings %q", len(tr.Entries), tr.Warnings)
+	}
+	if tr.Entries[2].ParentUUID != tr.Entries[1].UUID {
+		t.Error("the entry after a failed write chains to the entry that was never written")
+	}
+}

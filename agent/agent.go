@@ -206,6 +206,7 @@ func (r *run) loop(ctx, runCtx context.Context) {
 		r.account(resp)
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
+		msg.Content = withoutEmptyText(msg.Content)
 		r.out.StopReason = resp.StopReason
 
 		switch resp.StopReason {
@@ -232,10 +233,12 @@ func (r *run) loop(ctx, runCtx context.Context) {
 		}
 
 		calls := msg.ToolUses()
-		if len(msg.Content) == 0 {
-			msg.Content = []llm.Block{llm.TextBlock("")}
+		if len(msg.Content) > 0 {
+			r.appendAssistant(msg, resp)
+		} else {
+			// The API rejects empty messages in a request; keep none in the history.
+			r.emit(Event{Type: EventNotice, Turn: turn.Number, Text: "the model returned an empty response"})
 		}
-		r.appendAssistant(msg, resp)
 		if len(calls) == 0 {
 			r.out.Result = msg.Text()
 			r.endTurn(turn.Number)
@@ -355,6 +358,22 @@ func (r *run) beforeStop(ctx context.Context, final llm.Message) (bool, string) 
 		}
 	}
 	return false, ""
+}
+
+// withoutEmptyText drops empty text blocks, which the API rejects when they are sent back.
+func withoutEmptyText(bs []llm.Block) []llm.Block {
+	for _, b := range bs {
+		if b.Type == llm.BlockText && b.Text == "" {
+			out := make([]llm.Block, 0, len(bs))
+			for _, b := range bs {
+				if b.Type != llm.BlockText || b.Text != "" {
+					out = append(out, b)
+				}
+			}
+			return out
+		}
+	}
+	return bs
 }
 
 func withoutToolUse(bs []llm.Block) []llm.Block {

@@ -546,3 +546,26 @@ func TestEmptyConversationFails(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 }
+
+type emptyOnce struct{ n int }
+
+func (p *emptyOnce) Name() string { return "empty" }
+func (p *emptyOnce) Complete(context.Context, *llm.Request, llm.StreamFunc) (*llm.Response, error) {
+	p.n++
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("")}}, StopReason: llm.StopEndTurn}, nil
+}
+
+func TestEmptyResponseKeepsNoEmptyMessage(t *testing.T) {
+	a, err := agent.New(agent.Config{Provider: &emptyOnce{}, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := &agent.Conversation{}
+	out := a.Run(context.Background(), conv, llm.TextBlock("hi"))
+	if !out.OK() || len(conv.Messages) != 1 {
+		t.Fatalf("outcome = %+v, messages = %+v", out, conv.Messages)
+	}
+	if err := llm.ValidateConversation(conv.Messages); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -37,6 +37,10 @@ func ValidateConversation(msgs []Message) error {
 		answered := map[string]bool{}
 		for j, b := range m.Content {
 			switch b.Type {
+			case BlockText:
+				if b.Text == "" {
+					return fmt.Errorf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+				}
 			case BlockToolUse:
 				if m.Role != RoleAssistant {
 					return fmt.Errorf("messages.%d.content.%d: tool_use is only allowed in assistant messages", i, j)

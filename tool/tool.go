@@ -71,7 +71,12 @@ func (r Result) Text() string {
 
 // Block turns the result into the tool_result block answering call id.
 func (r Result) Block(id string) llm.Block {
-	content := r.Content
+	var content []llm.Block
+	for _, b := range r.Content {
+		if b.Type != llm.BlockText || b.Text != "" {
+			content = append(content, b)
+		}
+	}
 	if len(content) == 0 {
 		content = []llm.Block{llm.TextBlock("(no output)")}
 	}

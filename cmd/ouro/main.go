@@ -1,0 +1,65 @@
+// Command ouro is a coding agent for the terminal: `ouro` starts an interactive session,
+// `ouro -p PROMPT` runs one headless, `ouro demo` shows the loop with a scripted model and
+// no API key, and `ouro fake-model` serves a scripted model over HTTP for testing.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// exitError carries a process exit status through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	root := newRootCmd()
+	if err := root.Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "ouro:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	f := &runFlags{}
+	root := &cobra.Command{
+		Use:   "ouro [prompt]",
+		Short: "A coding agent you can read end to end",
+		Long: `ouro is a coding agent: a model proposes actions, ouro runs them under your
+control, returns the results, and decides when a run has really ended.
+
+  ouro                      start an interactive session in this directory
+  ouro -p "fix the tests"   run one prompt headless and print the result
+  ouro demo                 see the loop work with a scripted model (no API key)
+
+Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
+openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
+scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
+built-in default.
+
+Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 refused,
+130 interrupted.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMain(cmd, f, args)
+		},
+	}
+	root.SetVersionTemplate("ouro {{.Version}}\n")
+	f.register(root)
+	root.AddCommand(newDemoCmd(), newFakeModelCmd())
+	return root
+}

@@ -1,0 +1,12 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/ui"
+)
+
+func runREPL(cmd *cobra.Command, f *runFlags, first string) error {
+	r := &ui.REPL{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Version: version, Options: f.options()}
+	return r.Run(cmd.Context(), first)
+}

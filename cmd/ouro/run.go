@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/ui"
+)
+
+type runFlags struct {
+	print        bool
+	outputFormat string
+	maxTurns     int
+	maxBudget    float64
+	maxDuration  time.Duration
+	model        string
+	fallback     string
+	resume       string
+	cont         bool
+	system       string
+	appendSystem string
+}
+
+func (f *runFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.BoolVarP(&f.print, "print", "p", false, "run the prompt headless, print the result and exit")
+	fl.StringVar(&f.outputFormat, "output-format", "text", "headless output: text, json or stream-json")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model turns (0 = no limit)")
+	fl.Float64Var(&f.maxBudget, "max-budget-usd", 0, "stop once the run has cost this much (0 = no limit)")
+	fl.DurationVar(&f.maxDuration, "max-duration", 0, "stop the run after this much wall time, e.g. 10m (0 = no limit)")
+	fl.StringVar(&f.model, "model", "", "model: a Claude model name, openai:NAME or scripted:FILE (default $OURO_MODEL)")
+	fl.StringVar(&f.fallback, "fallback-model", "", "Claude model to switch to when the main one stays overloaded")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this ID (or unique prefix)")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the most recent session in this directory")
+	fl.StringVar(&f.system, "system-prompt", "", "replace the system prompt")
+	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "append to the system prompt")
+}
+
+func (f *runFlags) options() harness.Options {
+	return harness.Options{
+		Model: f.model, FallbackModel: f.fallback,
+		SystemPrompt: f.system, AppendSystemPrompt: f.appendSystem,
+		Limits:  agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
+		Resume:  f.resume, Continue: f.cont, Version: version,
+	}
+}
+
+func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
+	if f.resume != "" && f.cont {
+		return fmt.Errorf("--resume and --continue are exclusive: pick one")
+	}
+	if f.maxTurns < 0 || f.maxBudget < 0 || f.maxDuration < 0 {
+		return fmt.Errorf("--max-turns, --max-budget-usd and --max-duration must not be negative")
+	}
+	prompt := strings.Join(args, " ")
+	if f.print {
+		if stdin, ok, err := readPipedStdin(cmd.InOrStdin()); err != nil {
+			return err
+		} else if ok {
+			prompt = strings.TrimSpace(strings.Join([]string{prompt, stdin}, "\n\n"))
+		}
+		return runHeadless(cmd, f, prompt)
+	}
+	if cmd.Flags().Changed("output-format") {
+		return fmt.Errorf("--output-format only applies with -p")
+	}
+	return runREPL(cmd, f, prompt)
+}
+
+// readPipedStdin reads standard input when it is a pipe or a file, not a terminal.
+func readPipedStdin(in io.Reader) (string, bool, error) {
+	file, ok := in.(*os.File)
+	if !ok {
+		return "", false, nil
+	}
+	st, err := file.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice != 0 || (st.Mode()&os.ModeNamedPipe == 0 && !st.Mode().IsRegular()) {
+		return "", false, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(file, 10<<20))
+	if err != nil {
+		return "", false, fmt.Errorf("read standard input: %w", err)
+	}
+	return string(data), len(strings.TrimSpace(string(data))) > 0, nil
+}
+
+func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
+	if strings.TrimSpace(prompt) == "" && f.resume == "" && !f.cont {
+		return fmt.Errorf("-p needs a prompt: ouro -p \"what to do\" (or pipe it on standard input)")
+	}
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	h, err := ui.NewHeadless(out, f.outputFormat)
+	if err != nil {
+		return err
+	}
+	opts := f.options()
+	opts.Observers = []agent.Observer{h.Observe}
+	opts.Warn = errOut
+	sess, err := harness.Open(opts)
+	if err != nil {
+		return err
+	}
+	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version})
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := sess.Run(ctx, prompt)
+	werr := h.Finish(o, errOut)
+	if err := sess.Close(); err != nil {
+		fmt.Fprintf(errOut, "ouro: closing the transcript: %v\n", err)
+	}
+	if werr != nil {
+		return fmt.Errorf("writing output: %w", werr)
+	}
+	if code := ui.ExitCode(o); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+func notifyContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}

@@ -1,0 +1,217 @@
+// Package harness assembles a working agent from options: the provider for the model, the
+// tools, the system prompt, the transcript that records the run and the conversation a
+// resumed session continues. The CLI, the REPL, the demo and the examples all start here.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
+)
+
+// Options configure a session. The zero value is a fresh session in the current
+// directory with the default model.
+type Options struct {
+	Model              string // flag value; "" → OURO_MODEL → llm.DefaultModel
+	FallbackModel      string
+	SystemPrompt       string // replaces the default system prompt
+	AppendSystemPrompt string
+	CWD                string // "" → the process's working directory
+	Home               string // "" → session.Home() (OURO_HOME or ~/.ouro)
+	Limits             agent.Limits
+	MaxOutput          int
+
+	// Resume names a session ID (or unique prefix) to continue; Continue picks the most
+	// recent session of this directory.
+	Resume   string
+	Continue bool
+
+	// Provider bypasses model resolution (demo, tests, examples). ModelName is then the
+	// name sent to it.
+	Provider llm.Provider
+
+	// Asker answers AskUserQuestion; nil means headless (the run ends needs_input).
+	Asker tools.Asker
+	// Observers see every event of every run.
+	Observers []agent.Observer
+	// Version is written into new transcripts.
+	Version string
+	// Warn receives warnings (transcript repairs, write failures); nil → os.Stderr.
+	Warn io.Writer
+}
+
+// Session is an assembled agent with its conversation and transcript.
+type Session struct {
+	Agent *agent.Agent
+	Conv  *agent.Conversation
+	Model string
+	Tools *tool.Registry
+	Bash  *tools.Bash
+	CWD   string
+	// Resumed is true when the conversation came from an earlier transcript.
+	Resumed bool
+
+	opts       Options
+	projectDir string
+	writer     *session.Writer
+	rec        *recorder
+}
+
+// Open resolves the model, builds the tools and opens (or resumes) the transcript.
+func Open(opts Options) (*Session, error) {
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
+	}
+	cwd := opts.CWD
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	home := opts.Home
+	if home == "" {
+		if home, err = session.Home(); err != nil {
+			return nil, err
+		}
+	}
+
+	model := ResolveModel(opts.Model)
+	prov := opts.Provider
+	if prov == nil {
+		if prov, model, err = NewProvider(model, opts.FallbackModel); err != nil {
+			return nil, err
+		}
+	}
+
+	s := &Session{Conv: &agent.Conversation{}, Model: model, CWD: cwd, opts: opts, projectDir: session.ProjectDir(home, cwd)}
+	s.Bash = tools.NewBash(tools.BashConfig{Dir: cwd})
+	s.Tools = tool.NewRegistry(s.Bash, tools.NewAskUserQuestion(opts.Asker))
+
+	if err := s.openTranscript(); err != nil {
+		return nil, err
+	}
+	system := opts.SystemPrompt
+	if system == "" {
+		system = DefaultSystemPrompt(cwd, s.Tools.Names())
+	}
+	if opts.AppendSystemPrompt != "" {
+		system += "\n" + opts.AppendSystemPrompt
+	}
+	s.rec = &recorder{w: s.writer, warn: opts.Warn}
+	observers := append([]agent.Observer{s.rec.observe}, opts.Observers...)
+	s.Agent, err = agent.New(agent.Config{
+		Provider: prov, Model: model, System: system, Tools: s.Tools,
+		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
+	})
+	if err != nil {
+		s.writer.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) openTranscript() error {
+	o := s.opts
+	if o.Resume == "" && !o.Continue {
+		w, err := session.Create(s.projectDir, session.Meta{Model: s.Model, CWD: s.CWD, Version: o.Version})
+		if err != nil {
+			return fmt.Errorf("create transcript: %w", err)
+		}
+		s.writer = w
+		return nil
+	}
+	var info session.Info
+	var err error
+	if o.Resume != "" {
+		info, err = session.Find(s.projectDir, o.Resume)
+	} else {
+		info, err = session.Latest(s.projectDir)
+	}
+	if err != nil {
+		return err
+	}
+	t, err := session.Load(info.Path)
+	if err != nil {
+		return err
+	}
+	msgs, repairs := t.Messages()
+	for _, w := range t.Warnings {
+		fmt.Fprintf(o.Warn, "ouro: transcript %s: %s\n", info.Path, w)
+	}
+	for _, r := range repairs {
+		fmt.Fprintf(o.Warn, "ouro: resumed session repaired: %s\n", r)
+	}
+	s.Conv.Messages = msgs
+	s.Resumed = true
+	if s.writer, err = session.OpenAppend(info.Path); err != nil {
+		return fmt.Errorf("reopen transcript: %w", err)
+	}
+	return nil
+}
+
+// ID is the session ID.
+func (s *Session) ID() string { return s.writer.ID() }
+
+// TranscriptPath is where the transcript is written.
+func (s *Session) TranscriptPath() string { return s.writer.Path() }
+
+// Run sends prompt and runs the loop to an outcome, recording everything.
+func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
+	var input []llm.Block
+	if prompt != "" {
+		input = []llm.Block{llm.TextBlock(prompt)}
+	}
+	return s.Agent.Run(ctx, s.Conv, input...)
+}
+
+// Close flushes and closes the transcript.
+func (s *Session) Close() error {
+	return errors.Join(s.writer.Sync(), s.writer.Close())
+}
+
+// recorder is the observer that writes a run into the transcript: each message as it is
+// appended, an fsync at each turn end, and the outcome.
+type recorder struct {
+	w      *session.Writer
+	warn   io.Writer
+	warned bool
+}
+
+func (r *recorder) observe(e agent.Event) {
+	var err error
+	switch e.Type {
+	case agent.EventMessage:
+		err = r.w.AppendMessage(*e.Message)
+	case agent.EventReplace:
+		err = r.w.AppendEntry("replace", map[string]any{"messages": e.Messages})
+	case agent.EventTurnEnd:
+		err = r.w.Sync()
+	case agent.EventOutcome:
+		err = r.w.AppendEntry(session.TypeOutcome, e.Outcome)
+		if err == nil {
+			err = r.w.Sync()
+		}
+	}
+	if err != nil && !r.warned {
+		r.warned = true
+		fmt.Fprintf(r.warn, "ouro: WARNING: the transcript %s could not be written (%v); this session may not be resumable\n", r.w.Path(), err)
+	}
+}

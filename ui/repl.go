@@ -1,0 +1,353 @@
+package ui
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tools"
+)
+
+// REPL is the interactive line interface.
+type REPL struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Version  string
+	// Options opens each session; the REPL adds its own observer and asker.
+	Options harness.Options
+	// Signals delivers interrupts; nil means os.Interrupt and SIGTERM from the OS.
+	Signals <-chan os.Signal
+
+	in      *bufio.Reader
+	inMu    sync.Mutex
+	sess    *harness.Session
+	totals  agent.Outcome
+	runs    int
+	midLine bool
+}
+
+const replHelp = `Commands:
+  /help            this help
+  /cost            tokens, cost and time of this session
+  /clear           start a new session (the old transcript stays on disk)
+  /exit            leave (Ctrl-D works too)
+While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
+End a line with \ to continue the prompt on the next line.`
+
+// Run reads prompts until /exit or end of input. The first prompt may come from argv.
+func (r *REPL) Run(ctx context.Context, first string) error {
+	r.in = bufio.NewReader(r.In)
+	sigs := r.Signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 4)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	if err := r.open(); err != nil {
+		return err
+	}
+	defer func() { r.closeSession() }()
+	fmt.Fprintf(r.Out, "ouro %s · model %s · session %s\n%s\n/help for commands · Ctrl-C interrupts · Ctrl-D exits\n",
+		r.Version, r.sess.Model, r.sess.ID(), r.sess.CWD)
+	if r.sess.Resumed {
+		fmt.Fprintf(r.Out, "(resumed: %d messages of history)\n", len(r.sess.Conv.Messages))
+	}
+
+	// Interrupts at the prompt: the first warns, a second within 2 s exits.
+	var (
+		mu        sync.Mutex
+		cancelRun context.CancelFunc
+		lastIdle  time.Time
+	)
+	exit := make(chan struct{})
+	var exitOnce sync.Once
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-exit:
+				return
+			case <-sigs:
+				mu.Lock()
+				c := cancelRun
+				switch {
+				case c != nil:
+					cancelRun = nil
+					mu.Unlock()
+					fmt.Fprintln(r.Err, "\n[interrupting… press Ctrl-C again to leave]")
+					c()
+					continue
+				case time.Since(lastIdle) < 2*time.Second:
+					mu.Unlock()
+					fmt.Fprintln(r.Err, "\nbye")
+					r.closeSession()
+					os.Exit(130)
+				default:
+					lastIdle = time.Now()
+					mu.Unlock()
+					fmt.Fprintln(r.Err, "\n(press Ctrl-C again to leave, or type /exit)")
+				}
+			}
+		}
+	}()
+	defer exitOnce.Do(func() { close(exit) })
+
+	prompt := first
+	for {
+		if prompt == "" {
+			line, err := r.readPrompt()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					fmt.Fprintln(r.Out)
+					return nil
+				}
+				return err
+			}
+			prompt = line
+		}
+		p := strings.TrimSpace(prompt)
+		prompt = ""
+		if p == "" {
+			continue
+		}
+		if strings.HasPrefix(p, "/") {
+			quit, err := r.command(p)
+			if err != nil {
+				fmt.Fprintln(r.Err, "ouro:", err)
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		mu.Lock()
+		cancelRun = cancel
+		mu.Unlock()
+		o := r.sess.Run(runCtx, p)
+		mu.Lock()
+		// A Ctrl-C during the turn cleared cancelRun; a second one now would exit.
+		interrupted := cancelRun == nil
+		cancelRun = nil
+		mu.Unlock()
+		cancel()
+		r.account(o)
+		r.endLine()
+		switch {
+		case o.Status == agent.StatusCompleted:
+		case interrupted || o.Status == agent.StatusInterrupted:
+			fmt.Fprintln(r.Err, "[turn interrupted; the conversation keeps what happened so far]")
+		default:
+			fmt.Fprintln(r.Err, StatusLine(o))
+		}
+	}
+}
+
+func (r *REPL) open() error {
+	opts := r.Options
+	opts.Asker = &replAsker{r: r}
+	opts.Observers = append(append([]agent.Observer(nil), opts.Observers...), r.observe)
+	if opts.Warn == nil {
+		opts.Warn = r.Err
+	}
+	s, err := harness.Open(opts)
+	if err != nil {
+		return err
+	}
+	r.sess = s
+	return nil
+}
+
+func (r *REPL) closeSession() {
+	if r.sess != nil {
+		if err := r.sess.Close(); err != nil {
+			fmt.Fprintln(r.Err, "ouro: closing the transcript:", err)
+		}
+	}
+}
+
+func (r *REPL) command(line string) (quit bool, err error) {
+	name, _, _ := strings.Cut(line, " ")
+	switch name {
+	case "/help", "/?":
+		fmt.Fprintln(r.Out, replHelp)
+	case "/exit", "/quit":
+		return true, nil
+	case "/cost":
+		o := r.totals
+		fmt.Fprintf(r.Out, "session %s: %d runs, %d turns, %d input + %d output tokens (cache: %d read, %d written), $%.4f, %s (API %s)\n",
+			r.sess.ID(), r.runs, o.Turns, o.Usage.InputTokens, o.Usage.OutputTokens,
+			o.Usage.CacheReadInputTokens, o.Usage.CacheCreationInputTokens, o.CostUSD,
+			o.Duration.Round(time.Millisecond), o.APIDuration.Round(time.Millisecond))
+	case "/clear":
+		old := r.sess
+		r.Options.Resume, r.Options.Continue = "", false
+		if err := r.open(); err != nil {
+			r.sess = old
+			return false, err
+		}
+		if err := old.Close(); err != nil {
+			fmt.Fprintln(r.Err, "ouro: closing the transcript:", err)
+		}
+		r.totals, r.runs = agent.Outcome{}, 0
+		fmt.Fprintf(r.Out, "new session %s (the previous one is kept: ouro --resume %s)\n", r.sess.ID(), old.ID())
+	default:
+		return false, fmt.Errorf("unknown command %s; /help lists the commands", name)
+	}
+	return false, nil
+}
+
+func (r *REPL) account(o agent.Outcome) {
+	r.runs++
+	t := &r.totals
+	t.Turns += o.Turns
+	t.Usage = t.Usage.Add(o.Usage)
+	t.CostUSD += o.CostUSD
+	t.Duration += o.Duration
+	t.APIDuration += o.APIDuration
+}
+
+// readPrompt reads one prompt; a line ending in \ continues on the next.
+func (r *REPL) readPrompt() (string, error) {
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	fmt.Fprint(r.Out, "\n› ")
+	var parts []string
+	for {
+		line, err := r.in.ReadString('\n')
+		if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+			return "", err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if strings.HasSuffix(line, `\`) {
+			parts = append(parts, strings.TrimSuffix(line, `\`))
+			fmt.Fprint(r.Out, "… ")
+			continue
+		}
+		parts = append(parts, line)
+		return strings.Join(parts, "\n"), nil
+	}
+}
+
+// observe renders a run as it happens: streamed text, each tool call and a short result.
+func (r *REPL) observe(e agent.Event) {
+	switch e.Type {
+	case agent.EventDelta:
+		switch e.Delta.Kind {
+		case "text":
+			fmt.Fprint(r.Out, e.Delta.Text)
+			r.midLine = !strings.HasSuffix(e.Delta.Text, "\n")
+		case "retry":
+			r.endLine()
+			fmt.Fprintf(r.Err, "[%s; the answer starts over]\n", e.Delta.Text)
+		}
+	case agent.EventToolStart:
+		r.endLine()
+		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, e.Call.Input))
+	case agent.EventToolEnd:
+		fmt.Fprintf(r.Out, "  ⎿ %s\n", resultSummary(e.Result))
+	case agent.EventNotice:
+		r.endLine()
+		fmt.Fprintf(r.Err, "[%s]\n", e.Text)
+	case agent.EventTurnEnd:
+		r.endLine()
+	}
+}
+
+func (r *REPL) endLine() {
+	if r.midLine {
+		fmt.Fprintln(r.Out)
+		r.midLine = false
+	}
+}
+
+func callSummary(name string, input []byte) string {
+	var m map[string]any
+	if err := jsonUnmarshal(input, &m); err != nil {
+		return Clip(string(input), 80)
+	}
+	for _, k := range []string{"command", "file_path", "pattern", "url", "description"} {
+		if v, ok := m[k].(string); ok {
+			return Clip(strings.ReplaceAll(v, "\n", " ⏎ "), 100)
+		}
+	}
+	return Clip(compactJSON(input), 100)
+}
+
+func resultSummary(b *llm.Block) string {
+	text := strings.TrimRight(b.ResultText(), "\n")
+	lines := strings.Count(text, "\n") + 1
+	first, _, _ := strings.Cut(text, "\n")
+	s := Clip(first, 100)
+	if lines > 1 {
+		s += fmt.Sprintf(" (+%d lines)", lines-1)
+	}
+	if b.IsError {
+		s = "error: " + s
+	}
+	return s
+}
+
+// replAsker answers AskUserQuestion from the terminal.
+type replAsker struct{ r *REPL }
+
+func (a *replAsker) Ask(ctx context.Context, qs []tools.Question) ([]tools.Answer, error) {
+	r := a.r
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	r.endLine()
+	out := make([]tools.Answer, 0, len(qs))
+	for _, q := range qs {
+		fmt.Fprintf(r.Out, "\n? %s\n", q.Question)
+		for i, o := range q.Options {
+			fmt.Fprintf(r.Out, "  %d. %s — %s\n", i+1, o.Label, o.Description)
+		}
+		hint := "number"
+		if q.MultiSelect {
+			hint = "numbers separated by commas"
+		}
+		fmt.Fprintf(r.Out, "answer (%s, or your own words): ", hint)
+		line, err := r.in.ReadString('\n')
+		if err != nil && line == "" {
+			return nil, fmt.Errorf("reading the answer: %w", err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out = append(out, parseAnswer(q, strings.TrimSpace(line)))
+	}
+	return out, nil
+}
+
+func parseAnswer(q tools.Question, line string) tools.Answer {
+	ans := tools.Answer{Question: q.Question}
+	var labels []string
+	for _, f := range strings.Split(line, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > len(q.Options) {
+			ans.Text = line
+			return ans
+		}
+		labels = append(labels, q.Options[n-1].Label)
+	}
+	if !q.MultiSelect && len(labels) > 1 {
+		ans.Text = line
+		return ans
+	}
+	ans.Labels = labels
+	return ans
+}

@@ -51,6 +51,61 @@ func NewHeadless(w io.Writer, format string) (*Headless, error) {
 	return &Headless{w: w, format: format}, nil
 }
 
+// Event shapes of stream-json, as Claude Code writes them (field order kept for readers).
+type initEvent struct {
+	Type           string   `json:"type"`
+	Subtype        string   `json:"subtype"`
+	SessionID      string   `json:"session_id"`
+	CWD            string   `json:"cwd"`
+	Tools          []string `json:"tools"`
+	MCPServers     []any    `json:"mcp_servers"`
+	Model          string   `json:"model"`
+	PermissionMode string   `json:"permissionMode"`
+	OuroVersion    string   `json:"ouro_version,omitempty"`
+	UUID           string   `json:"uuid"`
+}
+
+type messageEvent struct {
+	Type            string  `json:"type"`
+	Message         any     `json:"message"`
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+	UUID            string  `json:"uuid"`
+}
+
+// APIMessage is an assistant message the way the Anthropic API returns it.
+type APIMessage struct {
+	ID           string      `json:"id,omitempty"`
+	Type         string      `json:"type"`
+	Role         llm.Role    `json:"role"`
+	Model        string      `json:"model,omitempty"`
+	Content      []llm.Block `json:"content"`
+	StopReason   string      `json:"stop_reason,omitempty"`
+	StopSequence *string     `json:"stop_sequence"`
+	Usage        *llm.Usage  `json:"usage,omitempty"`
+}
+
+// ResultEvent is the final result object (json's only output, stream-json's last line).
+// The fields after permission_denials are ouro's additions.
+type ResultEvent struct {
+	Type              string         `json:"type"`
+	Subtype           string         `json:"subtype"`
+	IsError           bool           `json:"is_error"`
+	DurationMS        int64          `json:"duration_ms"`
+	DurationAPIMS     int64          `json:"duration_api_ms"`
+	NumTurns          int            `json:"num_turns"`
+	Result            string         `json:"result"`
+	SessionID         string         `json:"session_id"`
+	TotalCostUSD      float64        `json:"total_cost_usd"`
+	Usage             llm.Usage      `json:"usage"`
+	PermissionDenials []agent.Denial `json:"permission_denials"`
+	UUID              string         `json:"uuid"`
+	Status            agent.Status   `json:"status"`
+	StopReason        string         `json:"stop_reason,omitempty"`
+	Reason            string         `json:"reason,omitempty"`
+	Question          string         `json:"question,omitempty"`
+}
+
 // Start announces the session (stream-json's system/init line).
 func (h *Headless) Start(in Init) {
 	h.sessionID = in.SessionID
@@ -61,11 +116,10 @@ func (h *Headless) Start(in Init) {
 	if tools == nil {
 		tools = []string{}
 	}
-	h.line(map[string]any{
-		"type": "system", "subtype": "init", "uuid": uuid.NewString(),
-		"session_id": in.SessionID, "cwd": in.CWD, "model": in.Model, "tools": tools,
-		"mcp_servers": []any{}, "permissionMode": orDefault(in.PermissionMode, "default"),
-		"ouro_version": in.Version,
+	h.line(initEvent{
+		Type: "system", Subtype: "init", SessionID: in.SessionID, CWD: in.CWD, Tools: tools,
+		MCPServers: []any{}, Model: in.Model, PermissionMode: orDefault(in.PermissionMode, "default"),
+		OuroVersion: in.Version, UUID: uuid.NewString(),
 	})
 }
 
@@ -76,54 +130,39 @@ func (h *Headless) Observe(e agent.Event) {
 	}
 	m := e.Message
 	if m.Role == llm.RoleAssistant {
-		h.line(map[string]any{
-			"type": "assistant", "uuid": uuid.NewString(), "session_id": h.sessionID,
-			"parent_tool_use_id": nil, "message": AssistantJSON(*m, e.Response),
-		})
+		h.line(messageEvent{Type: "assistant", Message: AssistantJSON(*m, e.Response), SessionID: h.sessionID, UUID: uuid.NewString()})
 		return
 	}
 	if e.Turn == 0 {
 		return // the prompt itself, which the caller already has
 	}
-	h.line(map[string]any{
-		"type": "user", "uuid": uuid.NewString(), "session_id": h.sessionID,
-		"parent_tool_use_id": nil, "message": m,
-	})
+	h.line(messageEvent{Type: "user", Message: m, SessionID: h.sessionID, UUID: uuid.NewString()})
 }
 
 // AssistantJSON renders an assistant message the way the Anthropic API returns it.
-func AssistantJSON(m llm.Message, resp *llm.Response) map[string]any {
-	out := map[string]any{"type": "message", "role": "assistant", "content": m.Content}
+func AssistantJSON(m llm.Message, resp *llm.Response) APIMessage {
+	out := APIMessage{Type: "message", Role: llm.RoleAssistant, Content: m.Content}
 	if resp != nil {
-		out["id"] = resp.ID
-		out["model"] = resp.Model
-		out["stop_reason"] = resp.StopReason
-		out["stop_sequence"] = nil
-		out["usage"] = resp.Usage
+		out.ID, out.Model, out.StopReason = resp.ID, resp.Model, resp.StopReason
+		u := resp.Usage
+		out.Usage = &u
 	}
 	return out
 }
 
-// Result is the final result object (json's only output, stream-json's last line).
-func Result(sessionID string, o agent.Outcome) map[string]any {
+// Result builds the result object of an outcome.
+func Result(sessionID string, o agent.Outcome) ResultEvent {
 	denials := o.Denials
 	if denials == nil {
 		denials = []agent.Denial{}
 	}
-	res := map[string]any{
-		"type": "result", "subtype": Subtype(o), "is_error": !o.OK(),
-		"duration_ms": o.Duration.Milliseconds(), "duration_api_ms": o.APIDuration.Milliseconds(),
-		"num_turns": o.Turns, "result": o.Result, "session_id": sessionID,
-		"total_cost_usd": o.CostUSD, "usage": o.Usage, "permission_denials": denials,
-		"uuid": uuid.NewString(), "status": o.Status, "stop_reason": o.StopReason,
+	return ResultEvent{
+		Type: "result", Subtype: Subtype(o), IsError: !o.OK(),
+		DurationMS: o.Duration.Milliseconds(), DurationAPIMS: o.APIDuration.Milliseconds(),
+		NumTurns: o.Turns, Result: o.Result, SessionID: sessionID, TotalCostUSD: o.CostUSD,
+		Usage: o.Usage, PermissionDenials: denials, UUID: uuid.NewString(),
+		Status: o.Status, StopReason: o.StopReason, Reason: o.Reason, Question: o.Question,
 	}
-	if o.Reason != "" {
-		res["reason"] = o.Reason
-	}
-	if o.Question != "" {
-		res["question"] = o.Question
-	}
-	return res
 }
 
 // Subtype maps an outcome onto Claude Code's result subtypes.

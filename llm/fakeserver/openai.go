@@ -67,6 +67,7 @@ type openaiTool struct {
 type openaiContentPart struct {
 	Type     string `json:"type"`
 	Text     string `json:"text"`
+	Refusal  string `json:"refusal"`
 	ImageURL *struct {
 		URL string `json:"url"`
 	} `json:"image_url"`
@@ -155,9 +156,11 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	}
 
 	msg := s.script.Message(turn)
-	usage := scripted.EstimateUsage(llmReq, msg)
+	var usage llm.Usage
 	if t.Usage != nil {
 		usage = *t.Usage
+	} else {
+		usage = scripted.EstimateUsage(llmReq, msg)
 	}
 	if req.Stream {
 		out.stream(w, msg, t.StopReasonOf(), usage)
@@ -198,7 +201,7 @@ func openaiToMessages(in []openaiMessage) ([]llm.Message, *openaiAPIError) {
 			open = false
 		case "assistant":
 			msg := llm.Message{Role: llm.RoleAssistant}
-			text, err := openaiText(m.Content, path)
+			text, err := openaiAssistantText(m.Content, path)
 			if err != nil {
 				return out, err
 			}
@@ -221,8 +224,14 @@ func openaiToMessages(in []openaiMessage) ([]llm.Message, *openaiAPIError) {
 				}
 				msg.Content = append(msg.Content, llm.ToolUseBlock(c.ID, c.Function.Name, json.RawMessage(args)))
 			}
-			out = append(out, msg)
 			open = false
+			if len(msg.Content) == 0 && openaiHasContent(m.Content) {
+				// This API accepts an empty answer ("") in the history, which ouro's model
+				// cannot hold (no empty text blocks): it carries nothing, so it is left
+				// out. Null content without tool calls stays an error, as on the real API.
+				continue
+			}
+			out = append(out, msg)
 		case "tool":
 			if m.ToolCallID == "" {
 				return out, openaiInvalid(path+".tool_call_id", "Missing required parameter: '%s.tool_call_id'.", path)
@@ -246,8 +255,22 @@ func openaiToMessages(in []openaiMessage) ([]llm.Message, *openaiAPIError) {
 	return out, nil
 }
 
+// openaiHasContent reports whether content was given at all (not missing or null).
+func openaiHasContent(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
+}
+
 // openaiText reads content that may only hold text: a string, text parts, or null.
 func openaiText(raw json.RawMessage, path string) (string, *openaiAPIError) {
+	return openaiTextParts(raw, path, false)
+}
+
+// openaiAssistantText reads an assistant's content, whose parts may also be refusals.
+func openaiAssistantText(raw json.RawMessage, path string) (string, *openaiAPIError) {
+	return openaiTextParts(raw, path, true)
+}
+
+func openaiTextParts(raw json.RawMessage, path string, refusals bool) (string, *openaiAPIError) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
@@ -261,10 +284,14 @@ func openaiText(raw json.RawMessage, path string) (string, *openaiAPIError) {
 	}
 	var sb strings.Builder
 	for j, p := range parts {
-		if p.Type != "text" {
+		switch {
+		case p.Type == "text":
+			sb.WriteString(p.Text)
+		case p.Type == "refusal" && refusals:
+			sb.WriteString(p.Refusal)
+		default:
 			return "", openaiInvalid(fmt.Sprintf("%s.content[%d].type", path, j), "Invalid value: '%s'. Supported values are: 'text'.", p.Type)
 		}
-		sb.WriteString(p.Text)
 	}
 	return sb.String(), nil
 }

@@ -590,3 +590,34 @@ func TestOpenAIServesPathWithoutV1(t *testing.T) {
 		t.Fatalf("status %d: %s", resp.StatusCode, b)
 	}
 }
+
+func TestOpenAIAcceptsEmptyAndRefusalAssistantContent(t *testing.T) {
+	srv, url := openaiTestServer(t, `{"turns":[{"text":"ok"},{"text":"unused"}]}`)
+	req := map[string]any{
+		"model": "gpt-4o",
+		"messages": []any{
+			map[string]any{"role": "user", "content": "a"},
+			map[string]any{"role": "assistant", "content": ""},
+			map[string]any{"role": "user", "content": "b"},
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "refusal", "refusal": "No."}}},
+			map[string]any{"role": "user", "content": "c"},
+		},
+	}
+	resp, body, err := openaiPost(t, url, req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, %v: %s", resp.StatusCode, err, body)
+	}
+	got := srv.Requests()[0].Messages
+	if len(got) != 4 || got[1].Text() != "b" || got[2].Role != llm.RoleAssistant || got[2].Text() != "No." {
+		t.Errorf("messages = %+v, want the empty answer left out and the refusal as text", got)
+	}
+
+	// null content without tool calls is what the real API rejects.
+	req["messages"] = []any{
+		map[string]any{"role": "user", "content": "a"},
+		map[string]any{"role": "assistant", "content": nil},
+		map[string]any{"role": "user", "content": "b"},
+	}
+	resp, body, _ = openaiPost(t, url, req)
+	openaiErrorOf(t, resp, body, http.StatusBadRequest)
+}

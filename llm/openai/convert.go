@@ -57,11 +57,13 @@ func convertMessages(system string, msgs []llm.Message) ([]sdk.ChatCompletionMes
 			}
 			out = append(out, conv...)
 		case llm.RoleAssistant:
-			conv, err := convertAssistant(m, i)
+			conv, ok, err := convertAssistant(m, i)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, conv)
+			if ok {
+				out = append(out, conv)
+			}
 		default:
 			return nil, fmt.Errorf("message %d: unsupported role %q", i, m.Role)
 		}
@@ -128,7 +130,9 @@ func toolResultText(b llm.Block) string {
 	return text
 }
 
-func convertAssistant(m llm.Message, i int) (sdk.ChatCompletionMessageParamUnion, error) {
+// convertAssistant returns ok=false for a message with nothing the API takes back (only
+// thinking): it is left out rather than sent as an empty answer.
+func convertAssistant(m llm.Message, i int) (msg sdk.ChatCompletionMessageParamUnion, ok bool, err error) {
 	var a sdk.ChatCompletionAssistantMessageParam
 	var text strings.Builder
 	for j, b := range m.Content {
@@ -148,14 +152,17 @@ func convertAssistant(m llm.Message, i int) (sdk.ChatCompletionMessageParamUnion
 			})
 		case llm.BlockThinking, llm.BlockRedactedThinking:
 		default:
-			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("message %d block %d: an assistant message cannot carry a %q block", i, j, b.Type)
+			return msg, false, fmt.Errorf("message %d block %d: an assistant message cannot carry a %q block", i, j, b.Type)
 		}
 	}
-	// Content may be left out only when there are tool calls.
-	if text.Len() > 0 || len(a.ToolCalls) == 0 {
+	if text.Len() == 0 && len(a.ToolCalls) == 0 {
+		return msg, false, nil
+	}
+	// Content is left out when there are only tool calls, as the API itself does.
+	if text.Len() > 0 {
 		a.Content.OfString = sdk.String(text.String())
 	}
-	return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, true, nil
 }
 
 func convertTools(tools []llm.ToolSpec) ([]sdk.ChatCompletionToolUnionParam, error) {

@@ -129,7 +129,6 @@ func TestBuildParamsMessages(t *testing.T) {
 		}},
 		map[string]any{"role": "tool", "tool_call_id": "c1", "content": "captured\n" + imageInToolResult},
 		map[string]any{"role": "user", "content": "what do you see?\n\nbe precise"},
-		map[string]any{"role": "assistant", "content": ""},
 		map[string]any{"role": "user", "content": "go on"},
 	}
 	if got := m["messages"]; !reflect.DeepEqual(got, want) {

@@ -111,7 +111,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	}
 	params, err := buildParams(req, maxTokens, p.maxCompletionField)
 	if err != nil {
-		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: "converting the request: " + err.Error(), Attempts: 0, Err: err}
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: "converting the request: " + err.Error(), Err: err}
 	}
 	if !p.noStream {
 		params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}

@@ -9,10 +9,12 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	ver "github.com/ouroagent/ouro/internal/version"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is ouro's version; `ouro --version` itself is answered in internal/version.
+var version = ver.Version
 
 // exitError carries a process exit status through cobra.
 type exitError struct{ code int }

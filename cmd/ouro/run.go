@@ -50,8 +50,8 @@ func (f *runFlags) options() harness.Options {
 	return harness.Options{
 		Model: f.model, FallbackModel: f.fallback,
 		SystemPrompt: f.system, AppendSystemPrompt: f.appendSystem,
-		Limits:  agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
-		Resume:  f.resume, Continue: f.cont, Version: version,
+		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
+		Resume: f.resume, Continue: f.cont, Version: version,
 	}
 }
 

@@ -41,7 +41,7 @@ func NewProvider(model, fallback string) (llm.Provider, string, error) {
 		}
 		p, err := openai.New(openai.Config{})
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: %v\nTo try ouro without a key, run: ouro demo", ErrNoKey, err)
+			return nil, "", keyHint(err)
 		}
 		return p, name, nil
 	case strings.HasPrefix(model, "scripted:"):
@@ -54,8 +54,29 @@ func NewProvider(model, fallback string) (llm.Provider, string, error) {
 	default:
 		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback})
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: %v\nTo try ouro without a key, run: ouro demo", ErrNoKey, err)
+			return nil, "", keyHint(err)
 		}
 		return p, model, nil
 	}
 }
+
+// keyHint marks a provider error caused by a missing key (errors.Is(err, ErrNoKey)) and
+// makes sure it says how to try ouro without one.
+func keyHint(err error) error {
+	if !strings.Contains(err.Error(), "API_KEY") {
+		return err
+	}
+	return &noKeyError{err}
+}
+
+type noKeyError struct{ err error }
+
+func (e *noKeyError) Error() string {
+	msg := e.err.Error()
+	if !strings.Contains(msg, "ouro demo") {
+		msg += "\nTo try ouro without a key, run: ouro demo"
+	}
+	return msg
+}
+
+func (e *noKeyError) Unwrap() []error { return []error{ErrNoKey, e.err} }

@@ -1,0 +1,212 @@
+// Package workspace decides where tools may reach. Every path a tool touches is resolved
+// here to a real path (symlinks followed, `..` and `~` applied the way the kernel would)
+// and must land inside one of the allowed roots: the working directory plus any extra
+// directories the user allowed. Tools then use the resolved path, never the one given.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// maxLinks bounds symlink hops in one resolution, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// Workspace is a working directory and the roots tools may reach. It is safe for
+// concurrent use.
+type Workspace struct {
+	cwd  string
+	home string
+
+	mu    sync.RWMutex
+	roots []string
+}
+
+// New returns a workspace for cwd with extra allowed directories. Every root must exist;
+// each is stored as its real path.
+func New(cwd string, extra ...string) (*Workspace, error) {
+	home, _ := os.UserHomeDir()
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", cwd, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", cwd, err)
+	}
+	w := &Workspace{cwd: real, home: home, roots: []string{real}}
+	for _, d := range extra {
+		if err := w.AddRoot(d); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// CWD is the real path of the working directory.
+func (w *Workspace) CWD() string { return w.cwd }
+
+// Roots lists the allowed roots, the working directory first.
+func (w *Workspace) Roots() []string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return slices.Clone(w.roots)
+}
+
+// AddRoot allows another directory (relative paths are taken from the working
+// directory). It must exist and be a directory.
+func (w *Workspace) AddRoot(dir string) error {
+	p, err := w.physical(w.expand(dir))
+	if err != nil {
+		return fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("allowed directory %s: %s is not a directory", dir, p)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.roots, p) {
+		w.roots = append(w.roots, p)
+	}
+	return nil
+}
+
+// OutsideError says a path resolved outside every allowed root.
+type OutsideError struct {
+	Given    string
+	Resolved string
+	Roots    []string
+}
+
+func (e *OutsideError) Error() string {
+	s := fmt.Sprintf("path %q is outside the workspace: it resolves to %s", e.Given, e.Resolved)
+	return s + fmt.Sprintf(", and the allowed directories are %s. Use a path inside them.", strings.Join(e.Roots, ", "))
+}
+
+// Resolve returns the real path p refers to, which must be inside an allowed root. p may
+// be relative (to the working directory), absolute, start with ~, contain `..`, go
+// through symlinks, and end in parts that do not exist yet.
+func (w *Workspace) Resolve(p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("the path is empty")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	real, err := w.physical(w.expand(p))
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	if !w.Contains(real) {
+		return "", &OutsideError{Given: p, Resolved: real, Roots: w.Roots()}
+	}
+	return real, nil
+}
+
+// Contains reports whether a real path lies inside an allowed root.
+func (w *Workspace) Contains(real string) bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, r := range w.roots {
+		if Within(r, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Within reports whether path is root or below it (both absolute and clean).
+func Within(root, path string) bool {
+	if root == path {
+		return true
+	}
+	if root == string(filepath.Separator) {
+		return strings.HasPrefix(path, root)
+	}
+	return strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// Rel returns real relative to the working directory when it is inside it, else real.
+func (w *Workspace) Rel(real string) string {
+	if r, err := filepath.Rel(w.cwd, real); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return real
+}
+
+// expand makes p absolute: ~ and ~/ from the home directory, relative from the cwd.
+func (w *Workspace) expand(p string) string {
+	switch {
+	case p == "~":
+		p = w.home
+	case strings.HasPrefix(p, "~/"):
+		p = w.home + "/" + p[2:]
+	}
+	// No filepath.Join here: it would clean `link/..` lexically before physical() can
+	// resolve the link.
+	if !filepath.IsAbs(p) {
+		p = w.cwd + "/" + p
+	}
+	return p
+}
+
+// physical resolves an absolute path component by component as the kernel does: a
+// symlink is replaced by its target before the next component (so `link/..` is the
+// parent of the link's target, not the directory holding the link), and the part from
+// the first component that does not exist on is applied lexically.
+func (w *Workspace) physical(abs string) (string, error) {
+	parts := strings.Split(filepath.ToSlash(abs), "/")
+	cur := "/"
+	hops := 0
+	for i := 0; i < len(parts); i++ {
+		part := parts[i]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		st, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The rest does not exist yet: apply it lexically.
+			rest := filepath.Join(append([]string{next}, parts[i+1:]...)...)
+			return filepath.Clean(rest), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxLinks {
+			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		} else {
+			target = filepath.Clean(target)
+		}
+		// Restart from the root with the target spliced in front of what is left.
+		parts = append(strings.Split(filepath.ToSlash(target), "/"), parts[i+1:]...)
+		cur = "/"
+		i = -1
+	}
+	return cur, nil
+}

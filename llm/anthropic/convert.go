@@ -1,0 +1,202 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+// toParams converts a request to the SDK's parameters, with prompt-cache breakpoints on
+// the system prompt, the last message and the user message before it. Model and
+// MaxTokens are filled in per attempt.
+func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
+	var params sdk.MessageNewParams
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
+	}
+	for i, t := range req.Tools {
+		tool, err := toolParam(t)
+		if err != nil {
+			return params, fmt.Errorf("tools.%d (%s): %w", i, t.Name, err)
+		}
+		params.Tools = append(params.Tools, tool)
+	}
+	for i, m := range req.Messages {
+		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
+		for j, b := range m.Content {
+			cb, err := blockParam(b)
+			if err != nil {
+				return params, fmt.Errorf("messages.%d.content.%d: %w", i, j, err)
+			}
+			blocks = append(blocks, cb)
+		}
+		switch m.Role {
+		case llm.RoleUser:
+			params.Messages = append(params.Messages, sdk.NewUserMessage(blocks...))
+		case llm.RoleAssistant:
+			params.Messages = append(params.Messages, sdk.NewAssistantMessage(blocks...))
+		default:
+			return params, fmt.Errorf("messages.%d: role must be user or assistant, got %q", i, m.Role)
+		}
+	}
+	markCacheBreakpoints(req.Messages, params.Messages)
+	return params, nil
+}
+
+// markCacheBreakpoints marks the last block of the last message, so the next turn reads
+// the whole conversation from the cache, and the last block of the user message before
+// it, which the previous request wrote, so this one hits the cache even while the last
+// message is new. With the system prompt that is three of the four breakpoints allowed.
+func markCacheBreakpoints(msgs []llm.Message, params []sdk.MessageParam) {
+	if len(params) == 0 {
+		return
+	}
+	last := len(params) - 1
+	markLastCacheable(params[last])
+	for i := last - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			markLastCacheable(params[i])
+			return
+		}
+	}
+}
+
+// markLastCacheable sets cache_control on the last block that can carry it (thinking
+// blocks cannot).
+func markLastCacheable(m sdk.MessageParam) {
+	var blocks []sdk.ContentBlockParamUnion
+	switch {
+	case m.OfUser != nil:
+		blocks = m.OfUser.Content
+	case m.OfAssistant != nil:
+		blocks = m.OfAssistant.Content
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if cc := blocks[i].GetCacheControl(); cc != nil {
+			*cc = sdk.NewCacheControlEphemeralParam()
+			return
+		}
+	}
+}
+
+func toolParam(t llm.ToolSpec) (sdk.ToolUnionParam, error) {
+	schema := bytes.TrimSpace(t.InputSchema)
+	if len(schema) == 0 {
+		schema = []byte(`{"type":"object","properties":{}}`)
+	}
+	if !json.Valid(schema) || schema[0] != '{' {
+		return sdk.ToolUnionParam{}, fmt.Errorf("input_schema is not a JSON object")
+	}
+	tool := sdk.ToolParam{
+		Name: t.Name,
+		// The schema is sent exactly as the tool declares it.
+		InputSchema: param.Override[sdk.ToolInputSchemaParam](json.RawMessage(schema)),
+	}
+	if t.Description != "" {
+		tool.Description = sdk.String(t.Description)
+	}
+	return sdk.ToolUnionParam{OfTool: &tool}, nil
+}
+
+func blockParam(b llm.Block) (sdk.ContentBlockParamUnion, error) {
+	switch b.Type {
+	case llm.BlockText:
+		return sdk.NewTextBlock(b.Text), nil
+	case llm.BlockToolUse:
+		input := bytes.TrimSpace(b.Input)
+		if len(input) == 0 {
+			input = []byte(`{}`)
+		}
+		if !json.Valid(input) {
+			return sdk.ContentBlockParamUnion{}, fmt.Errorf("tool_use %s input is not valid JSON (a call cut off by max_tokens cannot be sent back)", b.ID)
+		}
+		return sdk.NewToolUseBlock(b.ID, json.RawMessage(input), b.Name), nil
+	case llm.BlockToolResult:
+		tr := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		if b.IsError {
+			tr.IsError = sdk.Bool(true)
+		}
+		for k, c := range b.Content {
+			switch c.Type {
+			case llm.BlockText:
+				tr.Content = append(tr.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: c.Text}})
+			case llm.BlockImage:
+				img, err := imageParam(c)
+				if err != nil {
+					return sdk.ContentBlockParamUnion{}, fmt.Errorf("tool_result content.%d: %w", k, err)
+				}
+				tr.Content = append(tr.Content, sdk.ToolResultBlockParamContentUnion{OfImage: &img})
+			default:
+				return sdk.ContentBlockParamUnion{}, fmt.Errorf("tool_result content.%d: a tool result holds text and images, not %q", k, c.Type)
+			}
+		}
+		return sdk.ContentBlockParamUnion{OfToolResult: &tr}, nil
+	case llm.BlockThinking:
+		return sdk.NewThinkingBlock(b.Signature, b.Thinking), nil
+	case llm.BlockRedactedThinking:
+		return sdk.NewRedactedThinkingBlock(b.Data), nil
+	case llm.BlockImage:
+		img, err := imageParam(b)
+		if err != nil {
+			return sdk.ContentBlockParamUnion{}, err
+		}
+		return sdk.ContentBlockParamUnion{OfImage: &img}, nil
+	default:
+		return sdk.ContentBlockParamUnion{}, fmt.Errorf("unknown block type %q", b.Type)
+	}
+}
+
+func imageParam(b llm.Block) (sdk.ImageBlockParam, error) {
+	if b.Source == nil || b.Source.Data == "" || b.Source.MediaType == "" {
+		return sdk.ImageBlockParam{}, fmt.Errorf("image needs a base64 source with media_type and data")
+	}
+	if b.Source.Type != "" && b.Source.Type != "base64" {
+		return sdk.ImageBlockParam{}, fmt.Errorf("image source type %q is not supported (only base64)", b.Source.Type)
+	}
+	return sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{
+		OfBase64: &sdk.Base64ImageSourceParam{Data: b.Source.Data, MediaType: sdk.Base64ImageSourceMediaType(b.Source.MediaType)},
+	}}, nil
+}
+
+// toResponse converts the SDK's message. Blocks ouro does not model (server tool calls
+// and their results, which ouro never declares) are left out.
+func toResponse(m *sdk.Message, requested string) *llm.Response {
+	out := llm.Message{Role: llm.RoleAssistant}
+	for _, b := range m.Content {
+		switch b.Type {
+		case llm.BlockText:
+			out.Content = append(out.Content, llm.TextBlock(b.Text))
+		case llm.BlockToolUse:
+			input := b.Input
+			if len(bytes.TrimSpace(input)) == 0 {
+				input = json.RawMessage(`{}`)
+			}
+			out.Content = append(out.Content, llm.ToolUseBlock(b.ID, b.Name, append(json.RawMessage(nil), input...)))
+		case llm.BlockThinking:
+			out.Content = append(out.Content, llm.Block{Type: llm.BlockThinking, Thinking: b.Thinking, Signature: b.Signature})
+		case llm.BlockRedactedThinking:
+			out.Content = append(out.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: b.Data})
+		}
+	}
+	model := string(m.Model)
+	if model == "" {
+		model = requested
+	}
+	return &llm.Response{
+		ID:         m.ID,
+		Model:      model,
+		Message:    out,
+		StopReason: string(m.StopReason),
+		Usage: llm.Usage{
+			InputTokens:              int(m.Usage.InputTokens),
+			OutputTokens:             int(m.Usage.OutputTokens),
+			CacheCreationInputTokens: int(m.Usage.CacheCreationInputTokens),
+			CacheReadInputTokens:     int(m.Usage.CacheReadInputTokens),
+		},
+	}
+}

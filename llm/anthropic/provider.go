@@ -1,0 +1,193 @@
+// Package anthropic is the llm.Provider for the Anthropic Messages API, built on the
+// official SDK. It streams by default, retries transient failures itself (429, 529, 5xx,
+// dropped connections and streams cut mid-way) under an llm.RetryPolicy, falls back to
+// another model after repeated overloads, and marks prompt-cache breakpoints so a long
+// agent conversation is not billed in full on every turn.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+// Config configures a Provider. The zero value of every field has a sensible default.
+type Config struct {
+	// APIKey authenticates the requests; empty means $ANTHROPIC_API_KEY.
+	APIKey string
+	// BaseURL replaces https://api.anthropic.com; empty means $ANTHROPIC_BASE_URL, if set.
+	BaseURL string
+	// FallbackModel answers instead of the requested model after Retry.Fallback529()
+	// consecutive overloaded (529) answers; empty means no fallback.
+	FallbackModel string
+	// MaxTokens is used when a request does not set one; 0 means the model's maximum
+	// output as listed by llm.LookupModel.
+	MaxTokens int
+	// Retry bounds the retries of transient failures.
+	Retry llm.RetryPolicy
+	// HTTPClient sends the requests; nil means a client with a 10-minute response-header
+	// timeout, the SDK's own default.
+	HTTPClient *http.Client
+	// NoStream asks for whole JSON answers instead of server-sent events, for proxies
+	// that do not pass streams through. Deltas are then delivered once the answer is in.
+	NoStream bool
+}
+
+// Provider talks to the Anthropic Messages API. It is safe for concurrent use.
+type Provider struct {
+	cfg    Config
+	client sdk.Client
+}
+
+// New returns a provider for cfg, or an error when no API key is configured.
+func New(cfg Config) (*Provider, error) {
+	if cfg.APIKey == "" {
+		cfg.APIKey = os.Getenv("ANTHROPIC_API_KEY")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY (or run `ouro demo`, which needs no key)")
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("anthropic: max tokens must not be negative, got %d", cfg.MaxTokens)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = defaultHTTPClient()
+	}
+	// The environment was read above; the SDK must not add credentials or headers of its
+	// own from it. Its retries are off because Complete retries with ouro's policy.
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithMaxRetries(0),
+	}
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("anthropic: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+		}
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}, nil
+}
+
+func defaultHTTPClient() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{}
+}
+
+// Name implements llm.Provider.
+func (p *Provider) Name() string { return "anthropic" }
+
+// Complete implements llm.Provider. Transient failures restart the whole request, up to
+// Retry.Attempts() attempts in all; when a failed attempt had already streamed deltas,
+// onDelta first gets a "retry" delta so the caller can drop what it showed.
+func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.StreamFunc) (*llm.Response, error) {
+	start := time.Now()
+	if req.Model == "" {
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: "the request names no model"}
+	}
+	params, err := toParams(req)
+	if err != nil {
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: err.Error(), Err: err}
+	}
+	policy := p.cfg.Retry
+	maxAttempts := policy.Attempts()
+	model := req.Model
+	overloaded := 0
+	for attempt := 1; ; attempt++ {
+		params.Model = sdk.Model(model)
+		params.MaxTokens = int64(p.maxTokens(req, model))
+		delivered := false
+		msg, err := p.attempt(ctx, params, onDelta, &delivered)
+		if err == nil {
+			resp := toResponse(msg, model)
+			resp.Duration = time.Since(start)
+			return resp, nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("anthropic: %s request abandoned on attempt %d: %w", model, attempt, ctxErr)
+		}
+		e, retryAfter := classify(err)
+		e.Attempts = attempt
+		if !e.Retryable() || attempt >= maxAttempts {
+			return nil, e
+		}
+		wait := policy.Delay(attempt, retryAfter)
+		if e.Kind == llm.ErrKindOverloaded {
+			overloaded++
+		} else {
+			overloaded = 0
+		}
+		if fb := p.cfg.FallbackModel; fb != "" && model != fb && overloaded >= policy.Fallback529() {
+			// The fallback model is served from other capacity, so there is nothing to
+			// wait for before asking it.
+			model, overloaded, wait = fb, 0, 0
+		}
+		if delivered && onDelta != nil {
+			onDelta(llm.Delta{Kind: "retry", Text: fmt.Sprintf("%v; retrying (attempt %d of %d)", e, attempt+1, maxAttempts)})
+		}
+		if err := llm.Sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("anthropic: waiting %v to retry after %v: %w", wait.Round(time.Millisecond), e, err)
+		}
+	}
+}
+
+// maxTokens is the request's limit, else the configured one, else the model's maximum.
+func (p *Provider) maxTokens(req *llm.Request, model string) int {
+	switch {
+	case req.MaxTokens > 0:
+		return req.MaxTokens
+	case p.cfg.MaxTokens > 0:
+		return p.cfg.MaxTokens
+	default:
+		return llm.LookupModel(model).MaxOutput
+	}
+}
+
+// attempt makes one request, streamed unless NoStream is set. delivered reports whether
+// any delta reached onDelta, so a retry can tell the caller to discard them.
+func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
+	if p.cfg.NoStream {
+		msg, err := p.client.Messages.New(ctx, params, option.WithRequestTimeout(nonStreamTimeout(params.MaxTokens)))
+		if err != nil {
+			return nil, err
+		}
+		if onDelta != nil {
+			for _, b := range msg.Content {
+				switch {
+				case b.Type == "thinking" && b.Thinking != "":
+					onDelta(llm.Delta{Kind: "thinking", Text: b.Thinking})
+				case b.Type == "text" && b.Text != "":
+					onDelta(llm.Delta{Kind: "text", Text: b.Text})
+				}
+			}
+		}
+		return msg, nil
+	}
+	return p.stream(ctx, params, onDelta, delivered)
+}
+
+// nonStreamTimeout is how long a whole answer of maxTokens may take: the SDK's estimate
+// (an hour for 128k tokens), at least ten minutes. Passing it explicitly keeps the SDK
+// from refusing large non-streamed requests outright.
+func nonStreamTimeout(maxTokens int64) time.Duration {
+	d := time.Duration(float64(time.Hour) * float64(maxTokens) / 128_000)
+	return max(d, 10*time.Minute)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
@@ -55,14 +56,14 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 		}
 		out := r.runCalls(runCtx, ready)
 		for n, c := range ready {
-			res := out[n]
+			res := out[n].res
 			for _, s := range r.a.cfg.AfterTool {
 				r.safeAfter(runCtx, s, c, &res)
 			}
 			k := at[n]
 			results[k] = res
 			done[k] = true
-			r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(res.Block(c.ID))})
+			r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(res.Block(c.ID)), Start: out[n].start, End: out[n].end})
 			if question == "" && res.NeedsInput != "" {
 				question = res.NeedsInput
 			}
@@ -89,11 +90,22 @@ func (r *run) readOnly(name string) bool {
 	return ok && t.ReadOnly()
 }
 
-// runCalls runs calls concurrently (bounded by MaxParallel) and returns results in order.
-func (r *run) runCalls(ctx context.Context, calls []tool.Call) []tool.Result {
-	out := make([]tool.Result, len(calls))
+type timed struct {
+	res        tool.Result
+	start, end time.Time
+}
+
+// runCalls runs calls concurrently (bounded by MaxParallel) and returns results in order,
+// each with when it ran.
+func (r *run) runCalls(ctx context.Context, calls []tool.Call) []timed {
+	out := make([]timed, len(calls))
+	one := func(i int) {
+		out[i].start = time.Now()
+		out[i].res = r.a.cfg.Tools.Run(ctx, calls[i])
+		out[i].end = time.Now()
+	}
 	if len(calls) == 1 {
-		out[0] = r.a.cfg.Tools.Run(ctx, calls[0])
+		one(0)
 		return out
 	}
 	sem := make(chan struct{}, r.a.cfg.MaxParallel)
@@ -103,7 +115,7 @@ func (r *run) runCalls(ctx context.Context, calls []tool.Call) []tool.Result {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = r.a.cfg.Tools.Run(ctx, calls[i])
+			one(i)
 		}()
 	}
 	wg.Wait()

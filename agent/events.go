@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -19,7 +21,7 @@ const (
 	// EventReplace: a seam replaced the history (Messages set), e.g. after compaction.
 	EventReplace EventType = "replace"
 	// EventToolStart / EventToolEnd: a call is about to run / has a result (Call set;
-	// Result set on end).
+	// Result set on end, with Start and End when the call actually ran).
 	EventToolStart EventType = "tool_start"
 	EventToolEnd   EventType = "tool_end"
 	// EventTurnEnd: the turn's messages are all appended; a good point to fsync.
@@ -44,6 +46,8 @@ type Event struct {
 	Result   *llm.Block
 	Text     string
 	Outcome  *Outcome
+	// Start and End bound the execution of a call (EventToolEnd; zero if it never ran).
+	Start, End time.Time
 }
 
 // Observer receives events.

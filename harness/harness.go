@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
@@ -187,6 +188,16 @@ func (s *Session) Close() error {
 	return errors.Join(s.writer.Sync(), s.writer.Close())
 }
 
+// toolRecord is the transcript's account of one executed call: when it ran and whether
+// it failed (the result itself is in the user message that follows).
+type toolRecord struct {
+	ToolUseID string    `json:"tool_use_id"`
+	Name      string    `json:"name"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	IsError   bool      `json:"is_error"`
+}
+
 // recorder is the observer that writes a run into the transcript: each message as it is
 // appended, an fsync at each turn end, and the outcome.
 type recorder struct {
@@ -200,6 +211,11 @@ func (r *recorder) observe(e agent.Event) {
 	switch e.Type {
 	case agent.EventMessage:
 		err = r.w.AppendMessage(*e.Message)
+	case agent.EventToolEnd:
+		if !e.Start.IsZero() {
+			err = r.w.AppendEntry("tool", toolRecord{ToolUseID: e.Call.ID, Name: e.Call.Name,
+				Start: e.Start, End: e.End, IsError: e.Result.IsError})
+		}
 	case agent.EventReplace:
 		err = r.w.AppendEntry("replace", map[string]any{"messages": e.Messages})
 	case agent.EventTurnEnd:

@@ -258,9 +258,13 @@ func (r *run) loop(ctx, runCtx context.Context) {
 		r.contins = 0
 		// Limits are checked before the next model call, not here: the calls were already
 		// paid for, and running them costs no tokens.
-		question := r.dispatch(ctx, runCtx, calls)
+		question, abort := r.dispatch(ctx, runCtx, calls)
 		r.endTurn(turn.Number)
 		if r.ctxEnded(ctx, runCtx) {
+			return
+		}
+		if abort != "" {
+			r.finish(StatusFailed, abort)
 			return
 		}
 		if question != "" {

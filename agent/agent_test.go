@@ -569,3 +569,24 @@ func TestEmptyResponseKeepsNoEmptyMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestToolAbortEndsRunFailedAfterAnsweringAll(t *testing.T) {
+	stuck := &fakeTool{name: "Stuck", run: func(context.Context, json.RawMessage) (tool.Result, error) {
+		r := tool.Errorf("same failure again")
+		r.Abort = "the same failing call was repeated 3 times with nothing changed"
+		return r, nil
+	}}
+	other := echo("Other")
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("Stuck", `{}`), call("Other", `{}`)}},
+		{Text: "unreached"},
+	}, agent.Config{}, stuck, other)
+	out := h.run(context.Background(), "go")
+	if out.Status != agent.StatusFailed || !strings.Contains(out.Reason, "repeated 3 times") {
+		t.Fatalf("outcome = %+v", out)
+	}
+	checkInvariants(t, h.conv)
+	if other.calls.Load() != 1 {
+		t.Fatal("the other call of the turn should still run")
+	}
+}

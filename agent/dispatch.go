@@ -14,8 +14,9 @@ import (
 // dispatch runs one assistant message's calls and appends the user message that answers
 // them: exactly one tool_result per tool_use, in call order, whatever happens. Calls run
 // in order; a run of consecutive read-only calls runs concurrently (bounded). It returns
-// the question of the first call that needs the user's input, if any.
-func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question string) {
+// the question of the first call that needs the user's input and the reason of the first
+// call that asks to abort the run, if any.
+func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question, abort string) {
 	results := make([]tool.Result, len(calls))
 	done := make([]bool, len(calls))
 	for i := 0; i < len(calls); {
@@ -67,6 +68,9 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 			if question == "" && res.NeedsInput != "" {
 				question = res.NeedsInput
 			}
+			if abort == "" && res.Abort != "" {
+				abort = res.Abort
+			}
 		}
 		i = j
 	}
@@ -82,7 +86,7 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 		blocks[k] = results[k].Block(c.ID)
 	}
 	r.append(llm.Message{Role: llm.RoleUser, Content: blocks})
-	return question
+	return question, abort
 }
 
 func (r *run) readOnly(name string) bool {

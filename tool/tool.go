@@ -42,6 +42,9 @@ type Result struct {
 	// answer (a headless run): the loop answers every call, then ends the run as
 	// needs_input with this question.
 	NeedsInput string
+	// Abort, when set, ends the run as failed with this reason once every call of the
+	// turn has its result (e.g. the same failing call repeated with nothing changed).
+	Abort string
 }
 
 // Text returns a successful text result.

@@ -88,6 +88,20 @@ func keptMode(m fs.FileMode) fs.FileMode {
 	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
+// ensureWritable refuses to replace an existing file the process could not write in
+// place. The atomic rename only needs the directory to be writable, so without this a
+// read-only file, or another user's, would be replaced where writing it would fail.
+func ensureWritable(toolName, path string, mode fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0) // no O_TRUNC: opening changes nothing
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%s: %s is not writable (mode %v); it may be read-only on purpose. Ask the user before changing its permissions", toolName, path, mode.Perm())
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", toolName, err)
+	}
+	return f.Close()
+}
+
 // writeFileAtomic replaces path with data: it writes a temporary file in the same
 // directory, gives it mode, syncs it and renames it over path, so a reader or a crash
 // sees the old content or the new, never a mix, and a failure leaves no temporary file

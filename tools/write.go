@@ -91,6 +91,9 @@ func (w *Write) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 		if err := w.checkUnchanged(ctx, path); err != nil {
 			return tool.Result{}, fmt.Errorf("Write %s: %w", path, err)
 		}
+		if err := ensureWritable("Write", path, info.Mode()); err != nil {
+			return tool.Result{}, err
+		}
 		mode, created = keptMode(info.Mode()), false
 	case !isNotExist(err):
 		return tool.Result{}, fmt.Errorf("Write: %w", err)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -153,11 +154,12 @@ func (e *Edit) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	}
 
 	updated, regions := plan.apply(content)
-	written, err := writeFileAtomic(path, []byte(updated), keptMode(info.Mode()))
+	data := []byte(updated)
+	written, err := writeFileAtomic(path, data, keptMode(info.Mode()))
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
-	e.files.record(path, newStamp(written, sha256.Sum256([]byte(updated))))
+	e.files.record(path, newStamp(written, sha256.Sum256(data)))
 	return tool.Text(fmt.Sprintf("The file %s has been updated (%s). Here is the edited part, numbered as the file is now:\n%s",
 		path, plural(len(plan.at), "replacement"), snippet(updated, regions))), nil
 }
@@ -178,9 +180,14 @@ func (e *Edit) load(path string) (string, os.FileInfo, error) {
 		return "", nil, fmt.Errorf("Edit: %s has %s bytes, more than the %s Edit loads; change it with Bash (sed -i, or a script) instead",
 			path, groupDigits(info.Size()), groupDigits(maxEditBytes))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
-	if err != nil {
+	// Sized from the stat, so the file is read into one allocation, not a doubling series.
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxEditBytes+1)); err != nil {
 		return "", nil, fmt.Errorf("Edit: read %s: %w", path, err)
+	}
+	data := buf.Bytes()
+	if len(data) > maxEditBytes { // it grew since the stat
+		return "", nil, fmt.Errorf("Edit: %s has grown past the %s bytes Edit loads; change it with Bash instead", path, groupDigits(maxEditBytes))
 	}
 	if err := e.files.check(path, info, func() ([sha256.Size]byte, error) { return sha256.Sum256(data), nil }); err != nil {
 		return "", nil, fmt.Errorf("Edit %s: %w", path, err)
@@ -194,11 +201,12 @@ func (e *Edit) load(path string) (string, os.FileInfo, error) {
 
 // create makes a new file holding content, as Edit with an empty old_string does.
 func (e *Edit) create(path, content string) (tool.Result, error) {
-	written, err := writeFileAtomic(path, []byte(content), newFileMode)
+	data := []byte(content)
+	written, err := writeFileAtomic(path, data, newFileMode)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
-	e.files.record(path, newStamp(written, sha256.Sum256([]byte(content))))
+	e.files.record(path, newStamp(written, sha256.Sum256(data)))
 	return tool.Text(fmt.Sprintf("Created %s with %s.", path, plural(countLines(content), "line"))), nil
 }
 

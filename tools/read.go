@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -163,8 +164,10 @@ func (r *Read) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 
 func (r *Read) readImage(path string, info fs.FileInfo, br *bufio.Reader, h hash.Hash, mediaType string) (tool.Result, error) {
 	tooBig := func(size int64) error {
-		return fmt.Errorf("Read: %s is an image (%s) of %s bytes, larger than the %s bytes an image can be sent inline (5 MB once base64-encoded). Make a smaller copy with Bash, e.g. `convert %s -resize 50%% /tmp/smaller.png` (ImageMagick) or `sips -Z 1600 --out /tmp/smaller.png %s` (macOS), and read that",
-			path, mediaType, groupDigits(size), groupDigits(maxImageBytes), shellQuote(path), shellQuote(path))
+		// The copy goes next to the original: Read only reaches inside the workspace.
+		small := shellQuote(strings.TrimSuffix(path, filepath.Ext(path)) + ".small.png")
+		return fmt.Errorf("Read: %s is an image (%s) of %s bytes, larger than the %s bytes an image can be sent inline (5 MB once base64-encoded). Make a smaller copy with Bash, e.g. `convert %s -resize 50%% %s` (ImageMagick) or `sips -Z 1600 -s format png %s --out %s` (macOS), and read that",
+			path, mediaType, groupDigits(size), groupDigits(maxImageBytes), shellQuote(path), small, shellQuote(path), small)
 	}
 	if info.Size() > maxImageBytes {
 		return tool.Result{}, tooBig(info.Size())

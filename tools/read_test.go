@@ -242,7 +242,7 @@ func TestReadImage(t *testing.T) {
 		data := append(encodeImage(t, "png"), make([]byte, maxImageBytes)...)
 		p := e.put("big.png", string(data))
 		err := e.fails(e.read, map[string]any{"file_path": p})
-		for _, want := range []string{"is an image (image/png) of " + groupDigits(int64(len(data))) + " bytes", "larger than the 3,932,160 bytes", "5 MB", "resize"} {
+		for _, want := range []string{"is an image (image/png) of " + groupDigits(int64(len(data))) + " bytes", "larger than the 3,932,160 bytes", "5 MB", "-resize 50% " + e.path("big.small.png")} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not contain %q", err, want)
 			}
@@ -396,6 +396,48 @@ func TestShellQuote(t *testing.T) {
 	for in, want := range cases {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLineScannerChunkBoundaries drives the scanner with the smallest bufio buffer, so
+// lines arrive in many chunks: characters, \r\n pairs and the cut all fall across chunk
+// boundaries.
+func TestLineScannerChunkBoundaries(t *testing.T) {
+	input := strings.Repeat("a", 15) + "\r\n" + // \r ends a full buffer, \n comes next
+		strings.Repeat("é", 2003) + "\r\n" + // two-byte characters split across chunks, cut after 2000
+		strings.Repeat("b", 2000) + "\r\n" + // exactly the limit: the \r is not a cut character
+		"\n" +
+		"last"
+	type line struct {
+		text string
+		cut  int
+	}
+	want := []line{{strings.Repeat("a", 15), 0}, {strings.Repeat("é", 2000), 3}, {strings.Repeat("b", 2000), 0}, {"", 0}, {"last", 0}}
+	for _, keep := range []bool{true, false} {
+		sc := lineScanner{r: bufio.NewReaderSize(strings.NewReader(input), 16)}
+		var got []line
+		for {
+			text, cut, ok, err := sc.next(keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got = append(got, line{string(text), cut})
+		}
+		if len(got) != len(want) {
+			t.Fatalf("keep=%v: %d lines, want %d", keep, len(got), len(want))
+		}
+		for i := range want {
+			w := want[i]
+			if !keep {
+				w = line{}
+			}
+			if got[i] != w {
+				t.Errorf("keep=%v line %d: %q cut %d, want %q cut %d", keep, i+1, clipText(got[i].text, 20), got[i].cut, clipText(w.text, 20), w.cut)
+			}
 		}
 	}
 }

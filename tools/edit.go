@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,7 +104,7 @@ func (e *Edit) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	oldS, newS := *in.OldString, *in.NewString
 	replaceAll := in.ReplaceAll != nil && *in.ReplaceAll
 	if oldS == newS {
-		return tool.Result{}, fmt.Errorf("Edit: No changes to make: old_string and new_string are exactly the same.")
+		return tool.Result{}, errors.New("Edit: No changes to make: old_string and new_string are exactly the same.")
 	}
 	path, err := requireFilePath(e.ws, "Edit", in.FilePath)
 	if err != nil {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -51,7 +52,7 @@ func (p RetryPolicy) Delay(attempt int, retryAfter time.Duration) time.Duration 
 	if retryAfter > 0 {
 		return min(retryAfter, p.MaxDelay)
 	}
-	d := p.BaseDelay << min(attempt-1, 20)
+	d := p.BaseDelay << min(max(attempt-1, 0), 20)
 	if d <= 0 || d > p.MaxDelay {
 		d = p.MaxDelay
 	}
@@ -66,7 +67,7 @@ func RetryAfter(h http.Header) time.Duration {
 	}
 	if v := h.Get("retry-after-ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return durationOf(ms, time.Millisecond)
 		}
 	}
 	v := h.Get("retry-after")
@@ -74,7 +75,7 @@ func RetryAfter(h http.Header) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
+		return durationOf(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
@@ -82,6 +83,17 @@ func RetryAfter(h http.Header) time.Duration {
 		}
 	}
 	return 0
+}
+
+// durationOf converts n units to a Duration, saturating instead of overflowing: a float
+// beyond the int64 range converts to an arbitrary (on amd64, negative) value, which would
+// turn a very long retry-after into none at all.
+func durationOf(n float64, unit time.Duration) time.Duration {
+	ns := n * float64(unit)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // Sleep waits d or until ctx is done.

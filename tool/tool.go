@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/llm"
 )
@@ -187,9 +188,14 @@ func (r *Registry) Run(ctx context.Context, c Call) (res Result) {
 	return out
 }
 
+// clip shortens s to at most n bytes, cutting at a rune boundary so the result stays
+// valid UTF-8.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

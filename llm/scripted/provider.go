@@ -121,7 +121,9 @@ func FaultError(f *Fault) error {
 }
 
 // Chunks splits s into pieces of about n bytes on rune boundaries, as a stream would.
+// An n below 1 is taken as 1.
 func Chunks(s string, n int) []string {
+	n = max(n, 1)
 	var out []string
 	for len(s) > 0 {
 		k := min(n, len(s))

@@ -17,6 +17,7 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/ouroagent/ouro/llm"
@@ -89,6 +90,9 @@ func Parse(data []byte) (*Script, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("parse: unexpected data after the script's closing brace")
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err

@@ -41,11 +41,11 @@ var modelTable = []ModelInfo{
 // DefaultModel is the model used when neither --model nor OURO_MODEL names one.
 const DefaultModel = "claude-sonnet-5-5"
 
-// LookupModel returns the entry whose name is the longest prefix of model (after any
-// "provider:" prefix). Unknown models get a 128k window, 8k output and no price.
+// LookupModel returns the entry whose name is the longest prefix of model (after an
+// "openai:", "anthropic:" or "scripted:" prefix; other colons are part of the name). Unknown models get a 128k window, 8k output and no price.
 func LookupModel(model string) ModelInfo {
-	if i := strings.IndexByte(model, ':'); i >= 0 {
-		model = model[i+1:]
+	for _, prefix := range []string{"openai:", "anthropic:", "scripted:"} {
+		model = strings.TrimPrefix(model, prefix)
 	}
 	best := -1
 	for i, m := range modelTable {

@@ -36,6 +36,8 @@ func TestLookupModel(t *testing.T) {
 		// A "provider:" prefix is ignored for the lookup and dropped from Name.
 		{"anthropic:claude-sonnet-4-5", "claude-sonnet-4-5", 200_000, 64_000, 3, 15, 3.75, 0.3, true},
 		{"openai:gpt-4o-mini", "gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0, 0.075, true},
+		// Other colons belong to the name (Bedrock-style IDs).
+		{"claude-sonnet-4-5-v1:0", "claude-sonnet-4-5-v1:0", 200_000, 64_000, 3, 15, 3.75, 0.3, true},
 		// Unknown models: defaults, no price, Known=false.
 		{"llama-3.1-70b", "llama-3.1-70b", 128_000, 8_192, 0, 0, 0, 0, false},
 		{"openai:my-local-model", "my-local-model", 128_000, 8_192, 0, 0, 0, 0, false},

@@ -145,7 +145,9 @@ func KindForStatus(status int) string {
 		return ErrKindOverloaded
 	case status == 401 || status == 403:
 		return ErrKindAuth
-	case status >= 500:
+	case status >= 500 || status == 408 || status == 409:
+		// 408 request timeout and 409 conflict are transient too; the official SDKs
+		// retry them.
 		return ErrKindServer
 	default:
 		return ErrKindInvalid

@@ -132,6 +132,8 @@ func TestKindForStatus(t *testing.T) {
 		{502, llm.ErrKindServer},
 		{503, llm.ErrKindServer},
 		{504, llm.ErrKindServer},
+		{408, llm.ErrKindServer},
+		{409, llm.ErrKindServer},
 		{400, llm.ErrKindInvalid},
 		{404, llm.ErrKindInvalid},
 		{413, llm.ErrKindInvalid},

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/llm"
@@ -87,16 +88,37 @@ func (r Result) Block(id string) llm.Block {
 	return llm.Block{Type: llm.BlockToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }
 
-// Registry holds the tools offered to the model and dispatches calls to them.
-type Registry struct {
-	tools map[string]Tool
-	order []string
+// Options tune the rules every call goes through.
+type Options struct {
+	// OutputBudget is how many characters of a result the model sees (0 means
+	// DefaultOutputBudget, <0 no limit); past it the full text is spilled to SpillDir.
+	OutputBudget int
+	// SpillDir receives oversized outputs (the session's tool-results folder).
+	SpillDir string
+	// MaxRepeats is how many refused repetitions of a failed call in a row end the run
+	// (0 means DefaultMaxRepeats).
+	MaxRepeats int
 }
 
-// NewRegistry returns a registry holding tools; it panics on a duplicate name, which is
-// a programming error.
+// Registry holds the tools offered to the model and dispatches calls to them. It keeps
+// per-session state (failed calls, whether anything changed since), so each session and
+// each subagent has its own. It is safe for concurrent use by read-only calls.
+type Registry struct {
+	tools   map[string]Tool
+	schemas map[string]*schema
+	order   []string
+	opts    Options
+
+	mu       sync.Mutex
+	gen      uint64 // advanced by every call that may change state
+	failures map[string]failure
+	streak   int
+}
+
+// NewRegistry returns a registry holding tools; it panics on a duplicate name or a broken
+// schema, which are programming errors.
 func NewRegistry(tools ...Tool) *Registry {
-	r := &Registry{tools: map[string]Tool{}}
+	r := &Registry{tools: map[string]Tool{}, schemas: map[string]*schema{}, failures: map[string]failure{}}
 	for _, t := range tools {
 		if err := r.Add(t); err != nil {
 			panic(err)
@@ -114,6 +136,11 @@ func (r *Registry) Add(t Tool) error {
 	if _, dup := r.tools[name]; dup {
 		return fmt.Errorf("tool: %q is registered twice", name)
 	}
+	sch, err := compileSchema(name, t.Spec().InputSchema)
+	if err != nil {
+		return err
+	}
+	r.schemas[name] = sch
 	r.tools[name] = t
 	r.order = append(r.order, name)
 	return nil
@@ -125,6 +152,7 @@ func (r *Registry) Remove(name string) {
 		return
 	}
 	delete(r.tools, name)
+	delete(r.schemas, name)
 	for i, n := range r.order {
 		if n == name {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -151,32 +179,59 @@ func (r *Registry) Specs() []llm.ToolSpec {
 	return out
 }
 
+// SetOptions sets the output budget, spill directory and repetition bound.
+func (r *Registry) SetOptions(o Options) { r.opts = o }
+
 // Run dispatches one call. It never panics and always returns a result: an unknown name
-// lists the tools that exist, input that is not a JSON object says so, and a panic in a
-// tool becomes an error result.
-func (r *Registry) Run(ctx context.Context, c Call) (res Result) {
-	t, ok := r.tools[c.Name]
-	if !ok {
+// lists the tools that exist; input that breaks the tool's schema names each bad field,
+// the value received and what is allowed; a call identical to one that failed while
+// nothing changed is not run again; a panic in a tool becomes an error result; and an
+// output past the budget is spilled to a file the model can Read.
+func (r *Registry) Run(ctx context.Context, c Call) Result {
+	key := callKey(c)
+	if res, blocked := r.checkRepeat(key, c.Name); blocked {
+		return res
+	}
+	t := r.tools[c.Name]
+	res, ran := r.execute(ctx, t, c)
+	mayChange := ran && !t.ReadOnly()
+	if ctx.Err() != nil {
+		// An interrupted call is no evidence either way: never refuse its retry.
+		r.touch(mayChange)
+	} else {
+		r.record(key, mayChange, res)
+	}
+	r.applyBudget(c, &res)
+	return res
+}
+
+// execute validates and runs a call; ran reports whether the tool itself was invoked.
+func (r *Registry) execute(ctx context.Context, t Tool, c Call) (res Result, ran bool) {
+	if t == nil {
 		names := r.Names()
 		sort.Strings(names)
-		return Errorf("Unknown tool %q. The tools that exist are: %s.", c.Name, strings.Join(names, ", "))
+		return Errorf("Unknown tool %q. The tools that exist are: %s.", c.Name, strings.Join(names, ", ")), false
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-		return Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200))
+		return Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200)), false
+	}
+	if err := r.schemas[c.Name].check(c.Input); err != nil {
+		return Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
 	}
 	if err := ctx.Err(); err != nil {
-		return Interrupted()
+		return Interrupted(), false
 	}
 	defer func() {
 		if p := recover(); p != nil {
+			ran = true
 			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", c.Name, p, clip(string(debug.Stack()), 2000))
 		}
 	}()
 	out, err := t.Run(ctx, c.Input)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return Interrupted()
+			return Interrupted(), true
 		}
 		out.IsError = true
 		msg := err.Error()
@@ -185,11 +240,9 @@ func (r *Registry) Run(ctx context.Context, c Call) (res Result) {
 		}
 		out.Content = []llm.Block{llm.TextBlock(msg)}
 	}
-	return out
+	return out, true
 }
 
-// clip shortens s to at most n bytes, cutting at a rune boundary so the result stays
-// valid UTF-8.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

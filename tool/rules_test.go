@@ -183,4 +183,3 @@ func TestSuccessAndInterruptionAreNotBlocked(t *testing.T) {
 		t.Fatalf("a call after an interruption was blocked: runs=%d", flaky.runs)
 	}
 }
-

@@ -24,9 +24,15 @@ import (
 
 const (
 	readDefaultLimit = 2000
-	// readMaxOutput bounds the text of one Read (Claude Code's 256 KB): 2000 lines of
-	// 2000 characters would otherwise be 4 MB in one result.
-	readMaxOutput = 256 << 10
+	// readMaxOutput bounds the text of one Read so it fits, with its notices, in the
+	// registry's output budget: a longer result would be cut in the middle by the
+	// registry, dropping the lines in between, where a view that stops early tells the
+	// model exactly where to continue. It is counted in bytes, which are never fewer
+	// than the characters the budget counts.
+	readMaxOutput = tool.DefaultOutputBudget - 2000
+	// lineOverhead is what a shown line adds besides its text: number, tab, newline and
+	// room for a cut marker.
+	lineOverhead = 80
 	// sniffBytes is how much of a file decides whether it is text, an image or binary.
 	sniffBytes = 8 << 10
 	// maxImageBytes keeps an inline image within the model API's 5 MB limit, which
@@ -61,7 +67,7 @@ func (r *Read) Spec() llm.ToolSpec {
 
 const readDescription = `Reads a file and returns its content with line numbers.
 - file_path should be an absolute path; a path relative to the working directory also works. Paths outside the workspace are refused.
-- By default up to 2000 lines are returned, from the start of the file. When there is more, the result says how many lines the file has and which offset to continue from. For a large file, read just the part you need with offset (the 1-based line to start at) and limit (how many lines).
+- By default up to 2000 lines are returned from the start of the file, fewer when they would pass about 28,000 characters. When there is more, the result says how many lines the file has and which offset to continue from. For a large file, read just the part you need with offset (the 1-based line to start at) and limit (how many lines).
 - The output is numbered like cat -n: spaces, the line number, a tab, then the line. The number and the tab are not part of the file; never copy them into Edit's old_string.
 - Lines longer than 2000 characters are cut, with a note saying how many characters were cut.
 - Images (PNG, JPEG, GIF, WebP, recognised by their content) are returned as images you can look at, up to 3.75 MB.
@@ -211,7 +217,7 @@ func scanText(br *bufio.Reader, offset, limit int) (textView, error) {
 	lineNo, shown := 0, 0
 	for {
 		keep := lineNo+1 >= offset
-		if keep && (shown == limit || v.capped) {
+		if keep && shown == limit {
 			break
 		}
 		line, cut, ok, err := sc.next(keep)
@@ -224,6 +230,10 @@ func scanText(br *bufio.Reader, offset, limit int) (textView, error) {
 		lineNo++
 		if !keep {
 			continue
+		}
+		if shown > 0 && sb.Len()+len(line)+lineOverhead > readMaxOutput {
+			v.capped = true // this line stays unshown; the total below still counts it
+			break
 		}
 		writeLineNumber(&sb, lineNo)
 		if utf8.Valid(line) {
@@ -238,7 +248,6 @@ func scanText(br *bufio.Reader, offset, limit int) (textView, error) {
 		sb.WriteByte('\n')
 		shown++
 		v.last = lineNo
-		v.capped = sb.Len() >= readMaxOutput
 	}
 	var rest lineCounter
 	if _, err := br.WriteTo(&rest); err != nil {
@@ -259,7 +268,7 @@ func (v textView) notice(offset, limit int) string {
 		s := fmt.Sprintf("Showing lines %d-%d of %s.", v.first, v.last, groupDigits(int64(v.total)))
 		if v.last < v.total {
 			if v.capped {
-				s += fmt.Sprintf(" The output stopped at %d KB before the %d lines asked for.", readMaxOutput>>10, limit)
+				s += fmt.Sprintf(" The %d lines asked for did not fit in one result (at most %s characters).", limit, groupDigits(readMaxOutput))
 			}
 			s += fmt.Sprintf(" To read more, call Read again with offset=%d (and limit to choose how many lines).", v.last+1)
 		} else {

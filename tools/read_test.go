@@ -18,8 +18,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
 )
 
 func TestReadSpec(t *testing.T) {
@@ -258,10 +260,14 @@ func TestReadOutputCap(t *testing.T) {
 	e.put("wide.txt", strings.Repeat(line+"\n", 2000))
 	got := e.readFile("wide.txt")
 	shown := strings.Count(got, "\t"+line+"\n")
-	if shown == 0 || shown == 2000 || len(got) > readMaxOutput+2000 {
-		t.Fatalf("%d lines shown in %d bytes; want the view cut near %d bytes", shown, len(got), readMaxOutput)
+	if per := 6 + 1 + len(line) + 1; shown*per > readMaxOutput || (shown+1)*per <= readMaxOutput-lineOverhead {
+		t.Fatalf("%d lines of %d bytes shown, want as many as fit in %d bytes", shown, per, readMaxOutput)
 	}
-	want := fmt.Sprintf("(Showing lines 1-%d of 2,000. The output stopped at 256 KB before the 2000 lines asked for. To read more, call Read again with offset=%d", shown, shown+1)
+	// The whole result, notices included, passes the registry's budget uncut.
+	if n := utf8.RuneCountInString(got); n > tool.DefaultOutputBudget {
+		t.Errorf("result has %d characters, over the registry's budget of %d", n, tool.DefaultOutputBudget)
+	}
+	want := fmt.Sprintf("(Showing lines 1-%d of 2,000. The 2000 lines asked for did not fit in one result (at most 28,000 characters). To read more, call Read again with offset=%d", shown, shown+1)
 	if !strings.Contains(got, want) {
 		t.Errorf("notice missing %q in %q", want, got[len(got)-300:])
 	}
@@ -339,11 +345,15 @@ func TestReadHugeFile(t *testing.T) {
 	t.Run("default view", func(t *testing.T) {
 		var got string
 		alloc := allocatedBy(func() { got = e.ok(e.read, map[string]any{"file_path": "huge.log"}) })
-		if !strings.HasPrefix(got, numbered(1, line(1))) || !strings.Contains(got, numbered(2000, line(2000))+"\n(Showing lines 1-2000 of 1,000,000.") {
-			t.Errorf("default view is not lines 1-2000 with the total: ...%s", got[len(got)-200:])
+		// As many lines from the first as fit in one result, then where to continue.
+		n := strings.Count(got, "\tline ")
+		if n < 200 || !strings.HasPrefix(got, numbered(1, line(1))) ||
+			!strings.Contains(got, numbered(n, line(n))+fmt.Sprintf("\n(Showing lines 1-%d of 1,000,000. The 2000 lines asked for did not fit", n)) ||
+			!strings.Contains(got, fmt.Sprintf("offset=%d", n+1)) {
+			t.Errorf("default view is not lines 1-%d with the total: ...%s", n, got[len(got)-300:])
 		}
 		if alloc > 8<<20 {
-			t.Errorf("reading 2000 lines of a 100 MB file allocated %d bytes", alloc)
+			t.Errorf("the default view of a 100 MB file allocated %d bytes", alloc)
 		}
 	})
 	t.Run("past the end", func(t *testing.T) {

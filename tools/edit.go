@@ -21,8 +21,10 @@ const (
 	maxEditBytes = 64 << 20
 	// editContext is how many unchanged lines the result shows around a change.
 	editContext = 3
-	// editShownLines bounds the snippet in Edit's result.
+	// editShownLines and editShownBytes bound the snippet in Edit's result, well within
+	// the registry's output budget.
 	editShownLines = 60
+	editShownBytes = 10_000
 	// maxListedMatches bounds the line numbers listed for an ambiguous old_string.
 	maxListedMatches = 20
 )
@@ -343,7 +345,7 @@ func snippet(content string, regions [][2]int) string {
 			if line == r[0] && ri > 0 {
 				sb.WriteString("...\n")
 			}
-			if shown == editShownLines {
+			if shown == editShownLines || sb.Len() >= editShownBytes {
 				fmt.Fprintf(&sb, "... (the rest of the edited part is not shown; Read the file to see it)\n")
 				break
 			}

@@ -278,3 +278,18 @@ func BenchmarkEdit(b *testing.B) {
 		i++
 	}
 }
+
+// TestEditSnippetIsBounded replaces a line many times over: the result shows the start
+// of the edited part and says the rest is not shown.
+func TestEditSnippetIsBounded(t *testing.T) {
+	e := newFileEnv(t)
+	e.put("many.txt", strings.Repeat("old\n", 500))
+	e.readFile("many.txt")
+	got := e.ok(e.edit, map[string]any{"file_path": "many.txt", "old_string": "old", "new_string": strings.Repeat("new", 100), "replace_all": true})
+	if !strings.Contains(got, "(500 replacements)") || !strings.HasSuffix(got, "... (the rest of the edited part is not shown; Read the file to see it)\n") {
+		t.Errorf("result does not end with the omission note: ...%s", got[max(0, len(got)-200):])
+	}
+	if n := strings.Count(got, "\n"); n > editShownLines+2 || len(got) > editShownBytes+400 {
+		t.Errorf("result has %d lines and %d bytes", n, len(got))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 // Options configure a session. The zero value is a fresh session in the current
@@ -58,6 +59,9 @@ type Session struct {
 	Tools *tool.Registry
 	Bash  *tools.Bash
 	CWD   string
+	// Workspace is where tools may reach: the working directory, plus the session's own
+	// tool-results folder so spilled outputs can be read back.
+	Workspace *workspace.Workspace
 	// Resumed is true when the conversation came from an earlier transcript.
 	Resumed bool
 
@@ -103,10 +107,14 @@ func Open(opts Options) (*Session, error) {
 	}
 
 	s := &Session{Conv: &agent.Conversation{}, Model: model, CWD: cwd, opts: opts, projectDir: session.ProjectDir(home, cwd)}
-	s.Bash = tools.NewBash(tools.BashConfig{Dir: cwd})
-	s.Tools = tool.NewRegistry(s.Bash, tools.NewAskUserQuestion(opts.Asker))
-
+	if s.Workspace, err = workspace.New(cwd); err != nil {
+		return nil, err
+	}
 	if err := s.openTranscript(); err != nil {
+		return nil, err
+	}
+	if err := s.buildTools(); err != nil {
+		s.writer.Close()
 		return nil, err
 	}
 	system := opts.SystemPrompt
@@ -127,6 +135,31 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// buildTools assembles the built-in tools with Claude Code's names, sharing one file-state
+// tracker, and points the output budget at the session's tool-results folder.
+func (s *Session) buildTools() error {
+	spill := filepath.Join(s.writer.Dir(), "tool-results")
+	if err := os.MkdirAll(spill, 0o700); err != nil {
+		return fmt.Errorf("tool-results folder: %w", err)
+	}
+	if err := s.Workspace.AddRoot(spill); err != nil {
+		return err
+	}
+	ws, files := s.Workspace, tools.NewFileState()
+	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
+	// beyond that does Bash itself cut the middle (and say so).
+	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget})
+	s.Tools = tool.NewRegistry(
+		s.Bash,
+		tools.NewGlob(ws), tools.NewGrep(ws), tools.NewLS(ws),
+		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
+		tools.NewWebFetch(tools.WebFetchConfig{}),
+		tools.NewAskUserQuestion(s.opts.Asker),
+	)
+	s.Tools.SetOptions(tool.Options{SpillDir: spill})
+	return nil
 }
 
 func (s *Session) openTranscript() error {

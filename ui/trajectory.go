@@ -17,6 +17,8 @@ type Trajectory struct {
 	W io.Writer
 	// Width clips long outputs (0 = 600 characters).
 	Width int
+
+	running int // calls started and not yet ended
 }
 
 // Observe is an agent.Observer.
@@ -55,7 +57,13 @@ func (t *Trajectory) Observe(e agent.Event) {
 			}
 		}
 	case agent.EventToolStart:
+		t.running++
 		fmt.Fprintf(w, "  → ouro runs %s (%s)\n", e.Call.Name, e.Call.ID)
+	case agent.EventToolEnd:
+		if t.running > 1 {
+			fmt.Fprintf(w, "  (these %d calls only read, so they ran at the same time)\n", t.running)
+		}
+		t.running = 0
 	case agent.EventNotice:
 		fmt.Fprintf(w, "  ! %s\n", e.Text)
 	case agent.EventOutcome:

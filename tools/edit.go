@@ -549,7 +549,7 @@ func lineDifference(n int, file, old string) string {
 		return fmt.Sprintf("line %d ends with %s in the file, but with %s in old_string",
 			n, describeSpace(file[len(strings.TrimRight(file, " \t")):]), describeSpace(old[len(strings.TrimRight(old, " \t")):]))
 	}
-	return fmt.Sprintf("line %d is %q in the file, but %q in old_string", n, clipText(file, 160), clipText(old, 160))
+	return fmt.Sprintf("line %d is %q in the file, but %q in old_string", n, clipQuote(file, 160), clipQuote(old, 160))
 }
 
 func leadingSpace(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }

@@ -210,6 +210,15 @@ func writeCutMarker(sb *strings.Builder, cut int) {
 	fmt.Fprintf(sb, " [… %s more characters cut from this line]", groupDigits(int64(cut)))
 }
 
+// clipQuote shortens s to n characters for quoting in a message. (bash.go's clipText
+// does the same but is built only where Bash is, and the file tools build everywhere.)
+func clipQuote(s string, n int) string {
+	if k := prefixChars([]byte(s), n); k < len(s) {
+		return s[:k] + "…"
+	}
+	return s
+}
+
 // ctxReader stops a long read when ctx ends.
 type ctxReader struct {
 	ctx context.Context

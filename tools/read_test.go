@@ -446,7 +446,7 @@ func TestLineScannerChunkBoundaries(t *testing.T) {
 				w = line{}
 			}
 			if got[i] != w {
-				t.Errorf("keep=%v line %d: %q cut %d, want %q cut %d", keep, i+1, clipText(got[i].text, 20), got[i].cut, clipText(w.text, 20), w.cut)
+				t.Errorf("keep=%v line %d: %q cut %d, want %q cut %d", keep, i+1, clipQuote(got[i].text, 20), got[i].cut, clipQuote(w.text, 20), w.cut)
 			}
 		}
 	}

@@ -150,6 +150,9 @@ func globFiles(ctx context.Context, ws *workspace.Workspace, root, pattern strin
 			break
 		}
 	}
+	if strings.Contains(pattern, "{") {
+		fixed = 0 // an alternative may hold a slash ("{a,b/c}/*.go"): segments mean nothing
+	}
 	opt := walkOptions{Gitignore: true}
 	if fixed == len(segments) {
 		opt.MaxDepth = len(segments)
@@ -161,7 +164,7 @@ func globFiles(ctx context.Context, ws *workspace.Workspace, root, pattern strin
 	err := walkTree(ctx, ws, root, opt, func(e *walkEntry) error {
 		if e.Dir {
 			if e.Depth <= fixed && e.Depth < len(segments) {
-				if ok, _ := doublestar.Match(strings.Join(segments[:e.Depth], "/"), e.Rel); !ok {
+				if ok, err := doublestar.Match(strings.Join(segments[:e.Depth], "/"), e.Rel); !ok && err == nil {
 					return fs.SkipDir
 				}
 			}

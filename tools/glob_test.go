@@ -96,6 +96,8 @@ func TestGlobPatterns(t *testing.T) {
 		{map[string]any{"pattern": "**/*.go", "path": filepath.Join(root, "a", "y")}, []string{"a/y/b/two.go", "a/y/c/three.go"}},
 		{map[string]any{"pattern": filepath.Join(root, "src") + "/**/*.css"}, []string{"src/ui/c.css"}},
 		{map[string]any{"pattern": "**/ci.yml"}, []string{".github/ci.yml"}},
+		{map[string]any{"pattern": "{cmd,a/y}/*/*.go"}, []string{"a/y/b/two.go", "a/y/c/three.go", "cmd/app/app.go"}},
+		{map[string]any{"pattern": "a/[xy]/b/*.go"}, []string{"a/x/b/one.go", "a/y/b/two.go"}},
 		{map[string]any{"pattern": "**/dep.go"}, nil},                                // ignored
 		{map[string]any{"pattern": "vendor/**/*.go"}, []string{"vendor/dep/dep.go"}}, // named explicitly
 		{map[string]any{"pattern": "docs/readme.md", "path": "null"}, []string{"docs/readme.md"}},

@@ -215,6 +215,7 @@ type grepRun struct {
 	keptL    int
 	tooLarge []string
 	binary   int
+	single   bool // one file was named
 }
 
 func (r *grepRun) add(res *grepFileResult) {
@@ -272,7 +273,10 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	if err != nil {
 		return tool.Result{}, err
 	}
-	run := &grepRun{q: &q}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return tool.Result{}, fmt.Errorf("Grep: %s is not a regular file or a directory", given)
+	}
+	run := &grepRun{q: &q, single: !info.IsDir()}
 	if info.IsDir() {
 		err = g.searchTree(ctx, run, root)
 	} else {
@@ -480,6 +484,9 @@ func (g *Grep) render(run *grepRun) string {
 			fmt.Fprintf(&sb, "[Output cut (%s): %s in %s matched. Narrow the search with path, glob, type or a more specific pattern, or use output_mode \"files_with_matches\" or \"count\" first.]\n",
 				grepCapReason(q, shown), grepCount(total, "line"), grepCount(len(results), "file"))
 		}
+	}
+	if run.single && run.binary > 0 {
+		sb.WriteString(" (the file is binary: it holds a NUL byte in its first 8 KiB, so it was not searched)")
 	}
 	if len(run.tooLarge) > 0 {
 		slices.Sort(run.tooLarge)

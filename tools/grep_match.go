@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -322,42 +320,12 @@ type grepReader struct {
 
 var errGrepTooLarge = errors.New("file too large")
 
-// read returns the content of path, which stays valid until the next read.
-func (r *grepReader) read(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > r.limit {
-		return nil, errGrepTooLarge
-	}
-	if need := int(info.Size()) + 1; cap(r.buf) < need {
+// grow makes room for a file of size bytes (and one more, to see the end of a file
+// that grew since it was measured).
+func (r *grepReader) grow(size int64) {
+	if need := int(size) + 1; cap(r.buf) < need {
 		r.buf = make([]byte, 0, max(need, 64<<10))
 	}
-	data := r.buf[:0]
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) { // it grew while we read
-			if int64(len(data)) > r.limit {
-				return nil, errGrepTooLarge
-			}
-			data = append(data, 0)[:len(data)]
-		}
-	}
-	r.buf = data[:0]
-	return data, nil
 }
 
 // grepLineWriter renders the matching lines of one file with their context, as

@@ -126,18 +126,12 @@ func parseGrepInput(raw json.RawMessage) (grepQuery, string, error) {
 	if in.Numbers != nil {
 		q.numbers = *in.Numbers
 	}
-	var err error
-	counts := []struct {
-		name string
-		v    *float64
-		dst  *int
-	}{{"-A", in.After, &q.after}, {"-B", in.Before, &q.before}, {"head_limit", in.HeadLimit, &q.headLimit}}
 	ctxLines := 0
-	for _, c := range append(counts, struct {
+	for _, c := range []struct {
 		name string
 		v    *float64
 		dst  *int
-	}{"-C", in.Context, &ctxLines}) {
+	}{{"-A", in.After, &q.after}, {"-B", in.Before, &q.before}, {"-C", in.Context, &ctxLines}, {"head_limit", in.HeadLimit, &q.headLimit}} {
 		if c.v == nil {
 			continue
 		}
@@ -146,13 +140,12 @@ func parseGrepInput(raw json.RawMessage) (grepQuery, string, error) {
 		}
 		*c.dst = int(*c.v)
 	}
-	if in.Context != nil {
-		if in.Before == nil {
-			q.before = ctxLines
-		}
-		if in.After == nil {
-			q.after = ctxLines
-		}
+	// -C sets both sides; -A and -B, when given, win over it.
+	if in.Before == nil {
+		q.before = ctxLines
+	}
+	if in.After == nil {
+		q.after = ctxLines
 	}
 	if q.mode != "content" {
 		q.before, q.after = 0, 0
@@ -184,6 +177,7 @@ func parseGrepInput(raw json.RawMessage) (grepQuery, string, error) {
 			}
 		}
 	}
+	var err error
 	if q.matcher, err = compileGrep(q.pattern, in.IgnoreCase, in.Multiline); err != nil {
 		return q, "", fmt.Errorf("Grep: %w", err)
 	}
@@ -192,13 +186,12 @@ func parseGrepInput(raw json.RawMessage) (grepQuery, string, error) {
 
 // grepFileResult is what one file produced.
 type grepFileResult struct {
-	abs     string
-	count   int    // matching lines
-	out     []byte // rendered lines (content mode), possibly cut short
-	shown   int    // lines in out
-	lines   int    // lines the file's output has in all
-	kept    bool   // out is still held (content mode)
-	heapIdx int
+	abs   string
+	count int    // matching lines
+	out   []byte // rendered lines (content mode), possibly cut short
+	shown int    // lines in out
+	lines int    // lines the file's output has in all
+	kept  bool   // out is still held (content mode)
 }
 
 // grepRun gathers results from the searchers. In content mode it holds rendered lines
@@ -247,15 +240,8 @@ type grepHeap []*grepFileResult
 
 func (h grepHeap) Len() int           { return len(h) }
 func (h grepHeap) Less(i, j int) bool { return h[i].abs > h[j].abs }
-func (h grepHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
-}
-func (h *grepHeap) Push(x any) {
-	r := x.(*grepFileResult)
-	r.heapIdx = len(*h)
-	*h = append(*h, r)
-}
+func (h grepHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *grepHeap) Push(x any)        { *h = append(*h, x.(*grepFileResult)) }
 func (h *grepHeap) Pop() any {
 	old := *h
 	r := old[len(old)-1]
@@ -300,9 +286,24 @@ func (g *Grep) searchTree(ctx context.Context, run *grepRun, root string) error 
 	q := run.q
 	files := make(chan string, 256)
 	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		panicMu  sync.Mutex
+		panicked error
+	)
 	for range workers {
 		wg.Go(func() {
+			var err error
+			defer func() {
+				if err != nil {
+					panicMu.Lock()
+					panicked = err
+					panicMu.Unlock()
+					for range files { // keep the walk from waiting on a dead searcher
+					}
+				}
+			}()
+			defer catchPanic(&err)
 			rd := grepReader{limit: grepMaxFileSize}
 			for f := range files {
 				if ctx.Err() == nil {
@@ -336,6 +337,7 @@ func (g *Grep) searchTree(ctx context.Context, run *grepRun, root string) error 
 	})
 	close(files)
 	wg.Wait()
+	raisePanic(panicked)
 	return err
 }
 
@@ -451,7 +453,6 @@ func (g *Grep) render(run *grepRun) string {
 			sb.WriteString("No matches found")
 			break
 		}
-		lines := 0
 		for i, r := range results {
 			if !r.kept || r.shown < r.lines {
 				capped = true
@@ -475,7 +476,6 @@ func (g *Grep) render(run *grepRun) string {
 				out = out[n:]
 				shown++
 			}
-			lines += r.lines
 			if capped {
 				break
 			}

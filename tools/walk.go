@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -237,16 +238,15 @@ func hasGitDir(dir string) bool {
 
 // walkEntry is one entry the walk reports.
 type walkEntry struct {
-	Abs   string // real absolute path (for a symlink, the link itself)
-	Rel   string // slash path relative to the walk's root
-	Name  string
-	Dir   bool // a directory (never true for a symlink)
-	Link  bool // a symlink whose target is inside the workspace; Target is its real path
-	Depth int  // 1 for the root's own entries
-	Type  fs.FileMode
-	entry fs.DirEntry
-
-	Target string
+	Abs    string // real absolute path (for a symlink, the link itself)
+	Rel    string // slash path relative to the walk's root
+	Name   string
+	Dir    bool        // a directory (never true for a symlink)
+	Link   bool        // a symlink whose target is inside the workspace
+	Target string      // the real path a Link points to
+	Depth  int         // 1 for the root's own entries
+	Type   fs.FileMode // type bits, as the directory listing gives them
+	entry  fs.DirEntry
 }
 
 // Info returns the entry's lstat information.
@@ -340,7 +340,10 @@ func walkParallel(ctx context.Context, ws *workspace.Workspace, first dirTask, o
 				stack = stack[:len(stack)-1]
 				mu.Unlock()
 
-				err := walkDir(ctx, ws, t, opt, visit, push)
+				err := func() (err error) {
+					defer catchPanic(&err)
+					return walkDir(ctx, ws, t, opt, visit, push)
+				}()
 
 				mu.Lock()
 				pending--
@@ -358,7 +361,33 @@ func walkParallel(ctx context.Context, ws *workspace.Workspace, first dirTask, o
 		})
 	}
 	wg.Wait()
+	raisePanic(failure)
 	return failure
+}
+
+// workerPanic carries a panic out of a worker goroutine, to be raised again on the
+// caller's, where the tool registry turns it into an error result instead of the
+// process crashing.
+type workerPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *workerPanic) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+// catchPanic, deferred in a worker, turns a panic into a *workerPanic in *err.
+func catchPanic(err *error) {
+	if v := recover(); v != nil {
+		*err = &workerPanic{value: v, stack: debug.Stack()}
+	}
+}
+
+// raisePanic panics again, on the calling goroutine, if err carries a worker's panic.
+func raisePanic(err error) {
+	var p *workerPanic
+	if errors.As(err, &p) {
+		panic(fmt.Sprintf("%v\n[in a search worker]\n%s", p.value, p.stack))
+	}
 }
 
 // walkDir reads one directory, reports its entries and queues its subdirectories.

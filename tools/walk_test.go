@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,4 +261,18 @@ func TestParseIgnoreLine(t *testing.T) {
 			t.Errorf("parseIgnoreLine(%q) = %+v, %v; want %+v, %v", tt.line, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// A panic in a walker goroutine must reach the caller's goroutine, where the tool
+// registry turns it into an error result, instead of killing the process.
+func TestWalkWorkerPanicReachesCaller(t *testing.T) {
+	ws, root := searchWS(t, map[string]string{"a/b.txt": "", "c.txt": ""})
+	defer func() {
+		v := recover()
+		if v == nil || !strings.Contains(fmt.Sprint(v), "boom") || !strings.Contains(fmt.Sprint(v), "search worker") {
+			t.Fatalf("recovered %v, want the worker's panic", v)
+		}
+	}()
+	_ = walkTree(context.Background(), ws, root, walkOptions{}, func(*walkEntry) error { panic("boom") })
+	t.Fatal("walkTree returned instead of panicking")
 }

@@ -44,6 +44,9 @@ type Result struct {
 	// answer (a headless run): the loop answers every call, then ends the run as
 	// needs_input with this question.
 	NeedsInput string
+	// ChangedState tells the registry that this call changed session state that later
+	// calls depend on (a Read that lets an Edit go ahead), even though the tool only reads.
+	ChangedState bool
 	// Abort, when set, ends the run as failed with this reason once every call of the
 	// turn has its result (e.g. the same failing call repeated with nothing changed).
 	Abort string
@@ -199,7 +202,7 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 		// An interrupted call is no evidence either way: never refuse its retry.
 		r.touch(mayChange)
 	} else {
-		r.record(key, mayChange, res)
+		r.record(key, mayChange || res.ChangedState, res)
 	}
 	r.applyBudget(c, &res)
 	return res

@@ -51,11 +51,15 @@ func newStamp(info fs.FileInfo, sum [sha256.Size]byte) fileStamp {
 	return fileStamp{modTime: info.ModTime(), size: info.Size(), sum: sum}
 }
 
-// record notes that the agent has seen path (a resolved path) as stamp.
-func (s *FileState) record(path string, stamp fileStamp) {
+// record notes that the agent has seen path (a resolved path) as stamp, and reports
+// whether that is news: a first read, or a file that changed since the last one. News
+// lets the registry allow an Edit that failed with "not read yet" to be tried again.
+func (s *FileState) record(path string, stamp fileStamp) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	old, ok := s.seen[path]
 	s.seen[path] = stamp
+	return !ok || !old.modTime.Equal(stamp.modTime) || old.size != stamp.size || old.sum != stamp.sum
 }
 
 // check says whether an existing file may be overwritten: it must have been read in this

@@ -228,10 +228,11 @@ func TestFileToolsThroughRegistry(t *testing.T) {
 		want    string
 	}{
 		{"Edit", map[string]any{"file_path": "main.go", "old_string": "{}", "new_string": "{ run() }"}, true, "File has not been read yet"},
+		// Without a read in between, the identical call is refused as no new evidence.
+		{"Edit", map[string]any{"file_path": "main.go", "old_string": "{}", "new_string": "{ run() }"}, true, "cannot produce new evidence"},
 		{"Read", map[string]any{"file_path": "main.go"}, false, "     3\tfunc main() {}\n"},
-		// Not the identical Edit again: the registry refuses to repeat a failed call when
-		// only read-only calls ran in between, although this Read is what lets it succeed.
-		{"Edit", map[string]any{"file_path": "main.go", "old_string": "main() {}", "new_string": "main() { run() }"}, false, "     3\tfunc main() { run() }\n"},
+		// The Read changed what Edit depends on, so the identical Edit may run again.
+		{"Edit", map[string]any{"file_path": "main.go", "old_string": "{}", "new_string": "{ run() }"}, false, "     3\tfunc main() { run() }\n"},
 		{"Write", map[string]any{"file_path": "run.go", "content": "package main\n\nfunc run() {}\n"}, false, "File created successfully"},
 		{"Read", map[string]any{"file_path": "main.go", "offset": "2"}, true, "offset"},
 		{"Write", map[string]any{"file_path": "../x.go", "content": ""}, true, "outside the workspace"},

@@ -144,8 +144,9 @@ func (r *Read) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		return tool.Result{}, fmt.Errorf("Read %s: %w", path, err)
 	}
 	if len(head) == 0 {
-		r.files.record(path, newStamp(info, sumOf(h)))
-		return tool.Text(fmt.Sprintf("The file %s exists but is empty (0 bytes).", path)), nil
+		res := tool.Text(fmt.Sprintf("The file %s exists but is empty (0 bytes).", path))
+		res.ChangedState = r.files.record(path, newStamp(info, sumOf(h)))
+		return res, nil
 	}
 	if mediaType := imageType(head); mediaType != "" {
 		return r.readImage(path, info, br, h, mediaType)
@@ -164,8 +165,9 @@ func (r *Read) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		return tool.Result{}, fmt.Errorf("Read: offset %d is past the end of %s, which has %s lines. Use an offset from 1 to %d",
 			offset, path, groupDigits(int64(v.total)), v.total)
 	}
-	r.files.record(path, newStamp(info, sumOf(h)))
-	return tool.Text(v.text + v.notice(offset, limit)), nil
+	res := tool.Text(v.text + v.notice(offset, limit))
+	res.ChangedState = r.files.record(path, newStamp(info, sumOf(h)))
+	return res, nil
 }
 
 func (r *Read) readImage(path string, info fs.FileInfo, br *bufio.Reader, h hash.Hash, mediaType string) (tool.Result, error) {
@@ -185,8 +187,8 @@ func (r *Read) readImage(path string, info fs.FileInfo, br *bufio.Reader, h hash
 	if len(data) > maxImageBytes { // it grew since the stat
 		return tool.Result{}, tooBig(int64(len(data)))
 	}
-	r.files.record(path, newStamp(info, sumOf(h)))
-	return tool.Result{Content: []llm.Block{
+	changed := r.files.record(path, newStamp(info, sumOf(h)))
+	return tool.Result{ChangedState: changed, Content: []llm.Block{
 		llm.TextBlock(fmt.Sprintf("Image %s (%s, %s bytes):", path, mediaType, groupDigits(int64(len(data))))),
 		{Type: llm.BlockImage, Source: &llm.ImageSource{Type: "base64", MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)}},
 	}}, nil

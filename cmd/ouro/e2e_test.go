@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -432,4 +434,93 @@ func TestBadFlags(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "ouro ") {
 		t.Fatalf("--version: %q", out)
 	}
+}
+
+// Several reads in one turn plus a write: the results come back in call order, the reads
+// ran at the same time (their recorded intervals overlap), the write ran after them.
+func TestParallelReadsThenWrite(t *testing.T) {
+	e := newEnv(t)
+	line := strings.Repeat("abcdefghij", 500) + "\n"
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(e.dir, name), []byte(strings.Repeat(name+" "+line, 2000)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) scripted.ToolCall {
+		in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, name)})
+		return scripted.ToolCall{Name: "Read", Input: in}
+	}
+	write, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, "out/summary.txt"), "content": "three files read\n"})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{read("a.txt"), read("b.txt"), read("c.txt"), {Name: "Write", Input: write}}},
+		scripted.Turn{Text: "Done."},
+	)
+	out, stderr, code := e.run("", "-p", "read them all", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	results := srv.Requests()[1].Messages
+	last := results[len(results)-1].Content
+	for i, want := range []string{"a.txt", "b.txt", "c.txt", "summary.txt"} {
+		b := last[i]
+		if b.ToolUseID != fmt.Sprintf("toolu_01_%02d", i+1) || b.IsError || !strings.Contains(b.ResultText(), want) {
+			t.Fatalf("result %d = %s %v %.200s", i, b.ToolUseID, b.IsError, b.ResultText())
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(e.dir, "out/summary.txt")); err != nil || string(got) != "three files read\n" {
+		t.Fatalf("written file: %q, %v", got, err)
+	}
+	spans := toolSpans(t, filepath.Join(e.home, ".ouro", "projects"))
+	if len(spans) != 4 {
+		t.Fatalf("%d tool records in the transcript, want 4", len(spans))
+	}
+	// Run one after another, no two reads would overlap; run concurrently, some must
+	// (all three need not: a 2-core machine runs two at once).
+	overlap := false
+	for i := range 3 {
+		for j := i + 1; j < 3; j++ {
+			a, b := spans[i], spans[j]
+			overlap = overlap || (a.Start.Before(b.End) && b.Start.Before(a.End))
+		}
+	}
+	if !overlap {
+		t.Fatalf("no two reads overlapped in time: %+v", spans[:3])
+	}
+	if w := spans[3]; w.Name != "Write" || w.Start.Before(spans[0].End) || w.Start.Before(spans[1].End) || w.Start.Before(spans[2].End) {
+		t.Fatalf("the write did not run after the reads: %+v", spans)
+	}
+}
+
+type span struct {
+	ToolUseID  string    `json:"tool_use_id"`
+	Name       string    `json:"name"`
+	Start, End time.Time `json:"-"`
+	RawStart   time.Time `json:"start"`
+	RawEnd     time.Time `json:"end"`
+}
+
+// toolSpans reads the "tool" entries of the only transcript under root, in call order.
+func toolSpans(t *testing.T, root string) []span {
+	t.Helper()
+	var spans []span
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".jsonl") {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var entry struct {
+				Type string `json:"type"`
+				Data span   `json:"data"`
+			}
+			if json.Unmarshal([]byte(l), &entry) == nil && entry.Type == "tool" {
+				s := entry.Data
+				s.Start, s.End = s.RawStart, s.RawEnd
+				spans = append(spans, s)
+			}
+		}
+		return nil
+	})
+	sort.Slice(spans, func(i, j int) bool { return spans[i].ToolUseID < spans[j].ToolUseID })
+	return spans
 }

@@ -1,0 +1,80 @@
+// Package settings reads the configuration a Claude Code user already has, in the same
+// files and the same shape: ~/.ouro/settings.json (and ~/.claude/settings.json),
+// .ouro/settings.json, .ouro/settings.local.json and their .claude/ twins, plus
+// --settings and the permission flags. Lists merge across files; scalar values come from
+// the most specific file that sets them.
+package settings
+
+import "encoding/json"
+
+// Settings is the merged configuration.
+type Settings struct {
+	Permissions Permissions `json:"permissions"`
+	// Hooks maps an event name (PreToolUse, Stop, ...) to its matcher groups, from every
+	// file in precedence order (most specific first).
+	Hooks   map[string][]HookMatcher `json:"hooks,omitempty"`
+	Env     map[string]string        `json:"env,omitempty"`
+	Sandbox Sandbox                  `json:"sandbox"`
+	Model   string                   `json:"model,omitempty"`
+}
+
+// Permissions are the rules and mode.
+type Permissions struct {
+	Allow                 []Rule   `json:"allow,omitempty"`
+	Ask                   []Rule   `json:"ask,omitempty"`
+	Deny                  []Rule   `json:"deny,omitempty"`
+	DefaultMode           string   `json:"defaultMode,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+}
+
+// Rule is one permission rule as written (`Bash(npm run *)`) and where it came from.
+type Rule struct {
+	Text   string `json:"-"`
+	Source string `json:"-"` // the settings file path, or "--allowedTools" etc.
+	// Root is the directory a `/path` specifier is relative to: the settings file's
+	// project root (the folder holding .ouro/ or .claude/), or the home for user files.
+	Root string `json:"-"`
+}
+
+// UnmarshalJSON reads a rule from its string form.
+func (r *Rule) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &r.Text) }
+
+// MarshalJSON writes the rule as its string form.
+func (r Rule) MarshalJSON() ([]byte, error) { return json.Marshal(r.Text) }
+
+// HookMatcher is one entry of an event's list: which tools (or sources) it matches and
+// the hooks to run.
+type HookMatcher struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookCommand `json:"hooks"`
+	Source  string        `json:"-"` // the settings file it came from
+}
+
+// HookCommand is one hook to run.
+type HookCommand struct {
+	Type    string  `json:"type"` // "command"
+	Command string  `json:"command"`
+	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)
+}
+
+// Sandbox configures the OS sandbox around Bash.
+type Sandbox struct {
+	// Enabled is nil when no file says; the default is on where the kernel supports it.
+	Enabled    *bool             `json:"enabled,omitempty"`
+	Filesystem SandboxFilesystem `json:"filesystem"`
+	Network    SandboxNetwork    `json:"network"`
+}
+
+// SandboxFilesystem widens or narrows where sandboxed commands may write.
+type SandboxFilesystem struct {
+	AllowWrite []string `json:"allowWrite,omitempty"`
+	DenyWrite  []string `json:"denyWrite,omitempty"`
+}
+
+// SandboxNetwork says whether sandboxed commands may open network connections.
+type SandboxNetwork struct {
+	// Allow permits all outgoing connections (Landlock filters by port, not by domain).
+	Allow bool `json:"allow,omitempty"`
+	// AllowPorts permits connections to these TCP ports only.
+	AllowPorts []int `json:"allowPorts,omitempty"`
+}

@@ -44,12 +44,22 @@ type Result struct {
 	// answer (a headless run): the loop answers every call, then ends the run as
 	// needs_input with this question.
 	NeedsInput string
+	// Files lists the files this call changed, for the audit.
+	Files []FileChange
 	// ChangedState tells the registry that this call changed session state that later
 	// calls depend on (a Read that lets an Edit go ahead), even though the tool only reads.
 	ChangedState bool
 	// Abort, when set, ends the run as failed with this reason once every call of the
 	// turn has its result (e.g. the same failing call repeated with nothing changed).
 	Abort string
+}
+
+// FileChange is one file a call wrote: its path and the SHA-256 of its content before
+// (empty for a new file) and after.
+type FileChange struct {
+	Path   string `json:"path"`
+	Before string `json:"sha256_before,omitempty"`
+	After  string `json:"sha256_after"`
 }
 
 // Text returns a successful text result.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,9 +163,12 @@ func (e *Edit) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
-	e.files.record(path, newStamp(written, sha256.Sum256(data)))
-	return tool.Text(fmt.Sprintf("The file %s has been updated (%s). Here is the edited part, numbered as the file is now:\n%s",
-		path, plural(len(plan.at), "replacement"), snippet(updated, regions))), nil
+	before, after := sha256.Sum256([]byte(content)), sha256.Sum256(data)
+	e.files.record(path, newStamp(written, after))
+	res := tool.Text(fmt.Sprintf("The file %s has been updated (%s). Here is the edited part, numbered as the file is now:\n%s",
+		path, plural(len(plan.at), "replacement"), snippet(updated, regions)))
+	res.Files = []tool.FileChange{{Path: path, Before: hex.EncodeToString(before[:]), After: hex.EncodeToString(after[:])}}
+	return res, nil
 }
 
 // load reads the existing file at path whole and applies the FileState rule to exactly
@@ -209,8 +213,11 @@ func (e *Edit) create(path, content string) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
-	e.files.record(path, newStamp(written, sha256.Sum256(data)))
-	return tool.Text(fmt.Sprintf("Created %s with %s.", path, plural(countLines(content), "line"))), nil
+	after := sha256.Sum256(data)
+	e.files.record(path, newStamp(written, after))
+	res := tool.Text(fmt.Sprintf("Created %s with %s.", path, plural(countLines(content), "line")))
+	res.Files = []tool.FileChange{{Path: path, After: hex.EncodeToString(after[:])}}
+	return res, nil
 }
 
 // editPlan is one replacement to make: old (as it appears in the file) at byte offsets at,

@@ -120,3 +120,11 @@ func hashReader(ctx context.Context, r io.Reader) ([sha256.Size]byte, error) {
 	h.Sum(sum[:0])
 	return sum, nil
 }
+
+// sumOfSeen returns the hash recorded for path, if any.
+func (s *FileState) sumOfSeen(path string) ([sha256.Size]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.seen[path]
+	return st.sum, ok
+}

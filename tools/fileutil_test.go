@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -269,5 +271,34 @@ func TestCountLines(t *testing.T) {
 		if got := countLines(in); got != want {
 			t.Errorf("countLines(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// Write and Edit report the files they changed, with hashes before and after, for the
+// audit.
+func TestFileChangesReported(t *testing.T) {
+	e := newFileEnv(t)
+	reg := tool.NewRegistry(e.read, e.write, e.edit)
+	run := func(name string, input map[string]any) tool.Result {
+		raw, _ := json.Marshal(input)
+		return reg.Run(context.Background(), tool.Call{ID: "id", Name: name, Input: raw})
+	}
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+
+	res := run("Write", map[string]any{"file_path": "a.txt", "content": "one\n"})
+	if len(res.Files) != 1 || res.Files[0].Before != "" || res.Files[0].After != sum("one\n") || !strings.HasSuffix(res.Files[0].Path, "a.txt") {
+		t.Fatalf("create: %+v", res.Files)
+	}
+	run("Read", map[string]any{"file_path": "a.txt"})
+	res = run("Edit", map[string]any{"file_path": "a.txt", "old_string": "one", "new_string": "two"})
+	if len(res.Files) != 1 || res.Files[0].Before != sum("one\n") || res.Files[0].After != sum("two\n") {
+		t.Fatalf("edit: %+v", res.Files)
+	}
+	res = run("Write", map[string]any{"file_path": "a.txt", "content": "three\n"})
+	if len(res.Files) != 1 || res.Files[0].Before != sum("two\n") || res.Files[0].After != sum("three\n") {
+		t.Fatalf("overwrite: %+v", res.Files)
+	}
+	if res := run("Read", map[string]any{"file_path": "a.txt"}); len(res.Files) != 0 {
+		t.Fatalf("a read reported changes: %+v", res.Files)
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -100,16 +101,29 @@ func (w *Write) Run(ctx context.Context, input json.RawMessage) (tool.Result, er
 	}
 
 	data := []byte(*in.Content)
+	change := tool.FileChange{Path: path}
+	if !created {
+		// checkUnchanged passed, so the file still holds what was recorded at the read.
+		if before, ok := w.files.sumOfSeen(path); ok {
+			change.Before = hex.EncodeToString(before[:])
+		}
+	}
 	written, err := writeFileAtomic(path, data, mode)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Write %s: %w", path, err)
 	}
-	w.files.record(path, newStamp(written, sha256.Sum256(data)))
+	after := sha256.Sum256(data)
+	change.After = hex.EncodeToString(after[:])
+	w.files.record(path, newStamp(written, after))
 	lines := countLines(*in.Content)
+	var res tool.Result
 	if created {
-		return tool.Text(fmt.Sprintf("File created successfully at: %s (%s, %s bytes)", path, plural(lines, "line"), groupDigits(int64(len(data))))), nil
+		res = tool.Text(fmt.Sprintf("File created successfully at: %s (%s, %s bytes)", path, plural(lines, "line"), groupDigits(int64(len(data)))))
+	} else {
+		res = tool.Text(fmt.Sprintf("The file %s has been updated: it now has %s (%s bytes).", path, plural(lines, "line"), groupDigits(int64(len(data)))))
 	}
-	return tool.Text(fmt.Sprintf("The file %s has been updated: it now has %s (%s bytes).", path, plural(lines, "line"), groupDigits(int64(len(data))))), nil
+	res.Files = []tool.FileChange{change}
+	return res, nil
 }
 
 // checkUnchanged applies the FileState rule to the existing file at path, hashing it

@@ -201,6 +201,14 @@ func (s *Session) openTranscript() error {
 	return nil
 }
 
+// ProjectDirFor is where the state of sessions in cwd is kept under home.
+func ProjectDirFor(home, cwd string) string {
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	return session.ProjectDir(home, cwd)
+}
+
 // ID is the session ID.
 func (s *Session) ID() string { return s.writer.ID() }
 

@@ -1,0 +1,173 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/session"
+)
+
+func bash(cmd string) []scripted.ToolCall {
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	return []scripted.ToolCall{{Name: "Bash", Input: in}}
+}
+
+func open(t *testing.T, home, cwd string, turns []scripted.Turn, mod func(*Options)) (*Session, *scripted.Provider) {
+	t.Helper()
+	p := scripted.New(&scripted.Script{Turns: turns})
+	o := Options{Provider: p, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}}
+	if mod != nil {
+		mod(&o)
+	}
+	s, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, p
+}
+
+func TestSessionRecordsAndContinues(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: bash("echo hello > f.txt && cat f.txt")},
+		{ExpectContains: "hello", Text: "wrote it"},
+	}, nil)
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion"}
+	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("tools = %v", got)
+	}
+	if o := s.Run(context.Background(), "write hello"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	id := s.ID()
+	s.Close()
+
+	tr, err := session.Load(s.TranscriptPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	for _, e := range tr.Entries {
+		types[e.Type]++
+	}
+	if types["user"] != 2 || types["assistant"] != 2 || types["tool"] != 1 || types["outcome"] != 1 {
+		t.Fatalf("entries = %v", types)
+	}
+
+	s2, p2 := open(t, home, cwd, []scripted.Turn{{ExpectContains: "again", Text: "I remember"}}, func(o *Options) { o.Continue = true })
+	if !s2.Resumed || s2.ID() != id || len(s2.Conv.Messages) != 4 {
+		t.Fatalf("resumed=%v id=%s/%s messages=%d", s2.Resumed, s2.ID(), id, len(s2.Conv.Messages))
+	}
+	if o := s2.Run(context.Background(), "again"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if n := len(p2.Requests()[0].Messages); n != 5 {
+		t.Fatalf("the resumed request carried %d messages, want the 4 of history plus the prompt", n)
+	}
+}
+
+func TestResumeRepairsADanglingCall(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	w, err := session.Create(ProjectDirFor(home, cwd), session.Meta{Model: "m", CWD: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AppendMessage(llm.UserText("start"))
+	w.AppendMessage(llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.ToolUseBlock("toolu_x", "Bash", json.RawMessage(`{"command":"sleep 100"}`))}})
+	w.Close()
+
+	var warn bytes.Buffer
+	s, p := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Resume = w.ID(); o.Warn = &warn })
+	if !strings.Contains(warn.String(), "toolu_x") {
+		t.Fatalf("the repair was not reported: %q", warn.String())
+	}
+	if o := s.Run(context.Background(), "go on"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if err := llm.ValidateConversation(p.Requests()[0].Messages); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpilledOutputCanBeReadBack(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	// The spill path depends on the session ID, so the script is built after Open with a
+	// provider that reads it lazily.
+	lazy := &lazyProvider{}
+	s, err := Open(Options{Provider: lazy, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	spill := filepath.Join(filepath.Dir(s.TranscriptPath()), s.ID(), "tool-results", "toolu_01_01.txt")
+	in, _ := json.Marshal(map[string]any{"file_path": spill, "offset": 39990, "limit": 3})
+	lazy.p = scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: bash("seq 1 40000")},
+		{ExpectContains: spill, ToolCalls: []scripted.ToolCall{{Name: "Read", Input: in}}},
+		{ExpectContains: "39991", Text: "read the rest"},
+	}})
+	if o := s.Run(context.Background(), "count"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+type lazyProvider struct{ p *scripted.Provider }
+
+func (l *lazyProvider) Name() string { return "scripted" }
+func (l *lazyProvider) Complete(ctx context.Context, r *llm.Request, f llm.StreamFunc) (*llm.Response, error) {
+	return l.p.Complete(ctx, r, f)
+}
+
+func TestNewProvider(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	for _, m := range []string{"claude-sonnet-5-5", "openai:gpt-5"} {
+		_, _, err := NewProvider(m, "")
+		if !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "ouro demo") {
+			t.Errorf("%s: err = %v", m, err)
+		}
+	}
+	if _, _, err := NewProvider("openai:", ""); err == nil || !strings.Contains(err.Error(), "openai:NAME") {
+		t.Errorf("empty openai model: %v", err)
+	}
+	script := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(script, []byte(`{"turns":[{"text":"hi"}]}`), 0o644)
+	p, name, err := NewProvider("scripted:"+script, "")
+	if err != nil || p.Name() != "scripted" || name != "scripted" {
+		t.Fatalf("scripted: %v %v %q", p, err, name)
+	}
+	if _, _, err := NewProvider("scripted:/nope.json", ""); err == nil {
+		t.Error("a missing script was accepted")
+	}
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	if _, name, err := NewProvider("openai:llama3", ""); err != nil || name != "llama3" {
+		t.Errorf("local server without key: %v %q", err, name)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	t.Setenv("OURO_MODEL", "")
+	if got := ResolveModel(""); got != llm.DefaultModel {
+		t.Errorf("default = %s", got)
+	}
+	t.Setenv("OURO_MODEL", "openai:gpt-5")
+	if got := ResolveModel(""); got != "openai:gpt-5" {
+		t.Errorf("env = %s", got)
+	}
+	if got := ResolveModel("claude-opus-5"); got != "claude-opus-5" {
+		t.Errorf("flag = %s", got)
+	}
+}
+
+var _ agent.Observer = (&recorder{}).observe

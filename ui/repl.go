@@ -30,8 +30,8 @@ type REPL struct {
 	// Signals delivers interrupts; nil means os.Interrupt and SIGTERM from the OS.
 	Signals <-chan os.Signal
 
-	in      *bufio.Reader
-	inMu    sync.Mutex
+	lines   chan lineOrErr // every line of input, read by one goroutine
+	inMu    sync.Mutex     // one reader of lines at a time (prompt, question, approval)
 	sess    *harness.Session
 	totals  agent.Outcome
 	runs    int
@@ -48,7 +48,8 @@ End a line with \ to continue the prompt on the next line.`
 
 // Run reads prompts until /exit or end of input. The first prompt may come from argv.
 func (r *REPL) Run(ctx context.Context, first string) error {
-	r.in = bufio.NewReader(r.In)
+	r.lines = make(chan lineOrErr)
+	go r.readLines()
 	sigs := r.Signals
 	if sigs == nil {
 		ch := make(chan os.Signal, 4)
@@ -221,6 +222,41 @@ func (r *REPL) account(o agent.Outcome) {
 	t.APIDuration += o.APIDuration
 }
 
+type lineOrErr struct {
+	line string
+	err  error
+}
+
+// readLines feeds every input line to r.lines, so that whoever waits for one (the prompt,
+// a question, an approval) can give up when the turn is interrupted.
+func (r *REPL) readLines() {
+	br := bufio.NewReader(r.In)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			r.lines <- lineOrErr{line: strings.TrimRight(line, "\r\n")}
+		}
+		if err != nil {
+			r.lines <- lineOrErr{err: err}
+			close(r.lines)
+			return
+		}
+	}
+}
+
+// readLine returns the next line, or ctx's error if it ends first.
+func (r *REPL) readLine(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l, ok := <-r.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return l.line, l.err
+	}
+}
+
 // readPrompt reads one prompt; a line ending in \ continues on the next.
 func (r *REPL) readPrompt() (string, error) {
 	r.inMu.Lock()
@@ -228,11 +264,10 @@ func (r *REPL) readPrompt() (string, error) {
 	fmt.Fprint(r.Out, "\n› ")
 	var parts []string
 	for {
-		line, err := r.in.ReadString('\n')
-		if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		line, err := r.readLine(context.Background())
+		if err != nil {
 			return "", err
 		}
-		line = strings.TrimRight(line, "\r\n")
 		if strings.HasSuffix(line, `\`) {
 			parts = append(parts, strings.TrimSuffix(line, `\`))
 			fmt.Fprint(r.Out, "… ")
@@ -321,12 +356,9 @@ func (a *replAsker) Ask(ctx context.Context, qs []tools.Question) ([]tools.Answe
 			hint = "numbers separated by commas"
 		}
 		fmt.Fprintf(r.Out, "answer (%s, or your own words): ", hint)
-		line, err := r.in.ReadString('\n')
-		if err != nil && line == "" {
+		line, err := r.readLine(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("reading the answer: %w", err)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
 		}
 		out = append(out, parseAnswer(q, strings.TrimSpace(line)))
 	}

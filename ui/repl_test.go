@@ -130,3 +130,29 @@ func TestParseAnswer(t *testing.T) {
 		t.Fatalf("out of range: %+v", a)
 	}
 }
+
+func TestREPLCtrlCWhileAQuestionWaits(t *testing.T) {
+	in, _ := json.Marshal(map[string]any{"questions": []map[string]any{{
+		"question": "Which?", "header": "Q", "multiSelect": false,
+		"options": []map[string]string{{"label": "a", "description": "A"}, {"label": "b", "description": "B"}},
+	}}})
+	prov := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "AskUserQuestion", Input: in}}},
+		{Text: "after"},
+	}})
+	inR, inW := io.Pipe()
+	out, errOut := &syncBuf{}, &syncBuf{}
+	sigs := make(chan os.Signal, 1)
+	r := &REPL{In: inR, Out: out, Err: errOut, Version: "test", Signals: sigs,
+		Options: harness.Options{Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: t.TempDir()}}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), "") }()
+	io.WriteString(inW, "ask me\n")
+	waitFor(t, "the question", func() bool { return strings.Contains(out.String(), "answer (number") })
+	sigs <- os.Interrupt
+	waitFor(t, "the interruption", func() bool { return strings.Contains(errOut.String(), "turn interrupted") })
+	io.WriteString(inW, "/exit\n")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

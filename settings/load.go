@@ -1,0 +1,307 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// LoadOptions say where the settings files are and carry the command-line flags that
+// take part in the merge.
+type LoadOptions struct {
+	// UserHome is the user's home folder (holding .claude/settings.json); "" means
+	// os.UserHomeDir(). When it cannot be found, user files are skipped.
+	UserHome string
+	// OuroHome is ouro's own home (OURO_HOME, else ~/.ouro), holding settings.json;
+	// "" means UserHome/.ouro.
+	OuroHome string
+	// ProjectDir is the project root (the working directory): its .ouro/ and .claude/
+	// folders are read. "" means the process's working directory.
+	ProjectDir string
+
+	// Settings is the --settings flag: a file path (relative to ProjectDir) or a JSON
+	// object given inline.
+	Settings string
+	// AllowedTools and DisallowedTools are --allowedTools and --disallowedTools: each
+	// entry is one rule (`Bash(git log *)`, `Edit`).
+	AllowedTools    []string
+	DisallowedTools []string
+	// PermissionMode is --permission-mode; it overrides every file's defaultMode.
+	PermissionMode string
+}
+
+// Sources of the rules that come from flags rather than files.
+const (
+	SourceAllowedTools    = "--allowedTools"
+	SourceDisallowedTools = "--disallowedTools"
+	SourceSettingsFlag    = "--settings"
+)
+
+// layer is one settings file (or the inline --settings JSON) in the merge.
+type layer struct {
+	path   string // the file read, or "--settings" for inline JSON
+	root   string // what `/path` rule specifiers are relative to
+	inline string // the JSON itself when given inline
+}
+
+// Load reads every settings file that exists and merges them, most specific first:
+// flags, then .ouro/settings.local.json, .claude/settings.local.json,
+// .ouro/settings.json, .claude/settings.json in the project, then the user's
+// OuroHome/settings.json and ~/.claude/settings.json. Lists (rules, hooks, directories)
+// are concatenated in that order, so a deny from any file still applies; a scalar comes
+// from the most specific file that sets it; env merges key by key. Every rule records
+// its file and the root its `/path` specifiers are relative to. Missing files are
+// skipped; a file that cannot be read or is not valid JSON is an error naming the file
+// and, for bad JSON, the line and column. Unknown keys are ignored, and `${VAR}` is
+// left as written.
+func Load(opts LoadOptions) (*Settings, error) {
+	layers, err := opts.layers()
+	if err != nil {
+		return nil, err
+	}
+	s := &Settings{}
+	var m merger
+	// Flag rules come first: they are the most specific.
+	m.addRules(&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools, opts.ProjectDir)
+	m.addRules(&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools, opts.ProjectDir)
+	if opts.PermissionMode != "" {
+		s.Permissions.DefaultMode = opts.PermissionMode
+		m.modeSet = true
+	}
+	seen := map[string]bool{}
+	for _, l := range layers {
+		data := []byte(l.inline)
+		if l.inline == "" {
+			key := l.path
+			if real, err := filepath.EvalSymlinks(l.path); err == nil {
+				key = real
+			}
+			if seen[key] {
+				continue // the same file at two levels (a project at the home folder)
+			}
+			seen[key] = true
+			data, err = os.ReadFile(l.path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("settings: read %s: %w", l.path, err)
+			}
+		}
+		f, err := parseFile(l.path, data)
+		if err != nil {
+			return nil, err
+		}
+		m.merge(s, f, l)
+	}
+	return s, nil
+}
+
+// layers lists the settings files, most specific first.
+func (o *LoadOptions) layers() ([]layer, error) {
+	if o.ProjectDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("settings: working directory: %w", err)
+		}
+		o.ProjectDir = wd
+	}
+	abs, err := filepath.Abs(o.ProjectDir)
+	if err != nil {
+		return nil, fmt.Errorf("settings: project folder %s: %w", o.ProjectDir, err)
+	}
+	o.ProjectDir = abs
+	if o.UserHome == "" {
+		o.UserHome, _ = os.UserHomeDir() // no home: the user files are skipped below
+	}
+	if o.OuroHome == "" && o.UserHome != "" {
+		o.OuroHome = filepath.Join(o.UserHome, ".ouro")
+	}
+
+	var ls []layer
+	if flag := strings.TrimSpace(o.Settings); flag != "" {
+		if strings.HasPrefix(flag, "{") {
+			ls = append(ls, layer{path: SourceSettingsFlag, root: o.ProjectDir, inline: flag})
+		} else {
+			p := flag
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(o.ProjectDir, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				return nil, fmt.Errorf("settings: --settings %s: %w", flag, err)
+			}
+			ls = append(ls, layer{path: p, root: o.ProjectDir})
+		}
+	}
+	proj := o.ProjectDir
+	ls = append(ls,
+		layer{path: filepath.Join(proj, ".ouro", "settings.local.json"), root: proj},
+		layer{path: filepath.Join(proj, ".claude", "settings.local.json"), root: proj},
+		layer{path: filepath.Join(proj, ".ouro", "settings.json"), root: proj},
+		layer{path: filepath.Join(proj, ".claude", "settings.json"), root: proj},
+	)
+	if o.OuroHome != "" {
+		root := o.UserHome
+		if root == "" {
+			root = filepath.Dir(o.OuroHome)
+		}
+		ls = append(ls, layer{path: filepath.Join(o.OuroHome, "settings.json"), root: root})
+	}
+	if o.UserHome != "" {
+		ls = append(ls, layer{path: filepath.Join(o.UserHome, ".claude", "settings.json"), root: o.UserHome})
+	}
+	return ls, nil
+}
+
+// file is one settings file as written. Scalars are pointers so that "not set" differs
+// from a zero value; only the keys ouro uses are listed, the rest are ignored.
+type file struct {
+	Permissions struct {
+		Allow                 []string `json:"allow"`
+		Ask                   []string `json:"ask"`
+		Deny                  []string `json:"deny"`
+		DefaultMode           *string  `json:"defaultMode"`
+		AdditionalDirectories []string `json:"additionalDirectories"`
+	} `json:"permissions"`
+	Hooks   map[string][]HookMatcher `json:"hooks"`
+	Env     map[string]string        `json:"env"`
+	Model   *string                  `json:"model"`
+	Sandbox struct {
+		Enabled    *bool `json:"enabled"`
+		Filesystem struct {
+			AllowWrite []string `json:"allowWrite"`
+			DenyWrite  []string `json:"denyWrite"`
+		} `json:"filesystem"`
+		Network struct {
+			Allow      *bool `json:"allow"`
+			AllowPorts []int `json:"allowPorts"`
+		} `json:"network"`
+	} `json:"sandbox"`
+}
+
+// parseFile decodes one file; errors name the file and the line:column of the problem.
+func parseFile(name string, data []byte) (*file, error) {
+	f := &file{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return f, nil // an empty file sets nothing
+	}
+	err := json.Unmarshal(data, f)
+	if err == nil {
+		return f, nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return nil, fmt.Errorf("settings %s:%d:%d: invalid JSON: %s", name, line, col, syn.Error())
+	case errors.As(err, &typ):
+		line, col := position(data, typ.Offset)
+		what := typ.Field
+		if what == "" {
+			return nil, fmt.Errorf("settings %s:%d:%d: the file must hold a JSON object, not %s", name, line, col, typ.Value)
+		}
+		return nil, fmt.Errorf("settings %s:%d:%d: %s must be %s, not %s", name, line, col, what, kindOf(typ.Type.String()), typ.Value)
+	}
+	return nil, fmt.Errorf("settings %s: %w", name, err)
+}
+
+// kindOf says in words what a Go type is in JSON.
+func kindOf(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "struct"), strings.Contains(goType, "."):
+		return "an object"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	default:
+		return "a number"
+	}
+}
+
+// position turns the offset encoding/json reports (the bytes read when it stopped, so
+// the offending byte is the one before) into a 1-based line and column. Columns count
+// bytes; for ASCII that is characters.
+func position(data []byte, off int64) (line, col int) {
+	idx := int(min(max(off-1, 0), int64(len(data))))
+	before := data[:idx]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = idx - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// merger remembers which scalars a more specific file already set.
+type merger struct {
+	modeSet, modelSet, enabledSet, netSet bool
+}
+
+func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
+	for _, t := range texts {
+		*dst = append(*dst, Rule{Text: strings.TrimSpace(t), Source: source, Root: root})
+	}
+}
+
+// merge adds f (less specific than everything merged so far) into s.
+func (m *merger) merge(s *Settings, f *file, l layer) {
+	p := &f.Permissions
+	m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
+	m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
+	m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
+	if p.DefaultMode != nil && !m.modeSet {
+		s.Permissions.DefaultMode, m.modeSet = *p.DefaultMode, true
+	}
+	for _, d := range p.AdditionalDirectories {
+		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, absDir(d, l.root))
+	}
+
+	for event, groups := range f.Hooks {
+		if s.Hooks == nil {
+			s.Hooks = map[string][]HookMatcher{}
+		}
+		for _, g := range groups {
+			g.Source = l.path
+			s.Hooks[event] = append(s.Hooks[event], g)
+		}
+	}
+	for k, v := range f.Env {
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		if _, set := s.Env[k]; !set {
+			s.Env[k] = v
+		}
+	}
+	if f.Model != nil && !m.modelSet {
+		s.Model, m.modelSet = *f.Model, true
+	}
+
+	sb := &f.Sandbox
+	if sb.Enabled != nil && !m.enabledSet {
+		v := *sb.Enabled
+		s.Sandbox.Enabled, m.enabledSet = &v, true
+	}
+	if sb.Network.Allow != nil && !m.netSet {
+		s.Sandbox.Network.Allow, m.netSet = *sb.Network.Allow, true
+	}
+	s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, sb.Network.AllowPorts...)
+	s.Sandbox.Filesystem.AllowWrite = append(s.Sandbox.Filesystem.AllowWrite, sb.Filesystem.AllowWrite...)
+	s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, sb.Filesystem.DenyWrite...)
+}
+
+// absDir joins a relative additional directory to the root of the file that names it,
+// so it means the same whichever folder ouro later runs in; `~` is left for the
+// workspace to expand.
+func absDir(d, root string) string {
+	if d == "" || filepath.IsAbs(d) || d == "~" || strings.HasPrefix(d, "~/") {
+		return d
+	}
+	return filepath.Join(root, d)
+}

@@ -1,0 +1,367 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Verdict is what PreToolUse and PermissionRequest hooks decided about a call, combined
+// over every hook that ran: deny > ask > allow > "" (no opinion).
+type Verdict struct {
+	Decision string // "allow", "deny", "ask" or ""
+	// Reason is the reason of the winning decision (several joined by newlines).
+	Reason string
+	// UpdatedInput, when set, replaces the call's input.
+	UpdatedInput json.RawMessage
+}
+
+var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
+
+// PreToolUse runs the PreToolUse hooks for c. Exit code 2 denies with stderr as the
+// reason; JSON output decides with hookSpecificOutput.permissionDecision (or the legacy
+// decision approve|block) and may rewrite the input with updatedInput. A hook's
+// additionalContext reaches the model: in the denial reason, or appended to the call's
+// result by PostToolUse when the call runs.
+func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
+	in := r.input(PreToolUse)
+	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
+	var v Verdict
+	reasons := map[string][]string{}
+	var extra []string
+	var updated json.RawMessage
+	for _, x := range r.fire(ctx, in) {
+		var d, reason string
+		switch {
+		case x.halt:
+			d, reason = "deny", orDefault(x.out.StopReason, "a PreToolUse hook stopped the run")
+		case x.block:
+			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("blocked by the PreToolUse hook %q", x.run.Command))
+		case x.isJSON:
+			d, reason = x.out.preToolDecision()
+			if d == "deny" && reason == "" {
+				reason = fmt.Sprintf("denied by the PreToolUse hook %q", x.run.Command)
+			}
+			if h := x.out.HookSpecificOutput; h != nil {
+				if s := strings.TrimSpace(h.AdditionalContext); s != "" {
+					extra = append(extra, s)
+				}
+				if updated == nil && d != "deny" && len(h.UpdatedInput) > 0 {
+					updated = h.UpdatedInput
+				}
+			}
+		}
+		if rank[d] > rank[v.Decision] {
+			v.Decision = d
+		}
+		if reason = strings.TrimSpace(reason); reason != "" {
+			reasons[d] = append(reasons[d], reason)
+		}
+	}
+	v.Reason = strings.Join(reasons[v.Decision], "\n")
+	if v.Decision == "deny" {
+		if len(extra) > 0 {
+			v.Reason += "\n" + strings.Join(extra, "\n")
+		}
+		return v
+	}
+	v.UpdatedInput = updated
+	if len(extra) > 0 && c.ID != "" {
+		r.mu.Lock()
+		r.preContext[c.ID] = strings.Join(extra, "\n")
+		r.mu.Unlock()
+	}
+	return v
+}
+
+func (o Output) preToolDecision() (decision, reason string) {
+	if h := o.HookSpecificOutput; h != nil && h.PermissionDecision != "" {
+		return h.PermissionDecision, h.PermissionDecisionReason
+	}
+	switch o.Decision {
+	case "approve":
+		return "allow", o.Reason
+	case "block":
+		return "deny", o.Reason
+	}
+	return "", ""
+}
+
+// PermissionRequest runs the PermissionRequest hooks for a call that would ask the
+// user: hookSpecificOutput.decision.behavior allow|deny answers for the user (deny >
+// allow); exit code 2 denies with stderr; interrupt with deny also stops the agent.
+func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
+	in := r.input(PermissionRequest)
+	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
+	var v Verdict
+	reasons := map[string][]string{}
+	var updated json.RawMessage
+	for _, x := range r.fire(ctx, in) {
+		var d, reason string
+		switch {
+		case x.halt:
+			d, reason = "deny", orDefault(x.out.StopReason, "a PermissionRequest hook stopped the run")
+		case x.block:
+			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("denied by the PermissionRequest hook %q", x.run.Command))
+		case x.isJSON && x.out.HookSpecificOutput != nil && x.out.HookSpecificOutput.Decision != nil:
+			pd := x.out.HookSpecificOutput.Decision
+			d, reason = pd.Behavior, pd.Message
+			if d == "deny" && reason == "" {
+				reason = fmt.Sprintf("denied by the PermissionRequest hook %q", x.run.Command)
+			}
+			if d == "allow" && updated == nil && len(pd.UpdatedInput) > 0 {
+				updated = pd.UpdatedInput
+			}
+			if d == "deny" && pd.Interrupt {
+				r.setHalt(&HaltError{Event: PermissionRequest, Command: x.run.Command, Reason: reason})
+			}
+		}
+		if rank[d] > rank[v.Decision] {
+			v.Decision = d
+		}
+		if reason = strings.TrimSpace(reason); reason != "" {
+			reasons[d] = append(reasons[d], reason)
+		}
+	}
+	v.Reason = strings.Join(reasons[v.Decision], "\n")
+	if v.Decision == "allow" {
+		v.UpdatedInput = updated
+	}
+	return v
+}
+
+// AfterTool implements agent.AfterTool with PostToolUse.
+func (r *Runner) AfterTool(ctx context.Context, c tool.Call, res *tool.Result) {
+	r.PostToolUse(ctx, c, res)
+}
+
+// PostToolUse runs the PostToolUse hooks for a call that succeeded, or the
+// PostToolUseFailure hooks for one whose result is an error. What the hooks have for the
+// model (stderr of exit code 2, decision "block" with its reason, additionalContext, and
+// the PreToolUse additionalContext kept for this call) is appended to the result.
+func (r *Runner) PostToolUse(ctx context.Context, c tool.Call, res *tool.Result) {
+	event := PostToolUse
+	in := r.input(event)
+	if res.IsError {
+		event = PostToolUseFailure
+		in = r.input(event)
+		in.Error = res.Text()
+	} else {
+		in.ToolResponse, _ = json.Marshal(map[string]string{"content": res.Text()})
+	}
+	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
+
+	var notes []string
+	r.mu.Lock()
+	if s, ok := r.preContext[c.ID]; ok {
+		notes = append(notes, "PreToolUse hook context: "+s)
+		delete(r.preContext, c.ID)
+	}
+	r.mu.Unlock()
+	for _, x := range r.fire(ctx, in) {
+		switch {
+		case x.block:
+			notes = append(notes, fmt.Sprintf("%s hook feedback: %s", event, orDefault(x.run.Message, "(the hook blocked without saying why)")))
+		case x.isJSON:
+			if x.out.Decision == "block" {
+				notes = append(notes, fmt.Sprintf("%s hook feedback: %s", event, orDefault(strings.TrimSpace(x.out.Reason), "(the hook blocked without saying why)")))
+			}
+			if h := x.out.HookSpecificOutput; h != nil && strings.TrimSpace(h.AdditionalContext) != "" {
+				notes = append(notes, fmt.Sprintf("%s hook context: %s", event, strings.TrimSpace(h.AdditionalContext)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		res.Content = append(res.Content, llm.TextBlock("\n\n"+strings.Join(notes, "\n\n")))
+	}
+}
+
+// BeforeStop implements agent.BeforeStop with the Stop hooks: exit code 2 or decision
+// "block" sends the model back with the reason. stop_hook_active tells the hooks the
+// model is already continuing because of them. The loop's MaxStopContinues (8 by
+// default) ends the run however often the hooks block; continue:false ends it at once.
+func (r *Runner) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
+	return r.stop(ctx, Stop, "", s)
+}
+
+// SubagentStop is BeforeStop for a subagent's loop, with the SubagentStop hooks, whose
+// matcher selects the agent type.
+func (r *Runner) SubagentStop(ctx context.Context, agentType string, s *agent.Stop) agent.StopDecision {
+	return r.stop(ctx, SubagentStop, agentType, s)
+}
+
+// Subagent returns the seam to put in a subagent's agent.Config.BeforeStop.
+func (r *Runner) Subagent(agentType string) agent.BeforeStop {
+	return subagentStop{r, agentType}
+}
+
+type subagentStop struct {
+	r         *Runner
+	agentType string
+}
+
+func (s subagentStop) BeforeStop(ctx context.Context, st *agent.Stop) agent.StopDecision {
+	return s.r.SubagentStop(ctx, s.agentType, st)
+}
+
+func (r *Runner) stop(ctx context.Context, event, agentType string, s *agent.Stop) agent.StopDecision {
+	if r.takeHalt() != nil {
+		return agent.StopDecision{}
+	}
+	r.mu.Lock()
+	active := s.Continued > 0 && r.stopBlocked[s.Conv]
+	delete(r.stopBlocked, s.Conv)
+	r.mu.Unlock()
+	in := r.input(event)
+	in.StopHookActive, in.AgentType = active, agentType
+	var reasons []string
+	blocked := false
+	for _, x := range r.fire(ctx, in) {
+		switch {
+		case x.halt:
+			r.takeHalt()
+			return agent.StopDecision{}
+		case x.block:
+			blocked = true
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("the %s hook %q blocked stopping without saying why", event, x.run.Command)))
+		case x.isJSON && x.out.Decision == "block":
+			blocked = true
+			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("the %s hook %q blocked stopping without saying why", event, x.run.Command)))
+		}
+	}
+	if !blocked {
+		return agent.StopDecision{}
+	}
+	r.mu.Lock()
+	r.stopBlocked[s.Conv] = true
+	r.mu.Unlock()
+	return agent.StopDecision{Continue: true, Message: event + " hook feedback:\n" + strings.Join(reasons, "\n")}
+}
+
+// UserPromptSubmit runs the UserPromptSubmit hooks before prompt is sent. Plain stdout
+// and additionalContext are returned as extra context for the model. Exit code 2 or
+// decision "block" drops the prompt (blocked, with the reason for the user);
+// continue:false does too and returns the *HaltError. A halt left pending from an
+// earlier run is forgotten: a new prompt starts anew.
+func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraContext string, blocked bool, reason string, err error) {
+	r.ClearHalt()
+	in := r.input(UserPromptSubmit)
+	in.Prompt = prompt
+	var extra, reasons []string
+	for _, x := range r.fire(ctx, in) {
+		switch {
+		case x.halt:
+			return "", true, x.out.StopReason, r.takeHalt()
+		case x.block:
+			blocked = true
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", x.run.Command)))
+		case x.isJSON:
+			if x.out.Decision == "block" {
+				blocked = true
+				reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the UserPromptSubmit hook %q", x.run.Command)))
+			}
+			extra = appendContext(extra, x.out)
+		case x.text != "":
+			extra = append(extra, x.text)
+		}
+	}
+	if blocked {
+		return "", true, strings.Join(reasons, "\n"), nil
+	}
+	return strings.Join(extra, "\n"), false, "", nil
+}
+
+// SessionStart runs the SessionStart hooks (source: startup, resume, clear or compact)
+// and returns what they add to the context: plain stdout and additionalContext.
+func (r *Runner) SessionStart(ctx context.Context, source string) (extraContext string) {
+	in := r.input(SessionStart)
+	in.Source = source
+	var extra []string
+	for _, x := range r.fire(ctx, in) {
+		switch {
+		case x.isJSON:
+			extra = appendContext(extra, x.out)
+		case x.text != "":
+			extra = append(extra, x.text)
+		}
+	}
+	return strings.Join(extra, "\n")
+}
+
+// SubagentStart runs the SubagentStart hooks for a subagent of agentType and returns the
+// additionalContext they give the subagent.
+func (r *Runner) SubagentStart(ctx context.Context, agentType string) (extraContext string) {
+	in := r.input(SubagentStart)
+	in.AgentType = agentType
+	var extra []string
+	for _, x := range r.fire(ctx, in) {
+		if x.isJSON {
+			extra = appendContext(extra, x.out)
+		}
+	}
+	return strings.Join(extra, "\n")
+}
+
+// PreCompact runs the PreCompact hooks (trigger manual or auto) before compaction;
+// exit code 2, decision "block" or continue:false block it, with the reason.
+func (r *Runner) PreCompact(ctx context.Context, trigger, instructions string) (blocked bool, reason string) {
+	in := r.input(PreCompact)
+	in.Trigger, in.CustomInstructions = trigger, instructions
+	var reasons []string
+	for _, x := range r.fire(ctx, in) {
+		switch {
+		case x.halt:
+			blocked = true
+			reasons = append(reasons, orDefault(x.out.StopReason, "a PreCompact hook stopped the run"))
+		case x.block:
+			blocked = true
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the PreCompact hook %q", x.run.Command)))
+		case x.isJSON && x.out.Decision == "block":
+			blocked = true
+			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the PreCompact hook %q", x.run.Command)))
+		}
+	}
+	return blocked, strings.Join(reasons, "\n")
+}
+
+// PostCompact runs the PostCompact hooks after a compaction.
+func (r *Runner) PostCompact(ctx context.Context, trigger string) {
+	in := r.input(PostCompact)
+	in.Trigger = trigger
+	r.fire(ctx, in)
+}
+
+// Notification runs the Notification hooks with a message the user should see.
+func (r *Runner) Notification(ctx context.Context, message string) {
+	in := r.input(Notification)
+	in.Message = message
+	r.fire(ctx, in)
+}
+
+// SessionEnd runs the SessionEnd hooks (reason: clear, logout, prompt_input_exit, other).
+func (r *Runner) SessionEnd(ctx context.Context, reason string) {
+	in := r.input(SessionEnd)
+	in.Reason = reason
+	r.fire(ctx, in)
+}
+
+func appendContext(extra []string, o Output) []string {
+	if h := o.HookSpecificOutput; h != nil {
+		if s := strings.TrimSpace(h.AdditionalContext); s != "" {
+			extra = append(extra, s)
+		}
+	}
+	return extra
+}
+
+func orDefault(s, def string) string {
+	if s = strings.TrimSpace(s); s != "" {
+		return s
+	}
+	return def
+}

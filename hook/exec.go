@@ -1,0 +1,252 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxOutput bounds what is kept of a hook's stdout and of its stderr.
+const maxOutput = 1 << 20
+
+// result is one hook run, classified.
+type result struct {
+	e   entry
+	run Run
+	// out is the hook's JSON output (exit 0, parsed and valid); isJSON says it is set.
+	out    Output
+	isJSON bool
+	// text is plain (non-JSON) stdout of a successful run.
+	text string
+	// block is exit code 2 on an event that can block; the reason is run.Message.
+	block bool
+	// halt is continue:false.
+	halt bool
+}
+
+// input returns the payload skeleton for event, with the common fields.
+func (r *Runner) input(event string) Input {
+	mode := "default"
+	if r.cfg.PermissionMode != nil {
+		if m := r.cfg.PermissionMode(); m != "" {
+			mode = m
+		}
+	}
+	return Input{Event: event, SessionID: r.cfg.SessionID, TranscriptPath: r.cfg.TranscriptPath, CWD: r.cfg.CWD, PermissionMode: mode}
+}
+
+// fire runs every hook of in.Event that matches, in parallel, each command once, and
+// returns the classified results in configuration order. Every run is reported to the
+// observer; systemMessages go to the user; continue:false is recorded as a halt.
+func (r *Runner) fire(ctx context.Context, in Input) []result {
+	all := r.hooks[in.Event]
+	if len(all) == 0 {
+		return nil
+	}
+	useMatcher := events[in.Event] != ""
+	subject := in.subject()
+	var sel []entry
+	seen := map[string]bool{}
+	for _, e := range all {
+		if useMatcher && !e.match.matches(subject) {
+			continue
+		}
+		if e.fn == nil {
+			if seen[e.command] {
+				continue
+			}
+			seen[e.command] = true
+		}
+		sel = append(sel, e)
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	payload, err := json.Marshal(in)
+	if err != nil {
+		// Only a malformed tool input can get here; hooks still run, seeing it as a string.
+		in.ToolInput, _ = json.Marshal(string(in.ToolInput))
+		payload, _ = json.Marshal(in)
+	}
+	res := make([]result, len(sel))
+	var wg sync.WaitGroup
+	for i, e := range sel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if e.fn != nil {
+				res[i] = r.runFunc(ctx, e, in)
+			} else {
+				res[i] = r.runCommand(ctx, e, in.Event, payload)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range res {
+		x := &res[i]
+		x.e = sel[i]
+		x.run.Event = in.Event
+		x.run.Matcher = x.e.matcher
+		x.run.Command = x.e.name()
+		x.run.Source = x.e.source
+		if x.isJSON {
+			if err := x.out.check(in.Event); err != nil {
+				x.isJSON = false
+				x.run.Outcome = OutcomeError
+				x.run.Message = "invalid hook output: " + err.Error()
+			} else {
+				x.run.Decision = x.out.decision()
+				r.show(x.out.SystemMessage)
+				if x.out.Continue != nil && !*x.out.Continue {
+					x.halt = true
+					r.setHalt(&HaltError{Event: in.Event, Command: x.run.Command, Reason: x.out.StopReason})
+				}
+			}
+		}
+		if r.cfg.Observer != nil {
+			r.cfg.Observer(x.run)
+		}
+	}
+	return res
+}
+
+// runCommand runs one command hook with its timeout, in its own process group so that
+// a timeout kills whatever the hook started too.
+func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload []byte) result {
+	timeout := e.timeout
+	if timeout <= 0 {
+		timeout = r.cfg.DefaultTimeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, r.shell, "-c", e.command)
+	cmd.Dir = r.cfg.ProjectDir
+	cmd.Env = r.env
+	cmd.Stdin = bytes.NewReader(payload)
+	var stdout, stderr capped
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ownProcessGroup(cmd)
+	// Once killed, do not wait long for pipes some escaped descendant still holds.
+	cmd.WaitDelay = 2 * time.Second
+
+	start := time.Now()
+	err := cmd.Run()
+	x := result{run: Run{ExitCode: -1, Duration: time.Since(start)}}
+	errText := strings.TrimSpace(stderr.String())
+	switch {
+	case ctx.Err() != nil:
+		x.run.Outcome = OutcomeCancelled
+		x.run.Message = "cancelled before the hook finished"
+		return x
+	case rctx.Err() != nil:
+		x.run.Outcome = OutcomeTimeout
+		x.run.Message = fmt.Sprintf("timed out after %s and was killed", timeout)
+		return x
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		x.run.Outcome = OutcomeError
+		x.run.Message = fmt.Sprintf("could not run: %v", err)
+		return x
+	}
+	x.run.ExitCode = cmd.ProcessState.ExitCode()
+	switch x.run.ExitCode {
+	case 0:
+		x.run.Outcome = OutcomeSuccess
+		if out, ok := parseOutput(stdout.String()); ok {
+			x.out, x.isJSON = out, true
+		} else {
+			x.text = strings.TrimSpace(stdout.String())
+		}
+	case 2:
+		x.run.Message = errText
+		if blockable[event] {
+			x.run.Outcome = OutcomeBlocked
+			x.run.Decision = "block"
+			x.block = true
+		} else {
+			x.run.Outcome = OutcomeError
+			r.show(errText)
+		}
+	default:
+		x.run.Outcome = OutcomeError
+		x.run.Message = errText
+		if x.run.Message == "" {
+			x.run.Message = fmt.Sprintf("exit status %d", x.run.ExitCode)
+		}
+	}
+	return x
+}
+
+// runFunc runs an in-process hook with the timeout. A Func that ignores its context
+// past the timeout is left to finish on its own; its answer is dropped.
+func (r *Runner) runFunc(ctx context.Context, e entry, in Input) result {
+	rctx, cancel := context.WithTimeout(ctx, r.cfg.DefaultTimeout)
+	defer cancel()
+	type answer struct {
+		out Output
+		err error
+	}
+	ch := make(chan answer, 1)
+	start := time.Now()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- answer{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		out, err := e.fn.Run(rctx, in)
+		ch <- answer{out, err}
+	}()
+	x := result{run: Run{ExitCode: -1}}
+	select {
+	case a := <-ch:
+		x.run.Duration = time.Since(start)
+		if a.err != nil {
+			x.run.Outcome = OutcomeError
+			x.run.Message = a.err.Error()
+			return x
+		}
+		x.run.Outcome = OutcomeSuccess
+		x.out, x.isJSON = a.out, true
+	case <-rctx.Done():
+		x.run.Duration = time.Since(start)
+		if ctx.Err() != nil {
+			x.run.Outcome = OutcomeCancelled
+			x.run.Message = "cancelled before the hook finished"
+		} else {
+			x.run.Outcome = OutcomeTimeout
+			x.run.Message = fmt.Sprintf("timed out after %s", r.cfg.DefaultTimeout)
+		}
+	}
+	return x
+}
+
+// capped keeps the first maxOutput bytes written to it and discards the rest, so a
+// chatty hook cannot exhaust memory; it never fails a write, so the hook never sees
+// a broken pipe because of it.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := maxOutput - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}

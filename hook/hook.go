@@ -1,0 +1,327 @@
+// Package hook runs lifecycle hooks: command hooks configured in settings files, with
+// Claude Code's protocol (JSON on stdin, exit 2 blocks, JSON on stdout), and in-process
+// Go hooks for library users. A Runner plugs into the loop through its seams: PreToolUse
+// behind the permission gate, PostToolUse as an agent.AfterTool, Stop as an
+// agent.BeforeStop, and continue:false as an agent.BeforeModel that ends the run.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/settings"
+)
+
+// Event names, spelled as in settings files.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PermissionRequest  = "PermissionRequest"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	Notification       = "Notification"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
+	Stop               = "Stop"
+	PreCompact         = "PreCompact"
+	PostCompact        = "PostCompact"
+	SessionEnd         = "SessionEnd"
+)
+
+// events lists every known event with what its matcher is compared against ("" means
+// the matcher is ignored and every hook of the event runs).
+var events = map[string]string{
+	SessionStart:       "source",
+	UserPromptSubmit:   "",
+	PreToolUse:         "tool_name",
+	PermissionRequest:  "tool_name",
+	PostToolUse:        "tool_name",
+	PostToolUseFailure: "tool_name",
+	Notification:       "",
+	SubagentStart:      "agent_type",
+	SubagentStop:       "agent_type",
+	Stop:               "",
+	PreCompact:         "trigger",
+	PostCompact:        "trigger",
+	SessionEnd:         "reason",
+}
+
+// blockable events are those where exit code 2 (or decision "block") changes what
+// happens; elsewhere a hook's stderr on exit 2 is only shown to the user.
+var blockable = map[string]bool{
+	PreToolUse: true, PermissionRequest: true, PostToolUse: true, PostToolUseFailure: true,
+	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
+}
+
+// DefaultTimeout is how long a hook may run when neither the hook nor the Config says.
+const DefaultTimeout = 600 * time.Second
+
+// Func is an in-process hook. Run receives the same payload a command hook reads on
+// stdin and answers with the same output a command hook prints; Output{Decision:
+// "block", Reason: ...} is the equivalent of exit code 2. A returned error is a
+// non-blocking error: it is reported and the action proceeds.
+type Func struct {
+	// Matcher selects the occurrences the hook runs for, as in settings files.
+	Matcher string
+	// Name identifies the hook in reports.
+	Name string
+	Run  func(ctx context.Context, in Input) (Output, error)
+}
+
+// Config configures a Runner.
+type Config struct {
+	// Hooks maps event names to matcher groups, as in settings.Settings.Hooks.
+	Hooks map[string][]settings.HookMatcher
+	// ProjectDir is where command hooks run and what CLAUDE_PROJECT_DIR and
+	// OURO_PROJECT_DIR say; empty means the current directory.
+	ProjectDir string
+	// SessionID, TranscriptPath and CWD go into every payload; CWD defaults to ProjectDir.
+	SessionID      string
+	TranscriptPath string
+	CWD            string
+	// PermissionMode reports the current mode for the payload; nil means "default".
+	PermissionMode func() string
+	// Funcs are in-process hooks by event name.
+	Funcs map[string][]Func
+	// DefaultTimeout applies to hooks without their own timeout (0 means 600 s).
+	DefaultTimeout time.Duration
+	// Env is added to the process environment of command hooks ("KEY=value").
+	Env []string
+	// Observer, when set, receives every hook run (for audit and diagnostics). It may be
+	// called from several goroutines at once when hooks fire concurrently.
+	Observer func(Run)
+	// ShowUser, when set, receives what hooks want the user (not the model) to see:
+	// systemMessage, stderr of exit 2 on events that cannot block, stop reasons.
+	ShowUser func(string)
+}
+
+// Run reports one hook execution.
+type Run struct {
+	Event    string
+	Matcher  string
+	Command  string // the command line, or "func:" + Func.Name
+	Source   string // the settings file the hook came from ("" for a Func)
+	ExitCode int    // -1 when the hook did not exit by itself (timeout, start failure, Func)
+	Duration time.Duration
+	Outcome  string // one of the Outcome constants
+	// Decision is what the hook decided, if anything: allow, deny, ask, block or approve
+	// (from its JSON output or "block" for exit code 2).
+	Decision string
+	// Message is the stderr of a blocking or failed run, or the error.
+	Message string
+}
+
+// Outcomes of a hook run.
+const (
+	OutcomeSuccess   = "success"   // exit 0
+	OutcomeBlocked   = "blocked"   // exit 2 on an event that can block
+	OutcomeError     = "error"     // any other exit code or bad output: reported, the action proceeds
+	OutcomeTimeout   = "timeout"   // killed at its timeout: the action proceeds
+	OutcomeCancelled = "cancelled" // the caller's context ended first
+)
+
+// HaltError says a hook answered continue:false: the agent stops, and Reason (the hook's
+// stopReason) is for the user.
+type HaltError struct {
+	Event   string
+	Command string
+	Reason  string
+}
+
+func (e *HaltError) Error() string {
+	msg := fmt.Sprintf("a %s hook (%s) stopped the run", e.Event, e.Command)
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Runner runs the configured hooks. It is safe for concurrent use.
+type Runner struct {
+	cfg   Config
+	shell string
+	env   []string
+	hooks map[string][]entry
+
+	mu          sync.Mutex
+	halt        *HaltError
+	preContext  map[string]string            // tool_use_id → PreToolUse additionalContext
+	stopBlocked map[*agent.Conversation]bool // the last Stop hooks of this conversation blocked
+}
+
+// entry is one configured hook: a command or a Func.
+type entry struct {
+	match   matcher
+	matcher string
+	source  string
+	command string
+	timeout time.Duration
+	fn      *Func
+}
+
+func (e entry) name() string {
+	if e.fn != nil {
+		return "func:" + e.fn.Name
+	}
+	return e.command
+}
+
+// New checks cfg and returns a Runner. Unknown events, unsupported hook types, empty
+// commands, negative timeouts and invalid matcher patterns are errors naming the file.
+func New(cfg Config) (*Runner, error) {
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = DefaultTimeout
+	}
+	if cfg.ProjectDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("hook: project directory: %w", err)
+		}
+		cfg.ProjectDir = wd
+	}
+	if cfg.CWD == "" {
+		cfg.CWD = cfg.ProjectDir
+	}
+	r := &Runner{
+		cfg:         cfg,
+		hooks:       map[string][]entry{},
+		preContext:  map[string]string{},
+		stopBlocked: map[*agent.Conversation]bool{},
+	}
+	var errs []error
+	for _, ev := range sortedKeys(cfg.Hooks) {
+		for _, m := range cfg.Hooks[ev] {
+			src := m.Source
+			if src == "" {
+				src = "settings"
+			}
+			if _, ok := events[ev]; !ok {
+				errs = append(errs, fmt.Errorf("hook: %s: unknown hook event %q (known: %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
+				continue
+			}
+			mt, err := compileMatcher(m.Matcher)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("hook: %s: %s matcher: %w", src, ev, err))
+				continue
+			}
+			for _, h := range m.Hooks {
+				switch {
+				case h.Type != "command":
+					errs = append(errs, fmt.Errorf("hook: %s: %s hook type %q is not supported (only \"command\")", src, ev, h.Type))
+					continue
+				case strings.TrimSpace(h.Command) == "":
+					errs = append(errs, fmt.Errorf("hook: %s: %s hook has an empty command", src, ev))
+					continue
+				case h.Timeout < 0:
+					errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.Command))
+					continue
+				}
+				r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second))})
+			}
+		}
+	}
+	for _, ev := range sortedKeys(cfg.Funcs) {
+		if _, ok := events[ev]; !ok {
+			errs = append(errs, fmt.Errorf("hook: Go hooks: unknown hook event %q", ev))
+			continue
+		}
+		for i := range cfg.Funcs[ev] {
+			f := &cfg.Funcs[ev][i]
+			if f.Run == nil {
+				errs = append(errs, fmt.Errorf("hook: Go hooks: %s hook %q has no Run function", ev, f.Name))
+				continue
+			}
+			mt, err := compileMatcher(f.Matcher)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("hook: Go hooks: %s hook %q matcher: %w", ev, f.Name, err))
+				continue
+			}
+			r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: f.Matcher, fn: f})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	r.shell = "sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		r.shell = p
+	}
+	r.env = append(append(os.Environ(), cfg.Env...),
+		"CLAUDE_PROJECT_DIR="+cfg.ProjectDir, "OURO_PROJECT_DIR="+cfg.ProjectDir)
+	return r, nil
+}
+
+// Has reports whether any hook is configured for event.
+func (r *Runner) Has(event string) bool { return len(r.hooks[event]) > 0 }
+
+// Halted returns the pending continue:false of a hook, if any, without clearing it.
+func (r *Runner) Halted() *HaltError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.halt
+}
+
+// ClearHalt forgets a pending continue:false (UserPromptSubmit does this for a new prompt).
+func (r *Runner) ClearHalt() {
+	r.mu.Lock()
+	r.halt = nil
+	r.mu.Unlock()
+}
+
+func (r *Runner) takeHalt() *HaltError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.halt
+	r.halt = nil
+	return h
+}
+
+func (r *Runner) setHalt(h *HaltError) {
+	r.mu.Lock()
+	if r.halt == nil {
+		r.halt = h
+	}
+	r.mu.Unlock()
+	msg := "Stopped by a " + h.Event + " hook"
+	if h.Reason != "" {
+		msg += ": " + h.Reason
+	}
+	r.show(msg)
+}
+
+func (r *Runner) show(msg string) {
+	if r.cfg.ShowUser != nil && strings.TrimSpace(msg) != "" {
+		r.cfg.ShowUser(msg)
+	}
+}
+
+// BeforeModel implements agent.BeforeModel: once a hook answered continue:false, the
+// next model call is not made and the run ends with the HaltError. It also forgets
+// PreToolUse context kept for calls that never ran (a later gate denied them).
+func (r *Runner) BeforeModel(_ context.Context, _ *agent.Turn) error {
+	r.mu.Lock()
+	clear(r.preContext)
+	r.mu.Unlock()
+	if h := r.takeHalt(); h != nil {
+		return h
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,218 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Input is what a hook receives: for a command hook, the JSON on its stdin. Which
+// fields are sent depends on the event, as in Claude Code: every event carries
+// session_id, transcript_path, cwd, permission_mode and hook_event_name.
+type Input struct {
+	Event          string // hook_event_name
+	SessionID      string
+	TranscriptPath string
+	CWD            string
+	PermissionMode string
+
+	// PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure.
+	ToolName  string
+	ToolInput json.RawMessage
+	ToolUseID string
+	// ToolResponse (PostToolUse) is {"content": "<the result's text>"}: ouro's tools
+	// answer with text, not with Claude Code's per-tool structures.
+	ToolResponse json.RawMessage
+	// Error (PostToolUseFailure) is the text of the failed result.
+	Error string
+
+	Prompt             string // UserPromptSubmit
+	StopHookActive     bool   // Stop, SubagentStop
+	AgentType          string // SubagentStart, SubagentStop
+	Source             string // SessionStart: startup|resume|clear|compact
+	Reason             string // SessionEnd
+	Trigger            string // PreCompact, PostCompact: manual|auto
+	CustomInstructions string // PreCompact
+	Message            string // Notification
+}
+
+// MarshalJSON writes the payload of Input's event: the common fields and the event's own.
+func (in Input) MarshalJSON() ([]byte, error) {
+	m := map[string]any{
+		"session_id":      in.SessionID,
+		"transcript_path": in.TranscriptPath,
+		"cwd":             in.CWD,
+		"permission_mode": in.PermissionMode,
+		"hook_event_name": in.Event,
+	}
+	toolInput := in.ToolInput
+	if len(toolInput) == 0 {
+		toolInput = json.RawMessage(`{}`)
+	}
+	switch in.Event {
+	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure:
+		m["tool_name"] = in.ToolName
+		m["tool_input"] = toolInput
+		m["tool_use_id"] = in.ToolUseID
+		switch in.Event {
+		case PostToolUse:
+			resp := in.ToolResponse
+			if len(resp) == 0 {
+				resp = json.RawMessage(`{}`)
+			}
+			m["tool_response"] = resp
+		case PostToolUseFailure:
+			m["error"] = in.Error
+		}
+	case UserPromptSubmit:
+		m["prompt"] = in.Prompt
+	case Stop:
+		m["stop_hook_active"] = in.StopHookActive
+	case SubagentStop:
+		m["stop_hook_active"] = in.StopHookActive
+		m["agent_type"] = in.AgentType
+	case SubagentStart:
+		m["agent_type"] = in.AgentType
+	case SessionStart:
+		m["source"] = in.Source
+	case SessionEnd:
+		m["reason"] = in.Reason
+	case PreCompact:
+		m["trigger"] = in.Trigger
+		m["custom_instructions"] = in.CustomInstructions
+	case PostCompact:
+		m["trigger"] = in.Trigger
+	case Notification:
+		m["message"] = in.Message
+	}
+	return json.Marshal(m)
+}
+
+// subject is what the event's matcher is compared against.
+func (in Input) subject() string {
+	switch events[in.Event] {
+	case "tool_name":
+		return in.ToolName
+	case "source":
+		return in.Source
+	case "trigger":
+		return in.Trigger
+	case "agent_type":
+		return in.AgentType
+	case "reason":
+		return in.Reason
+	}
+	return ""
+}
+
+// Output is what a hook answers: for a command hook, the JSON it prints on stdout with
+// exit code 0.
+type Output struct {
+	// Continue false stops the agent after this hook; StopReason is shown to the user.
+	Continue   *bool  `json:"continue,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	// SuppressOutput hides stdout from the transcript view (accepted, nothing to hide).
+	SuppressOutput bool `json:"suppressOutput,omitempty"`
+	// SystemMessage is shown to the user.
+	SystemMessage string `json:"systemMessage,omitempty"`
+	// Decision "block" with Reason blocks UserPromptSubmit, PostToolUse(Failure), Stop,
+	// SubagentStop and PreCompact; on PreToolUse the legacy "approve"/"block" mean
+	// allow/deny.
+	Decision           string          `json:"decision,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// SpecificOutput is the event-specific part of an Output.
+type SpecificOutput struct {
+	HookEventName string `json:"hookEventName,omitempty"`
+	// PreToolUse.
+	PermissionDecision       string          `json:"permissionDecision,omitempty"` // allow|deny|ask
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+	// AdditionalContext is text for the model (PreToolUse, PostToolUse(Failure),
+	// UserPromptSubmit, SessionStart, SubagentStart).
+	AdditionalContext string `json:"additionalContext,omitempty"`
+	// Decision answers a PermissionRequest.
+	Decision *PermissionDecision `json:"decision,omitempty"`
+}
+
+// PermissionDecision answers a PermissionRequest hook.
+type PermissionDecision struct {
+	Behavior     string          `json:"behavior"` // allow|deny
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
+	Message      string          `json:"message,omitempty"`
+	// Interrupt with deny stops the agent.
+	Interrupt bool `json:"interrupt,omitempty"`
+}
+
+// parseOutput reads a command hook's stdout: JSON when it starts with "{" and parses,
+// plain text otherwise (ok false).
+func parseOutput(stdout string) (out Output, ok bool) {
+	s := strings.TrimSpace(stdout)
+	if !strings.HasPrefix(s, "{") {
+		return Output{}, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&out); err != nil || dec.More() {
+		return Output{}, false
+	}
+	return out, true
+}
+
+// check rejects output that does not fit event, so a typo (permissionDecision "alow")
+// is reported instead of silently meaning nothing.
+func (o Output) check(event string) error {
+	switch o.Decision {
+	case "", "block":
+	case "approve":
+		if event != PreToolUse {
+			return fmt.Errorf(`decision "approve" only applies to PreToolUse`)
+		}
+	default:
+		return fmt.Errorf(`decision %q is not "block"`, o.Decision)
+	}
+	h := o.HookSpecificOutput
+	if h == nil {
+		return nil
+	}
+	if h.HookEventName != "" && h.HookEventName != event {
+		return fmt.Errorf("hookSpecificOutput.hookEventName is %q in a %s hook", h.HookEventName, event)
+	}
+	switch h.PermissionDecision {
+	case "", "allow", "deny", "ask":
+	default:
+		return fmt.Errorf("permissionDecision %q is not allow, deny or ask", h.PermissionDecision)
+	}
+	if len(h.UpdatedInput) > 0 && !isObject(h.UpdatedInput) {
+		return fmt.Errorf("updatedInput is not a JSON object")
+	}
+	if d := h.Decision; d != nil {
+		if d.Behavior != "allow" && d.Behavior != "deny" {
+			return fmt.Errorf("decision.behavior %q is not allow or deny", d.Behavior)
+		}
+		if len(d.UpdatedInput) > 0 && !isObject(d.UpdatedInput) {
+			return fmt.Errorf("decision.updatedInput is not a JSON object")
+		}
+	}
+	return nil
+}
+
+// decision is what the output decided, for reports.
+func (o Output) decision() string {
+	if h := o.HookSpecificOutput; h != nil {
+		if h.PermissionDecision != "" {
+			return h.PermissionDecision
+		}
+		if h.Decision != nil {
+			return h.Decision.Behavior
+		}
+	}
+	return o.Decision
+}
+
+func isObject(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}

@@ -41,11 +41,11 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 		case x.halt:
 			d, reason = "deny", orDefault(x.out.StopReason, "a PreToolUse hook stopped the run")
 		case x.block:
-			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("blocked by the PreToolUse hook %q", x.run.Command))
+			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("blocked by the PreToolUse hook %s", x.run.Command))
 		case x.isJSON:
 			d, reason = x.out.preToolDecision()
 			if d == "deny" && reason == "" {
-				reason = fmt.Sprintf("denied by the PreToolUse hook %q", x.run.Command)
+				reason = fmt.Sprintf("denied by the PreToolUse hook %s", x.run.Command)
 			}
 			if h := x.out.HookSpecificOutput; h != nil {
 				if s := strings.TrimSpace(h.AdditionalContext); s != "" {
@@ -107,12 +107,12 @@ func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
 		case x.halt:
 			d, reason = "deny", orDefault(x.out.StopReason, "a PermissionRequest hook stopped the run")
 		case x.block:
-			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("denied by the PermissionRequest hook %q", x.run.Command))
+			d, reason = "deny", orDefault(x.run.Message, fmt.Sprintf("denied by the PermissionRequest hook %s", x.run.Command))
 		case x.isJSON && x.out.HookSpecificOutput != nil && x.out.HookSpecificOutput.Decision != nil:
 			pd := x.out.HookSpecificOutput.Decision
 			d, reason = pd.Behavior, pd.Message
 			if d == "deny" && reason == "" {
-				reason = fmt.Sprintf("denied by the PermissionRequest hook %q", x.run.Command)
+				reason = fmt.Sprintf("denied by the PermissionRequest hook %s", x.run.Command)
 			}
 			if d == "allow" && updated == nil && len(pd.UpdatedInput) > 0 {
 				updated = pd.UpdatedInput
@@ -228,10 +228,10 @@ func (r *Runner) stop(ctx context.Context, event, agentType string, s *agent.Sto
 			return agent.StopDecision{}
 		case x.block:
 			blocked = true
-			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("the %s hook %q blocked stopping without saying why", event, x.run.Command)))
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("the %s hook %s blocked stopping without saying why", event, x.run.Command)))
 		case x.isJSON && x.out.Decision == "block":
 			blocked = true
-			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("the %s hook %q blocked stopping without saying why", event, x.run.Command)))
+			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("the %s hook %s blocked stopping without saying why", event, x.run.Command)))
 		}
 	}
 	if !blocked {
@@ -259,11 +259,11 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraCont
 			return "", true, x.out.StopReason, r.takeHalt()
 		case x.block:
 			blocked = true
-			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", x.run.Command)))
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the UserPromptSubmit hook %s", x.run.Command)))
 		case x.isJSON:
 			if x.out.Decision == "block" {
 				blocked = true
-				reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the UserPromptSubmit hook %q", x.run.Command)))
+				reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the UserPromptSubmit hook %s", x.run.Command)))
 			}
 			extra = appendContext(extra, x.out)
 		case x.text != "":
@@ -320,10 +320,10 @@ func (r *Runner) PreCompact(ctx context.Context, trigger, instructions string) (
 			reasons = append(reasons, orDefault(x.out.StopReason, "a PreCompact hook stopped the run"))
 		case x.block:
 			blocked = true
-			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the PreCompact hook %q", x.run.Command)))
+			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the PreCompact hook %s", x.run.Command)))
 		case x.isJSON && x.out.Decision == "block":
 			blocked = true
-			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the PreCompact hook %q", x.run.Command)))
+			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("blocked by the PreCompact hook %s", x.run.Command)))
 		}
 	}
 	return blocked, strings.Join(reasons, "\n")

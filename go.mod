@@ -7,6 +7,7 @@ require (
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	golang.org/x/net v0.60.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -1,0 +1,495 @@
+package permission
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Redirect is one redirection of a simple command, or of a compound command around it.
+type Redirect struct {
+	// Op is the operator as written: ">", ">>", ">|", "&>", "&>>", "<", "<>", "<<",
+	// "<<<", ">&", "<&".
+	Op string
+	// Target is the word after the operator, statically expanded: quotes removed, "~"
+	// kept as written. For a here-document it is the delimiter; for ">&"/"<&" usually
+	// a file descriptor number.
+	Target string
+	// Dynamic is true when the target holds an expansion only known at run time; Target
+	// then keeps the expansion's source text (`$OUT`, `$(mktemp)`).
+	Dynamic bool
+	// Fd is the descriptor written before the operator ("2" in `2>err`), or "".
+	Fd string
+}
+
+// WritesFile reports whether the redirect opens a file for writing: output and
+// read-write operators whose target is not a descriptor and not a harmless device
+// (/dev/null, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N).
+func (r Redirect) WritesFile() bool {
+	switch r.Op {
+	case ">", ">>", ">|", "&>", "&>>", "<>", ">>|", "&>|", "&>>|":
+	case ">&":
+		// `>&word` duplicates a descriptor when word is a number or "-", and is `&>word`
+		// (stdout and stderr to a file) otherwise.
+		if !r.Dynamic && isFdWord(r.Target) {
+			return false
+		}
+	default:
+		return false
+	}
+	if r.Dynamic {
+		return true
+	}
+	return !harmlessDevice(r.Target)
+}
+
+func isFdWord(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true // ">&-" closes stdout
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return rest != "" && isFdWord(rest)
+	}
+	return false
+}
+
+// Command is one simple command of a shell line, as it will run.
+type Command struct {
+	// Argv is the command and its arguments after the wrappers (timeout, env, sudo, ...)
+	// are stripped, statically expanded: quotes removed, escapes resolved, brace
+	// expansions expanded, literal parts joined. Globs keep their text ("*.go"), "~" is
+	// kept as written, and a part only known at run time keeps its source text
+	// (`$HOME`, `$(pwd)`). Argv is empty for a bare assignment (`X=1`) or a bare
+	// redirect (`> file`), whose effects are in Env and Redirects.
+	Argv []string
+	// Wrappers are the wrapper commands looked through, outermost first, e.g.
+	// ["sudo", "timeout"]; a command from a `bash -c` string has "bash -c" among them.
+	Wrappers []string
+	// Env holds the NAME=value assignments in front of the command or given to env.
+	Env []string
+	// Redirects are the command's redirections, and those of the compound commands
+	// around it (`{ a; b; } > f` gives both a and b the redirect to f).
+	Redirects []Redirect
+	// Text is the source text of the simple command, for messages.
+	Text string
+	// Dynamic is true when a word of Argv holds an expansion only known at run time
+	// ($VAR, $(...), `...`, $((...))).
+	Dynamic bool
+	// StdinArgs is true when xargs appends words read from its input to Argv, so the
+	// full argument list is not known.
+	StdinArgs bool
+	// Dir is where an earlier cd (or pushd, env -C) of the same line moved the shell, as
+	// written and joined ("../other", "~", "/etc"); "" when the command runs in the
+	// starting directory. Relative paths in Argv and Redirects are relative to it.
+	Dir string
+	// DirUnknown is true when an earlier cd went somewhere not known statically
+	// (`cd $X`, `cd -`, popd); Dir is then meaningless.
+	DirUnknown bool
+}
+
+// Function is a shell function defined in the line, kept for the fork-bomb check.
+type Function struct {
+	Name string
+	Text string
+	// SelfCalls counts the calls of the function to itself in its body.
+	SelfCalls int
+	// Forks is true when one of those self-calls runs in the background or in a pipeline,
+	// so every call starts more than one copy.
+	Forks bool
+}
+
+// Analysis is what a shell line will run.
+type Analysis struct {
+	// Commands are every simple command anywhere in the line: in lists and pipelines,
+	// subshells and blocks, command and process substitutions, control-flow bodies,
+	// function bodies, here-documents fed to a shell, and the strings of bash -c, eval,
+	// trap, watch and find -exec, parsed in turn.
+	Commands []Command
+	// Ask holds the reasons the line must be asked about whatever the rules say: it does
+	// not parse, eval, a command name only known at run time, source of a file not known
+	// statically, a shell reading a script from its input, nesting too deep, ...
+	Ask []string
+	// Functions are the shell functions the line defines.
+	Functions []Function
+}
+
+// Bounds on the analysis, so that a hostile line cannot make it run long or deep.
+const (
+	maxStringDepth = 8    // bash -c 'bash -c "..."' nesting
+	maxSyntaxDepth = 200  // nesting of compound commands and substitutions
+	maxCommands    = 4096 // simple commands per line
+	maxFields      = 256  // words one brace expansion may produce
+	maxWrappers    = 16   // wrappers stripped from one command
+)
+
+// AnalyzeShell parses a shell line with the bash grammar and lists every simple command
+// it runs. It never panics: a line it cannot analyse has a reason in Ask.
+func AnalyzeShell(src string) (a Analysis) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Ask = append(a.Ask, fmt.Sprintf("the shell analyser failed on this line: %v", r))
+		}
+	}()
+	return analyzeShell(src)
+}
+
+// analyzeShell is AnalyzeShell without the recover, so fuzzing sees panics.
+func analyzeShell(src string) Analysis {
+	w := &walker{asked: map[string]bool{}}
+	w.parseAndWalk(src, &scope{dir: &dirState{}}, 0)
+	return w.a
+}
+
+type walker struct {
+	a     Analysis
+	asked map[string]bool
+	funcs []*funcInfo // function bodies being walked, innermost last
+}
+
+type funcInfo struct {
+	Function
+	inFork int // >0 while walking a backgrounded or piped statement of the body
+}
+
+// dirState follows cd through one shell: subshells and substitutions get a copy.
+type dirState struct {
+	dir     string
+	unknown bool
+}
+
+func (d *dirState) copy() *dirState { c := *d; return &c }
+
+// scope is what a statement inherits from around it.
+type scope struct {
+	src       string // source of the current parse, for Text and expansion text
+	redirs    []Redirect
+	wrappers  []string
+	env       []string
+	stdinArgs bool
+	dir       *dirState
+	depth     int // strings parsed in turn (bash -c) above this one
+	nest      int // syntax nesting
+}
+
+func (sc *scope) sub() *scope {
+	c := *sc
+	c.nest++
+	return &c
+}
+
+// fresh is the scope of a substitution: it runs in its own subshell and does not
+// inherit the redirections or wrappers of the command around it.
+func (sc *scope) fresh() *scope {
+	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1}
+}
+
+func (w *walker) ask(format string, args ...any) {
+	r := fmt.Sprintf(format, args...)
+	if !w.asked[r] {
+		w.asked[r] = true
+		w.a.Ask = append(w.a.Ask, r)
+	}
+}
+
+// parseAndWalk parses src as a bash script and walks it in scope sc. depth counts the
+// strings parsed in turn above this one.
+func (w *walker) parseAndWalk(src string, sc *scope, depth int) {
+	if depth > maxStringDepth {
+		w.ask("shell strings nested more than %d deep are not analysed", maxStringDepth)
+		return
+	}
+	if strings.ContainsRune(src, 0) {
+		w.ask("the command contains a NUL byte")
+		return
+	}
+	inner := *sc
+	inner.src = src
+	inner.depth = depth
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		w.ask("the command does not parse as bash: %v", err)
+		// Walk what can be recovered anyway, so that the hard-deny list still sees
+		// `rm -rf / (` and the like.
+		f, err = syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.RecoverErrors(8)).Parse(strings.NewReader(src), "")
+		if err != nil || f == nil {
+			return
+		}
+	}
+	w.stmts(f.Stmts, &inner)
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
+	for _, s := range list {
+		w.stmt(s, sc)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, sc *scope) {
+	if s == nil {
+		return
+	}
+	if sc.nest > maxSyntaxDepth {
+		w.ask("the command nests more than %d levels deep", maxSyntaxDepth)
+		return
+	}
+	if len(w.a.Commands) >= maxCommands {
+		w.ask("the command has more than %d simple commands", maxCommands)
+		return
+	}
+	inner := sc.sub()
+	var own []Redirect
+	for _, r := range s.Redirs {
+		if r == nil {
+			continue
+		}
+		own = append(own, w.redirect(r, sc))
+	}
+	if len(own) > 0 {
+		inner.redirs = append(append([]Redirect(nil), sc.redirs...), own...)
+	}
+	forks := s.Background || s.Coprocess || s.Disown
+	if forks {
+		w.enterFork()
+		defer w.leaveFork()
+	}
+	switch c := s.Cmd.(type) {
+	case nil:
+		if len(own) > 0 {
+			w.emit(Command{Redirects: inner.redirs, Text: w.text(s, sc)}, inner)
+		}
+	case *syntax.CallExpr:
+		w.call(c, s, inner)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			// Each side of a pipeline runs in its own subshell.
+			w.enterFork()
+			w.stmt(c.X, withDir(inner, inner.dir.copy()))
+			w.stmt(c.Y, withDir(inner, inner.dir.copy()))
+			w.leaveFork()
+			return
+		}
+		w.stmt(c.X, inner)
+		w.stmt(c.Y, inner)
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, withDir(inner, inner.dir.copy()))
+	case *syntax.Block:
+		w.stmts(c.Stmts, inner)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, inner)
+			w.stmts(ic.Then, inner)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, inner)
+		w.stmts(c.Do, inner)
+	case *syntax.ForClause:
+		w.nested(c.Loop, inner)
+		w.stmts(c.Do, inner)
+	case *syntax.CaseClause:
+		w.nested(c.Word, inner)
+		for _, it := range c.Items {
+			if it == nil {
+				continue
+			}
+			for _, p := range it.Patterns {
+				w.nested(p, inner)
+			}
+			w.stmts(it.Stmts, inner)
+		}
+	case *syntax.FuncDecl:
+		w.funcDecl(c, s, inner)
+	case *syntax.ArithmCmd:
+		w.nested(c.X, inner)
+	case *syntax.TestClause:
+		w.nested(c.X, inner)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			w.nested(x, inner)
+		}
+	case *syntax.DeclClause:
+		w.decl(c, s, inner)
+	case *syntax.TimeClause:
+		t := inner.sub()
+		t.wrappers = append(append([]string(nil), inner.wrappers...), "time")
+		w.stmt(c.Stmt, t)
+	case *syntax.CoprocClause:
+		w.nested(c.Name, inner)
+		w.enterFork()
+		w.stmt(c.Stmt, withDir(inner, inner.dir.copy()))
+		w.leaveFork()
+	case *syntax.TestDecl:
+		w.nested(c.Description, inner)
+		w.stmt(c.Body, inner)
+	default:
+		w.ask("the command uses a construct the analyser does not know (%T)", c)
+	}
+}
+
+func withDir(sc *scope, d *dirState) *scope {
+	c := *sc
+	c.dir = d
+	return &c
+}
+
+func (w *walker) enterFork() {
+	for _, f := range w.funcs {
+		f.inFork++
+	}
+}
+
+func (w *walker) leaveFork() {
+	for _, f := range w.funcs {
+		f.inFork--
+	}
+}
+
+func (w *walker) funcDecl(c *syntax.FuncDecl, s *syntax.Stmt, sc *scope) {
+	var names []string
+	if c.Name != nil {
+		names = append(names, c.Name.Value)
+	}
+	for _, n := range c.Names {
+		if n != nil {
+			names = append(names, n.Value)
+		}
+	}
+	var infos []*funcInfo
+	for _, n := range names {
+		infos = append(infos, &funcInfo{Function: Function{Name: n, Text: w.text(s, sc)}})
+	}
+	saved := w.funcs
+	// A function body runs wherever it is called: it does not inherit the forks around
+	// its definition, only those inside it count.
+	w.funcs = append(append([]*funcInfo(nil), saved...), infos...)
+	for _, f := range infos {
+		f.inFork = 0
+	}
+	body := sc.sub()
+	body.dir = sc.dir.copy()
+	w.stmt(c.Body, body)
+	w.funcs = saved
+	for _, f := range infos {
+		w.a.Functions = append(w.a.Functions, f.Function)
+	}
+}
+
+// calledName notes a call of name for the fork-bomb check.
+func (w *walker) calledName(name string) {
+	for _, f := range w.funcs {
+		if f.Name == name {
+			f.SelfCalls++
+			if f.inFork > 0 {
+				f.Forks = true
+			}
+		}
+	}
+}
+
+// text is the source of a statement, without its terminator.
+func (w *walker) text(n syntax.Node, sc *scope) string {
+	t := nodeText(n, sc.src)
+	return strings.TrimRight(strings.TrimSpace(t), ";&")
+}
+
+func nodeText(n syntax.Node, src string) string {
+	if n == nil {
+		return ""
+	}
+	start, end := n.Pos(), n.End()
+	if !start.IsValid() || !end.IsValid() || start.IsRecovered() || end.IsRecovered() {
+		return ""
+	}
+	i, j := int(start.Offset()), int(end.Offset())
+	if i < 0 || j > len(src) || i > j {
+		return ""
+	}
+	return src[i:j]
+}
+
+// emit records a simple command with what the scope around it adds.
+func (w *walker) emit(c Command, sc *scope) {
+	if len(sc.wrappers) > 0 {
+		c.Wrappers = append(append([]string(nil), sc.wrappers...), c.Wrappers...)
+	}
+	if len(sc.env) > 0 {
+		c.Env = append(append([]string(nil), sc.env...), c.Env...)
+	}
+	if sc.stdinArgs {
+		c.StdinArgs = true
+	}
+	if c.Redirects == nil && len(sc.redirs) > 0 {
+		c.Redirects = append([]Redirect(nil), sc.redirs...)
+	}
+	if sc.dir != nil {
+		c.Dir, c.DirUnknown = sc.dir.dir, sc.dir.unknown
+	}
+	w.a.Commands = append(w.a.Commands, c)
+}
+
+// redirect converts a redirection and walks the substitutions in its target and in an
+// unquoted here-document body, which run before the command.
+func (w *walker) redirect(r *syntax.Redirect, sc *scope) Redirect {
+	out := Redirect{Op: r.Op.String()}
+	if r.N != nil {
+		out.Fd = r.N.Value
+	}
+	if r.Word != nil {
+		w.nested(r.Word, sc)
+		f := w.joinFields(w.expand(r.Word, sc))
+		out.Target, out.Dynamic = f.s, f.dyn
+	}
+	if r.Hdoc != nil {
+		w.nested(r.Hdoc, sc)
+	}
+	return out
+}
+
+// nested walks the command and process substitutions anywhere inside node (a word, an
+// arithmetic or test expression, a loop header): they run in subshells of their own.
+func (w *walker) nested(node syntax.Node, sc *scope) {
+	if node == nil || isNilNode(node) {
+		return
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.stmts(n.Stmts, sc.fresh())
+			return false
+		case *syntax.ProcSubst:
+			w.stmts(n.Stmts, sc.fresh())
+			return false
+		}
+		return true
+	})
+}
+
+// isNilNode catches typed nil pointers inside a Node interface, which syntax.Walk
+// would dereference.
+func isNilNode(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Word:
+		return n == nil
+	case *syntax.WordIter:
+		return n == nil
+	case *syntax.CStyleLoop:
+		return n == nil
+	case *syntax.Lit:
+		return n == nil
+	}
+	return false
+}

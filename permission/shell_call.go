@@ -1,0 +1,498 @@
+package permission
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call analyses one simple command: its assignments, its words, the wrappers in front
+// of it and what it runs in turn.
+func (w *walker) call(c *syntax.CallExpr, s *syntax.Stmt, sc *scope) {
+	var env []string
+	for _, as := range c.Assigns {
+		if as == nil {
+			continue
+		}
+		w.nested(as, sc)
+		env = append(env, w.assignText(as, sc))
+	}
+	var fields []field
+	for _, a := range c.Args {
+		if a == nil {
+			continue
+		}
+		w.nested(a, sc)
+		fields = append(fields, w.expand(a, sc)...)
+	}
+	text := w.text(s, sc)
+	if len(fields) == 0 {
+		// A bare assignment changes the shell itself: PATH or IFS change what the rest
+		// of the line runs.
+		w.riskyAssigns(env, "")
+		w.emit(Command{Env: env, Redirects: sc.redirs, Text: text}, sc)
+		return
+	}
+	w.riskyAssigns(env, "")
+	w.command(fields, env, text, sc, s)
+}
+
+// riskyVars are the variables that change which program runs or how the shell reads
+// what follows.
+var riskyVars = map[string]bool{
+	"PATH": true, "IFS": true, "HOME": true, "BASH_ENV": true, "ENV": true, "CDPATH": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PROMPT_COMMAND": true, "PS4": true,
+	"GLOBIGNORE": true, "BASH_XTRACEFD": true,
+}
+
+func isRiskyVar(name string) bool {
+	return riskyVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+func (w *walker) riskyAssigns(env []string, via string) {
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		name = strings.TrimSuffix(name, "+")
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i]
+		}
+		if isRiskyVar(name) {
+			w.ask("the command sets %s%s, which changes what later commands run", name, via)
+		}
+	}
+}
+
+// assignText is NAME=value (or NAME+=value) with the value statically expanded.
+func (w *walker) assignText(as *syntax.Assign, sc *scope) string {
+	if as.Name == nil {
+		if as.Value != nil {
+			return w.joinFields(w.expand(as.Value, sc)).s
+		}
+		return ""
+	}
+	name := as.Name.Value
+	if as.Index != nil {
+		name += "[" + nodeText(as.Index, sc.src) + "]"
+	}
+	op := "="
+	if as.Append {
+		op = "+="
+	}
+	switch {
+	case as.Array != nil:
+		return name + op + nodeText(as.Array, sc.src)
+	case as.Value != nil:
+		return name + op + w.joinFields(w.expand(as.Value, sc)).s
+	case as.Naked:
+		return name
+	}
+	return name + op
+}
+
+// decl handles export, declare, local, readonly, typeset: a builtin whose arguments
+// are assignments.
+func (w *walker) decl(c *syntax.DeclClause, s *syntax.Stmt, sc *scope) {
+	variant := "declare"
+	if c.Variant != nil {
+		variant = c.Variant.Value
+	}
+	argv := []string{variant}
+	var assigns []string
+	dyn := false
+	for _, as := range c.Args {
+		if as == nil {
+			continue
+		}
+		w.nested(as, sc)
+		t := w.assignText(as, sc)
+		argv = append(argv, t)
+		if as.Name != nil && !as.Naked {
+			assigns = append(assigns, t)
+		}
+		if as.Value != nil && w.joinFields(w.expand(as.Value, sc)).dyn {
+			dyn = true
+		}
+	}
+	w.riskyAssigns(assigns, " with "+variant)
+	w.emit(Command{Argv: argv, Redirects: sc.redirs, Text: w.text(s, sc), Dynamic: dyn}, sc)
+}
+
+// command analyses the words of a simple command: wrappers are stripped, shells and
+// eval parse their strings in turn, and what is left is recorded.
+func (w *walker) command(fields []field, env []string, text string, sc *scope, s *syntax.Stmt) {
+	cmd := Command{Env: env, Text: text, Redirects: sc.redirs}
+	fields, sc = w.unwrap(fields, &cmd, sc)
+	name := fields[0]
+	cmd.Argv = make([]string, len(fields))
+	for i, f := range fields {
+		cmd.Argv[i] = f.s
+		if f.dyn {
+			cmd.Dynamic = true
+		}
+	}
+	switch {
+	case name.dyn || name.proc:
+		w.ask("the command name is only known at run time: %s", name.s)
+	case name.glob:
+		w.ask("the command name is a glob pattern expanded at run time: %s", name.s)
+	case name.s == "":
+		w.ask("the command name is empty")
+	}
+	w.calledName(name.s)
+	if name.dyn || name.glob || name.proc {
+		w.emit(cmd, sc)
+		return
+	}
+	base := path.Base(name.s)
+	switch {
+	case shellNames[base]:
+		if w.shell(fields, cmd, sc, s) {
+			return
+		}
+	case base == "eval" && name.s == "eval":
+		w.ask("eval runs a string as a command")
+		if len(fields) > 1 {
+			str, dyn := joinStatic(fields[1:])
+			if dyn {
+				w.ask("eval runs a string only known at run time")
+			}
+			w.parseAndWalk(str, w.stringScope(cmd, "eval", sc), sc.depth+1)
+			return
+		}
+	case (base == "source" || base == ".") && name.s == base:
+		if len(fields) > 1 && (fields[1].dyn || fields[1].glob || fields[1].proc) {
+			w.ask("%s of a file only known at run time: %s", base, fields[1].s)
+		}
+	case base == "trap" && name.s == "trap":
+		if len(fields) > 2 && !strings.HasPrefix(fields[1].s, "-") {
+			if fields[1].dyn {
+				w.ask("trap runs a string only known at run time")
+			}
+			w.parseAndWalk(fields[1].s, w.stringScope(cmd, "trap", sc), sc.depth+1)
+		}
+	case base == "alias" && name.s == "alias":
+		for _, f := range fields[1:] {
+			if _, val, ok := strings.Cut(f.s, "="); ok {
+				if f.dyn {
+					w.ask("alias defines a command only known at run time")
+				}
+				w.parseAndWalk(val, w.stringScope(cmd, "alias", sc), sc.depth+1)
+			}
+		}
+	case base == "watch":
+		if w.watch(fields, cmd, sc) {
+			return
+		}
+	case base == "find":
+		w.findExec(fields, cmd, sc)
+	}
+	w.emit(cmd, sc)
+	if name.s == "cd" || name.s == "pushd" || name.s == "popd" {
+		w.changeDir(fields, sc)
+	}
+}
+
+// stringScope is the scope of a string a command parses in turn (bash -c, eval): it
+// keeps the command's wrappers, environment and redirections.
+func (w *walker) stringScope(cmd Command, via string, sc *scope) *scope {
+	inner := &scope{
+		redirs:    cmd.Redirects,
+		wrappers:  append(append([]string(nil), cmd.Wrappers...), via),
+		env:       cmd.Env,
+		stdinArgs: cmd.StdinArgs,
+		dir:       sc.dir,
+		depth:     sc.depth,
+		nest:      sc.nest + 1,
+		src:       sc.src,
+	}
+	switch via {
+	case "eval", "trap", "alias":
+		// The same shell: its cd moves the commands after it too.
+	default:
+		inner.dir = sc.dir.copy()
+	}
+	return inner
+}
+
+// joinStatic joins fields with spaces, as eval and watch do.
+func joinStatic(fs []field) (string, bool) {
+	parts := make([]string, len(fs))
+	dyn := false
+	for i, f := range fs {
+		parts[i] = f.s
+		dyn = dyn || f.dyn || f.proc
+	}
+	return strings.Join(parts, " "), dyn
+}
+
+var shellNames = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "yash": true, "posh": true, "lksh": true, "rbash": true,
+}
+
+// shell handles bash/sh/zsh...: with -c its string is parsed in turn; without a script
+// it reads commands from its input, parsed when that is a here-document. It reports
+// false when the shell is an ordinary command (it runs a script file).
+func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) bool {
+	sh := path.Base(fields[0].s)
+	cflag := false
+	i := 1
+	for ; i < len(fields); i++ {
+		f := fields[i]
+		if f.dyn {
+			w.ask("the options of %s are only known at run time", sh)
+			w.emit(cmd, sc)
+			return true
+		}
+		a := f.s
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			if a == "--rcfile" || a == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
+			for _, c := range a[1:] {
+				switch c {
+				case 'c':
+					cflag = cflag || a[0] == '-'
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		break
+	}
+	if cflag {
+		if i >= len(fields) {
+			return false // bash -c without a string: an error, nothing runs
+		}
+		str := fields[i]
+		if str.dyn || str.proc {
+			w.ask("%s -c runs a string only known at run time: %s", sh, str.s)
+			w.emit(cmd, sc)
+			return true
+		}
+		w.parseAndWalk(str.s, w.stringScope(cmd, sh+" -c", sc), sc.depth+1)
+		return true
+	}
+	if i < len(fields) {
+		return false // bash script.sh: an ordinary command, judged by the rules
+	}
+	// No script: the shell reads its commands from standard input.
+	if s != nil {
+		for _, r := range s.Redirs {
+			if r == nil {
+				continue
+			}
+			switch r.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				body, dyn := w.heredocBody(r, sc)
+				if dyn {
+					w.ask("%s reads a script with parts only known at run time from a here-document", sh)
+				}
+				w.parseAndWalk(body, w.stringScope(cmd, sh, sc), sc.depth+1)
+				return true
+			case syntax.WordHdoc:
+				f := w.joinFields(w.expand(r.Word, sc))
+				if f.dyn {
+					w.ask("%s reads a script with parts only known at run time from a here-string", sh)
+				}
+				w.parseAndWalk(f.s, w.stringScope(cmd, sh, sc), sc.depth+1)
+				return true
+			case syntax.RdrIn:
+				return false // bash < script.sh: like bash script.sh
+			}
+		}
+	}
+	w.ask("%s reads the commands to run from its standard input, which is not known statically", sh)
+	w.emit(cmd, sc)
+	return true
+}
+
+// heredocBody is the text of a here-document as the command will read it.
+func (w *walker) heredocBody(r *syntax.Redirect, sc *scope) (string, bool) {
+	if r.Hdoc == nil {
+		return "", false
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			switch p := p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				quoted = true
+			case *syntax.Lit:
+				quoted = quoted || strings.Contains(p.Value, "\\")
+			}
+		}
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			} else {
+				b.WriteString(nodeText(p, sc.src))
+			}
+		}
+		return b.String(), false
+	}
+	fs, over := w.expandParts(r.Hdoc.Parts, true, sc)
+	if over || len(fs) == 0 {
+		return nodeText(r.Hdoc, sc.src), true
+	}
+	f := w.joinFields(fs)
+	return f.s, f.dyn || f.proc
+}
+
+// watch runs its arguments joined by spaces through sh -c, again and again (or, with
+// -x, as a command).
+func (w *walker) watch(fields []field, cmd Command, sc *scope) bool {
+	opts, start, st := parseOptions(fields, optSpec{short: "dnq", long: []string{"interval", "differences", "equexit"}})
+	if st == optDynamic {
+		w.ask("the command run by watch is only known at run time")
+		return false
+	}
+	if st == optNoCommand {
+		return false
+	}
+	for _, o := range opts {
+		if o.name == "-x" || o.name == "--exec" {
+			w.command(fields[start:], nil, cmd.Text, w.stringScope(cmd, "watch", sc), nil)
+			return true
+		}
+	}
+	str, dyn := joinStatic(fields[start:])
+	if dyn {
+		w.ask("watch runs a string only known at run time")
+	}
+	w.parseAndWalk(str, w.stringScope(cmd, "watch", sc), sc.depth+1)
+	return true
+}
+
+// findExec records the commands find runs for -exec, -execdir, -ok and -okdir, with
+// "{}" standing for the found path.
+func (w *walker) findExec(fields []field, cmd Command, sc *scope) {
+	for i := 1; i < len(fields); i++ {
+		switch fields[i].s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		via := "find " + fields[i].s
+		j := i + 1
+		for j < len(fields) && fields[j].s != ";" && fields[j].s != "+" {
+			j++
+		}
+		if j > i+1 {
+			inner := w.stringScope(cmd, via, sc)
+			if strings.HasSuffix(via, "dir") {
+				inner.dir = &dirState{unknown: true} // run in the directory of each match
+			}
+			w.command(append([]field(nil), fields[i+1:j]...), nil, cmd.Text, inner, nil)
+		}
+		i = j
+	}
+}
+
+// changeDir follows cd, pushd and popd for the commands after them.
+func (w *walker) changeDir(fields []field, sc *scope) {
+	if sc.dir == nil {
+		return
+	}
+	if fields[0].s == "popd" {
+		sc.dir.unknown = true
+		return
+	}
+	var target *field
+	for _, f := range fields[1:] {
+		if f.s == "--" {
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") && f.s != "-" && !f.dyn {
+			continue // -P, -L, -e, -@
+		}
+		f := f
+		target = &f
+		break
+	}
+	if target == nil {
+		if fields[0].s == "cd" {
+			sc.dir.dir = "~"
+		} else {
+			sc.dir.unknown = true // pushd alone swaps the top two directories
+		}
+		return
+	}
+	if target.dyn || target.glob || target.proc || target.s == "-" || strings.HasPrefix(target.s, "+") {
+		sc.dir.unknown = true
+		return
+	}
+	sc.dir.dir, sc.dir.unknown = joinDir(sc.dir.dir, target.s, sc.dir.unknown)
+}
+
+// joinDir is where `cd t` leads from cur ("" = the starting directory).
+func joinDir(cur, t string, unknown bool) (string, bool) {
+	if t == "" {
+		return cur, unknown
+	}
+	if strings.HasPrefix(t, "/") {
+		return path.Clean(t), false
+	}
+	if strings.HasPrefix(t, "~") {
+		if hasDotDot(t) {
+			return cur, true
+		}
+		return cleanTilde(t), false
+	}
+	if unknown {
+		return cur, true
+	}
+	if strings.HasPrefix(cur, "~") {
+		if hasDotDot(t) {
+			return cur, true
+		}
+		return cleanTilde(cur + "/" + t), false
+	}
+	if cur == "" {
+		j := path.Clean(t)
+		if j == "." {
+			j = ""
+		}
+		return j, false
+	}
+	j := path.Join(cur, t)
+	if j == "." {
+		j = ""
+	}
+	return j, false
+}
+
+func hasDotDot(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if s == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanTilde cleans a ~ or ~user path without letting ".." eat the tilde.
+func cleanTilde(p string) string {
+	head, rest, _ := strings.Cut(p, "/")
+	if rest == "" {
+		return head
+	}
+	c := path.Clean("/" + rest)
+	if c == "/" {
+		return head
+	}
+	return head + c
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -24,6 +25,15 @@ func (echoTool) Run(_ context.Context, in json.RawMessage) (tool.Result, error) 
 	return tool.Text("ran " + string(in)), nil
 }
 
+// gate is how the permission layer uses PreToolUse verdicts, reduced to what the loop
+// needs here: deny refuses, updatedInput replaces the input.
+type gate struct{ r *hook.Runner }
+
+func (g gate) Gate(ctx context.Context, c *tool.Call) agent.Decision {
+	v := g.r.PreToolUse(ctx, *c)
+	return agent.Decision{Deny: v.Decision == "deny", Reason: v.Reason, UpdatedInput: v.UpdatedInput}
+}
+
 func runAgent(t *testing.T, r *hook.Runner, turns []scripted.Turn) (agent.Outcome, *scripted.Provider, *agent.Conversation) {
 	t.Helper()
 	prov := scripted.New(&scripted.Script{Turns: turns})
@@ -32,6 +42,7 @@ func runAgent(t *testing.T, r *hook.Runner, turns []scripted.Turn) (agent.Outcom
 		Model:       "claude-sonnet-5-5",
 		Tools:       tool.NewRegistry(echoTool{"Bash"}),
 		BeforeModel: []agent.BeforeModel{r},
+		Gates:       []agent.Gate{gate{r}},
 		AfterTool:   []agent.AfterTool{r},
 		BeforeStop:  []agent.BeforeStop{r},
 	})
@@ -99,9 +110,16 @@ func TestPostToolUseFeedbackReachesTheModel(t *testing.T) {
 
 func TestContinueFalseEndsTheRun(t *testing.T) {
 	e := newEnv(t)
-	r := e.runner(on("PostToolUse", "", e.script(printJSON(`{"continue":false,"stopReason":"the deploy window closed"}`))))
-	out, prov, _ := runAgent(t, r, []scripted.Turn{
-		{ToolCalls: []scripted.ToolCall{{Name: "Bash", Input: json.RawMessage(`{"command":"deploy"}`)}}},
+	pre := e.script("echo x >> '" + e.path("pre.log") + "'")
+	r := e.runner(map[string][]settings.HookMatcher{
+		"PreToolUse":  {group("", pre)},
+		"PostToolUse": {group("", e.script(printJSON(`{"continue":false,"stopReason":"the deploy window closed"}`)))},
+	})
+	out, prov, conv := runAgent(t, r, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{
+			{Name: "Bash", Input: json.RawMessage(`{"command":"deploy"}`)},
+			{Name: "Bash", Input: json.RawMessage(`{"command":"announce"}`)},
+		}},
 		{Text: "never asked"},
 	})
 	if out.Status != agent.StatusFailed || !strings.Contains(out.Reason, "the deploy window closed") {
@@ -109,5 +127,24 @@ func TestContinueFalseEndsTheRun(t *testing.T) {
 	}
 	if prov.Remaining() != 1 {
 		t.Fatal("the model was called after continue:false")
+	}
+	results := conv.Messages[len(conv.Messages)-1].Content
+	if len(results) != 2 || results[0].IsError || !results[1].IsError || !strings.Contains(results[1].ResultText(), "Not run: a PostToolUse hook") {
+		t.Fatalf("results = %+v", results)
+	}
+	if lines(e.read("pre.log")) != 1 {
+		t.Fatal("PreToolUse hooks ran for a call after continue:false")
+	}
+}
+
+func TestUpdatedInputIsWhatRuns(t *testing.T) {
+	e := newEnv(t)
+	r := e.runner(on("PreToolUse", "Bash", e.script(printJSON(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"go test ./... -count=1"}}}`))))
+	out, _, _ := runAgent(t, r, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}}},
+		{ExpectContains: `ran {"command":"go test ./... -count=1"}`, Text: "ok"},
+	})
+	if !out.OK() {
+		t.Fatalf("outcome = %+v", out)
 	}
 }

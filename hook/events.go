@@ -23,12 +23,16 @@ type Verdict struct {
 
 var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
 
-// PreToolUse runs the PreToolUse hooks for c. Exit code 2 denies with stderr as the
+// PreToolUse runs the PreToolUse hooks for c. While a continue:false is pending, every
+// call is denied without running hooks: the run is stopping. Exit code 2 denies with stderr as the
 // reason; JSON output decides with hookSpecificOutput.permissionDecision (or the legacy
 // decision approve|block) and may rewrite the input with updatedInput. A hook's
 // additionalContext reaches the model: in the denial reason, or appended to the call's
 // result by PostToolUse when the call runs.
 func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
+	if h := r.Halted(); h != nil {
+		return Verdict{Decision: "deny", Reason: "Not run: " + h.Error() + "."}
+	}
 	in := r.input(PreToolUse)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v Verdict
@@ -73,6 +77,9 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 	v.UpdatedInput = updated
 	if len(extra) > 0 && c.ID != "" {
 		r.mu.Lock()
+		if len(r.preContext) >= maxPreContext {
+			clear(r.preContext)
+		}
 		r.preContext[c.ID] = strings.Join(extra, "\n")
 		r.mu.Unlock()
 	}

@@ -62,6 +62,9 @@ var blockable = map[string]bool{
 	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
 }
 
+// maxPreContext bounds the PreToolUse context kept for calls that have no result yet.
+const maxPreContext = 1024
+
 // DefaultTimeout is how long a hook may run when neither the hook nor the Config says.
 const DefaultTimeout = 600 * time.Second
 
@@ -305,12 +308,8 @@ func (r *Runner) show(msg string) {
 }
 
 // BeforeModel implements agent.BeforeModel: once a hook answered continue:false, the
-// next model call is not made and the run ends with the HaltError. It also forgets
-// PreToolUse context kept for calls that never ran (a later gate denied them).
+// next model call is not made and the run ends with the HaltError.
 func (r *Runner) BeforeModel(_ context.Context, _ *agent.Turn) error {
-	r.mu.Lock()
-	clear(r.preContext)
-	r.mu.Unlock()
 	if h := r.takeHalt(); h != nil {
 		return h
 	}

@@ -23,12 +23,12 @@ type Verdict struct {
 
 var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
 
-// PreToolUse runs the PreToolUse hooks for c. While a continue:false is pending, every
-// call is denied without running hooks: the run is stopping. Exit code 2 denies with stderr as the
+// PreToolUse runs the PreToolUse hooks for c. Exit code 2 denies with stderr as the
 // reason; JSON output decides with hookSpecificOutput.permissionDecision (or the legacy
 // decision approve|block) and may rewrite the input with updatedInput. A hook's
 // additionalContext reaches the model: in the denial reason, or appended to the call's
-// result by PostToolUse when the call runs.
+// result by PostToolUse when the call runs. While a continue:false is pending, every
+// call is denied without running hooks: the run is stopping.
 func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 	if h := r.Halted(); h != nil {
 		return Verdict{Decision: "deny", Reason: "Not run: " + h.Error() + "."}
@@ -263,7 +263,11 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraCont
 	for _, x := range r.fire(ctx, in) {
 		switch {
 		case x.halt:
-			return "", true, x.out.StopReason, r.takeHalt()
+			h := r.takeHalt()
+			if h == nil { // another caller consumed it meanwhile
+				h = &HaltError{Event: UserPromptSubmit, Command: x.run.Command, Reason: x.out.StopReason}
+			}
+			return "", true, x.out.StopReason, h
 		case x.block:
 			blocked = true
 			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("blocked by the UserPromptSubmit hook %s", x.run.Command)))

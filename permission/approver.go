@@ -1,0 +1,250 @@
+package permission
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Prompt is what an approver is asked about one call.
+type Prompt struct {
+	Call tool.Call
+	// Summary is the exact action: the command, or the tool and the resolved path.
+	Summary string
+	// Reach says what the call touches and why it asks: the resolved paths, the rule
+	// that asks, the hook that wants a person to decide.
+	Reach string
+	// SuggestedRule is the narrowest rule that would allow the call (several joined by
+	// ", "); "" when no rule can (a protected path). Rules lists them one by one: the
+	// "session" and "always" answers add exactly these.
+	SuggestedRule string
+	Rules         []string
+}
+
+// Choice is an approver's answer.
+type Choice int
+
+// The choices.
+const (
+	// No refuses the call; Answer.Reason goes to the model.
+	No Choice = iota
+	// Once allows this call only.
+	Once
+	// Session allows it, and what the suggested rules cover, for the rest of the session.
+	Session
+	// Always does the same and writes the rules to .ouro/settings.local.json.
+	Always
+)
+
+func (c Choice) String() string {
+	switch c {
+	case Once:
+		return "once"
+	case Session:
+		return "session"
+	case Always:
+		return "always"
+	}
+	return "no"
+}
+
+// Answer is an approver's decision.
+type Answer struct {
+	Choice Choice
+	// Reason is passed to the model when the answer is No.
+	Reason string
+}
+
+// Approver decides about calls the policy asks about.
+type Approver interface {
+	Approve(ctx context.Context, p Prompt) (Answer, error)
+}
+
+// Headless is the approver of a run nobody watches: it refuses, and says what would have
+// been needed.
+type Headless struct{}
+
+// Approve always answers No, with a reason naming the action and how to allow it.
+func (Headless) Approve(_ context.Context, p Prompt) (Answer, error) {
+	msg := fmt.Sprintf("headless run: %s would need approval (%s), and nobody is there to give it", p.Summary, p.Reach)
+	if p.SuggestedRule != "" {
+		msg += fmt.Sprintf(". To allow it, add %s to permissions.allow in the settings or pass --allowedTools %q", p.SuggestedRule, strings.Join(p.Rules, " "))
+	}
+	return Answer{Choice: No, Reason: msg}, nil
+}
+
+// Terminal asks a person on a terminal: it shows the action, its reach and the rule an
+// "always" would save, and reads one line: y (once), s (this session), a (always),
+// n or anything else (no), optionally followed by a reason for the model ("n use make
+// instead"). Prompts are shown one at a time.
+type Terminal struct {
+	In  io.Reader
+	Out io.Writer
+
+	mu sync.Mutex
+	br *bufio.Reader
+}
+
+// Approve shows p and reads the answer. End of input is a refusal.
+func (t *Terminal) Approve(ctx context.Context, p Prompt) (Answer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.br == nil {
+		t.br = bufio.NewReader(t.In)
+	}
+	fmt.Fprintf(t.Out, "\n%s wants to run:\n  %s\n", p.Call.Name, p.Summary)
+	if p.Reach != "" {
+		fmt.Fprintf(t.Out, "  why it asks: %s\n", p.Reach)
+	}
+	opts := "[y] yes once  [n] no (add a reason after n to tell the model)"
+	if p.SuggestedRule != "" {
+		opts = fmt.Sprintf("[y] yes once  [s] yes, and allow %s this session  [a] always allow %s (saved to .ouro/settings.local.json)  [n] no (add a reason after n)", p.SuggestedRule, p.SuggestedRule)
+	}
+	fmt.Fprintf(t.Out, "  %s\n> ", opts)
+
+	type read struct {
+		line string
+		err  error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		line, err := t.br.ReadString('\n')
+		ch <- read{line, err}
+	}()
+	var r read
+	select {
+	case <-ctx.Done():
+		// The pending read is abandoned with the prompt; the reader is reset so a
+		// later prompt does not receive this one's answer.
+		t.br = nil
+		return Answer{}, ctx.Err()
+	case r = <-ch:
+	}
+	line := strings.TrimSpace(r.line)
+	if line == "" && r.err != nil {
+		return Answer{Choice: No, Reason: "the user did not answer (end of input)"}, nil
+	}
+	word, rest, _ := strings.Cut(line, " ")
+	switch strings.ToLower(word) {
+	case "y", "yes":
+		return Answer{Choice: Once}, nil
+	case "s", "session":
+		if p.SuggestedRule != "" {
+			return Answer{Choice: Session}, nil
+		}
+		return Answer{Choice: Once}, nil
+	case "a", "always":
+		if p.SuggestedRule != "" {
+			return Answer{Choice: Always}, nil
+		}
+		return Answer{Choice: Once}, nil
+	}
+	reason := strings.TrimSpace(rest)
+	if !strings.EqualFold(word, "n") && !strings.EqualFold(word, "no") {
+		reason = line
+	}
+	return Answer{Choice: No, Reason: reason}, nil
+}
+
+// AppendAllowRule adds rule to permissions.allow in the settings file at path, creating
+// the file and its folder if needed and keeping every other key and rule. The file is
+// replaced atomically, so a crash leaves either the old or the new file.
+func AppendAllowRule(path, rule string) error {
+	doc := map[string]json.RawMessage{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("read %s: %w", path, err)
+	case len(bytes.TrimSpace(data)) > 0:
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("%s is not a JSON object (%v); fix it before saving rules there", path, err)
+		}
+	}
+	perms := map[string]json.RawMessage{}
+	if raw, ok := doc["permissions"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &perms); err != nil {
+			return fmt.Errorf("%s: permissions is not an object (%v)", path, err)
+		}
+	}
+	var allow []json.RawMessage
+	if raw, ok := perms["allow"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &allow); err != nil {
+			return fmt.Errorf("%s: permissions.allow is not a list (%v)", path, err)
+		}
+	}
+	for _, a := range allow {
+		var s string
+		if json.Unmarshal(a, &s) == nil && s == rule {
+			return nil
+		}
+	}
+	enc, err := json.Marshal(rule)
+	if err != nil {
+		return err
+	}
+	allow = append(allow, enc)
+	if perms["allow"], err = json.Marshal(allow); err != nil {
+		return err
+	}
+	if doc["permissions"], err = json.Marshal(perms); err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(out, '\n'))
+}
+
+// writeAtomic writes data to a temporary file beside path, syncs it and renames it over
+// path, keeping path's permissions when it exists.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(dir, ".settings-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,533 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
+)
+
+// Mode is a permission mode, as Claude Code names them.
+type Mode string
+
+// The permission modes.
+const (
+	// ModeDefault asks for whatever no rule allows, except reads inside the workspace.
+	ModeDefault Mode = "default"
+	// ModeAcceptEdits also allows file edits, and mkdir/touch/mv/cp, inside the workspace.
+	ModeAcceptEdits Mode = "acceptEdits"
+	// ModePlan allows only what observes: everything else no rule allows is refused.
+	ModePlan Mode = "plan"
+	// ModeDontAsk refuses whatever would ask.
+	ModeDontAsk Mode = "dontAsk"
+	// ModeBypass allows everything except the hard-deny set, deny rules and ask rules.
+	ModeBypass Mode = "bypassPermissions"
+)
+
+// ParseMode checks a mode name; "" is the default mode.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeDefault, nil
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown permission mode %q: use default, acceptEdits, plan, dontAsk or bypassPermissions", s)
+}
+
+// Behavior is what a verdict says to do with a call. The zero value is Ask, so a verdict
+// nobody filled in never lets a call through.
+type Behavior int
+
+// The behaviors.
+const (
+	Ask Behavior = iota
+	Allow
+	Deny
+)
+
+func (b Behavior) String() string {
+	switch b {
+	case Allow:
+		return "allow"
+	case Deny:
+		return "deny"
+	}
+	return "ask"
+}
+
+// Verdict is the policy's decision on one call.
+type Verdict struct {
+	Behavior Behavior
+	// Reason says what the call would do and why it is allowed, asked about or refused
+	// ("writes /home/u/.bashrc, a protected path").
+	Reason string
+	// Source names what decided: a rule and its file, "mode acceptEdits", "read-only
+	// command", "hard deny", "protected path", ...
+	Source string
+	// FromAskRule is set when an ask rule asked: a hook's allow does not override it.
+	FromAskRule bool
+	// Summary is the exact action: the command, or the tool and the resolved path.
+	Summary string
+	// Suggest lists the narrowest allow rules that would let this call through without
+	// asking; empty when no rule can (a protected path, a write outside the workspace).
+	Suggest []string
+}
+
+// PolicyConfig is what a policy is built from.
+type PolicyConfig struct {
+	// Settings holds the rules and the default mode; nil means none.
+	Settings *settings.Settings
+	// Workspace says where the working directory is and which roots count as inside.
+	Workspace *workspace.Workspace
+	// Mode overrides Settings' defaultMode when set.
+	Mode string
+	// WritableRoots are further folders where writes count as inside the workspace (the
+	// session's temporary folder, say).
+	WritableRoots []string
+	// Home anchors `~/` in rules and paths; "" means os.UserHomeDir().
+	Home string
+	// ProjectDir holds the .ouro/settings.local.json that "always" answers write to;
+	// "" means the workspace's working directory.
+	ProjectDir string
+}
+
+// Policy evaluates calls against the rules and the mode. It is safe for concurrent use.
+type Policy struct {
+	ws         *workspace.Workspace
+	home       string
+	projectDir string
+	writable   []string
+	problems   []error
+
+	mu                    sync.RWMutex
+	mode                  Mode
+	deny, ask, allow, ses []Rule
+}
+
+// NewPolicy parses the settings' rules. A malformed rule does not stop the session: it
+// is left out and reported by Problems. An unknown mode is an error.
+func NewPolicy(cfg PolicyConfig) (*Policy, error) {
+	if cfg.Workspace == nil {
+		return nil, errors.New("permission: a policy needs a workspace")
+	}
+	s := cfg.Settings
+	if s == nil {
+		s = &settings.Settings{}
+	}
+	modeName := cfg.Mode
+	if modeName == "" {
+		modeName = s.Permissions.DefaultMode
+	}
+	mode, err := ParseMode(modeName)
+	if err != nil {
+		return nil, fmt.Errorf("permission: %w", err)
+	}
+	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode}
+	if p.home == "" {
+		p.home, _ = os.UserHomeDir()
+	}
+	if p.home != "" {
+		if real, err := filepath.EvalSymlinks(p.home); err == nil {
+			p.home = real
+		}
+	}
+	if p.projectDir == "" {
+		p.projectDir = cfg.Workspace.CWD()
+	}
+	for _, d := range cfg.WritableRoots {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("permission: writable root %s: %w", d, err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		p.writable = append(p.writable, abs)
+	}
+	p.deny = p.parseAll(s.Permissions.Deny)
+	p.ask = p.parseAll(s.Permissions.Ask)
+	p.allow = p.parseAll(s.Permissions.Allow)
+	return p, nil
+}
+
+func (p *Policy) parseAll(srs []settings.Rule) []Rule {
+	var out []Rule
+	for _, sr := range srs {
+		r, err := ParseRule(sr)
+		if err != nil {
+			p.problems = append(p.problems, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Problems lists the rules that could not be parsed and were left out.
+func (p *Policy) Problems() []error { return append([]error(nil), p.problems...) }
+
+// Mode is the current permission mode.
+func (p *Policy) Mode() Mode {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.mode
+}
+
+// SetMode changes the mode (Shift+Tab in the REPL, or leaving plan mode).
+func (p *Policy) SetMode(m Mode) error {
+	if _, err := ParseMode(string(m)); err != nil || m == "" {
+		return fmt.Errorf("permission: unknown permission mode %q", m)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	return nil
+}
+
+// SourceSession is the source of the rules added for this session only.
+const SourceSession = "this session"
+
+// AddSessionRule allows what text matches for the rest of the session ("yes, and don't
+// ask again this session").
+func (p *Policy) AddSessionRule(text string) error {
+	r, err := ParseRule(settings.Rule{Text: text, Source: SourceSession, Root: p.projectDir})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, old := range p.ses {
+		if old.Text == r.Text {
+			return nil
+		}
+	}
+	p.ses = append(p.ses, r)
+	return nil
+}
+
+// LocalSettingsPath is the file "always" answers are written to.
+func (p *Policy) LocalSettingsPath() string {
+	return filepath.Join(p.projectDir, ".ouro", "settings.local.json")
+}
+
+// AddLocalRule allows what text matches from now on: for this session, and in the
+// project's .ouro/settings.local.json for the sessions to come.
+func (p *Policy) AddLocalRule(text string) error {
+	if _, err := ParseRule(settings.Rule{Text: text, Source: p.LocalSettingsPath()}); err != nil {
+		return err
+	}
+	if err := AppendAllowRule(p.LocalSettingsPath(), text); err != nil {
+		return err
+	}
+	return p.AddSessionRule(text)
+}
+
+// Hidden reports whether a deny rule naming the whole tool (`Bash`, `WebFetch`,
+// `mcp__srv`) removes it from the tools the model is offered.
+func (p *Policy) Hidden(toolName string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, r := range p.deny {
+		if r.Bare() && r.Match(Subject{Tool: toolName}) {
+			return true
+		}
+	}
+	return false
+}
+
+// state is a snapshot of the policy for one check, so a concurrent SetMode or session
+// rule cannot change the answer halfway.
+type state struct {
+	*Policy
+	mode       Mode
+	allow      []Rule
+	deny, asks []Rule
+	cwd        string
+}
+
+func (p *Policy) snapshot() *state {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	allow := append(append([]Rule(nil), p.allow...), p.ses...)
+	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD()}
+}
+
+// callInput holds the input fields the policy looks at, across tools.
+type callInput struct {
+	Command      string `json:"command"`
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	Pattern      string `json:"pattern"`
+	URL          string `json:"url"`
+	SubagentType string `json:"subagent_type"`
+	Skill        string `json:"skill"`
+}
+
+// Tools with no effect outside the session, which need no rule in any mode.
+var sessionTools = []string{"TodoWrite", "TodoRead", "AskUserQuestion", "Task", "Agent", "Skill",
+	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode"}
+
+// Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
+// paths, allow rules, and finally the mode. See the package tests for the full table.
+func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
+	st := p.snapshot()
+	var in callInput
+	if len(c.Input) > 0 {
+		if err := json.Unmarshal(c.Input, &in); err != nil {
+			return Verdict{Behavior: Deny, Summary: c.Name, Source: "invalid input",
+				Reason: fmt.Sprintf("the input of %s could not be read (%v), so it could not be checked; send a valid input", c.Name, err)}
+		}
+	}
+	var v Verdict
+	switch {
+	case c.Name == "Bash":
+		v = st.checkBash(in.Command)
+	case isOneOf(c.Name, editTools):
+		p := in.FilePath
+		if c.Name == "NotebookEdit" {
+			p = in.NotebookPath
+		}
+		v = st.checkFile(c.Name, p, true)
+	case isOneOf(c.Name, readTools):
+		p := in.FilePath
+		switch c.Name {
+		case "Glob":
+			p = in.Path
+			if p == "" && filepath.IsAbs(in.Pattern) {
+				p = staticPrefix(in.Pattern)
+			}
+		case "Grep", "LS":
+			p = in.Path
+		case "NotebookRead":
+			p = in.NotebookPath
+		}
+		v = st.checkFile(c.Name, p, false)
+	case c.Name == "WebFetch":
+		host := ""
+		if u, err := url.Parse(in.URL); err == nil {
+			host = u.Hostname()
+		}
+		s := st.subject(c.Name)
+		s.Host = host
+		v = st.single(s, kindNet, nil, "WebFetch "+in.URL)
+		v.Suggest = suggestIf(v, "WebFetch(domain:"+strings.ToLower(host)+")", host != "")
+	case c.Name == "Task" || c.Name == "Agent" || c.Name == "Skill":
+		s := st.subject(c.Name)
+		s.Name = in.SubagentType
+		if c.Name == "Skill" {
+			s.Name = in.Skill
+		}
+		v = st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+s.Name))
+		v.Suggest = suggestIf(v, c.Name+"("+s.Name+")", s.Name != "")
+	case isOneOf(c.Name, sessionTools):
+		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
+	default:
+		v = st.single(st.subject(c.Name), kindOther, nil, c.Name+" "+clipText(string(c.Input), 200))
+		v.Suggest = suggestIf(v, c.Name, true)
+	}
+	return st.finish(v)
+}
+
+// finish applies dontAsk: with nobody to ask, whatever would ask is refused.
+func (st *state) finish(v Verdict) Verdict {
+	if v.Behavior == Ask && st.mode == ModeDontAsk {
+		v.Behavior = Deny
+		v.Reason = "dontAsk mode refuses what would need approval: " + v.Reason
+		if !v.FromAskRule {
+			v.Source = "mode dontAsk"
+		}
+		v.Suggest = nil
+	}
+	return v
+}
+
+func suggestIf(v Verdict, rule string, ok bool) []string {
+	if v.Behavior != Ask || v.FromAskRule || v.Source == "protected path" || !ok {
+		return nil
+	}
+	if _, err := ParseRule(settings.Rule{Text: rule}); err != nil {
+		return nil
+	}
+	return []string{rule}
+}
+
+func (st *state) subject(toolName string) Subject {
+	return Subject{Tool: toolName, CWD: st.cwd, Home: st.home}
+}
+
+// kind says what an action does, for the mode step.
+type kind int
+
+const (
+	kindRead    kind = iota // reads files: free inside the workspace
+	kindWrite               // writes files
+	kindNet                 // reaches the network: asks unless allowed, as in Claude Code
+	kindSession             // changes only the session's own state
+	kindOther               // anything else (MCP tools): asks
+)
+
+// target is a path an action touches, lexically and as resolved through symlinks.
+type target struct {
+	given, lex, real string
+	// glob is set for a shell word whose pattern could expand to a protected name.
+	glob bool
+}
+
+// single decides on an action with one subject: the rules, then protected paths, then
+// the mode. tg is the path it touches, if any.
+func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
+	v := Verdict{Summary: summary}
+	if r, ok := st.firstMatch(st.deny, s, tg, k == kindWrite); ok {
+		v.Behavior, v.Source = Deny, r.String()
+		v.Reason = fmt.Sprintf("%s is denied by the rule %s", summary, r)
+		return v
+	}
+	if r, ok := st.firstMatch(st.asks, s, tg, false); ok {
+		v.Behavior, v.Source, v.FromAskRule = Ask, r.String(), true
+		v.Reason = fmt.Sprintf("the rule %s asks before %s", r, summary)
+		return v
+	}
+	if k == kindWrite && tg != nil && st.mode != ModeBypass && st.protected(tg) {
+		v.Behavior, v.Source = Ask, "protected path"
+		v.Reason = fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real)
+		return v
+	}
+	if r, ok := st.allowMatch(s, tg); ok {
+		v.Behavior, v.Source = Allow, r.String()
+		v.Reason = "allowed by the rule " + r.Text
+		return v
+	}
+	inside := tg != nil && st.inside(tg.real)
+	where := ""
+	if tg != nil {
+		where = tg.real
+		if !inside {
+			where += ", outside the workspace"
+		}
+	}
+	switch {
+	case st.mode == ModeBypass:
+		v.Behavior, v.Source, v.Reason = Allow, "mode bypassPermissions", "bypassPermissions mode allows it"
+	case k == kindSession:
+		v.Behavior, v.Source, v.Reason = Allow, "session tool", s.Tool+" changes only the session's own state"
+	case k == kindRead && (tg == nil || inside):
+		v.Behavior, v.Source, v.Reason = Allow, "read-only tool", "reads inside the workspace"
+	case k == kindRead:
+		v.Behavior, v.Source, v.Reason = Ask, "outside the workspace", "reads "+where
+	case k == kindWrite && st.mode == ModeAcceptEdits && inside:
+		v.Behavior, v.Source, v.Reason = Allow, "mode acceptEdits", "acceptEdits mode allows edits inside the workspace"
+	case st.mode == ModePlan && k != kindNet:
+		v.Behavior, v.Source = Deny, "mode plan"
+		v.Reason = fmt.Sprintf("plan mode allows only read-only actions, and %s is not one; present the plan and wait for it to be approved", summary)
+	case k == kindWrite:
+		v.Behavior, v.Source, v.Reason = Ask, "no matching rule", "writes "+where+"; no allow rule covers it"
+	default:
+		v.Behavior, v.Source, v.Reason = Ask, "no matching rule", "no allow rule covers "+summary
+	}
+	return v
+}
+
+// firstMatch finds the first rule covering s, trying the path as given and as resolved
+// (so a deny on a symlink's name or on its target both hold). For writes, a rule on
+// reading the path covers it too: a Read deny also blocks edits there.
+func (st *state) firstMatch(rules []Rule, s Subject, tg *target, readCoversWrite bool) (Rule, bool) {
+	for _, r := range rules {
+		for _, q := range variants(s, tg) {
+			if r.Match(q) {
+				return r, true
+			}
+			if readCoversWrite && r.Tool == "Read" {
+				q.Tool = "Read"
+				if r.Match(q) {
+					return r, true
+				}
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// allowMatch finds an allow rule; a path rule must cover the path as resolved, so a
+// symlink inside an allowed folder cannot carry a write somewhere else.
+func (st *state) allowMatch(s Subject, tg *target) (Rule, bool) {
+	if tg != nil {
+		s.Path = tg.real
+	}
+	for _, r := range st.allow {
+		if r.Match(s) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+func variants(s Subject, tg *target) []Subject {
+	if tg == nil {
+		return []Subject{s}
+	}
+	a, b := s, s
+	a.Path, b.Path = tg.lex, tg.real
+	if tg.lex == tg.real {
+		return []Subject{a}
+	}
+	return []Subject{a, b}
+}
+
+// checkFile decides on a file tool's call on path p.
+func (st *state) checkFile(toolName, p string, write bool) Verdict {
+	k := kindRead
+	if write {
+		k = kindWrite
+	}
+	if p == "" {
+		if write || toolName == "Read" || toolName == "NotebookRead" {
+			return Verdict{Behavior: Deny, Source: "invalid input", Summary: toolName,
+				Reason: toolName + " was called without a file path, so there is nothing to check or run"}
+		}
+		p = st.cwd // Glob, Grep and LS search the working directory by default
+	}
+	tg, err := st.resolve(p, st.cwd)
+	if err != nil {
+		return Verdict{Behavior: Deny, Source: "invalid input", Summary: toolName + " " + p,
+			Reason: fmt.Sprintf("the path of %s could not be resolved: %v", toolName, err)}
+	}
+	s := st.subject(toolName)
+	v := st.single(s, k, &tg, toolName+" "+tg.real)
+	rule := "Read"
+	if write {
+		rule = "Edit"
+	}
+	v.Suggest = suggestIf(v, rule+"("+st.pathSpec(tg.real, toolName != "Read" && !write)+")", true)
+	return v
+}
+
+// staticPrefix is the folder part of a glob pattern before its first special character.
+func staticPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return filepath.Dir(pattern)
+	}
+	return filepath.Dir(pattern[:i+1])
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,129 @@
+package permission
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ouroagent/ouro/workspace"
+)
+
+// resolve turns a path as a tool or command gives it into its lexical absolute form and
+// its real path (symlinks followed as the kernel would). base is the folder relative
+// paths start from. A path outside the workspace still resolves: deciding about it is
+// the policy's job.
+func (st *state) resolve(p, base string) (target, error) {
+	abs := p
+	switch {
+	case p == "~":
+		abs = st.home
+	case strings.HasPrefix(p, "~/"):
+		abs = st.home + "/" + p[2:]
+	}
+	if !filepath.IsAbs(abs) {
+		abs = base + "/" + abs
+	}
+	t := target{given: p, lex: filepath.Clean(abs)}
+	real, err := st.ws.Resolve(abs)
+	var out *workspace.OutsideError
+	switch {
+	case err == nil:
+		t.real = real
+	case errors.As(err, &out):
+		t.real = out.Resolved
+	default:
+		return t, err
+	}
+	return t, nil
+}
+
+// inside reports whether a real path is in the workspace or a writable root.
+func (st *state) inside(real string) bool {
+	if st.ws.Contains(real) {
+		return true
+	}
+	for _, r := range st.writable {
+		if workspace.Within(r, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Protected names: folders holding configuration that would change what ouro, git or
+// the shell does next, and the shell startup files in the home folder.
+var (
+	protectedDirs  = []string{".git", ".ouro", ".claude"}
+	protectedFiles = []string{".mcp.json"}
+	shellRCFiles   = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
+)
+
+// protected reports whether a write to tg must always be asked about (outside bypass
+// mode), whichever of its two forms names the protected place.
+func (st *state) protected(tg *target) bool {
+	return tg.glob || isProtected(tg.lex, st.home) || isProtected(tg.real, st.home)
+}
+
+func isProtected(p, home string) bool {
+	p = filepath.ToSlash(p)
+	for _, part := range strings.Split(p, "/") {
+		if isOneOf(part, protectedDirs) {
+			return true
+		}
+	}
+	if isOneOf(filepath.Base(p), protectedFiles) {
+		return true
+	}
+	if home != "" && filepath.Dir(p) == filepath.ToSlash(home) && isOneOf(filepath.Base(p), shellRCFiles) {
+		return true
+	}
+	return false
+}
+
+// globMayHitProtected reports whether a shell word still holding glob characters (`.g*`,
+// `rm -r .*`) could expand to a protected name.
+func globMayHitProtected(word string) bool {
+	if !strings.ContainsAny(word, "*?[") {
+		return false
+	}
+	names := append(append(append([]string(nil), protectedDirs...), protectedFiles...), shellRCFiles...)
+	for _, part := range strings.Split(filepath.ToSlash(word), "/") {
+		for _, n := range names {
+			// As in bash, a leading dot is matched only by a pattern that writes it.
+			if n[0] == '.' && !strings.HasPrefix(part, ".") {
+				continue
+			}
+			if ok, _ := doublestar.Match(part, n); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathSpec writes a path as a rule specifier, as narrow as it is: relative to the
+// working directory inside it, `~/` in the home, `//` elsewhere. dir adds `/**` for the
+// tools that search a folder.
+func (st *state) pathSpec(real string, dir bool) string {
+	var spec string
+	if rel, err := filepath.Rel(st.cwd, real); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		rel = escapeGlob(filepath.ToSlash(rel))
+		switch {
+		case rel == ".":
+			spec = "."
+		case strings.Contains(rel, "/"):
+			spec = rel
+		default:
+			spec = "./" + rel
+		}
+	} else if st.home != "" && workspace.Within(st.home, real) && real != st.home {
+		spec = "~/" + escapeGlob(filepath.ToSlash(real[len(st.home)+1:]))
+	} else {
+		spec = "/" + escapeGlob(filepath.ToSlash(real))
+	}
+	if dir {
+		spec = strings.TrimSuffix(spec, "/") + "/**"
+	}
+	return spec
+}

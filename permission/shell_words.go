@@ -293,14 +293,19 @@ func paramText(p *syntax.ParamExp, src string) string {
 	return "${?}"
 }
 
-// hasGlob reports an unescaped glob character in an unquoted literal.
+// hasGlob reports an unescaped glob character in an unquoted literal; "[" counts only
+// with a "]" after it, so the test command `[` is not a pattern.
 func hasGlob(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
 			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') > 0 {
+				return true
+			}
 		}
 	}
 	return false

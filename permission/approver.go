@@ -92,16 +92,50 @@ type Terminal struct {
 	In  io.Reader
 	Out io.Writer
 
-	mu sync.Mutex
-	br *bufio.Reader
+	mu    sync.Mutex
+	once  sync.Once
+	lines chan termLine
+	stale bool
+}
+
+type termLine struct {
+	text string
+	err  error
+}
+
+// read starts the one goroutine that reads In, so a prompt that is cancelled does not
+// leave a second reader behind to steal the next answer.
+func (t *Terminal) read() {
+	t.lines = make(chan termLine, 1)
+	go func() {
+		br := bufio.NewReader(t.In)
+		for {
+			line, err := br.ReadString('\n')
+			t.lines <- termLine{line, err}
+			if err != nil {
+				close(t.lines)
+				return
+			}
+		}
+	}()
 }
 
 // Approve shows p and reads the answer. End of input is a refusal.
 func (t *Terminal) Approve(ctx context.Context, p Prompt) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.br == nil {
-		t.br = bufio.NewReader(t.In)
+	t.once.Do(t.read)
+	// After a cancelled prompt, a line already typed was meant for that prompt: drop
+	// it, or it could approve an action the user has not seen.
+	for t.stale {
+		select {
+		case l, ok := <-t.lines:
+			if !ok || l.err != nil {
+				return Answer{Choice: No, Reason: "the user did not answer (end of input)"}, nil
+			}
+		default:
+			t.stale = false
+		}
 	}
 	fmt.Fprintf(t.Out, "\n%s wants to run:\n  %s\n", p.Call.Name, p.Summary)
 	if p.Reach != "" {
@@ -113,26 +147,19 @@ func (t *Terminal) Approve(ctx context.Context, p Prompt) (Answer, error) {
 	}
 	fmt.Fprintf(t.Out, "  %s\n> ", opts)
 
-	type read struct {
-		line string
-		err  error
-	}
-	ch := make(chan read, 1)
-	go func() {
-		line, err := t.br.ReadString('\n')
-		ch <- read{line, err}
-	}()
-	var r read
+	var l termLine
 	select {
 	case <-ctx.Done():
-		// The pending read is abandoned with the prompt; the reader is reset so a
-		// later prompt does not receive this one's answer.
-		t.br = nil
+		t.stale = true
 		return Answer{}, ctx.Err()
-	case r = <-ch:
+	case got, ok := <-t.lines:
+		if !ok {
+			got.err = io.EOF
+		}
+		l = got
 	}
-	line := strings.TrimSpace(r.line)
-	if line == "" && r.err != nil {
+	line := strings.TrimSpace(l.text)
+	if line == "" && l.err != nil {
 		return Answer{Choice: No, Reason: "the user did not answer (end of input)"}, nil
 	}
 	word, rest, _ := strings.Cut(line, " ")

@@ -98,11 +98,28 @@ func (st *state) checkCommand(c Command) Verdict {
 	label := "`" + clipText(text, 300) + "`"
 	s := st.subject("Bash")
 	s.Command = key
-	sText := s
-	sText.Command = text
+	// Deny and ask rules also see the line as written (wrappers included) and the
+	// command by its plain name, so `Bash(curl *)` holds for `sudo curl` and
+	// `/usr/bin/curl` alike. Allow rules see only the command as it will run.
+	restrictive := []Subject{s}
+	for _, alt := range []string{text, plainName(c.Argv)} {
+		if alt != "" && alt != key {
+			a := s
+			a.Command = alt
+			restrictive = append(restrictive, a)
+		}
+	}
+	matchesAny := func(r Rule) bool {
+		for _, q := range restrictive {
+			if r.Match(q) {
+				return true
+			}
+		}
+		return false
+	}
 
 	for _, r := range st.deny {
-		if r.Match(s) || r.Match(sText) {
+		if matchesAny(r) {
 			return Verdict{Behavior: Deny, Source: r.String(), Reason: fmt.Sprintf("%s is denied by the rule %s", label, r)}
 		}
 	}
@@ -129,7 +146,7 @@ func (st *state) checkCommand(c Command) Verdict {
 		}
 	}
 	for _, r := range st.asks {
-		if r.Match(s) || r.Match(sText) {
+		if matchesAny(r) {
 			return Verdict{Behavior: Ask, FromAskRule: true, Source: r.String(), Reason: fmt.Sprintf("the rule %s asks before %s", r, label)}
 		}
 	}
@@ -233,6 +250,15 @@ func (st *state) checkCommand(c Command) Verdict {
 		v.Suggest = suggest
 	}
 	return v
+}
+
+// plainName is argv joined with the command named without its folder (`/usr/bin/curl
+// x` → `curl x`), or "" when it has none.
+func plainName(argv []string) string {
+	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
+		return ""
+	}
+	return strings.Join(append([]string{filepath.Base(argv[0])}, argv[1:]...), " ")
 }
 
 // withoutRedirects is c without its redirections: whether the command itself only

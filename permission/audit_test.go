@@ -1,0 +1,165 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/tool"
+)
+
+func TestAuditAppendAndRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proj", "audit.jsonl")
+	a, err := OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetSession("sess-1")
+	call := tool.Call{ID: "toolu_1", Name: "Write", Input: json.RawMessage(`{"file_path":"/p/a.go","content":"x"}`)}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(a.RecordDecision(call, "allow", "mode acceptEdits", "acceptEdits mode allows edits inside the workspace"))
+	must(a.RecordRun(call, "ok", 1500*time.Millisecond))
+	must(a.RecordFileChange("/p/a.go", "", "sha256:abc"))
+	must(a.Close())
+
+	// A second process appends to the same file.
+	b, err := OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(b.RecordRun(tool.Call{ID: "toolu_2", Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}, "error", 20*time.Millisecond))
+	must(b.Close())
+	if err := b.RecordRun(call, "ok", 0); err == nil {
+		t.Error("a closed audit accepted a record")
+	}
+
+	recs, err := ReadAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("records = %+v", recs)
+	}
+	if r := recs[0]; r.Kind != AuditDecision || r.Session != "sess-1" || r.Input != "/p/a.go" || r.Decision != "allow" || r.Source != "mode acceptEdits" {
+		t.Errorf("decision = %+v", r)
+	}
+	if r := recs[1]; r.Kind != AuditRun || r.Status != "ok" || r.DurationMS != 1500 || r.ToolUseID != "toolu_1" {
+		t.Errorf("run = %+v", r)
+	}
+	if r := recs[2]; r.Kind != AuditFile || r.Path != "/p/a.go" || r.HashBefore != "" || r.HashAfter != "sha256:abc" {
+		t.Errorf("file = %+v", r)
+	}
+	if r := recs[3]; r.Session != "" || r.Input != "go test ./..." || r.Status != "error" {
+		t.Errorf("second writer's run = %+v", r)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("audit mode %v: it may hold commands and paths, keep it private", st.Mode().Perm())
+	}
+
+	// Readable lines for `ouro audit`.
+	lines := []string{recs[0].String(), recs[1].String(), recs[2].String()}
+	for i, want := range []string{"allow", "1.5s", "(none) → sha256:abc"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %q lacks %q", lines[i], want)
+		}
+	}
+}
+
+func TestReadAuditDamage(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"time":"2026-01-01T00:00:00Z","kind":"run","tool":"Bash","status":"ok"}`
+
+	torn := filepath.Join(dir, "torn.jsonl")
+	os.WriteFile(torn, []byte(good+"\n"+good+"\n"+`{"time":"2026-01-01T00:0`), 0o600)
+	recs, err := ReadAudit(torn)
+	if err != nil || len(recs) != 2 {
+		t.Errorf("a torn last line: %d records, err %v", len(recs), err)
+	}
+
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(good+"\nnot json\n\n"+good+"\n"), 0o600)
+	recs, err = ReadAudit(bad)
+	if len(recs) != 2 || err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a bad middle line: %d records, err %v", len(recs), err)
+	}
+
+	if _, err := ReadAudit(filepath.Join(dir, "missing.jsonl")); err == nil {
+		t.Error("a missing audit read without error")
+	}
+}
+
+func TestAuditConcurrentWritersKeepLinesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				c := tool.Call{ID: fmt.Sprintf("t%d-%d", i, j), Name: "Bash", Input: json.RawMessage(`{"command":"` + strings.Repeat("x", 3000) + `"}`)}
+				if err := a.RecordDecision(c, "allow", "test", ""); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a.Close()
+	recs, err := ReadAudit(path)
+	if err != nil || len(recs) != 200 {
+		t.Errorf("%d records, err %v", len(recs), err)
+	}
+}
+
+func TestNilAuditRecordsNothing(t *testing.T) {
+	var a *Audit
+	if err := a.RecordDecision(tool.Call{}, "allow", "", ""); err != nil {
+		t.Error(err)
+	}
+	a.SetSession("x")
+	if a.Path() != "" || a.Close() != nil {
+		t.Error("nil audit")
+	}
+}
+
+func TestFileHash(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if h, err := FileHash(p); h != "" || err != nil {
+		t.Errorf("missing file: %q %v", h, err)
+	}
+	os.WriteFile(p, []byte("abc"), 0o644)
+	h, err := FileHash(p)
+	if err != nil || h != "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("hash = %q %v", h, err)
+	}
+}
+
+func TestSummarizeInput(t *testing.T) {
+	cases := map[string]string{
+		`{"command":"ls  -la\n"}`:                        "ls -la",
+		`{"file_path":"/a/b"}`:                           "/a/b",
+		`{"url":"https://x.org"}`:                        "https://x.org",
+		`{"pattern":"*.go","path":"src"}`:                "*.go src",
+		`{"todos":[]}`:                                   `{"todos":[]}`,
+		`{"command":"` + strings.Repeat("y", 600) + `"}`: strings.Repeat("y", 500) + "…",
+	}
+	for in, want := range cases {
+		if got := SummarizeInput(tool.Call{Input: json.RawMessage(in)}); got != want {
+			t.Errorf("SummarizeInput(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

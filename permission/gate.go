@@ -1,0 +1,221 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// HookVerdict is what the PreToolUse hooks decided about a call.
+type HookVerdict struct {
+	// Decision is "allow", "deny", "ask", or "" when no hook decided.
+	Decision string
+	// Reason is the hook's reason (shown to the model on deny, to the user on ask).
+	Reason string
+	// UpdatedInput, when set, replaces the call's input; the policy checks the new one.
+	UpdatedInput json.RawMessage
+	// Source names the hook that decided (its command), for the audit and reasons.
+	Source string
+}
+
+// PreToolHook runs the PreToolUse hooks for a call.
+type PreToolHook interface {
+	PreToolUse(ctx context.Context, c tool.Call) HookVerdict
+}
+
+// PreToolHookFunc adapts a function (around the hook package's runner, say) to
+// PreToolHook.
+type PreToolHookFunc func(ctx context.Context, c tool.Call) HookVerdict
+
+// PreToolUse calls f.
+func (f PreToolHookFunc) PreToolUse(ctx context.Context, c tool.Call) HookVerdict { return f(ctx, c) }
+
+// Gate is the agent.Gate that puts hooks, the policy and the approver in front of every
+// call, and records each decision in the audit.
+type Gate struct {
+	policy   *Policy
+	approver Approver
+	hooks    PreToolHook
+	audit    *Audit
+
+	// mu lets one prompt at a time reach the approver.
+	mu sync.Mutex
+
+	errMu    sync.Mutex
+	auditErr error
+}
+
+var _ agent.Gate = (*Gate)(nil)
+
+// NewGate returns a gate. A nil approver refuses what would ask, as Headless does; nil
+// hooks means no hooks; a nil audit records nothing.
+func NewGate(policy *Policy, approver Approver, hooks PreToolHook, audit *Audit) *Gate {
+	if approver == nil {
+		approver = Headless{}
+	}
+	return &Gate{policy: policy, approver: approver, hooks: hooks, audit: audit}
+}
+
+// Policy is the policy the gate applies.
+func (g *Gate) Policy() *Policy { return g.policy }
+
+// Gate decides on one call, in this order: a hook's deny denies; a hook's updatedInput
+// replaces the input, and the policy judges the new one; a policy deny denies; an ask
+// rule asks the approver even when a hook allowed (a hook's allow cannot override a
+// deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
+// anything else asks.
+func (g *Gate) Gate(ctx context.Context, c *tool.Call) agent.Decision {
+	var hv HookVerdict
+	if g.hooks != nil {
+		hv = g.hooks.PreToolUse(ctx, *c)
+	}
+	hookSource := "PreToolUse hook"
+	if hv.Source != "" {
+		hookSource += " " + hv.Source
+	}
+	if hv.Decision == "deny" {
+		reason := hv.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return g.deny(*c, hookSource, fmt.Sprintf("a PreToolUse hook blocked %s %s: %s", c.Name, SummarizeInput(*c), reason))
+	}
+	call := *c
+	var d agent.Decision
+	if len(hv.UpdatedInput) > 0 {
+		call.Input = hv.UpdatedInput
+		d.UpdatedInput = hv.UpdatedInput
+	}
+	v := g.policy.Check(ctx, call)
+	switch {
+	case v.Behavior == Deny:
+		return g.deny(call, v.Source, v.Reason)
+	case v.Behavior == Ask && v.FromAskRule:
+		return g.ask(ctx, call, v, d, "")
+	case hv.Decision == "allow":
+		return g.allow(call, d, hookSource, "a PreToolUse hook allowed it: "+hv.Reason)
+	case hv.Decision == "ask":
+		why := "a PreToolUse hook asks for approval"
+		if hv.Reason != "" {
+			why += ": " + hv.Reason
+		}
+		return g.ask(ctx, call, v, d, why)
+	case v.Behavior == Allow:
+		return g.allow(call, d, v.Source, v.Reason)
+	}
+	return g.ask(ctx, call, v, d, "")
+}
+
+// ask puts the call to the approver. hookWhy is set when a hook, not the policy, asks.
+func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decision, hookWhy string) agent.Decision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if hookWhy == "" {
+		// While this call waited for the prompt before it, that answer may have added
+		// a rule that covers this one too.
+		if again := g.policy.Check(ctx, call); again.Behavior != Ask {
+			if again.Behavior == Deny {
+				return g.deny(call, again.Source, again.Reason)
+			}
+			return g.allow(call, d, again.Source, again.Reason)
+		}
+	} else if g.policy.Mode() == ModeDontAsk {
+		return g.deny(call, "mode dontAsk", "dontAsk mode refuses what would need approval: "+hookWhy)
+	}
+	reach := v.Reason
+	if v.Behavior == Allow || reach == "" {
+		reach = hookWhy
+	} else if hookWhy != "" {
+		reach = hookWhy + "; " + reach
+	}
+	if v.Source != "" && !strings.Contains(reach, v.Source) && v.Behavior == Ask {
+		reach += " [" + v.Source + "]"
+	}
+	rules := v.Suggest
+	if hookWhy != "" && v.Behavior == Allow {
+		rules = nil
+	}
+	summary := v.Summary
+	if summary == "" {
+		summary = call.Name + " " + SummarizeInput(call)
+	}
+	p := Prompt{Call: call, Summary: summary, Reach: reach, SuggestedRule: strings.Join(rules, ", "), Rules: rules}
+	ans, err := g.approver.Approve(ctx, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return g.deny(call, "interrupted", "interrupted while waiting for approval of "+summary)
+		}
+		return g.deny(call, "approver error", fmt.Sprintf("%s needed approval, and asking for it failed: %v", summary, err))
+	}
+	switch ans.Choice {
+	case Once:
+		return g.allow(call, d, "user: once", "approved once")
+	case Session, Always:
+		if len(p.Rules) == 0 {
+			return g.allow(call, d, "user: once", "approved (no rule can cover it, so only this call)")
+		}
+		var failed []string
+		for _, r := range p.Rules {
+			var err error
+			if ans.Choice == Always {
+				err = g.policy.AddLocalRule(r)
+			} else {
+				err = g.policy.AddSessionRule(r)
+			}
+			if err != nil {
+				failed = append(failed, err.Error())
+			}
+		}
+		src := "user: " + ans.Choice.String() + " " + p.SuggestedRule
+		if len(failed) > 0 {
+			src += " (not saved: " + strings.Join(failed, "; ") + ")"
+		}
+		return g.allow(call, d, src, "approved with "+p.SuggestedRule)
+	}
+	switch g.approver.(type) {
+	case Headless, *Headless:
+		return g.deny(call, "headless", ans.Reason)
+	}
+	reason := "the user refused " + summary
+	if r := strings.TrimSpace(ans.Reason); r != "" {
+		reason += ", saying: " + r
+	} else {
+		reason += "; do not try it again another way without asking"
+	}
+	return g.deny(call, "user: no", reason)
+}
+
+func (g *Gate) allow(call tool.Call, d agent.Decision, source, reason string) agent.Decision {
+	g.record(call, "allow", source, reason)
+	return d
+}
+
+func (g *Gate) deny(call tool.Call, source, reason string) agent.Decision {
+	g.record(call, "deny", source, reason)
+	return agent.Decision{Deny: true, Reason: reason}
+}
+
+// record writes the decision to the audit. A failed write does not change the decision;
+// the first failure is kept for AuditError.
+func (g *Gate) record(call tool.Call, decision, source, reason string) {
+	if err := g.audit.RecordDecision(call, decision, source, reason); err != nil {
+		g.errMu.Lock()
+		if g.auditErr == nil {
+			g.auditErr = err
+		}
+		g.errMu.Unlock()
+	}
+}
+
+// AuditError is the first failure to write a decision to the audit, if any, so the
+// caller can warn once.
+func (g *Gate) AuditError() error {
+	g.errMu.Lock()
+	defer g.errMu.Unlock()
+	return g.auditErr
+}

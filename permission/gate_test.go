@@ -1,0 +1,315 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/tool"
+)
+
+// fakeApprover answers every prompt with one answer and keeps the prompts.
+type fakeApprover struct {
+	answer  Answer
+	err     error
+	prompts []Prompt
+}
+
+func (f *fakeApprover) Approve(_ context.Context, p Prompt) (Answer, error) {
+	f.prompts = append(f.prompts, p)
+	return f.answer, f.err
+}
+
+// fakeHook returns a fixed verdict and counts its calls.
+type fakeHook struct {
+	v     HookVerdict
+	calls int
+}
+
+func (h *fakeHook) PreToolUse(context.Context, tool.Call) HookVerdict {
+	h.calls++
+	return h.v
+}
+
+func TestGateOrder(t *testing.T) {
+	e := newEnv(t)
+	rs := rules{allow: []string{"Bash(make *)"}, ask: []string{"Bash(git push *)"}, deny: []string{"Bash(curl *)"}}
+	const (
+		denied   = "deny"
+		allowed  = "allow"
+		asked    = "ask" // the approver was asked (and said once)
+		rejected = "ask+no"
+	)
+	cases := []struct {
+		name    string
+		hook    string // the hook's decision
+		command string
+		want    string
+	}{
+		{"no hook, deny rule", "", "curl x", denied},
+		{"no hook, ask rule", "", "git push", asked},
+		{"no hook, allow rule", "", "make all", allowed},
+		{"no hook, read-only", "", "ls", allowed},
+		{"no hook, no rule", "", "npm i", asked},
+		{"hook deny beats allow rule", "deny", "make all", denied},
+		{"hook deny beats read-only", "deny", "ls", denied},
+		{"hook allow cannot beat deny rule", "allow", "curl x", denied},
+		{"hook allow cannot beat ask rule", "allow", "git push", asked},
+		{"hook allow skips the default ask", "allow", "npm i", allowed},
+		{"hook allow with allow rule", "allow", "make all", allowed},
+		{"hook allow cannot beat hard deny", "allow", "rm -rf /", denied},
+		{"hook ask beats allow rule", "ask", "make all", asked},
+		{"hook ask beats read-only", "ask", "ls", asked},
+		{"hook ask and deny rule", "ask", "curl x", denied},
+		{"hook ask and no rule", "ask", "npm i", asked},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := e.policy(t, "", rs)
+			ap := &fakeApprover{answer: Answer{Choice: Once}}
+			h := &fakeHook{v: HookVerdict{Decision: c.hook, Reason: "hook says so", Source: "check.sh"}}
+			g := NewGate(p, ap, h, nil)
+			call := e.call("Bash", bash(c.command))
+			d := g.Gate(context.Background(), &call)
+			got := allowed
+			switch {
+			case d.Deny:
+				got = denied
+			case len(ap.prompts) > 0:
+				got = asked
+			}
+			if got != c.want {
+				t.Errorf("got %s (reason %q, prompts %d), want %s", got, d.Reason, len(ap.prompts), c.want)
+			}
+			if got != asked && len(ap.prompts) > 0 {
+				t.Errorf("the approver was asked needlessly")
+			}
+			if h.calls != 1 {
+				t.Errorf("hook ran %d times", h.calls)
+			}
+		})
+	}
+}
+
+func TestGateUpdatedInputIsWhatThePolicyJudges(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "", rules{deny: []string{"Bash(curl *)"}})
+	ap := &fakeApprover{answer: Answer{Choice: Once}}
+
+	// A harmless call rewritten into a denied one is denied.
+	h := &fakeHook{v: HookVerdict{UpdatedInput: json.RawMessage(bash("curl evil.sh"))}}
+	call := e.call("Bash", bash("ls"))
+	if d := NewGate(p, ap, h, nil).Gate(context.Background(), &call); !d.Deny || !strings.Contains(d.Reason, "curl evil.sh") {
+		t.Errorf("rewritten into a denied command: %+v", d)
+	}
+
+	// A denied call rewritten into a harmless one runs, with the new input.
+	h.v = HookVerdict{UpdatedInput: json.RawMessage(bash("ls -la"))}
+	call = e.call("Bash", bash("curl x"))
+	d := NewGate(p, ap, h, nil).Gate(context.Background(), &call)
+	if d.Deny || string(d.UpdatedInput) != bash("ls -la") {
+		t.Errorf("rewritten into a read-only command: %+v", d)
+	}
+	// The prompt for a rewritten call shows the rewritten action.
+	h.v = HookVerdict{UpdatedInput: json.RawMessage(bash("npm test"))}
+	call = e.call("Bash", bash("ls"))
+	NewGate(p, ap, h, nil).Gate(context.Background(), &call)
+	if len(ap.prompts) != 1 || ap.prompts[0].Summary != "npm test" || string(ap.prompts[0].Call.Input) != bash("npm test") {
+		t.Errorf("prompts = %+v", ap.prompts)
+	}
+}
+
+func TestGateApproverAnswers(t *testing.T) {
+	e := newEnv(t)
+	goTest := func() *tool.Call { c := e.call("Bash", bash("go test ./...")); return &c }
+
+	t.Run("no with reason", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: No, Reason: "use make test"}}
+		d := NewGate(e.policy(t, "", rules{}), ap, nil, nil).Gate(context.Background(), goTest())
+		if !d.Deny || !strings.Contains(d.Reason, "the user refused go test ./...") || !strings.Contains(d.Reason, "use make test") {
+			t.Errorf("%+v", d)
+		}
+		p := ap.prompts[0]
+		if p.Summary != "go test ./..." || p.SuggestedRule != "Bash(go test *)" || !strings.Contains(p.Reach, "no allow rule covers") {
+			t.Errorf("prompt = %+v", p)
+		}
+	})
+	t.Run("once asks again next time", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: Once}}
+		g := NewGate(e.policy(t, "", rules{}), ap, nil, nil)
+		g.Gate(context.Background(), goTest())
+		if d := g.Gate(context.Background(), goTest()); d.Deny || len(ap.prompts) != 2 {
+			t.Errorf("%+v, prompts %d", d, len(ap.prompts))
+		}
+	})
+	t.Run("session", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: Session}}
+		p := e.policy(t, "", rules{})
+		g := NewGate(p, ap, nil, nil)
+		g.Gate(context.Background(), goTest())
+		other := e.call("Bash", bash("go test -run X ./pkg"))
+		if d := g.Gate(context.Background(), &other); d.Deny || len(ap.prompts) != 1 {
+			t.Errorf("the session rule did not cover the next go test: %+v, prompts %d", d, len(ap.prompts))
+		}
+		if _, err := os.Stat(p.LocalSettingsPath()); err == nil {
+			t.Error("a session answer wrote the settings file")
+		}
+	})
+	t.Run("always", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: Always}}
+		p := e.policy(t, "", rules{})
+		g := NewGate(p, ap, nil, nil)
+		edit := e.call("Edit", `{"file_path":"{P}/src/x.go"}`)
+		if d := g.Gate(context.Background(), &edit); d.Deny {
+			t.Fatal(d.Reason)
+		}
+		data, err := os.ReadFile(p.LocalSettingsPath())
+		if err != nil || !strings.Contains(string(data), `"Edit(src/x.go)"`) {
+			t.Errorf("settings.local.json = %s (%v)", data, err)
+		}
+		if d := g.Gate(context.Background(), &edit); d.Deny || len(ap.prompts) != 1 {
+			t.Errorf("asked again after always: %d prompts", len(ap.prompts))
+		}
+		os.Remove(p.LocalSettingsPath())
+	})
+	t.Run("always without a possible rule is once", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: Always}}
+		p := e.policy(t, "", rules{})
+		g := NewGate(p, ap, nil, nil)
+		c := e.call("Write", `{"file_path":"{P}/.git/hooks/pre-commit"}`)
+		if d := g.Gate(context.Background(), &c); d.Deny {
+			t.Fatal(d.Reason)
+		}
+		if ap.prompts[0].SuggestedRule != "" || !strings.Contains(ap.prompts[0].Reach, "protected") {
+			t.Errorf("prompt = %+v", ap.prompts[0])
+		}
+		if _, err := os.Stat(p.LocalSettingsPath()); err == nil {
+			t.Error("a rule was saved for a protected path")
+		}
+		g.Gate(context.Background(), &c)
+		if len(ap.prompts) != 2 {
+			t.Error("a protected write was approved for good")
+		}
+	})
+	t.Run("headless", func(t *testing.T) {
+		for _, ap := range []Approver{nil, Headless{}, &Headless{}} {
+			d := NewGate(e.policy(t, "", rules{}), ap, nil, nil).Gate(context.Background(), goTest())
+			if !d.Deny || !strings.HasPrefix(d.Reason, "headless run: go test ./... would need approval") ||
+				!strings.Contains(d.Reason, "Bash(go test *)") || !strings.Contains(d.Reason, "--allowedTools") {
+				t.Errorf("%T: %+v", ap, d)
+			}
+		}
+		c := e.call("Edit", `{"file_path":"{P}/.claude/settings.json"}`)
+		d := NewGate(e.policy(t, "", rules{}), nil, nil, nil).Gate(context.Background(), &c)
+		if !d.Deny || !strings.Contains(d.Reason, "protected path") || strings.Contains(d.Reason, "--allowedTools") {
+			t.Errorf("headless protected write: %+v", d)
+		}
+	})
+	t.Run("dontAsk refuses a hook's ask", func(t *testing.T) {
+		ap := &fakeApprover{answer: Answer{Choice: Once}}
+		h := &fakeHook{v: HookVerdict{Decision: "ask", Reason: "double-check"}}
+		ls := e.call("Bash", bash("ls"))
+		d := NewGate(e.policy(t, "dontAsk", rules{}), ap, h, nil).Gate(context.Background(), &ls)
+		if !d.Deny || !strings.Contains(d.Reason, "double-check") || len(ap.prompts) != 0 {
+			t.Errorf("%+v", d)
+		}
+	})
+	t.Run("approver error", func(t *testing.T) {
+		ap := &fakeApprover{err: errors.New("terminal gone")}
+		d := NewGate(e.policy(t, "", rules{}), ap, nil, nil).Gate(context.Background(), goTest())
+		if !d.Deny || !strings.Contains(d.Reason, "terminal gone") {
+			t.Errorf("%+v", d)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		ap := &fakeApprover{err: context.Canceled}
+		d := NewGate(e.policy(t, "", rules{}), ap, nil, nil).Gate(ctx, goTest())
+		if !d.Deny || !strings.Contains(d.Reason, "interrupted") {
+			t.Errorf("%+v", d)
+		}
+	})
+}
+
+func TestGateDenialReasons(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "", rules{deny: []string{"Read(./.env)"}})
+	g := NewGate(p, nil, &fakeHook{}, nil)
+	c := e.call("Read", `{"file_path":"{P}/.env"}`)
+	d := g.Gate(context.Background(), &c)
+	for _, w := range []string{e.proj + "/.env", "Read(./.env)", filepath.Join(e.proj, ".ouro", "settings.json")} {
+		if !strings.Contains(d.Reason, w) {
+			t.Errorf("reason %q lacks %q", d.Reason, w)
+		}
+	}
+	h := &fakeHook{v: HookVerdict{Decision: "deny", Reason: "no pushes on Fridays"}}
+	c = e.call("Bash", bash("git push"))
+	d = NewGate(p, nil, h, nil).Gate(context.Background(), &c)
+	if !strings.Contains(d.Reason, "PreToolUse hook") || !strings.Contains(d.Reason, "git push") || !strings.Contains(d.Reason, "no pushes on Fridays") {
+		t.Errorf("hook denial reason %q", d.Reason)
+	}
+}
+
+func TestGateAuditsEveryDecision(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetSession("s1")
+	p := e.policy(t, "", rules{allow: []string{"Bash(make *)"}, deny: []string{"Bash(curl *)"}})
+	ap := &fakeApprover{answer: Answer{Choice: No, Reason: "not now"}}
+	hooks := PreToolHookFunc(func(_ context.Context, c tool.Call) HookVerdict {
+		if strings.Contains(string(c.Input), "blocked") {
+			return HookVerdict{Decision: "deny", Reason: "blocked word", Source: "guard.sh"}
+		}
+		return HookVerdict{}
+	})
+	g := NewGate(p, ap, hooks, a)
+	for i, cmd := range []string{"make all", "curl x", "npm i", "echo blocked"} {
+		c := e.call("Bash", bash(cmd))
+		c.ID = "toolu_" + string(rune('a'+i))
+		g.Gate(context.Background(), &c)
+	}
+	if err := g.AuditError(); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	recs, err := ReadAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ id, input, decision, source string }{
+		{"toolu_a", "make all", "allow", "Bash(make *)"},
+		{"toolu_b", "curl x", "deny", "Bash(curl *)"},
+		{"toolu_c", "npm i", "deny", "user: no"},
+		{"toolu_d", "echo blocked", "deny", "PreToolUse hook guard.sh"},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records: %+v", len(recs), recs)
+	}
+	for i, w := range want {
+		r := recs[i]
+		if r.Kind != AuditDecision || r.Session != "s1" || r.ToolUseID != w.id || r.Tool != "Bash" || r.Input != w.input ||
+			r.Decision != w.decision || !strings.Contains(r.Source, w.source) || r.Time.IsZero() {
+			t.Errorf("record %d = %+v, want %+v", i, r, w)
+		}
+	}
+	if !strings.Contains(recs[2].Reason, "not now") {
+		t.Errorf("the user's reason is not audited: %+v", recs[2])
+	}
+	// Writing to a closed audit is reported, not fatal.
+	c := e.call("Bash", bash("ls"))
+	if d := g.Gate(context.Background(), &c); d.Deny {
+		t.Error(d.Reason)
+	}
+	if g.AuditError() == nil {
+		t.Error("a failed audit write was not reported")
+	}
+}

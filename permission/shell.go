@@ -192,10 +192,14 @@ func (sc *scope) sub() *scope {
 	return &c
 }
 
-// fresh is the scope of a substitution: it runs in its own subshell and does not
-// inherit the redirections or wrappers of the command around it.
+// fresh is the scope of a substitution: it runs in a subshell of its own, whose output
+// is captured, so it does not inherit the redirections of the command around it. It
+// keeps the wrappers and environment of the shell it runs in (`sudo bash -c 'echo
+// $(rm x)'` runs rm as root), which are the scope's: a simple command's own wrappers
+// are never in its scope.
 func (sc *scope) fresh() *scope {
-	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1}
+	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1,
+		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
 }
 
 func (w *walker) ask(format string, args ...any) {
@@ -221,16 +225,19 @@ func (w *walker) parseAndWalk(src string, sc *scope, depth int) {
 	inner.src = src
 	inner.depth = depth
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		w.ask("the command does not parse as bash: %v", err)
-		// Walk what can be recovered anyway, so that the hard-deny list still sees
-		// `rm -rf / (` and the like.
-		f, err = syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.RecoverErrors(8)).Parse(strings.NewReader(src), "")
-		if err != nil || f == nil {
-			return
-		}
+	if err == nil {
+		w.stmts(f.Stmts, &inner)
+		return
 	}
-	w.stmts(f.Stmts, &inner)
+	w.ask("the command does not parse as bash: %v", err)
+	// bash runs the complete commands before a syntax error (`rm -rf /` then a broken
+	// line), so those are walked anyway: the hard-deny list must see them.
+	var before []*syntax.Stmt
+	_ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
+		before = append(before, s)
+		return true
+	})
+	w.stmts(before, &inner)
 }
 
 func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
@@ -403,7 +410,7 @@ func (w *walker) calledName(name string) {
 // text is the source of a statement, without its terminator.
 func (w *walker) text(n syntax.Node, sc *scope) string {
 	t := nodeText(n, sc.src)
-	return strings.TrimRight(strings.TrimSpace(t), ";&")
+	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t), ";&"))
 }
 
 func nodeText(n syntax.Node, src string) string {

@@ -198,10 +198,12 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 // keeps the command's wrappers, environment and redirections.
 func (w *walker) stringScope(cmd Command, via string, sc *scope) *scope {
 	inner := &scope{
+		// cmd.Redirects already holds those of the scope; wrappers and environment are
+		// added by emit, so the scope's come first here.
 		redirs:    cmd.Redirects,
-		wrappers:  append(append([]string(nil), cmd.Wrappers...), via),
-		env:       cmd.Env,
-		stdinArgs: cmd.StdinArgs,
+		wrappers:  append(append(append([]string(nil), sc.wrappers...), cmd.Wrappers...), via),
+		env:       append(append([]string(nil), sc.env...), cmd.Env...),
+		stdinArgs: sc.stdinArgs || cmd.StdinArgs,
 		dir:       sc.dir,
 		depth:     sc.depth,
 		nest:      sc.nest + 1,
@@ -241,6 +243,9 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 	i := 1
 	for ; i < len(fields); i++ {
 		f := fields[i]
+		if f.dyn && cflag {
+			break // the string to run
+		}
 		if f.dyn {
 			w.ask("the options of %s are only known at run time", sh)
 			w.emit(cmd, sc)

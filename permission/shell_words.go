@@ -41,6 +41,7 @@ func (w *walker) expand(word *syntax.Word, sc *scope) []field {
 	if word == nil {
 		return []field{{}}
 	}
+	orig := word
 	if braceCandidate(word) {
 		if bracesWithEscapes(word) {
 			w.ask("brace expansion mixed with backslash escapes is not analysed: %s", nodeText(word, sc.src))
@@ -55,8 +56,8 @@ func (w *walker) expand(word *syntax.Word, sc *scope) []field {
 	}
 	fs, over := w.expandParts(word.Parts, false, sc)
 	if over {
-		w.ask("a brace expansion makes more than %d words: %s", maxFields, nodeText(word, sc.src))
-		return []field{{s: nodeText(word, sc.src), dyn: true}}
+		w.ask("a brace expansion makes more than %d words: %s", maxFields, nodeText(orig, sc.src))
+		return []field{{s: nodeText(orig, sc.src), dyn: true}}
 	}
 	return fs
 }

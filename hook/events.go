@@ -19,6 +19,10 @@ type Verdict struct {
 	Reason string
 	// UpdatedInput, when set, replaces the call's input.
 	UpdatedInput json.RawMessage
+	// Source names the hooks that made the winning decision (their commands, or
+	// "func:" + name), for the audit. The fields match permission.HookVerdict's, so one
+	// converts to the other.
+	Source string
 }
 
 var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
@@ -31,12 +35,12 @@ var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
 // call is denied without running hooks: the run is stopping.
 func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 	if h := r.Halted(); h != nil {
-		return Verdict{Decision: "deny", Reason: "Not run: " + h.Error() + "."}
+		return Verdict{Decision: "deny", Reason: "Not run: " + h.Error() + ".", Source: h.Command}
 	}
 	in := r.input(PreToolUse)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v Verdict
-	reasons := map[string][]string{}
+	reasons, sources := map[string][]string{}, map[string][]string{}
 	var extra []string
 	var updated json.RawMessage
 	for _, x := range r.fire(ctx, in) {
@@ -66,8 +70,12 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 		if reason = strings.TrimSpace(reason); reason != "" {
 			reasons[d] = append(reasons[d], reason)
 		}
+		if d != "" {
+			sources[d] = append(sources[d], x.run.Command)
+		}
 	}
 	v.Reason = strings.Join(reasons[v.Decision], "\n")
+	v.Source = strings.Join(sources[v.Decision], ", ")
 	if v.Decision == "deny" {
 		if len(extra) > 0 {
 			v.Reason += "\n" + strings.Join(extra, "\n")
@@ -106,7 +114,7 @@ func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
 	in := r.input(PermissionRequest)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v Verdict
-	reasons := map[string][]string{}
+	reasons, sources := map[string][]string{}, map[string][]string{}
 	var updated json.RawMessage
 	for _, x := range r.fire(ctx, in) {
 		var d, reason string
@@ -134,8 +142,12 @@ func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
 		if reason = strings.TrimSpace(reason); reason != "" {
 			reasons[d] = append(reasons[d], reason)
 		}
+		if d != "" {
+			sources[d] = append(sources[d], x.run.Command)
+		}
 	}
 	v.Reason = strings.Join(reasons[v.Decision], "\n")
+	v.Source = strings.Join(sources[v.Decision], ", ")
 	if v.Decision == "allow" {
 		v.UpdatedInput = updated
 	}

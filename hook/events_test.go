@@ -130,23 +130,24 @@ func TestPreToolUseJSONDecisions(t *testing.T) {
 		name    string
 		outputs []string
 		want    hook.Verdict
-		errors  int // runs reported as non-blocking errors
+		from    []int // which hooks made the decision (Source)
+		errors  int   // runs reported as non-blocking errors
 	}{
-		{"allow", []string{allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, 0},
-		{"ask beats allow", []string{allow, ask}, hook.Verdict{Decision: "ask", Reason: "check with the user"}, 0},
-		{"deny beats ask and allow", []string{ask, deny, allow}, hook.Verdict{Decision: "deny", Reason: "production database"}, 0},
-		{"two denials", []string{deny, block}, hook.Verdict{Decision: "deny", Reason: "production database\nlegacy no"}, 0},
-		{"legacy approve", []string{approve}, hook.Verdict{Decision: "allow", Reason: "legacy ok"}, 0},
-		{"legacy block", []string{block, approve}, hook.Verdict{Decision: "deny", Reason: "legacy no"}, 0},
-		{"updatedInput", []string{rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, 0},
-		{"first updatedInput wins", []string{rewrite2, rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, 0},
-		{"denial drops updatedInput", []string{denyEdit, rewrite}, hook.Verdict{Decision: "deny", Reason: "no"}, 0},
-		{"no opinion", []string{none}, hook.Verdict{}, 0},
-		{"plain text", []string{"looks fine"}, hook.Verdict{}, 0},
-		{"broken JSON is plain text", []string{badJSON}, hook.Verdict{}, 0},
-		{"typo is an error", []string{typo, allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, 1},
-		{"other event's output is an error", []string{wrongEv}, hook.Verdict{}, 1},
-		{"updatedInput must be an object", []string{notObject}, hook.Verdict{}, 1},
+		{"allow", []string{allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{0}, 0},
+		{"ask beats allow", []string{allow, ask}, hook.Verdict{Decision: "ask", Reason: "check with the user"}, []int{1}, 0},
+		{"deny beats ask and allow", []string{ask, deny, allow}, hook.Verdict{Decision: "deny", Reason: "production database"}, []int{1}, 0},
+		{"two denials", []string{deny, block}, hook.Verdict{Decision: "deny", Reason: "production database\nlegacy no"}, []int{0, 1}, 0},
+		{"legacy approve", []string{approve}, hook.Verdict{Decision: "allow", Reason: "legacy ok"}, []int{0}, 0},
+		{"legacy block", []string{block, approve}, hook.Verdict{Decision: "deny", Reason: "legacy no"}, []int{0}, 0},
+		{"updatedInput", []string{rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, []int{0}, 0},
+		{"first updatedInput wins", []string{rewrite2, rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, []int{1}, 0},
+		{"denial drops updatedInput", []string{denyEdit, rewrite}, hook.Verdict{Decision: "deny", Reason: "no"}, []int{0}, 0},
+		{"no opinion", []string{none}, hook.Verdict{}, nil, 0},
+		{"plain text", []string{"looks fine"}, hook.Verdict{}, nil, 0},
+		{"broken JSON is plain text", []string{badJSON}, hook.Verdict{}, nil, 0},
+		{"typo is an error", []string{typo, allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{1}, 1},
+		{"other event's output is an error", []string{wrongEv}, hook.Verdict{}, nil, 1},
+		{"updatedInput must be an object", []string{notObject}, hook.Verdict{}, nil, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,6 +160,13 @@ func TestPreToolUseJSONDecisions(t *testing.T) {
 			v := r.PreToolUse(context.Background(), bash("1", "ls"))
 			if v.Decision != c.want.Decision || v.Reason != c.want.Reason || string(v.UpdatedInput) != string(c.want.UpdatedInput) {
 				t.Fatalf("verdict = {%s %q %s}, want {%s %q %s}", v.Decision, v.Reason, v.UpdatedInput, c.want.Decision, c.want.Reason, c.want.UpdatedInput)
+			}
+			var from []string
+			for _, i := range c.from {
+				from = append(from, cmds[i])
+			}
+			if v.Source != strings.Join(from, ", ") {
+				t.Fatalf("source = %q, want the hooks %v", v.Source, c.from)
 			}
 			errs := 0
 			for _, run := range e.reported() {
@@ -334,7 +342,7 @@ func TestPermissionRequestDecisions(t *testing.T) {
 	deny := e.script(printJSON(`{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"not on Fridays","interrupt":true}}}`))
 	r = e.runner(on("PermissionRequest", "", allow, deny))
 	v = r.PermissionRequest(ctx, bash("1", "npm publish"))
-	if v.Decision != "deny" || v.Reason != "not on Fridays" || v.UpdatedInput != nil {
+	if v.Decision != "deny" || v.Reason != "not on Fridays" || v.UpdatedInput != nil || v.Source != deny {
 		t.Fatalf("verdict = %+v", v)
 	}
 	if h := r.Halted(); h == nil || h.Reason != "not on Fridays" {

@@ -68,7 +68,7 @@ func hardDenyCommand(c Command) string {
 				return name + " -R on " + t
 			}
 		}
-	case strings.HasPrefix(name, "mkfs") || name == "mke2fs" || name == "mkdosfs" || name == "mkntfs":
+	case name == "mkfs" || strings.HasPrefix(name, "mkfs.") || name == "mke2fs" || name == "mkdosfs" || name == "mkntfs":
 		return "makes a file system (" + name + ")"
 	case name == "dd":
 		for _, a := range args {

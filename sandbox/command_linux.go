@@ -1,0 +1,153 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Supported reports the kernel's Landlock ABI version, asked with the
+// landlock_create_ruleset system call (securityfs need not be mounted), and whether
+// Landlock can be used at all.
+func Supported() (abi int, ok bool) {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		return 0, false
+	}
+	return v, true
+}
+
+// Availability says whether commands can run sandboxed under p on this machine and, when
+// something of p cannot be enforced, what (one sentence each, to show the user once).
+// When ok is false the warning is [UnavailableWarning] and Bash should run unsandboxed.
+func Availability(p Policy) (ok bool, warnings []string) {
+	abi, ok := Supported()
+	if !ok {
+		return false, []string{UnavailableWarning}
+	}
+	if abi < 4 && p.NetworkRestricted() {
+		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi))
+	}
+	if abi < 3 {
+		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
+	}
+	if len(p.ReadOnly) > 0 && !namespacesWork() {
+		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable.")
+	}
+	return true, warnings
+}
+
+// Command returns a command that runs name with args inside the sandbox p: the ouro
+// binary (os.Executable) started as the launcher, which applies the sandbox to itself
+// and then execs name. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
+// SysProcAttr is already set (to enter the namespaces) and must be amended, not replaced.
+// As with exec.CommandContext, ctx being done kills the process.
+//
+// The binary must call [MaybeRunLauncher] first thing in main (tests: in TestMain).
+func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.Cmd, error) {
+	if _, ok := Supported(); !ok {
+		return nil, fmt.Errorf("sandbox: %s", UnavailableWarning)
+	}
+	mode := modeLandlock
+	if len(p.ReadOnly) > 0 && namespacesWork() {
+		mode = modeMount
+	}
+	return command(ctx, p, mode, name, args...)
+}
+
+func command(ctx context.Context, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
+	}
+	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, exe, append([]string{launcherArg, string(spec), name}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if mode == modeMount || mode == modeProbe {
+		if err := enterNamespaces(cmd.SysProcAttr); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
+}
+
+// enterNamespaces starts the process in a new user namespace (which lets an unprivileged
+// user own the new mount namespace) with the same user and group IDs as ouro: for a
+// non-root user just its own IDs, for root every ID root has here, so that root keeps
+// its access to files owned by others.
+func enterNamespaces(attr *syscall.SysProcAttr) error {
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if os.Geteuid() != 0 {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		return nil
+	}
+	var err error
+	if attr.UidMappings, err = identityMap("/proc/self/uid_map"); err != nil {
+		return err
+	}
+	if attr.GidMappings, err = identityMap("/proc/self/gid_map"); err != nil {
+		return err
+	}
+	attr.GidMappingsEnableSetgroups = true
+	return nil
+}
+
+// identityMap maps every ID of the current user namespace to itself.
+func identityMap(file string) ([]syscall.SysProcIDMap, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: read %s: %w", file, err)
+	}
+	defer f.Close()
+	var out []syscall.SysProcIDMap
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 {
+			continue
+		}
+		inside, err1 := strconv.Atoi(fields[0])
+		size, err2 := strconv.Atoi(fields[2])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("sandbox: unexpected line %q in %s", sc.Text(), file)
+		}
+		out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: size})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: read %s: %w", file, err)
+	}
+	return out, nil
+}
+
+// namespacesWork reports whether the launcher can make read-only bind mounts here: it
+// needs a user namespace with the rights to mount in it, which containers (seccomp) and
+// some distributions (Ubuntu's AppArmor userns restriction) withhold. It runs the
+// launcher once in probe mode and keeps the answer for the life of the process: a fact
+// about the kernel and its configuration, like the Landlock ABI.
+var namespacesWork = sync.OnceValue(func() bool {
+	// The bound only matters for a launcher that hangs, which would be a bug.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, err := command(ctx, Policy{}, modeProbe, "")
+	if err != nil {
+		return false
+	}
+	return cmd.Run() == nil
+})

@@ -1,0 +1,166 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// UnavailableWarning is shown once per session where Landlock is missing.
+const UnavailableWarning = "Landlock is not available on this kernel; Bash runs with permission rules only"
+
+var (
+	// deniedRE matches the ways programs report EACCES, EPERM and EROFS: the C library's
+	// texts (any case: Go prints them in lower case) and Node's error codes.
+	deniedRE = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\b(EACCES|EPERM|EROFS)\b`)
+	// networkRE tells a refused connection from a refused file: the system call or tool
+	// that is usually named next to the error.
+	networkRE = regexp.MustCompile(`(?i)\b(connect|dial|bind|socket|network|port|/dev/tcp|/dev/udp|curl|wget|ssh|https?)\b`)
+	// quotedRE finds '…', "…", ‘…’, “…” and `…` spans, where tools put the path.
+	quotedRE = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^`]+)`")
+	// urlRE finds URLs, which are not paths although they have slashes.
+	urlRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://\S*`)
+	// slashRE finds words with a slash in them.
+	slashRE = regexp.MustCompile(`[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*/[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*`)
+)
+
+// Diagnose looks at the output of a command that ran under p for signs that the sandbox
+// refused something, and returns a note saying what was refused, what is writable and how
+// to allow more; "" when nothing points at the sandbox. dirs are the directories relative
+// paths in the output may be relative to (where the command started and ended).
+//
+// A path named in a permission error counts when it is one of p's read-only paths, or
+// when it lies outside the write roots and ouro itself could write it (so the error is
+// not simply the file's own permissions, as for find's "/root: Permission denied"). A
+// permission error with no path that names a connection counts as a refused connection
+// when p restricts the network.
+func Diagnose(p Policy, output string, dirs ...string) string {
+	return diagnose(p, output, dacWritable, dirs...)
+}
+
+// diagnose is Diagnose with the file permission check passed in.
+func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...string) string {
+	var outside, readOnly []string
+	network, unexplained := false, false
+	for line := range strings.Lines(output) {
+		if !deniedRE.MatchString(line) {
+			continue
+		}
+		cands := pathCandidates(line)
+		found := false
+		for _, c := range cands {
+			for _, abs := range resolve(c, dirs) {
+				switch {
+				case slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(abs, r) }) &&
+					slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(abs, w) }):
+					readOnly = appendNew(readOnly, abs)
+					found = true
+				case !p.Writable(abs) && !isDevice(abs) && canWrite(abs):
+					outside = appendNew(outside, abs)
+					found = true
+				}
+				if found {
+					break
+				}
+			}
+		}
+		switch {
+		case found:
+		case p.NetworkRestricted() && networkRE.MatchString(line):
+			network = true
+		case len(cands) == 0:
+			unexplained = true
+		}
+	}
+
+	var notes []string
+	if len(outside) > 0 {
+		notes = append(notes, fmt.Sprintf("Sandbox: writing to %s was blocked. Commands may write only under %s. If the command really needs to write there, the user can add the directory to sandbox.filesystem.allowWrite in .ouro/settings.json.",
+			list(outside), p.writableText()))
+	}
+	if len(readOnly) > 0 {
+		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/ and .claude/ act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
+			list(readOnly)))
+	}
+	if network {
+		notes = append(notes, "Sandbox: network connections are blocked (TCP connect and bind). The user can allow them with sandbox.network.allow, or for some ports with sandbox.network.allowPorts, in .ouro/settings.json.")
+	}
+	if len(notes) == 0 && unexplained {
+		notes = append(notes, fmt.Sprintf("Sandbox: the output reports a permission error without naming a path. If it was a write: commands may write only under %s; the user can allow more with sandbox.filesystem.allowWrite in .ouro/settings.json.",
+			p.writableText()))
+	}
+	return strings.Join(notes, "\n")
+}
+
+// writableText lists the write roots and the read-only paths inside them.
+func (p Policy) writableText() string {
+	s := strings.Join(p.WriteRoots, ", ")
+	if len(p.WriteRoots) == 0 {
+		s = "(nowhere)"
+	}
+	if len(p.ReadOnly) > 0 {
+		s += " (except " + strings.Join(p.ReadOnly, ", ") + ", which stay read-only)"
+	}
+	return s + " and to /dev/null-style devices"
+}
+
+// pathCandidates are the words of a line that may be the path an error is about: quoted
+// spans, words with a slash, and the field right before the error text in the
+// "prog: line 1: FILE: Permission denied" form.
+func pathCandidates(line string) []string {
+	line = urlRE.ReplaceAllString(line, " ")
+	var out []string
+	for _, m := range quotedRE.FindAllStringSubmatch(line, -1) {
+		for _, g := range m[1:] {
+			if g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	out = append(out, slashRE.FindAllString(line, -1)...)
+	if loc := deniedRE.FindStringIndex(line); loc != nil {
+		before := strings.TrimSuffix(strings.TrimRight(line[:loc[0]], " "), ":")
+		if i := strings.LastIndex(before, ": "); i >= 0 {
+			before = before[i+2:]
+		}
+		if f := strings.TrimSpace(before); f != "" && !strings.ContainsAny(f, " \t'\"`") {
+			out = append(out, f)
+		}
+	}
+	return slices.DeleteFunc(out, func(c string) bool {
+		return strings.ContainsAny(c, "\n\x00") || deniedRE.MatchString(c) // "Permission denied" quoted
+	})
+}
+
+// resolve turns a candidate into absolute paths: itself when absolute, else one per dir.
+func resolve(c string, dirs []string) []string {
+	if filepath.IsAbs(c) {
+		return []string{realPath(c)}
+	}
+	var out []string
+	for _, d := range dirs {
+		if d != "" {
+			out = append(out, realPath(filepath.Join(d, c)))
+		}
+	}
+	return out
+}
+
+func isDevice(p string) bool { return within(p, "/dev") || within(p, "/proc") }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// list names up to three paths.
+func list(paths []string) string {
+	if len(paths) > 3 {
+		return strings.Join(paths[:3], ", ") + fmt.Sprintf(" and %d more", len(paths)-3)
+	}
+	return strings.Join(paths, ", ")
+}

@@ -1,0 +1,313 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// launcherArg is the hidden first argument that turns the ouro binary (or a test binary
+// whose TestMain calls MaybeRunLauncher) into the launcher. The second argument is the
+// launch spec as JSON, the rest the command: an argument rather than the environment,
+// because callers set cmd.Env themselves after Command returns.
+const launcherArg = "__ouro_sandbox"
+
+// launcherFailed is the exit status when the launcher cannot set up the sandbox or start
+// the command, like env(1) and container runtimes use 125 for their own failures.
+const launcherFailed = 125
+
+// Launch modes. mount: the launcher runs in a fresh user and mount namespace and makes
+// the read-only paths read-only bind mounts; landlock: Landlock alone, with the write
+// rights of the read-only paths' ancestors narrowed to their other children; probe: only
+// check that the mount mode works here, then exit.
+const (
+	modeMount    = "mount"
+	modeLandlock = "landlock"
+	modeProbe    = "probe"
+)
+
+type launchSpec struct {
+	Mode   string `json:"mode"`
+	Policy Policy `json:"policy"`
+}
+
+// MaybeRunLauncher must be the first call in main, and in TestMain of every package whose
+// tests run sandboxed commands. Outside launcher mode it returns at once. In launcher
+// mode it never returns: it applies the sandbox to its own process and execs the command,
+// or prints why it could not on stderr and exits with status 125 — it never runs the
+// command unsandboxed.
+func MaybeRunLauncher() {
+	if len(os.Args) < 2 || os.Args[1] != launcherArg {
+		return
+	}
+	err := runLauncher(os.Args[2:])
+	fmt.Fprintf(os.Stderr, "ouro sandbox: %v\n", err)
+	os.Exit(launcherFailed)
+}
+
+// runLauncher returns only on failure; on success it execs the command (or, in probe
+// mode, exits 0).
+func runLauncher(args []string) error {
+	if len(args) < 1 {
+		return errors.New("launcher started without a launch spec (this mode is internal to ouro)")
+	}
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		return fmt.Errorf("read launch spec: %w", err)
+	}
+	argv := args[1:]
+	if spec.Mode == modeProbe {
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("make mounts private: %w", err)
+		}
+		if err := bindReadOnly(os.TempDir()); err != nil {
+			return err
+		}
+		os.Exit(0)
+	}
+	if len(argv) == 0 {
+		return errors.New("no command to run")
+	}
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return fmt.Errorf("Landlock is not available on this kernel (%v); refusing to run %s unsandboxed", err, argv[0])
+	}
+	pol := spec.Policy
+
+	var rules []landlock.Rule
+	switch spec.Mode {
+	case modeMount:
+		if err := mountReadOnly(pol); err != nil {
+			return err
+		}
+		rules = writeRules(pol.WriteRoots, nil, abi)
+	case modeLandlock:
+		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi)
+	default:
+		return fmt.Errorf("unknown launch mode %q", spec.Mode)
+	}
+	rules = append(rules, landlock.PathAccess(readAccess, "/"))
+	rules = append(rules, deviceRules()...)
+
+	cfg := landlock.V5.BestEffort()
+	if pol.NetworkRestricted() {
+		for _, p := range pol.Network.AllowPorts {
+			if p > 0 && p <= 65535 {
+				rules = append(rules, landlock.ConnectTCP(uint16(p)), landlock.BindTCP(uint16(p)))
+			}
+		}
+		err = cfg.Restrict(rules...)
+	} else {
+		err = cfg.RestrictPaths(rules...)
+	}
+	if err != nil {
+		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
+	}
+
+	if pol.TempDir != "" {
+		os.Setenv("TMPDIR", pol.TempDir)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	err = syscall.Exec(path, argv, os.Environ())
+	return fmt.Errorf("exec %s: %w", path, err)
+}
+
+// Access rights. Everything is readable and executable; a write root gets every right
+// that creates, changes or removes files except making device nodes (a device node in the
+// workspace would open the disk or memory behind it to writes).
+const (
+	readAccess      = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir)
+	fileWriteAccess = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
+	dirWriteAccess  = fileWriteAccess | landlock.AccessFSSet(ll.AccessFSRemoveDir|ll.AccessFSRemoveFile|
+		ll.AccessFSMakeDir|ll.AccessFSMakeReg|ll.AccessFSMakeSock|ll.AccessFSMakeFifo|ll.AccessFSMakeSym)
+	fileOnlyAccess = landlock.AccessFSSet(ll.AccessFSExecute|ll.AccessFSReadFile) | fileWriteAccess
+)
+
+// grant returns the rule that makes path writable: the directory rights for a directory,
+// the file rights for anything else (Landlock refuses directory rights on a file). Moving
+// and linking between directories (refer) is allowed from ABI 2 on; asking for it on ABI
+// 1 would make go-landlock's best effort drop Landlock altogether.
+func grant(path string, abi int) landlock.Rule {
+	st, err := os.Stat(path)
+	if err == nil && !st.IsDir() {
+		return landlock.PathAccess(fileOnlyAccess, path).IgnoreIfMissing()
+	}
+	access := readAccess | dirWriteAccess
+	if abi >= 2 {
+		access |= landlock.AccessFSSet(ll.AccessFSRefer)
+	}
+	return landlock.PathAccess(access, path).IgnoreIfMissing()
+}
+
+// writeRules grants writing under the roots. Without read-only paths (mount mode, where
+// bind mounts protect them) each root is granted whole.
+//
+// With read-only paths inside a root (Landlock-only mode), the root cannot be granted
+// whole: Landlock rights are inherited by everything beneath, and there is no way to
+// take one back for a subtree. So the directories on the way from the root down to each
+// read-only path (the root itself, and .git for .git/hooks) get no write right of their
+// own; each of their other entries is granted whole. The cost: no entry can be created,
+// removed or renamed directly in those directories (a new file in the workspace root, or
+// git's .git/index.lock), while existing files in them stay writable. Symbolic links among
+// the entries are skipped, since a rule on a link would grant its target, wherever it is.
+func writeRules(roots, readOnly []string, abi int) []landlock.Rule {
+	var rules []landlock.Rule
+	for _, root := range roots {
+		var ro []string
+		for _, r := range readOnly {
+			if within(r, root) && exists(r) {
+				ro = append(ro, r)
+			}
+		}
+		if len(ro) == 0 {
+			rules = append(rules, grant(root, abi))
+			continue
+		}
+		ancestors := map[string]bool{}
+		for _, r := range ro {
+			for d := filepath.Dir(r); within(d, root); d = filepath.Dir(d) {
+				ancestors[d] = true
+				if d == root {
+					break
+				}
+			}
+		}
+		for d := range ancestors {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				continue // nothing under it can be granted; it stays read-only
+			}
+			for _, e := range entries {
+				p := filepath.Join(d, e.Name())
+				if ancestors[p] || slices.Contains(ro, p) || e.Type()&os.ModeSymlink != 0 {
+					continue
+				}
+				rules = append(rules, grant(p, abi))
+			}
+		}
+	}
+	return rules
+}
+
+// deviceFiles may be written by every sandboxed command: they hold no data of their own.
+// /dev/pts and /dev/ptmx let a command open a pseudo-terminal, /dev/shm is POSIX shared
+// memory (Python's multiprocessing, browsers). Writes through /dev/stdout or /proc/self/fd
+// reach the inherited pipe, which Landlock does not check.
+var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+func deviceRules() []landlock.Rule {
+	return []landlock.Rule{
+		landlock.PathAccess(fileOnlyAccess, deviceFiles...).IgnoreIfMissing(),
+		landlock.PathAccess(readAccess|fileWriteAccess, "/dev/pts").IgnoreIfMissing(),
+		landlock.PathAccess(readAccess|dirWriteAccess, "/dev/shm").IgnoreIfMissing(),
+	}
+}
+
+// mountReadOnly makes every existing read-only path a read-only bind mount, in the mount
+// namespace the launcher was started in. It also pins the directories between the write
+// root and each read-only path (.git for .git/hooks) by binding each onto itself: a mount
+// point cannot be renamed or removed, so `mv .git .git-old && mkdir -p .git/hooks` cannot
+// swap an unprotected directory in. (The root itself needs no pin: renaming it takes write
+// access to its parent, which lies outside every root. Pins have a cost: renaming a file
+// across one, say from the workspace into .git, fails with EXDEV, and tools fall back to
+// copying.) Landlock, applied next, forbids any later mount or unmount, so the command
+// cannot undo them.
+func mountReadOnly(p Policy) error {
+	var ro []string
+	pins := map[string]bool{}
+	for _, r := range p.ReadOnly {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue // missing: nothing to protect (see Policy.ReadOnly)
+		}
+		i := slices.IndexFunc(p.WriteRoots, func(w string) bool { return within(real, w) })
+		if i < 0 {
+			continue // outside every write root: Landlock keeps it read-only already
+		}
+		ro = append(ro, real)
+		for d := filepath.Dir(real); d != p.WriteRoots[i] && within(d, p.WriteRoots[i]); d = filepath.Dir(d) {
+			pins[d] = true
+		}
+	}
+	if len(ro) == 0 {
+		return nil
+	}
+	// Nothing done here may reach the parent namespace.
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	pinList := make([]string, 0, len(pins))
+	for d := range pins {
+		if !slices.Contains(ro, d) {
+			pinList = append(pinList, d)
+		}
+	}
+	byDepth := func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") }
+	slices.SortFunc(pinList, byDepth)
+	for _, d := range pinList {
+		if err := syscall.Mount(d, d, "", syscall.MS_BIND, ""); err != nil {
+			return fmt.Errorf("pin %s with a bind mount: %w", d, err)
+		}
+	}
+	slices.SortFunc(ro, byDepth)
+	for _, r := range ro {
+		if err := bindReadOnly(r); err != nil {
+			return err
+		}
+	}
+	// The working directory still refers to the directory as it was before the mounts;
+	// relative paths from it would miss them. Enter it again through the new mounts.
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	if err := os.Chdir(wd); err != nil {
+		return fmt.Errorf("enter %s again: %w", wd, err)
+	}
+	return nil
+}
+
+// bindReadOnly binds path onto itself and makes that mount read-only. The remount keeps
+// the nosuid, nodev and noexec flags of the mount underneath, which a user namespace may
+// not drop (the kernel refuses the remount otherwise).
+func bindReadOnly(path string) error {
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind mount %s: %w", path, err)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return fmt.Errorf("statfs %s: %w", path, err)
+	}
+	const keep = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME | syscall.MS_NODIRATIME
+	flags := uintptr(syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY) | uintptr(st.Flags)&keep
+	if st.Flags&stRelatime != 0 {
+		flags |= syscall.MS_RELATIME
+	}
+	if err := syscall.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("make %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+// stRelatime is ST_RELATIME in statfs(2)'s f_flags; the other flags kept above have the
+// same value as their MS_ counterpart.
+const stRelatime = 0x1000
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

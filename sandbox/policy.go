@@ -1,0 +1,266 @@
+// Package sandbox runs Bash commands inside an OS sandbox, so that what a command may
+// change does not depend on the permission rules having understood it.
+//
+// On Linux the sandbox is Landlock, entered by re-executing the ouro binary as a small
+// launcher (see [Command] and [MaybeRunLauncher]): the launcher restricts itself and then
+// execs the command, so the command and everything it starts inherit the restriction.
+//
+//   - Files: everything stays readable and executable; writes are allowed only under
+//     [Policy.WriteRoots] (the workspace roots, a per-session temp dir, the usual build
+//     caches and sandbox.filesystem.allowWrite) and to a few device files such as
+//     /dev/null. Paths in [Policy.ReadOnly] (.git/hooks, .git/config, .ouro/, .claude/ and
+//     sandbox.filesystem.denyWrite inside the roots) stay read-only although they lie
+//     inside a write root. Landlock can only allow, never carve an exception out of an
+//     allowed tree, so these are made read-only with bind mounts in a private user and
+//     mount namespace before Landlock is applied; where the kernel does not allow such
+//     namespaces, the launcher grants the other entries of the directories that hold
+//     read-only paths instead of those directories themselves (see writeRules in
+//     launcher_linux.go for the exact rule and what it costs).
+//   - Network: with Landlock ABI 4 or later, TCP connect and bind are refused unless
+//     sandbox.network allows them (all, or the listed ports). UDP (so DNS too), ICMP,
+//     Unix sockets and Multipath TCP are not covered by Landlock at the ABI used here (V5;
+//     UDP needs V10), and Landlock cannot tell loopback from the internet: a test that
+//     listens on a local port is refused too unless the port (or the network) is allowed.
+//   - Not covered: reading (secrets stay readable), signals and abstract Unix sockets to
+//     processes outside the sandbox (Landlock V6 scopes, not requested), and, on ABI 1
+//     and 2, truncate(2) outside the roots ([Availability] says which apply).
+//
+// Where Landlock is missing, [Availability] says so once and Bash runs with the permission
+// rules only.
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+// Policy says where a sandboxed command may write and whether it may use the network.
+// All paths are absolute, cleaned and, where they exist, free of symbolic links.
+type Policy struct {
+	// WriteRoots are the trees a command may write in: the workspace roots, the session
+	// temp dir, the build caches and sandbox.filesystem.allowWrite, minus denyWrite.
+	WriteRoots []string `json:"writeRoots"`
+	// ReadOnly are paths inside WriteRoots that stay read-only: .git/hooks, .git/config
+	// (or a worktree's .git file), .ouro/, .claude/, and denyWrite entries that lie inside
+	// a root. Only paths that exist when a command starts can be protected: Landlock and
+	// bind mounts both work on existing files, and creating placeholders in the user's
+	// tree would be a side effect of its own.
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
+	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
+	// left as it is.
+	TempDir string `json:"tempDir,omitempty"`
+	// Network says which outgoing TCP connections and listening ports are allowed.
+	Network settings.SandboxNetwork `json:"network"`
+}
+
+// protectedNames are kept read-only inside every workspace root and allowWrite entry:
+// git runs hooks and reads its config outside the sandbox later, and ouro (and Claude
+// Code) read settings, hooks and agents from .ouro/ and .claude/, so a write there would
+// reach outside the sandbox at the next commit or session.
+var protectedNames = []string{".ouro", ".claude"}
+
+// FromSettings computes the policy for a session: roots are the workspace roots, home is
+// the user's home directory and sessionTmp the session's temp dir ("" for none). Paths in
+// allowWrite and denyWrite are read as Claude Code reads them: "//abs" is /abs, "~/x" is
+// under home, "/x" and relative paths are under the first root (the project root, where
+// the settings file lives).
+//
+// Go's caches are found without running go: $GOCACHE or the user cache dir's go-build,
+// and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default).
+func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp string) Policy {
+	project := ""
+	if len(roots) > 0 {
+		project = absPath(roots[0])
+	}
+	cacheHome := os.Getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(cacheHome) {
+		cacheHome = ""
+		if home != "" {
+			cacheHome = filepath.Join(home, ".cache")
+		}
+	}
+
+	var write []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) {
+			write = append(write, realPath(p))
+		}
+	}
+	for _, r := range roots {
+		add(absPath(r))
+	}
+	add(sessionTmp)
+	add(envOr("GOCACHE", joinIf(cacheHome, "go-build")))
+	add(envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")))
+	add(cacheHome)
+	add(joinIf(home, ".npm"))
+	var allowed []string
+	for _, p := range s.Filesystem.AllowWrite {
+		if r := settingsPath(p, home, project); r != "" {
+			allowed = append(allowed, realPath(r))
+		}
+	}
+	write = append(write, allowed...)
+
+	var deny []string
+	for _, p := range s.Filesystem.DenyWrite {
+		if r := settingsPath(p, home, project); r != "" {
+			deny = append(deny, realPath(r))
+		}
+	}
+	write = slices.DeleteFunc(write, func(w string) bool {
+		return slices.ContainsFunc(deny, func(d string) bool { return within(w, d) })
+	})
+	write = outermost(write)
+
+	// Read-only candidates: the protected names in every root a repository or a config
+	// directory may live in, the user-level config directories, and denyWrite.
+	var ro []string
+	repos := append([]string(nil), allowed...)
+	for _, r := range roots {
+		repos = append(repos, realPath(absPath(r)))
+	}
+	if home != "" {
+		repos = append(repos, realPath(home))
+	}
+	for _, r := range repos {
+		git := filepath.Join(r, ".git")
+		if st, err := os.Lstat(git); err == nil && st.Mode().IsRegular() {
+			ro = append(ro, git) // a worktree's pointer to its git dir
+		} else {
+			ro = append(ro, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
+		}
+		for _, n := range protectedNames {
+			ro = append(ro, filepath.Join(r, n))
+		}
+	}
+	ro = append(ro, deny...)
+	for i, p := range ro {
+		ro[i] = realPath(p)
+	}
+	ro = slices.DeleteFunc(ro, func(p string) bool {
+		return !slices.ContainsFunc(write, func(w string) bool { return within(p, w) })
+	})
+	ro = outermost(ro)
+
+	pol := Policy{WriteRoots: write, ReadOnly: ro, Network: s.Network}
+	if sessionTmp != "" {
+		pol.TempDir = realPath(sessionTmp)
+	}
+	pol.Network.AllowPorts = slices.Clone(s.Network.AllowPorts)
+	return pol
+}
+
+// Writable reports whether the policy lets a sandboxed command write path: it lies in a
+// write root and not in a read-only path. Relative paths are taken from the current
+// directory. Device files the launcher allows (such as /dev/null) are not counted.
+func (p Policy) Writable(path string) bool {
+	path = realPath(absPath(path))
+	if !slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(path, w) }) {
+		return false
+	}
+	return !slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(path, r) })
+}
+
+// NetworkRestricted reports whether the policy limits TCP connections.
+func (p Policy) NetworkRestricted() bool { return !p.Network.Allow }
+
+// settingsPath resolves an allowWrite/denyWrite entry; "" when it cannot be placed.
+func settingsPath(p, home, project string) string {
+	switch {
+	case p == "":
+		return ""
+	case strings.HasPrefix(p, "//"):
+		return filepath.Clean(p[1:])
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, p[1:])
+	case project == "":
+		return ""
+	default:
+		return filepath.Join(project, p) // "/x" and "x" both lie under the project root
+	}
+}
+
+// within reports whether p is base or lies inside it.
+func within(p, base string) bool {
+	if p == base || base == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, base+string(filepath.Separator))
+}
+
+// outermost removes duplicates and paths that lie inside another path of the list,
+// keeping the order of first appearance.
+func outermost(ps []string) []string {
+	var out []string
+	for i, p := range ps {
+		inner := false
+		for j, q := range ps {
+			if i != j && within(p, q) && (p != q || j < i) {
+				inner = true
+				break
+			}
+		}
+		if !inner {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// realPath resolves the symbolic links of the longest existing prefix of the absolute
+// path p, so that paths compare the way the kernel sees them (pwd -P, /proc/self/cwd).
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); filepath.IsAbs(v) {
+		return v
+	}
+	return def
+}
+
+func joinIf(base string, elem ...string) string {
+	if base == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{base}, elem...)...)
+}
+
+// goPath is the first $GOPATH entry, or ~/go.
+func goPath(home string) string {
+	if gp := os.Getenv("GOPATH"); gp != "" {
+		if first := filepath.SplitList(gp)[0]; filepath.IsAbs(first) {
+			return first
+		}
+	}
+	return joinIf(home, "go")
+}

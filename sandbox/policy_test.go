@@ -1,0 +1,179 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+// tree creates dirs (ending in /) and files under root.
+func tree(t *testing.T, root string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		full := filepath.Join(root, p)
+		if p[len(p)-1] == '/' {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("original\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// realTemp is t.TempDir without symbolic links (macOS's /var → /private/var).
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// cleanGoEnv makes FromSettings fall back to its defaults.
+func cleanGoEnv(t *testing.T) {
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "XDG_CACHE_HOME"} {
+		t.Setenv(k, "")
+	}
+}
+
+func TestFromSettingsDefaults(t *testing.T) {
+	cleanGoEnv(t)
+	ws, home, tmp := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, ws, ".git/hooks/", ".git/config")
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
+
+	want := []string{ws, tmp, filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".cache"), filepath.Join(home, ".npm")}
+	if !slices.Equal(p.WriteRoots, want) {
+		t.Errorf("WriteRoots = %q\nwant %q (GOCACHE's default lies inside ~/.cache)", p.WriteRoots, want)
+	}
+	wantRO := []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude")}
+	if !slices.Equal(p.ReadOnly, wantRO) {
+		t.Errorf("ReadOnly = %q\nwant %q (home is no write root, so ~/.ouro is read-only anyway)", p.ReadOnly, wantRO)
+	}
+	if p.TempDir != tmp {
+		t.Errorf("TempDir = %q, want %q", p.TempDir, tmp)
+	}
+
+	for path, want := range map[string]bool{
+		filepath.Join(ws, "main.go"):                           true,
+		filepath.Join(ws, "sub", "new"):                        true,
+		filepath.Join(ws, ".git", "objects", "ab"):             true,
+		filepath.Join(ws, ".git", "hooks", "pre-commit"):       false,
+		filepath.Join(ws, ".git", "config"):                    false,
+		filepath.Join(ws, ".ouro", "settings.json"):            false,
+		filepath.Join(ws, ".claude"):                           false,
+		filepath.Join(home, ".cache", "go-build", "00", "x"):   true,
+		filepath.Join(home, "go", "pkg", "mod", "cache"):       true,
+		filepath.Join(home, "go", "bin", "tool"):               false,
+		filepath.Join(home, ".bashrc"):                         false,
+		filepath.Join(filepath.Dir(ws), "sibling-of-the-root"): false,
+		"/etc/passwd": false,
+	} {
+		if got := p.Writable(path); got != want {
+			t.Errorf("Writable(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestFromSettingsGoEnvironment(t *testing.T) {
+	cleanGoEnv(t)
+	ws, home, cache, gopath, xdg := realTemp(t), realTemp(t), realTemp(t), realTemp(t), realTemp(t)
+	t.Setenv("GOCACHE", cache)
+	t.Setenv("GOPATH", gopath+string(filepath.ListSeparator)+"/elsewhere")
+	t.Setenv("XDG_CACHE_HOME", xdg)
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+	want := []string{ws, cache, filepath.Join(gopath, "pkg", "mod"), xdg, filepath.Join(home, ".npm")}
+	if !slices.Equal(p.WriteRoots, want) {
+		t.Errorf("WriteRoots = %q\nwant %q", p.WriteRoots, want)
+	}
+	if p.TempDir != "" {
+		t.Errorf("TempDir = %q without a session temp dir", p.TempDir)
+	}
+
+	t.Setenv("GOMODCACHE", filepath.Join(cache, "mod"))
+	p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || !p.Writable(filepath.Join(cache, "mod", "x")) {
+		t.Errorf("GOMODCACHE not honoured: WriteRoots %q", p.WriteRoots)
+	}
+}
+
+func TestFromSettingsAllowAndDeny(t *testing.T) {
+	cleanGoEnv(t)
+	ws, home, abs := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, ws, "vendor/", "build/")
+	s := settings.Sandbox{Filesystem: settings.SandboxFilesystem{
+		AllowWrite: []string{"//" + abs, "~/.kube", "/../outside-build", "~"},
+		DenyWrite:  []string{"vendor", "/build/keep", "~/.npm", "~/.kube/config"},
+	}}
+	p := FromSettings(s, []string{ws}, home, "")
+
+	for path, want := range map[string]bool{
+		filepath.Join(abs, "x"):                               true,  // "//abs" is absolute
+		filepath.Join(home, ".kube", "cache"):                 true,  // "~/" is the home
+		filepath.Join(filepath.Dir(ws), "outside-build", "x"): true,  // "/x" is under the project root
+		filepath.Join(home, "notes.txt"):                      true,  // "~" allows the whole home…
+		filepath.Join(home, ".ouro", "settings.json"):         false, // …but not the user's ouro settings
+		filepath.Join(home, ".claude", "settings.json"):       false,
+		filepath.Join(home, ".git", "hooks", "x"):             false,
+		filepath.Join(ws, "vendor", "x"):                      false, // denyWrite inside a root
+		filepath.Join(ws, "build", "keep"):                    false,
+		filepath.Join(ws, "build", "out"):                     true,
+		filepath.Join(home, ".npm", "x"):                      false, // a denied root is dropped, even inside ~
+		filepath.Join(home, ".kube", "config"):                false,
+	} {
+		if got := p.Writable(path); got != want {
+			t.Errorf("Writable(%s) = %v, want %v\nWriteRoots %q\nReadOnly %q", path, got, want, p.WriteRoots, p.ReadOnly)
+		}
+	}
+	// ~/.kube and ~/.cache lie inside the allowed home: only the outermost root is listed.
+	for _, r := range p.WriteRoots {
+		if r != home && within(r, home) {
+			t.Errorf("WriteRoots lists %s inside %s", r, home)
+		}
+	}
+}
+
+func TestFromSettingsDeniedRootAndWorktree(t *testing.T) {
+	cleanGoEnv(t)
+	ws, other, home := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, other, ".git") // a worktree: .git is a file pointing at the real git dir
+	s := settings.Sandbox{Filesystem: settings.SandboxFilesystem{AllowWrite: []string{"//" + other}, DenyWrite: []string{"//" + ws}}}
+	p := FromSettings(s, []string{ws}, home, "")
+	if p.Writable(filepath.Join(ws, "x")) {
+		t.Errorf("a denied workspace root stays writable: WriteRoots %q", p.WriteRoots)
+	}
+	if !slices.Contains(p.ReadOnly, filepath.Join(other, ".git")) || p.Writable(filepath.Join(other, ".git")) {
+		t.Errorf("the worktree's .git file is not read-only: ReadOnly %q", p.ReadOnly)
+	}
+	if !p.Writable(filepath.Join(other, "src.go")) {
+		t.Errorf("the allowed worktree is not writable")
+	}
+}
+
+func TestWritableResolvesSymlinks(t *testing.T) {
+	ws, elsewhere := realTemp(t), realTemp(t)
+	tree(t, ws, ".ouro/")
+	if err := os.Symlink(elsewhere, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, ".ouro"), filepath.Join(ws, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{WriteRoots: []string{ws}, ReadOnly: []string{filepath.Join(ws, ".ouro")}}
+	if p.Writable(filepath.Join(ws, "out", "f")) {
+		t.Error("a link from the workspace to elsewhere counts as writable")
+	}
+	if p.Writable(filepath.Join(ws, "cfg", "settings.json")) {
+		t.Error("a link to .ouro/ counts as writable")
+	}
+}

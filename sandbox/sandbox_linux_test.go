@@ -1,0 +1,360 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+func requireLandlock(t *testing.T) int {
+	t.Helper()
+	abi, ok := Supported()
+	if !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash on PATH")
+	}
+	return abi
+}
+
+// modes are the launch modes this machine can run: Landlock alone always, and the bind
+// mounts for read-only paths where user namespaces allow them.
+func modes(t *testing.T) []string {
+	t.Helper()
+	if namespacesWork() {
+		return []string{modeMount, modeLandlock}
+	}
+	t.Log("user namespaces are not available: only the Landlock-only mode is tested")
+	return []string{modeLandlock}
+}
+
+type run struct {
+	out  string
+	code int
+}
+
+// sh runs script with bash inside the sandbox, in dir.
+func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
+	t.Helper()
+	cmd, err := command(context.Background(), p, mode, "bash", append([]string{"-c", script, "bash"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("run %q: %v", script, err)
+	}
+	return run{string(out), cmd.ProcessState.ExitCode()}
+}
+
+// workspace is a repository with everything the sandbox keeps read-only, plus a session
+// temp dir, and a directory outside both.
+type workspace struct {
+	root, tmp, outside string
+	policy             Policy
+}
+
+func newWorkspace(t *testing.T) workspace {
+	t.Helper()
+	w := workspace{root: realTemp(t), tmp: realTemp(t), outside: realTemp(t)}
+	tree(t, w.root, ".git/hooks/pre-commit", ".git/config", ".git/HEAD", ".git/objects/", ".ouro/settings.json", ".claude/", "src/main.go", "README")
+	tree(t, w.outside, "readable")
+	w.policy = Policy{
+		WriteRoots: []string{w.root, w.tmp},
+		ReadOnly: []string{
+			filepath.Join(w.root, ".git", "hooks"), filepath.Join(w.root, ".git", "config"),
+			filepath.Join(w.root, ".ouro"), filepath.Join(w.root, ".claude"),
+		},
+		TempDir: w.tmp,
+	}
+	return w
+}
+
+func content(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func TestWritesOnlyInTheRoots(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t)
+			outside := filepath.Join(w.outside, "outside-file")
+			r := sh(t, w.policy, mode, w.root, `echo x > "$1"`, outside)
+			if r.code == 0 || !strings.Contains(r.out, "Permission denied") {
+				t.Errorf("write outside the roots: exit %d, output %q; want Permission denied", r.code, r.out)
+			}
+			if _, err := os.Stat(outside); err == nil {
+				t.Errorf("%s was created", outside)
+			}
+
+			// Inside: a new file in a subdirectory, an existing file, the temp dir (as
+			// TMPDIR), and a file read from outside the roots.
+			r = sh(t, w.policy, mode, w.root, `set -e
+				echo new > src/new.go; echo changed > README; mkdir -p src/pkg/deep; echo deep > src/pkg/deep/f
+				mv src/new.go src/pkg/moved.go
+				echo tmp > "$TMPDIR/t"; cat "$1"; echo x > /dev/null`, filepath.Join(w.outside, "readable"))
+			if r.code != 0 || r.out != "original\n" {
+				t.Fatalf("writes inside the roots: exit %d, output %q", r.code, r.out)
+			}
+			for p, want := range map[string]string{
+				"src/pkg/moved.go": "new\n", "README": "changed\n", "src/pkg/deep/f": "deep\n",
+			} {
+				if got := content(t, filepath.Join(w.root, p)); got != want {
+					t.Errorf("%s = %q, want %q", p, got, want)
+				}
+			}
+			if got := content(t, filepath.Join(w.tmp, "t")); got != "tmp\n" {
+				t.Errorf("$TMPDIR/t = %q: TMPDIR is not the session temp dir", got)
+			}
+		})
+	}
+}
+
+func TestReadOnlyInsideTheRoots(t *testing.T) {
+	requireLandlock(t)
+	attempts := []struct{ name, script string }{
+		{"new hook", `echo evil > .git/hooks/x`},
+		{"change hook", `echo evil > .git/hooks/pre-commit`},
+		{"remove hook", `rm .git/hooks/pre-commit`},
+		{"git config", `echo evil >> .git/config`},
+		{"ouro settings", `echo '{"permissions":{"allow":["Bash"]}}' > .ouro/settings.json`},
+		{"new ouro file", `echo '{}' > .ouro/settings.local.json`},
+		{"claude", `mkdir .claude/agents`},
+		{"rename .git away", `mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit`},
+		{"remove .ouro", `rm -rf .ouro`},
+		{"from inside .git", `cd .git && echo evil > hooks/pre-commit`},
+		// ouro's own view of the files, without the mounts, through /proc.
+		{"through the parent's root", `ls "/proc/$PPID/root$PWD/.git" && echo evil > "/proc/$PPID/root$PWD/.git/hooks/pre-commit"`},
+	}
+	// All attempts run in one shell, each in a subshell, to start the launcher only once.
+	var script strings.Builder
+	for _, a := range attempts {
+		fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo %q; fi\n", a.script, "succeeded: "+a.name)
+	}
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t)
+			if r := sh(t, w.policy, mode, w.root, script.String()); r.code != 0 || r.out != "" {
+				t.Errorf("exit %d:\n%s", r.code, r.out)
+			}
+			for _, f := range []string{".git/hooks/pre-commit", ".git/config", ".ouro/settings.json"} {
+				if got := content(t, filepath.Join(w.root, f)); got != "original\n" {
+					t.Errorf("%s is now %q", f, got)
+				}
+			}
+			for _, f := range []string{".git/hooks/x", ".ouro/settings.local.json", ".claude/agents", ".git-old"} {
+				if _, err := os.Lstat(filepath.Join(w.root, f)); err == nil {
+					t.Errorf("%s was created", f)
+				}
+			}
+			// Starting inside .git (the working directory set before the mounts) changes nothing.
+			if r := sh(t, w.policy, mode, filepath.Join(w.root, ".git"), `echo evil > hooks/pre-commit`); r.code == 0 {
+				t.Errorf("from a start inside .git the hook was written: %q", r.out)
+			}
+		})
+	}
+}
+
+// The mount mode keeps the rest of the workspace fully usable: git's lock files and new
+// files in the root can be created.
+func TestMountModeKeepsTheRootWritable(t *testing.T) {
+	requireLandlock(t)
+	if !namespacesWork() {
+		t.Skip("user namespaces are not available")
+	}
+	w := newWorkspace(t)
+	r := sh(t, w.policy, modeMount, w.root, `set -e; echo x > f; echo lock > .git/index.lock; mv .git/index.lock .git/index; rm f`)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %q", r.code, r.out)
+	}
+	if got := content(t, filepath.Join(w.root, ".git", "index")); got != "lock\n" {
+		t.Errorf(".git/index = %q", got)
+	}
+	// The mounts stay in the launcher's namespace.
+	mounts := content(t, "/proc/self/mountinfo")
+	if strings.Contains(mounts, w.root) {
+		t.Errorf("the sandbox's mounts leaked into ours:\n%s", mounts)
+	}
+}
+
+// Landlock alone cannot keep .git/hooks read-only while letting entries be created in
+// .git or the root; it gives up the latter, as documented.
+func TestLandlockModeFreezesTheAncestorsOfReadOnlyPaths(t *testing.T) {
+	requireLandlock(t)
+	w := newWorkspace(t)
+	r := sh(t, w.policy, modeLandlock, w.root, `echo x > newfile`)
+	if r.code == 0 {
+		t.Errorf("a new file in the root of a workspace with read-only paths was created: %q", r.out)
+	}
+	r = sh(t, w.policy, modeLandlock, w.root, `echo changed > .git/HEAD && echo y > .git/objects/ab`)
+	if r.code != 0 {
+		t.Errorf("existing files and other subtrees of .git are not writable: exit %d, %q", r.code, r.out)
+	}
+	// Without read-only paths the root is granted whole.
+	p := w.policy
+	p.ReadOnly = nil
+	if r := sh(t, p, modeLandlock, w.root, `echo x > newfile`); r.code != 0 {
+		t.Errorf("without read-only paths: exit %d, %q", r.code, r.out)
+	}
+}
+
+func TestBuildCachesAndGo(t *testing.T) {
+	requireLandlock(t)
+	cleanGoEnv(t)
+	ws, home, tmp, cache := realTemp(t), realTemp(t), realTemp(t), realTemp(t)
+	t.Setenv("GOCACHE", cache)
+	t.Setenv("HOME", home)
+	tree(t, home, ".cache/")
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
+	r := sh(t, p, modeLandlock, ws, `echo x > "$GOCACHE/entry" && mkdir -p ~/.cache/tool && echo y > ~/.cache/tool/f`)
+	if r.code != 0 {
+		t.Fatalf("writing the caches: exit %d, %q", r.code, r.out)
+	}
+	if got := content(t, filepath.Join(cache, "entry")); got != "x\n" {
+		t.Errorf("GOCACHE entry = %q", got)
+	}
+
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	r = sh(t, p, modeLandlock, ws, `"$1" version`, goBin)
+	if r.code != 0 || !strings.HasPrefix(r.out, "go version go") {
+		t.Errorf("go version: exit %d, %q", r.code, r.out)
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	if abi := requireLandlock(t); abi < 4 {
+		t.Skipf("Landlock ABI %d cannot restrict TCP", abi)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	connect := `exec 3<>"/dev/tcp/127.0.0.1/$1" && echo hello >&3`
+	ws := realTemp(t)
+
+	off := Policy{WriteRoots: []string{ws}}
+	r := sh(t, off, modeLandlock, ws, connect, strconv.Itoa(port))
+	if r.code == 0 || !strings.Contains(r.out, "connect: Permission denied") {
+		t.Errorf("network off: exit %d, %q; want the connection refused", r.code, r.out)
+	}
+	if note := Diagnose(off, r.out, ws); !strings.Contains(note, "network connections are blocked") {
+		t.Errorf("no network note for %q: %q", r.out, note)
+	}
+
+	otherPort := Policy{WriteRoots: []string{ws}, Network: settings.SandboxNetwork{AllowPorts: []int{port + 1}}}
+	if r := sh(t, otherPort, modeLandlock, ws, connect, strconv.Itoa(port)); r.code == 0 {
+		t.Errorf("only port %d allowed, yet %d was reached: %q", port+1, port, r.out)
+	}
+
+	for name, p := range map[string]Policy{
+		"all allowed":  {WriteRoots: []string{ws}, Network: settings.SandboxNetwork{Allow: true}},
+		"port allowed": {WriteRoots: []string{ws}, Network: settings.SandboxNetwork{AllowPorts: []int{port}}},
+	} {
+		got := make(chan string, 1)
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			defer c.Close()
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			got <- line
+		}()
+		if r := sh(t, p, modeLandlock, ws, connect, strconv.Itoa(port)); r.code != 0 {
+			t.Fatalf("%s: exit %d, %q", name, r.code, r.out)
+		}
+		if line := <-got; line != "hello\n" {
+			t.Errorf("%s: the listener read %q", name, line)
+		}
+	}
+}
+
+func TestLauncherNeverRunsUnsandboxed(t *testing.T) {
+	requireLandlock(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := realTemp(t)
+	spec, err := json.Marshal(launchSpec{Mode: modeLandlock, Policy: Policy{WriteRoots: []string{ws}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Landlock stacks at most 16 rulesets: the 17th nested launcher cannot apply its own.
+	var chain []string
+	for range 17 {
+		chain = append(chain, exe, launcherArg, string(spec))
+	}
+	cases := map[string][]string{
+		"bad spec":                   {launcherArg, "{", "bash", "-c", "echo ran"},
+		"unknown mode":               {launcherArg, `{"mode":"none"}`, "bash", "-c", "echo ran"},
+		"no spec":                    {launcherArg},
+		"Landlock cannot be applied": append(chain[1:], "bash", "-c", "echo ran"),
+	}
+	for name, args := range cases {
+		cmd := exec.Command(exe, args...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != launcherFailed {
+			t.Errorf("%s: err %v, want exit status %d", name, err, launcherFailed)
+		}
+		if strings.Contains(string(out), "ran") || !strings.HasPrefix(string(out), "ouro sandbox: ") {
+			t.Errorf("%s: output %q", name, out)
+		}
+	}
+}
+
+func TestMaybeRunLauncherReturnsOutsideLauncherMode(t *testing.T) {
+	saved := os.Args
+	defer func() { os.Args = saved }()
+	for _, args := range [][]string{{"ouro"}, {"ouro", "-p", "hi"}, {"ouro", "x" + launcherArg}} {
+		os.Args = args
+		MaybeRunLauncher() // exits the test binary if it wrongly takes over
+	}
+}
+
+func TestAvailability(t *testing.T) {
+	abi := requireLandlock(t)
+	ok, warnings := Availability(Policy{})
+	if !ok {
+		t.Fatalf("Availability = false with Landlock ABI %d", abi)
+	}
+	wantNet := abi < 4
+	gotNet := len(warnings) > 0 && strings.Contains(strings.Join(warnings, "\n"), "network")
+	if gotNet != wantNet {
+		t.Errorf("ABI %d: warnings %q", abi, warnings)
+	}
+	if _, w := Availability(Policy{Network: settings.SandboxNetwork{Allow: true}}); strings.Contains(strings.Join(w, "\n"), "network") {
+		t.Errorf("a network warning while the network is allowed: %q", w)
+	}
+}

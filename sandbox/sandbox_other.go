@@ -1,0 +1,25 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+)
+
+// Supported reports whether the OS sandbox can be used: only on Linux (Landlock).
+func Supported() (abi int, ok bool) { return 0, false }
+
+// Availability: without Landlock, Bash runs with the permission rules only.
+func Availability(Policy) (ok bool, warnings []string) {
+	return false, []string{UnavailableWarning}
+}
+
+// Command is not available on this system.
+func Command(context.Context, Policy, string, ...string) (*exec.Cmd, error) {
+	return nil, errors.New("sandbox: " + UnavailableWarning)
+}
+
+// MaybeRunLauncher does nothing on this system: there is no launcher mode.
+func MaybeRunLauncher() {}

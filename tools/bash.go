@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -37,6 +39,10 @@ type BashConfig struct {
 	// KillGrace is how long a timed-out or cancelled command has between SIGTERM and
 	// SIGKILL; 0 means 2 s.
 	KillGrace time.Duration
+	// Sandbox, when set, runs every command inside the OS sandbox with this policy (see
+	// package sandbox); the binary must call sandbox.MaybeRunLauncher first in main. nil
+	// runs commands unsandboxed.
+	Sandbox *sandbox.Policy
 }
 
 const (
@@ -192,7 +198,11 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		return tool.Result{}, err
 	}
 
-	cwdFile, err := os.CreateTemp("", "ouro-bash-cwd-*")
+	tmpDir := ""
+	if b.cfg.Sandbox != nil {
+		tmpDir = b.cfg.Sandbox.TempDir // the sandboxed shell writes the file: keep it in a write root
+	}
+	cwdFile, err := os.CreateTemp(tmpDir, "ouro-bash-cwd-*")
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: create cwd file: %w", err)
 	}
@@ -203,14 +213,17 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	}
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
-	cmd := exec.Command(b.shell, "-c", bashWrapper, filepath.Base(b.shell), in.Command, cwdPath)
+	cmd, err := b.shellCommand(ctx, in.Command, cwdPath)
+	if err != nil {
+		return tool.Result{}, err
+	}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), b.cfg.Env...)
 	// One writer for both streams: os/exec then gives the child a single pipe, so the
 	// order of stdout and stderr lines is the order they were written in.
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil // /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr.Setpgid = true
 	cmd.WaitDelay = orphanPipeWait
 	if err := cmd.Start(); err != nil {
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
@@ -271,9 +284,36 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		isError = true
 		parts = append(parts, fmt.Sprintf("Exit code %d", cmd.ProcessState.ExitCode()))
 	}
+	if b.cfg.Sandbox != nil {
+		if note := sandbox.Diagnose(*b.cfg.Sandbox, text, dir, b.Cwd()); note != "" {
+			parts = append(parts, note)
+		}
+	}
 	res := tool.Text(strings.Join(parts, "\n"))
 	res.IsError = isError
 	return res, nil
+}
+
+// shellCommand returns the process for one call, with SysProcAttr set: the shell itself,
+// or, with a sandbox, the launcher that enters the sandbox and then execs the shell.
+func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (*exec.Cmd, error) {
+	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath}
+	if b.cfg.Sandbox == nil {
+		cmd := exec.Command(b.shell, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		return cmd, nil
+	}
+	pol := *b.cfg.Sandbox
+	if pol.TempDir == "" {
+		// The cwd file is in the system temp dir: let the shell write that one file.
+		pol.WriteRoots = append(slices.Clone(pol.WriteRoots), cwdPath)
+	}
+	// Without cancellation: Run terminates the whole group itself, with a grace period.
+	cmd, err := sandbox.Command(context.WithoutCancel(ctx), pol, b.shell, args...)
+	if err != nil {
+		return nil, fmt.Errorf("bash: %w", err)
+	}
+	return cmd, nil
 }
 
 // startDir returns the directory to run in: the remembered one, or Dir with a note for

@@ -224,7 +224,7 @@ func (w *walker) parseAndWalk(src string, sc *scope, depth int) {
 	inner := *sc
 	inner.src = src
 	inner.depth = depth
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parseBash(src)
 	if err == nil {
 		w.stmts(f.Stmts, &inner)
 		return
@@ -232,12 +232,41 @@ func (w *walker) parseAndWalk(src string, sc *scope, depth int) {
 	w.ask("the command does not parse as bash: %v", err)
 	// bash runs the complete commands before a syntax error (`rm -rf /` then a broken
 	// line), so those are walked anyway: the hard-deny list must see them.
-	var before []*syntax.Stmt
-	_ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
-		before = append(before, s)
-		return true
-	})
-	w.stmts(before, &inner)
+	w.stmts(stmtsBeforeError(src), &inner)
+}
+
+// parseBash parses src with the bash grammar. A panic inside the parser is turned into
+// an error, so that a parser bug makes the line asked about instead of crashing.
+func parseBash(src string) (f *syntax.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("the parser failed: %v", r)
+		}
+	}()
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// stmtsBeforeError returns the statements of src that parse completely before its
+// first syntax error.
+func stmtsBeforeError(src string) (out []*syntax.Stmt) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = nil
+		}
+	}()
+	failed := false
+	// The loop body never stops the iteration early: mvdan.cc/sh v3.14.1's StmtsSeq
+	// keeps yielding after an error, which panics if the loop has returned.
+	for s, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(strings.NewReader(src)) {
+		if err != nil {
+			failed = true
+			continue
+		}
+		if !failed && s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {

@@ -76,7 +76,8 @@ func FuzzAnalyzeShell(f *testing.F) {
 		if qerr != nil {
 			return
 		}
-		b := analyzeShell("bash -c " + q)
+		// "--" so that a line starting with - or + is not read as bash's options.
+		b := analyzeShell("bash -c -- " + q)
 		if boundHit(b) {
 			return
 		}
@@ -109,7 +110,7 @@ func FuzzHardDeny(f *testing.F) {
 		}
 		variants := []string{"true\n" + src}
 		if q, err := syntax.Quote(src, syntax.LangBash); err == nil {
-			variants = append(variants, "bash -c "+q, "sudo bash -c "+q, "eval "+q)
+			variants = append(variants, "bash -c -- "+q, "sudo bash -c -- "+q, "eval "+q)
 		}
 		for _, v := range variants {
 			b := analyzeShell(v)

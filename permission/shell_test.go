@@ -134,6 +134,7 @@ var analyzeCases = []analyzeCase{
 	{src: `sudo bash -c 'echo $(rm x)' > o`, want: []string{`["rm" "x"] wrap=sudo,bash -c`, `["echo" "$(rm x)"] wrap=sudo,bash -c >o dyn`}},
 	{src: `sudo echo $(rm x) > o`, want: []string{`["rm" "x"]`, `["echo" "$(rm x)"] wrap=sudo >o dyn`}},
 	{src: `bash script.sh arg`, want: []string{`["bash" "script.sh" "arg"]`}},
+	{src: `bash -c -- -x; bash -c +x`, want: []string{`["-x"] wrap=bash -c`, `["bash" "-c" "+x"]`}},
 	{src: `bash < script.sh`, want: []string{`["bash"] <script.sh`}},
 	{src: "bash <<EOF\na\nEOF", want: []string{`["a"] wrap=bash <<EOF`}},
 	{src: `sh <<< 'a; b'`, want: []string{`["a"] wrap=sh <<<a; b`, `["b"] wrap=sh <<<a; b`}},

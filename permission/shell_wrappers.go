@@ -266,12 +266,23 @@ func hasOption(opts []option, names ...string) bool {
 }
 
 // splitString splits env -S's string into words with shell quoting rules.
-func (w *walker) splitString(s string) ([]field, bool) {
-	var out []field
+func (w *walker) splitString(s string) (out []field, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, ok = nil, false // a parser bug: the caller asks
+		}
+	}()
 	sc := &scope{src: s, dir: &dirState{}}
-	err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Words(strings.NewReader(s), func(word *syntax.Word) bool {
-		out = append(out, w.expand(word, sc)...)
-		return len(out) < maxFields
-	})
-	return out, err == nil && len(out) > 0
+	failed := false
+	// The loop never stops early, as with StmtsSeq (see stmtsBeforeError).
+	for word, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).WordsSeq(strings.NewReader(s)) {
+		if err != nil || word == nil {
+			failed = true
+			continue
+		}
+		if !failed && len(out) < maxFields {
+			out = append(out, w.expand(word, sc)...)
+		}
+	}
+	return out, !failed && len(out) > 0 && len(out) <= maxFields
 }

@@ -487,3 +487,28 @@ func TestAppendAllowRule(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
 }
+
+// FuzzPolicyCheck runs arbitrary shell lines and file paths through the policy: it must
+// never panic, and a line the hard-deny set refuses is refused in every mode.
+func FuzzPolicyCheck(f *testing.F) {
+	for _, s := range []string{"ls -la", "rm -rf /", "echo x > ~/.bashrc", "cd .. && rm -rf *", "cat < .env | tee -a .git/config",
+		"sed -i -e s/a/b/ f", "xargs rm", "$(x) y", "a=1 b=2", "dd of=/dev/sda", "find / -delete", "../../etc/passwd", "~", "\x00"} {
+		f.Add(s)
+	}
+	e := newEnv(f)
+	policies := map[string]*Policy{}
+	for _, m := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
+		policies[m] = e.policy(f, m, rules{allow: []string{"Bash(rm *)", "Edit(src/**)"}, deny: []string{"Read(./.env)"}})
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, hard := HardDeny(AnalyzeShell(s))
+		for m, p := range policies {
+			v := p.Check(context.Background(), e.call("Bash", bash(s)))
+			if hard && v.Behavior != Deny {
+				t.Fatalf("%s: hard-denied %q got %v", m, s, v.Behavior)
+			}
+			in, _ := json.Marshal(map[string]string{"file_path": s})
+			p.Check(context.Background(), tool.Call{Name: "Write", Input: in})
+		}
+	})
+}

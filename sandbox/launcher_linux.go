@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -100,6 +101,8 @@ func runLauncher(args []string) error {
 	rules = append(rules, landlock.PathAccess(readAccess, "/"))
 	rules = append(rules, deviceRules()...)
 
+	// V5 asks for files (with truncate and device ioctls) and TCP; BestEffort leaves out
+	// what an older kernel cannot do, which Availability reports.
 	cfg := landlock.V5.BestEffort()
 	if pol.NetworkRestricted() {
 		for _, p := range pol.Network.AllowPorts {
@@ -107,12 +110,15 @@ func runLauncher(args []string) error {
 				rules = append(rules, landlock.ConnectTCP(uint16(p)), landlock.BindTCP(uint16(p)))
 			}
 		}
-		err = cfg.Restrict(rules...)
 	} else {
-		err = cfg.RestrictPaths(rules...)
+		cfg.HandledAccessNet = 0
+	}
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err == nil && fd < 0 {
+		err = errors.New("nothing to enforce")
 	}
 	if err != nil {
-		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
+		return fmt.Errorf("build the Landlock ruleset (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 
 	if pol.TempDir != "" {
@@ -122,9 +128,26 @@ func runLauncher(args []string) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
+
+	// Restrict this thread only, and exec from it: execve ends the other threads, and the
+	// command inherits this thread's domain. That is all a launcher needs, and it spares
+	// the cost of stopping every runtime thread to restrict it too. The thread is never
+	// unlocked, so no other goroutine runs on it.
+	runtime.LockOSThread()
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w; refusing to run %s unsandboxed", errno, argv[0])
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
+	}
+	syscall.Close(fd)
 	err = syscall.Exec(path, argv, os.Environ())
 	return fmt.Errorf("exec %s: %w", path, err)
 }
+
+// prSetNoNewPrivs is PR_SET_NO_NEW_PRIVS, which Landlock requires of an unprivileged
+// process (and which keeps setuid programs from regaining what the sandbox takes).
+const prSetNoNewPrivs = 38
 
 // Access rights. Everything is readable and executable; a write root gets every right
 // that creates, changes or removes files except making device nodes (a device node in the

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	ver "github.com/ouroagent/ouro/internal/version"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // version is ouro's version; `ouro --version` itself is answered in internal/version.
@@ -22,6 +23,8 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	// A sandboxed Bash command starts this binary as its launcher; that never returns.
+	sandbox.MaybeRunLauncher()
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ee exitError

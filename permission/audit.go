@@ -58,9 +58,28 @@ func (r AuditRecord) String() string {
 	case AuditFile:
 		before, after := orNone(r.HashBefore), orNone(r.HashAfter)
 		return fmt.Sprintf("%s  file      %s %s → %s", ts, r.Path, before, after)
+	case AuditDecision:
+		s := fmt.Sprintf("%s  %-9s %-10s %s  [%s]", ts, r.Decision, r.Tool, r.Input, r.Source)
+		if r.Reason != "" && r.Decision == "deny" {
+			s += "  " + r.Reason
+		}
+		return s
 	}
-	s := fmt.Sprintf("%s  %-9s %-10s %s  [%s]", ts, r.Decision, r.Tool, r.Input, r.Source)
-	if r.Reason != "" && r.Decision == "deny" {
+	// Records of other kinds (hook runs, say) show whatever they carry.
+	var parts []string
+	for _, f := range []string{r.Tool, r.Input, r.Status, r.Decision} {
+		if f != "" {
+			parts = append(parts, f)
+		}
+	}
+	s := fmt.Sprintf("%s  %-9s %s", ts, r.Kind, strings.Join(parts, " "))
+	if r.DurationMS > 0 {
+		s += " in " + (time.Duration(r.DurationMS) * time.Millisecond).String()
+	}
+	if r.Source != "" {
+		s += "  [" + r.Source + "]"
+	}
+	if r.Reason != "" {
 		s += "  " + r.Reason
 	}
 	return s

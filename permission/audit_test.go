@@ -66,9 +66,10 @@ func TestAuditAppendAndRead(t *testing.T) {
 		t.Errorf("audit mode %v: it may hold commands and paths, keep it private", st.Mode().Perm())
 	}
 
-	// Readable lines for `ouro audit`.
-	lines := []string{recs[0].String(), recs[1].String(), recs[2].String()}
-	for i, want := range []string{"allow", "1.5s", "(none) → sha256:abc"} {
+	// Readable lines for `ouro audit`, records of other kinds included.
+	hookRec := AuditRecord{Kind: "hook", Tool: "PreToolUse", Source: "check.sh", Status: "blocked", DurationMS: 30, Reason: "no"}
+	lines := []string{recs[0].String(), recs[1].String(), recs[2].String(), hookRec.String()}
+	for i, want := range []string{"allow     Write      /p/a.go  [mode acceptEdits]", "run       Write      ok toolu_1 in 1.5s", "file      /p/a.go (none) → sha256:abc", "hook      PreToolUse blocked in 30ms  [check.sh]  no"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %q lacks %q", lines[i], want)
 		}

@@ -4,8 +4,10 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,13 +39,17 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if !ok {
 		return false, []string{UnavailableWarning}
 	}
+	pr := probe()
+	if !pr.launcher {
+		return false, []string{notLauncher()}
+	}
 	if abi < 4 && p.NetworkRestricted() {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi))
 	}
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if len(p.ReadOnly) > 0 && !namespacesWork() {
+	if len(p.ReadOnly) > 0 && !pr.namespaces {
 		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable.")
 	}
 	return true, warnings
@@ -60,8 +66,17 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	if _, ok := Supported(); !ok {
 		return nil, fmt.Errorf("sandbox: %s", UnavailableWarning)
 	}
+	if len(os.Args) > 1 && os.Args[1] == launcherArg {
+		// Started as the launcher, yet running ordinary code: MaybeRunLauncher was not
+		// called. Starting another launcher would only repeat that, without end.
+		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
+	}
+	pr := probe()
+	if !pr.launcher {
+		return nil, errors.New("sandbox: " + notLauncher())
+	}
 	mode := modeLandlock
-	if len(p.ReadOnly) > 0 && namespacesWork() {
+	if len(p.ReadOnly) > 0 && pr.namespaces {
 		mode = modeMount
 	}
 	return command(ctx, p, mode, name, args...)
@@ -72,6 +87,11 @@ func command(ctx context.Context, p Policy, mode, name string, args ...string) (
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
 	}
+	return commandFor(ctx, exe, p, mode, name, args...)
+}
+
+// commandFor is command with the launcher binary given.
+func commandFor(ctx context.Context, exe string, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
 	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
@@ -136,18 +156,43 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 	return out, nil
 }
 
-// namespacesWork reports whether the launcher can make read-only bind mounts here: it
-// needs a user namespace with the rights to mount in it, which containers (seccomp) and
-// some distributions (Ubuntu's AppArmor userns restriction) withhold. It runs the
-// launcher once in probe mode and keeps the answer for the life of the process: a fact
-// about the kernel and its configuration, like the Landlock ABI.
-var namespacesWork = sync.OnceValue(func() bool {
-	// The bound only matters for a launcher that hangs, which would be a bug.
+type probeResult struct {
+	// launcher: the binary answered in launcher mode (it calls MaybeRunLauncher).
+	launcher bool
+	// namespaces: the launcher can make read-only bind mounts here. That needs a user
+	// namespace with the right to mount in it, which containers (seccomp) and some
+	// distributions (Ubuntu's AppArmor userns restriction) withhold.
+	namespaces bool
+}
+
+// probe runs the launcher once in probe mode and keeps the answer for the life of the
+// process: facts about the binary and the kernel, like the Landlock ABI.
+var probe = sync.OnceValue(func() probeResult {
+	exe, err := os.Executable()
+	if err != nil {
+		return probeResult{}
+	}
+	return probeBinary(exe)
+})
+
+func probeBinary(exe string) probeResult {
+	// The bound only matters for a binary that does not act as the launcher and runs
+	// something else instead, or for a launcher that hangs, which would be a bug.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd, err := command(ctx, Policy{}, modeProbe, "")
+	cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, "")
 	if err != nil {
-		return false
+		return probeResult{}
 	}
-	return cmd.Run() == nil
-})
+	out, err := cmd.Output()
+	launcher := bytes.HasPrefix(out, []byte(probeToken+"\n"))
+	return probeResult{launcher: launcher, namespaces: launcher && err == nil}
+}
+
+// namespacesWork reports whether the mount mode is available (for tests).
+func namespacesWork() bool { return probe().namespaces }
+
+func notLauncher() string {
+	exe, _ := os.Executable()
+	return fmt.Sprintf("%s does not act as the sandbox launcher: it must call sandbox.MaybeRunLauncher first in main (in tests: in TestMain)", exe)
+}

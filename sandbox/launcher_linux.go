@@ -38,6 +38,10 @@ const (
 	modeProbe    = "probe"
 )
 
+// probeToken is what the launcher prints first in probe mode, so a binary that does not
+// call MaybeRunLauncher (and does something else with the arguments) is told apart.
+const probeToken = "ouro sandbox launcher"
+
 type launchSpec struct {
 	Mode   string `json:"mode"`
 	Policy Policy `json:"policy"`
@@ -69,6 +73,7 @@ func runLauncher(args []string) error {
 	}
 	argv := args[1:]
 	if spec.Mode == modeProbe {
+		fmt.Println(probeToken)
 		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 			return fmt.Errorf("make mounts private: %w", err)
 		}

@@ -334,6 +334,36 @@ func TestLauncherNeverRunsUnsandboxed(t *testing.T) {
 	}
 }
 
+// A binary that does not call MaybeRunLauncher is found out once, and refused, instead of
+// every command running whatever that binary does with the launcher's arguments.
+func TestBinaryThatIsNoLauncher(t *testing.T) {
+	requireLandlock(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := probeBinary(exe); !pr.launcher {
+		t.Errorf("the test binary, which calls MaybeRunLauncher, is not taken for a launcher")
+	}
+	for _, other := range []string{"true", "echo"} {
+		path, err := exec.LookPath(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr := probeBinary(path); pr.launcher || pr.namespaces {
+			t.Errorf("%s taken for a launcher: %+v", other, pr)
+		}
+	}
+
+	// A process started as the launcher that runs ordinary code anyway starts no other.
+	saved := os.Args
+	defer func() { os.Args = saved }()
+	os.Args = []string{exe, launcherArg, "{}", "bash"}
+	if _, err := Command(context.Background(), Policy{}, "bash"); err == nil || !strings.Contains(err.Error(), "did not call sandbox.MaybeRunLauncher") {
+		t.Errorf("Command in an unhandled launcher process: err %v", err)
+	}
+}
+
 func TestMaybeRunLauncherReturnsOutsideLauncherMode(t *testing.T) {
 	saved := os.Args
 	defer func() { os.Args = saved }()

@@ -115,8 +115,9 @@ func TestWritesOnlyInTheRoots(t *testing.T) {
 			r = sh(t, w.policy, mode, w.root, `set -e
 				echo new > src/new.go; echo changed > README; mkdir -p src/pkg/deep; echo deep > src/pkg/deep/f
 				mv src/new.go src/pkg/moved.go
-				echo tmp > "$TMPDIR/t"; cat "$1"; echo x > /dev/null`, filepath.Join(w.outside, "readable"))
-			if r.code != 0 || r.out != "original\n" {
+				echo tmp > "$TMPDIR/t"; cat "$1"; echo x > /dev/null; echo fd > /dev/fd/1; echo stdout > /dev/stdout`,
+				filepath.Join(w.outside, "readable"))
+			if r.code != 0 || r.out != "original\nfd\nstdout\n" {
 				t.Fatalf("writes inside the roots: exit %d, output %q", r.code, r.out)
 			}
 			for p, want := range map[string]string{

@@ -284,7 +284,7 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		isError = true
 		parts = append(parts, fmt.Sprintf("Exit code %d", cmd.ProcessState.ExitCode()))
 	}
-	if b.cfg.Sandbox != nil {
+	if b.cfg.Sandbox != nil && isError {
 		if note := sandbox.Diagnose(*b.cfg.Sandbox, text, dir, b.Cwd()); note != "" {
 			parts = append(parts, note)
 		}

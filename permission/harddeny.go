@@ -158,21 +158,31 @@ func operands(args []string) []string {
 }
 
 // catastrophicOperand returns the first operand that names the root, a top-level or
-// system directory, a home directory or everything above the working directory.
+// system folder, a home folder or everything above the working folder, from any of the
+// folders the command may run in.
 func catastrophicOperand(c Command, ops []string) string {
+	dirs := []string{c.Dir}
+	if c.DirUnknown {
+		dirs = c.Dirs
+	}
 	for _, o := range ops {
-		p := o
-		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") && c.Dir != "" {
-			if c.DirUnknown {
+		if strings.HasPrefix(o, "/") || strings.HasPrefix(o, "~") || strings.HasPrefix(o, "$") {
+			if catastrophicPath(o) {
+				return o
+			}
+			continue
+		}
+		for _, d := range dirs {
+			p, unknown := joinDir(d, o, false)
+			if unknown {
 				continue
 			}
-			p, _ = joinDir(c.Dir, p, false)
 			if p == "" {
 				p = "."
 			}
-		}
-		if catastrophicPath(p) {
-			return o
+			if catastrophicPath(p) {
+				return o
+			}
 		}
 	}
 	return ""

@@ -32,6 +32,7 @@ var hardDenied = []string{
 	"bash <<EOF\nrm -rf /\nEOF", "trap 'rm -rf /' EXIT", "watch rm -rf /", "rm -rf /\n(",
 	// cd before a relative operand.
 	"cd / && rm -rf *", "cd ~ && rm -rf *", "(cd /; rm -rf *)", "cd /usr && rm -rf lib", "cd ~ && rm -rf .",
+	"cd /; rm -rf *", "if c; then cd ~; fi; rm -rf *", "cd /tmp || cd /; rm -rf *", "cd /tmp/x; cd ..; rm -rf *",
 	// find deleting a whole tree.
 	"find / -delete", "find ~ -exec rm -rf {} +", "sudo find / -name '*' -delete",
 	// File systems and disks.
@@ -67,6 +68,7 @@ var notHardDenied = []string{
 	"systemctl restart nginx", "find . -delete", "find /tmp/x -delete", "find / -name x", "mv / /tmp",
 	"f(){ f; }; f", "f(){ f & }; f", "g(){ echo; }; g | g &", "cat /dev/sda | head", "ls /",
 	"shutdownd", "rebooter", "cd / && ls", "cd /tmp && rm -rf *", "cd $D && rm -rf *", "echo '(){ :|:& };:'",
+	"cd /tmp/x || exit; rm -rf *", "cd /tmp/x && cd y && rm -rf *", "(cd /); rm -rf build",
 	"mkfsx", "fmkfs",
 }
 

@@ -53,7 +53,8 @@ func IsReadOnly(c Command) bool {
 	switch name {
 	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "printf",
 		"which", "type", "stat", "du", "df", "diff", "cmp", "cut", "tr", "basename", "dirname",
-		"realpath", "readlink", "whoami", "id", "uname", "cd", "true", "false", ":", "test", "[", "nproc", "sleep":
+		"realpath", "readlink", "whoami", "id", "uname", "cd", "true", "false", ":", "test", "[", "nproc", "sleep",
+		"exit":
 		// None of these has an option that writes a file or runs a program.
 		return true
 	case "printenv":

@@ -19,7 +19,7 @@ var readOnlyCases = []readOnlyCase{
 	{"cut -d: -f1 f", true}, {"tr a b", true}, {"env", true}, {"printenv", true}, {"printenv HOME", true},
 	{"date", true}, {"date +%s", true}, {"whoami", true}, {"id", true}, {"uname -a", true}, {"basename /a/b", true},
 	{"dirname /a/b", true}, {"realpath .", true}, {"readlink -f x", true}, {"tree", true}, {"tree -L 2", true},
-	{"cd src", true}, {"cd", true}, {"true", true}, {":", true}, {"test -f x", true}, {"[ -f x ]", true},
+	{"cd src", true}, {"cd", true}, {"true", true}, {":", true}, {"exit 1", true}, {"test -f x", true}, {"[ -f x ]", true},
 	{"command -v go", true}, {"/bin/ls", true}, {"/usr/bin/cat f", true},
 	{"git status", true}, {"git diff", true}, {"git diff --cached --stat", true}, {"git log --oneline -5", true},
 	{"git show HEAD:x", true}, {"git branch", true}, {"git branch -a", true}, {"git branch -vv", true},

@@ -95,11 +95,15 @@ type Command struct {
 	StdinArgs bool
 	// Dir is where an earlier cd (or pushd, env -C) of the same line moved the shell, as
 	// written and joined ("../other", "~", "/etc"); "" when the command runs in the
-	// starting directory. Relative paths in Argv and Redirects are relative to it.
+	// starting folder. Relative paths in Argv and Redirects are relative to it.
 	Dir string
-	// DirUnknown is true when an earlier cd went somewhere not known statically
-	// (`cd $X`, `cd -`, popd); Dir is then meaningless.
+	// DirUnknown is true when the folder is not known for sure: an earlier cd went
+	// somewhere only known at run time (`cd $X`, `cd -`, popd, a sourced script), or may
+	// not have happened (`cd a; x` runs x where the line started if cd a fails; a cd in
+	// a branch or a loop). Dir is then "" and Dirs lists the folders the command may run
+	// in, when they are known.
 	DirUnknown bool
+	Dirs       []string
 }
 
 // Function is a shell function defined in the line, kept for the fork-bomb check.
@@ -151,28 +155,22 @@ func AnalyzeShell(src string) (a Analysis) {
 // analyzeShell is AnalyzeShell without the recover, so fuzzing sees panics.
 func analyzeShell(src string) Analysis {
 	w := &walker{asked: map[string]bool{}}
-	w.parseAndWalk(src, &scope{dir: &dirState{}}, 0)
+	w.parseAndWalk(src, &scope{dir: startDir()}, 0)
 	return w.a
 }
 
 type walker struct {
-	a     Analysis
-	asked map[string]bool
-	funcs []*funcInfo // function bodies being walked, innermost last
+	a       Analysis
+	asked   map[string]bool
+	funcs   []*funcInfo // function bodies being walked, innermost last
+	defined []*funcInfo // functions defined so far
 }
 
 type funcInfo struct {
 	Function
-	inFork int // >0 while walking a backgrounded or piped statement of the body
+	inFork   int  // >0 while walking a backgrounded or piped statement of the body
+	movesDir bool // the body changes the shell's folder
 }
-
-// dirState follows cd through one shell: subshells and substitutions get a copy.
-type dirState struct {
-	dir     string
-	unknown bool
-}
-
-func (d *dirState) copy() *dirState { c := *d; return &c }
 
 // scope is what a statement inherits from around it.
 type scope struct {
@@ -269,23 +267,37 @@ func stmtsBeforeError(src string) (out []*syntax.Stmt) {
 	return out
 }
 
-func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
+// flow is where the shell may be after a statement: the folders when it succeeded and
+// when it failed (a cd that fails leaves the shell where it was). Either may be empty,
+// when no path ends that way (after exit).
+type flow struct{ succ, fail *dirState }
+
+func plain(d *dirState) flow { return flow{d.copy(), d.copy()} }
+
+// stmts walks a list of statements run one after the other. Like stmt, it leaves in
+// sc.dir every folder the shell may be in afterwards, and returns the flow of the last.
+func (w *walker) stmts(list []*syntax.Stmt, sc *scope) flow {
+	f := plain(sc.dir)
 	for _, s := range list {
-		w.stmt(s, sc)
+		f = w.stmt(s, sc)
 	}
+	return f
 }
 
-func (w *walker) stmt(s *syntax.Stmt, sc *scope) {
+// stmt walks one statement. sc.dir holds the folders the shell may be in before it and
+// is updated to those it may be in after it; the flow splits them by the outcome, for
+// && and ||.
+func (w *walker) stmt(s *syntax.Stmt, sc *scope) flow {
 	if s == nil {
-		return
+		return plain(sc.dir)
 	}
 	if sc.nest > maxSyntaxDepth {
 		w.ask("the command nests more than %d levels deep", maxSyntaxDepth)
-		return
+		return plain(sc.dir)
 	}
 	if len(w.a.Commands) >= maxCommands {
 		w.ask("the command has more than %d simple commands", maxCommands)
-		return
+		return plain(sc.dir)
 	}
 	inner := sc.sub()
 	var own []Redirect
@@ -298,81 +310,141 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope) {
 	if len(own) > 0 {
 		inner.redirs = append(append([]Redirect(nil), sc.redirs...), own...)
 	}
-	forks := s.Background || s.Coprocess || s.Disown
-	if forks {
+	if s.Background || s.Coprocess || s.Disown {
+		// An asynchronous command runs in a subshell: its cd stays there.
 		w.enterFork()
 		defer w.leaveFork()
+		w.command1(s, withDir(inner, sc.dir.copy()))
+		return plain(sc.dir)
 	}
+	f := w.command1(s, inner)
+	if s.Negated {
+		f.succ, f.fail = f.fail, f.succ
+	}
+	return f
+}
+
+// command1 walks the command of a statement in scope sc (see stmt).
+func (w *walker) command1(s *syntax.Stmt, sc *scope) flow {
 	switch c := s.Cmd.(type) {
 	case nil:
-		if len(own) > 0 {
-			w.emit(Command{Redirects: inner.redirs, Text: w.text(s, sc)}, inner)
+		if len(s.Redirs) > 0 {
+			w.emit(Command{Redirects: sc.redirs, Text: w.text(s, sc)}, sc)
 		}
 	case *syntax.CallExpr:
-		w.call(c, s, inner)
+		return w.call(c, s, sc)
 	case *syntax.BinaryCmd:
-		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipeline runs in its own subshell.
 			w.enterFork()
-			w.stmt(c.X, withDir(inner, inner.dir.copy()))
-			w.stmt(c.Y, withDir(inner, inner.dir.copy()))
+			w.stmt(c.X, withDir(sc, sc.dir.copy()))
+			w.stmt(c.Y, withDir(sc, sc.dir.copy()))
 			w.leaveFork()
-			return
+		case syntax.AndStmt:
+			fx := w.stmt(c.X, sc)
+			sc.dir.set(fx.succ) // Y runs only where X succeeded
+			fy := w.stmt(c.Y, sc)
+			return w.settle(sc, flow{succ: fy.succ, fail: union(fx.fail, fy.fail)})
+		default: // OrStmt
+			fx := w.stmt(c.X, sc)
+			sc.dir.set(fx.fail) // Y runs only where X failed
+			fy := w.stmt(c.Y, sc)
+			return w.settle(sc, flow{succ: union(fx.succ, fy.succ), fail: fy.fail})
 		}
-		w.stmt(c.X, inner)
-		w.stmt(c.Y, inner)
 	case *syntax.Subshell:
-		w.stmts(c.Stmts, withDir(inner, inner.dir.copy()))
+		w.stmts(c.Stmts, withDir(sc, sc.dir.copy()))
 	case *syntax.Block:
-		w.stmts(c.Stmts, inner)
+		return w.stmts(c.Stmts, sc)
 	case *syntax.IfClause:
-		for ic := c; ic != nil; ic = ic.Else {
-			w.stmts(ic.Cond, inner)
-			w.stmts(ic.Then, inner)
-		}
+		return w.ifClause(c, sc)
 	case *syntax.WhileClause:
-		w.stmts(c.Cond, inner)
-		w.stmts(c.Do, inner)
+		w.loop(sc, func() {
+			w.stmts(c.Cond, sc)
+			w.stmts(c.Do, sc)
+		})
 	case *syntax.ForClause:
-		w.nested(c.Loop, inner)
-		w.stmts(c.Do, inner)
+		w.nested(c.Loop, sc)
+		w.loop(sc, func() { w.stmts(c.Do, sc) })
 	case *syntax.CaseClause:
-		w.nested(c.Word, inner)
+		w.nested(c.Word, sc)
+		in := sc.dir.copy()
+		out := in.copy() // no pattern matched
 		for _, it := range c.Items {
 			if it == nil {
 				continue
 			}
 			for _, p := range it.Patterns {
-				w.nested(p, inner)
+				w.nested(p, sc)
 			}
-			w.stmts(it.Stmts, inner)
+			// A ;& or ;;& item falls through to the next: approximated by starting every
+			// item from the state before the case, and joining them all.
+			sc.dir.set(in)
+			w.stmts(it.Stmts, sc)
+			out = union(out, sc.dir)
 		}
+		sc.dir.set(out)
 	case *syntax.FuncDecl:
-		w.funcDecl(c, s, inner)
+		w.funcDecl(c, s, sc)
 	case *syntax.ArithmCmd:
-		w.nested(c.X, inner)
+		w.nested(c.X, sc)
 	case *syntax.TestClause:
-		w.nested(c.X, inner)
+		w.nested(c.X, sc)
 	case *syntax.LetClause:
 		for _, x := range c.Exprs {
-			w.nested(x, inner)
+			w.nested(x, sc)
 		}
 	case *syntax.DeclClause:
-		w.decl(c, s, inner)
+		w.decl(c, s, sc)
 	case *syntax.TimeClause:
-		t := inner.sub()
-		t.wrappers = append(append([]string(nil), inner.wrappers...), "time")
-		w.stmt(c.Stmt, t)
+		t := sc.sub()
+		t.wrappers = append(append([]string(nil), sc.wrappers...), "time")
+		return w.stmt(c.Stmt, t)
 	case *syntax.CoprocClause:
-		w.nested(c.Name, inner)
+		w.nested(c.Name, sc)
 		w.enterFork()
-		w.stmt(c.Stmt, withDir(inner, inner.dir.copy()))
+		w.stmt(c.Stmt, withDir(sc, sc.dir.copy()))
 		w.leaveFork()
 	case *syntax.TestDecl:
-		w.nested(c.Description, inner)
-		w.stmt(c.Body, inner)
+		w.nested(c.Description, sc)
+		w.stmt(c.Body, withDir(sc, sc.dir.copy()))
 	default:
 		w.ask("the command uses a construct the analyser does not know (%T)", c)
+	}
+	return plain(sc.dir)
+}
+
+// settle makes sc.dir every folder of f and returns f.
+func (w *walker) settle(sc *scope, f flow) flow {
+	sc.dir.set(union(f.succ, f.fail))
+	return f
+}
+
+// ifClause walks if/elif/else: each branch starts where its condition succeeded, the
+// next where it failed; an if whose conditions all failed without an else succeeds.
+func (w *walker) ifClause(c *syntax.IfClause, sc *scope) flow {
+	out := flow{succ: &dirState{}, fail: &dirState{}}
+	for ic := c; ic != nil; ic = ic.Else {
+		if len(ic.Cond) == 0 && !ic.ThenPos.IsValid() { // else
+			f := w.stmts(ic.Then, sc)
+			return w.settle(sc, flow{succ: union(out.succ, f.succ), fail: union(out.fail, f.fail)})
+		}
+		fc := w.stmts(ic.Cond, sc)
+		sc.dir.set(fc.succ)
+		f := w.stmts(ic.Then, sc)
+		out = flow{succ: union(out.succ, f.succ), fail: union(out.fail, f.fail)}
+		sc.dir.set(fc.fail)
+	}
+	return w.settle(sc, flow{succ: union(out.succ, sc.dir), fail: out.fail})
+}
+
+// loop walks a loop body once; as it may run any number of times, a body that moves the
+// shell leaves it in an unknown folder.
+func (w *walker) loop(sc *scope, body func()) {
+	in := sc.dir.copy()
+	body()
+	if !sc.dir.equal(in) {
+		sc.dir.set(unknownDir())
 	}
 }
 
@@ -415,12 +487,19 @@ func (w *walker) funcDecl(c *syntax.FuncDecl, s *syntax.Stmt, sc *scope) {
 	for _, f := range infos {
 		f.inFork = 0
 	}
+	// The body is walked from the folder of the definition, the best guess of where it
+	// will be called.
 	body := sc.sub()
 	body.dir = sc.dir.copy()
 	w.stmt(c.Body, body)
+	for _, f := range infos {
+		// A call of the function moves the shell if its body does.
+		f.movesDir = !body.dir.equal(sc.dir)
+	}
 	w.funcs = saved
 	for _, f := range infos {
 		w.a.Functions = append(w.a.Functions, f.Function)
+		w.defined = append(w.defined, f)
 	}
 }
 
@@ -471,9 +550,7 @@ func (w *walker) emit(c Command, sc *scope) {
 	if c.Redirects == nil && len(sc.redirs) > 0 {
 		c.Redirects = append([]Redirect(nil), sc.redirs...)
 	}
-	if sc.dir != nil {
-		c.Dir, c.DirUnknown = sc.dir.dir, sc.dir.unknown
-	}
+	sc.dir.fill(&c)
 	w.a.Commands = append(w.a.Commands, c)
 }
 

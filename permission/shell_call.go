@@ -9,7 +9,8 @@ import (
 
 // call analyses one simple command: its assignments, its words, the wrappers in front
 // of it and what it runs in turn.
-func (w *walker) call(c *syntax.CallExpr, s *syntax.Stmt, sc *scope) {
+// It returns where the shell may be after it (see stmt).
+func (w *walker) call(c *syntax.CallExpr, s *syntax.Stmt, sc *scope) flow {
 	var env []string
 	for _, as := range c.Assigns {
 		if as == nil {
@@ -32,10 +33,10 @@ func (w *walker) call(c *syntax.CallExpr, s *syntax.Stmt, sc *scope) {
 		// of the line runs.
 		w.riskyAssigns(env, "")
 		w.emit(Command{Env: env, Redirects: sc.redirs, Text: text}, sc)
-		return
+		return plain(sc.dir)
 	}
 	w.riskyAssigns(env, "")
-	w.command(fields, env, text, sc, s)
+	return w.command(fields, env, text, sc, s)
 }
 
 // riskyVars are the variables that change which program runs or how the shell reads
@@ -120,9 +121,11 @@ func (w *walker) decl(c *syntax.DeclClause, s *syntax.Stmt, sc *scope) {
 }
 
 // command analyses the words of a simple command: wrappers are stripped, shells and
-// eval parse their strings in turn, and what is left is recorded.
-func (w *walker) command(fields []field, env []string, text string, sc *scope, s *syntax.Stmt) {
+// eval parse their strings in turn, and what is left is recorded. It returns where the
+// shell may be after it (see stmt).
+func (w *walker) command(fields []field, env []string, text string, sc *scope, s *syntax.Stmt) flow {
 	cmd := Command{Env: env, Text: text, Redirects: sc.redirs}
+	shellDir := sc.dir // the shell's own folder, whatever env -C gives the command
 	fields, sc = w.unwrap(fields, &cmd, sc)
 	name := fields[0]
 	cmd.Argv = make([]string, len(fields))
@@ -143,13 +146,13 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 	w.calledName(name.s)
 	if name.dyn || name.glob || name.proc {
 		w.emit(cmd, sc)
-		return
+		return plain(shellDir)
 	}
 	base := path.Base(name.s)
 	switch {
 	case shellNames[base]:
 		if w.shell(fields, cmd, sc, s) {
-			return
+			return plain(shellDir)
 		}
 	case base == "eval" && name.s == "eval":
 		w.ask("eval runs a string as a command")
@@ -159,7 +162,7 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 				w.ask("eval runs a string only known at run time")
 			}
 			w.parseAndWalk(str, w.stringScope(cmd, "eval", sc), sc.depth+1)
-			return
+			return plain(shellDir)
 		}
 	case (base == "source" || base == ".") && name.s == base:
 		if len(fields) > 1 && (fields[1].dyn || fields[1].glob || fields[1].proc) {
@@ -183,15 +186,34 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 		}
 	case base == "watch":
 		if w.watch(fields, cmd, sc) {
-			return
+			return plain(shellDir)
 		}
 	case base == "find":
 		w.findExec(fields, cmd, sc)
 	}
 	w.emit(cmd, sc)
-	if name.s == "cd" || name.s == "pushd" || name.s == "popd" {
-		w.changeDir(fields, sc)
+	inShell := len(cmd.Wrappers) == 0 || cmd.Wrappers[len(cmd.Wrappers)-1] == "builtin" ||
+		cmd.Wrappers[len(cmd.Wrappers)-1] == "command"
+	switch {
+	case !inShell:
+		// env cd, sudo cd: another process, the shell stays where it is.
+	case name.s == "cd" || name.s == "pushd" || name.s == "popd":
+		return w.changeDir(fields, shellDir)
+	case name.s == "exit":
+		// Nothing after it runs in this shell.
+		shellDir.set(&dirState{})
+		return flow{succ: &dirState{}, fail: &dirState{}}
+	case name.s == "source" || name.s == ".":
+		// The script may cd anywhere.
+		shellDir.set(unknownDir())
+	default:
+		for _, f := range w.defined {
+			if f.Name == name.s && f.movesDir {
+				shellDir.set(unknownDir())
+			}
+		}
 	}
+	return plain(shellDir)
 }
 
 // stringScope is the scope of a string a command parses in turn (bash -c, eval): it
@@ -399,7 +421,7 @@ func (w *walker) findExec(fields []field, cmd Command, sc *scope) {
 		if j > i+1 {
 			inner := w.stringScope(cmd, via, sc)
 			if strings.HasSuffix(via, "dir") {
-				inner.dir = &dirState{unknown: true} // run in the directory of each match
+				inner.dir = unknownDir() // run in the folder of each match
 			}
 			w.command(append([]field(nil), fields[i+1:j]...), nil, cmd.Text, inner, nil)
 		}
@@ -407,14 +429,12 @@ func (w *walker) findExec(fields []field, cmd Command, sc *scope) {
 	}
 }
 
-// changeDir follows cd, pushd and popd for the commands after them.
-func (w *walker) changeDir(fields []field, sc *scope) {
-	if sc.dir == nil {
-		return
-	}
+// changeDir follows cd, pushd and popd in d, the shell's folders. A cd that fails
+// leaves the shell where it was, and the line goes on.
+func (w *walker) changeDir(fields []field, d *dirState) flow {
 	if fields[0].s == "popd" {
-		sc.dir.unknown = true
-		return
+		d.set(unknownDir())
+		return plain(d)
 	}
 	var target *field
 	for _, f := range fields[1:] {
@@ -428,76 +448,22 @@ func (w *walker) changeDir(fields []field, sc *scope) {
 		target = &f
 		break
 	}
-	if target == nil {
-		if fields[0].s == "cd" {
-			sc.dir.dir = "~"
-		} else {
-			sc.dir.unknown = true // pushd alone swaps the top two directories
-		}
-		return
+	t := "~" // cd alone goes home
+	switch {
+	case target == nil && fields[0].s == "pushd":
+		t = "" // swaps the top two folders of the stack
+	case target == nil:
+	case target.dyn || target.glob || target.proc || target.s == "-" || strings.HasPrefix(target.s, "+"):
+		t = ""
+	default:
+		t = target.s
 	}
-	if target.dyn || target.glob || target.proc || target.s == "-" || strings.HasPrefix(target.s, "+") {
-		sc.dir.unknown = true
-		return
-	}
-	sc.dir.dir, sc.dir.unknown = joinDir(sc.dir.dir, target.s, sc.dir.unknown)
-}
-
-// joinDir is where `cd t` leads from cur ("" = the starting directory).
-func joinDir(cur, t string, unknown bool) (string, bool) {
 	if t == "" {
-		return cur, unknown
+		f := flow{succ: unknownDir(), fail: d.copy()}
+		d.set(unknownDir())
+		return f
 	}
-	if strings.HasPrefix(t, "/") {
-		return path.Clean(t), false
-	}
-	if strings.HasPrefix(t, "~") {
-		if hasDotDot(t) {
-			return cur, true
-		}
-		return cleanTilde(t), false
-	}
-	if unknown {
-		return cur, true
-	}
-	if strings.HasPrefix(cur, "~") {
-		if hasDotDot(t) {
-			return cur, true
-		}
-		return cleanTilde(cur + "/" + t), false
-	}
-	if cur == "" {
-		j := path.Clean(t)
-		if j == "." {
-			j = ""
-		}
-		return j, false
-	}
-	j := path.Join(cur, t)
-	if j == "." {
-		j = ""
-	}
-	return j, false
-}
-
-func hasDotDot(p string) bool {
-	for _, s := range strings.Split(p, "/") {
-		if s == ".." {
-			return true
-		}
-	}
-	return false
-}
-
-// cleanTilde cleans a ~ or ~user path without letting ".." eat the tilde.
-func cleanTilde(p string) string {
-	head, rest, _ := strings.Cut(p, "/")
-	if rest == "" {
-		return head
-	}
-	c := path.Clean("/" + rest)
-	if c == "/" {
-		return head
-	}
-	return head + c
+	f := flow{succ: d.moved(t), fail: d.copy()}
+	d.set(union(f.succ, f.fail))
+	return f
 }

@@ -25,6 +25,15 @@ func describe(c Command) string {
 	}
 	if c.DirUnknown {
 		b.WriteString(" dir=?")
+		if len(c.Dirs) > 0 {
+			ds := slices.Clone(c.Dirs)
+			for i, d := range ds {
+				if d == "" {
+					ds[i] = "."
+				}
+			}
+			fmt.Fprintf(&b, "(%s)", strings.Join(ds, "|"))
+		}
 	} else if c.Dir != "" {
 		fmt.Fprintf(&b, " dir=%s", c.Dir)
 	}
@@ -52,7 +61,7 @@ var analyzeCases = []analyzeCase{
 	{src: `! grep -q x f`, want: []string{`["grep" "-q" "x" "f"]`}},
 	{src: `ls # ; rm -rf /`, want: []string{`["ls"]`}},
 	// Subshells and blocks; redirections of a compound command reach every command in it.
-	{src: `(cd src; make)`, want: []string{`["cd" "src"]`, `["make"] dir=src`}},
+	{src: `(cd src && make)`, want: []string{`["cd" "src"]`, `["make"] dir=src`}},
 	{src: `{ a; b; } > out 2>&1`, want: []string{`["a"] >out 2>&1`, `["b"] >out 2>&1`}},
 	{src: `(a) > o; b`, want: []string{`["a"] >o`, `["b"]`}},
 	// Command substitutions anywhere in a word, run before the command.
@@ -109,7 +118,7 @@ var analyzeCases = []analyzeCase{
 	{src: `env -i -u HOME --unset=X A=1 B=2 a b`, want: []string{`["a" "b"] wrap=env env=["A=1" "B=2"]`}},
 	{src: `env`, want: []string{`["env"]`}},
 	{src: `env A=1`, want: []string{`["env" "A=1"]`}},
-	{src: `env -C sub make`, want: []string{`["make"] wrap=env dir=sub`}},
+	{src: `env -C sub make; x`, want: []string{`["make"] wrap=env dir=sub`, `["x"]`}},
 	{src: `env -S 'rm -rf x' y`, want: []string{`["rm" "-rf" "x" "y"] wrap=env`}},
 	{src: `command -p a; command -v a; builtin cd x`, want: []string{`["a"] wrap=command`, `["command" "-v" "a"]`, `["cd" "x"] wrap=builtin`}},
 	{src: `exec a; exec > log`, want: []string{`["a"] wrap=exec`, `["exec"] >log`}},
@@ -146,18 +155,32 @@ var analyzeCases = []analyzeCase{
 	{src: `watch -x a b`, want: []string{`["a" "b"] wrap=watch`}},
 	{src: `find . -name x -exec rm {} \; -execdir a {} +`, want: []string{`["rm" "{}"] wrap=find -exec`, `["a" "{}"] wrap=find -execdir dir=?`, `["find" "." "-name" "x" "-exec" "rm" "{}" ";" "-execdir" "a" "{}" "+"]`}},
 	{src: `find . -exec bash -c 'rm x' \;`, want: []string{`["rm" "x"] wrap=find -exec,bash -c`, `["find" "." "-exec" "bash" "-c" "rm x" ";"]`}},
-	// cd is followed for the commands after it in the same shell.
-	{src: `cd src && make; ls`, want: []string{`["cd" "src"]`, `["make"] dir=src`, `["ls"] dir=src`}},
-	{src: `cd a; cd ../b; cd c; x`, want: []string{`["cd" "a"]`, `["cd" "../b"] dir=a`, `["cd" "c"] dir=b`, `["x"] dir=b/c`}},
-	{src: `cd /tmp; cd ~; x; cd; y`, want: []string{`["cd" "/tmp"]`, `["cd" "~"] dir=/tmp`, `["x"] dir=~`, `["cd"] dir=~`, `["y"] dir=~`}},
-	{src: `cd ~/p/..; x`, want: []string{`["cd" "~/p/.."]`, `["x"] dir=?`}},
+	// cd is followed for the commands after it in the same shell. A cd may fail and the
+	// line go on where it was, unless && guards what follows.
+	{src: `cd src && make && ls`, want: []string{`["cd" "src"]`, `["make"] dir=src`, `["ls"] dir=src`}},
+	{src: `cd src && make; ls`, want: []string{`["cd" "src"]`, `["make"] dir=src`, `["ls"] dir=?(.|src)`}},
+	{src: `cd src; make`, want: []string{`["cd" "src"]`, `["make"] dir=?(.|src)`}},
+	{src: `cd src || exit; make`, want: []string{`["cd" "src"]`, `["exit"]`, `["make"] dir=src`}},
+	{src: `cd a && cd ../b && cd c && x`, want: []string{`["cd" "a"]`, `["cd" "../b"] dir=a`, `["cd" "c"] dir=b`, `["x"] dir=b/c`}},
+	{src: `cd /tmp && cd ~ && x && cd && y`, want: []string{`["cd" "/tmp"]`, `["cd" "~"] dir=/tmp`, `["x"] dir=~`, `["cd"] dir=~`, `["y"] dir=~`}},
+	{src: `cd /a; cd /b; x`, want: []string{`["cd" "/a"]`, `["cd" "/b"] dir=?(.|/a)`, `["x"] dir=?(.|/a|/b)`}},
+	{src: `cd ~/p/.. && x`, want: []string{`["cd" "~/p/.."]`, `["x"] dir=?`}},
 	{src: `cd $D && x`, want: []string{`["cd" "$D"] dyn`, `["x"] dir=?`}},
-	{src: `cd - ; x; cd /a; y`, want: []string{`["cd" "-"]`, `["x"] dir=?`, `["cd" "/a"] dir=?`, `["y"] dir=/a`}},
-	{src: `(cd a; x); y; echo $(cd b); z`, want: []string{`["cd" "a"]`, `["x"] dir=a`, `["y"]`, `["cd" "b"]`, `["echo" "$(cd b)"] dyn`, `["z"]`}},
-	{src: `cd a | x; y`, want: []string{`["cd" "a"]`, `["x"]`, `["y"]`}},
-	{src: `pushd a; x; popd; y`, want: []string{`["pushd" "a"]`, `["x"] dir=a`, `["popd"] dir=a`, `["y"] dir=?`}},
-	{src: `bash -c 'cd /; x'; y`, want: []string{`["cd" "/"] wrap=bash -c`, `["x"] wrap=bash -c dir=/`, `["y"]`}},
-	{src: `eval 'cd /'; y`, want: []string{`["cd" "/"] wrap=eval`, `["y"] dir=/`}, ask: "eval"},
+	{src: `cd - ; x; cd /a && y`, want: []string{`["cd" "-"]`, `["x"] dir=?`, `["cd" "/a"] dir=?`, `["y"] dir=/a`}},
+	{src: `if c; then cd /a; else cd /b; fi; x`, want: []string{`["c"]`, `["cd" "/a"]`, `["cd" "/b"]`, `["x"] dir=?(.|/a|/b)`}},
+	{src: `if cd /a; then x; fi; y`, want: []string{`["cd" "/a"]`, `["x"] dir=/a`, `["y"] dir=?(.|/a)`}},
+	{src: `for d in a; do cd $d; done; x`, want: []string{`["cd" "$d"] dyn`, `["x"] dir=?`}},
+	{src: `while c; do cd a; done; x`, want: []string{`["c"]`, `["cd" "a"]`, `["x"] dir=?`}},
+	{src: `case $x in a) cd /a;; esac; y`, want: []string{`["cd" "/a"]`, `["y"] dir=?(.|/a)`}},
+	{src: `(cd a && x); y; echo $(cd b); z`, want: []string{`["cd" "a"]`, `["x"] dir=a`, `["y"]`, `["cd" "b"]`, `["echo" "$(cd b)"] dyn`, `["z"]`}},
+	{src: `cd a | x; y; cd b & z`, want: []string{`["cd" "a"]`, `["x"]`, `["y"]`, `["cd" "b"]`, `["z"]`}},
+	{src: `pushd a && x && popd; y`, want: []string{`["pushd" "a"]`, `["x"] dir=a`, `["popd"] dir=a`, `["y"] dir=?`}},
+	{src: `bash -c 'cd / && x'; y`, want: []string{`["cd" "/"] wrap=bash -c`, `["x"] wrap=bash -c dir=/`, `["y"]`}},
+	{src: `eval 'cd /' && y`, want: []string{`["cd" "/"] wrap=eval`, `["y"] dir=?(.|/)`}, ask: "eval"},
+	{src: `env cd /; builtin cd /a && x`, want: []string{`["cd" "/"] wrap=env`, `["cd" "/a"] wrap=builtin`, `["x"] dir=/a`}},
+	{src: `source ./env.sh; x`, want: []string{`["source" "./env.sh"]`, `["x"] dir=?`}},
+	{src: `f() { cd /; }; f; x`, want: []string{`["cd" "/"]`, `["f"]`, `["x"] dir=?`}},
+	{src: `g() { ls; }; g; x`, want: []string{`["ls"]`, `["g"]`, `["x"]`}},
 
 	// What must be asked about whatever the rules say.
 	{src: `ls (`, want: nil, ask: "does not parse"},
@@ -181,7 +204,7 @@ var analyzeCases = []analyzeCase{
 	// The outer shell runs a; the script text then holds $(a) again, which is found too.
 	{src: "bash <<EOF\n$(a) b\nEOF", want: []string{`["a"]`, `["a"] wrap=bash`, `["$(a)" "b"] wrap=bash <<EOF dyn`}, ask: "here-document"},
 	{src: `source $F`, want: []string{`["source" "$F"] dyn`}, ask: "source of a file only known at run time"},
-	{src: `. ./env.sh; source ~/.x`, want: []string{`["." "./env.sh"]`, `["source" "~/.x"]`}},
+	{src: `. ./env.sh; source ~/.x`, want: []string{`["." "./env.sh"]`, `["source" "~/.x"] dir=?`}},
 	{src: `PATH=/tmp:$PATH ls`, want: []string{`["ls"] env=["PATH=/tmp:$PATH"]`}, ask: "sets PATH"},
 	{src: `IFS=/; x`, want: []string{`[] env=["IFS=/"]`, `["x"]`}, ask: "sets IFS"},
 	{src: `export LD_PRELOAD=x`, want: []string{`["export" "LD_PRELOAD=x"]`}, ask: "sets LD_PRELOAD"},

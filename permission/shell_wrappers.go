@@ -229,11 +229,9 @@ func (w *walker) unwrap(fields []field, cmd *Command, sc *scope) ([]field, *scop
 				assigns = append(assigns, o.val)
 			case base == "env" && (o.name == "-C" || o.name == "--chdir"),
 				base == "sudo" && (o.name == "-D" || o.name == "--chdir"):
-				d := sc.dir.copy()
-				d.dir, d.unknown = joinDir(d.dir, o.val, d.unknown)
-				sc = withDir(sc, d)
+				sc = withDir(sc, sc.dir.moved(o.val))
 			case base == "sudo" && (o.name == "-i" || o.name == "--login"):
-				sc = withDir(sc, &dirState{unknown: true}) // the target user's home
+				sc = withDir(sc, unknownDir()) // the target user's home
 			case base == "sudo" && (o.name == "-e" || o.name == "--edit"):
 				cmd.Wrappers = append(cmd.Wrappers, base)
 				cmd.Env = append(cmd.Env, assigns...)
@@ -272,7 +270,7 @@ func (w *walker) splitString(s string) (out []field, ok bool) {
 			out, ok = nil, false // a parser bug: the caller asks
 		}
 	}()
-	sc := &scope{src: s, dir: &dirState{}}
+	sc := &scope{src: s, dir: startDir()}
 	failed := false
 	// The loop never stops early, as with StmtsSeq (see stmtsBeforeError).
 	for word, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).WordsSeq(strings.NewReader(s)) {

@@ -508,7 +508,7 @@ func (st *state) checkFile(toolName, p string, write bool) Verdict {
 	if write {
 		rule = "Edit"
 	}
-	v.Suggest = suggestIf(v, rule+"("+st.pathSpec(tg.real, toolName != "Read" && !write)+")", true)
+	v.Suggest = suggestIf(v, rule+"("+st.pathSpec(tg.real, toolName == "Glob" || toolName == "Grep" || toolName == "LS")+")", true)
 	return v
 }
 

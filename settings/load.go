@@ -115,9 +115,12 @@ func (o *LoadOptions) layers() ([]layer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("settings: project folder %s: %w", o.ProjectDir, err)
 	}
-	o.ProjectDir = abs
+	o.ProjectDir = realPath(abs)
 	if o.UserHome == "" {
 		o.UserHome, _ = os.UserHomeDir() // no home: the user files are skipped below
+	}
+	if o.UserHome != "" {
+		o.UserHome = realPath(o.UserHome)
 	}
 	if o.OuroHome == "" && o.UserHome != "" {
 		o.OuroHome = filepath.Join(o.UserHome, ".ouro")
@@ -156,6 +159,15 @@ func (o *LoadOptions) layers() ([]layer, error) {
 		ls = append(ls, layer{path: filepath.Join(o.UserHome, ".claude", "settings.json"), root: o.UserHome})
 	}
 	return ls, nil
+}
+
+// realPath follows symlinks, so rule roots compare with the real paths tools act on;
+// a path that cannot be resolved is kept as given.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // file is one settings file as written. Scalars are pointers so that "not set" differs

@@ -281,3 +281,25 @@ func TestLoadUnreadableFile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestLoadRootsAreRealPaths(t *testing.T) {
+	tr := newTree(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(tr.proj, link); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(tr.proj, ".ouro", "settings.json"), `{"permissions":{"allow":["Edit(/src/**)"]}}`)
+	s, err := Load(LoadOptions{UserHome: tr.home, ProjectDir: link, AllowedTools: []string{"Read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(tr.proj)
+	if len(s.Permissions.Allow) != 2 {
+		t.Fatalf("allow = %+v", s.Permissions.Allow)
+	}
+	for _, r := range s.Permissions.Allow {
+		if r.Root != real {
+			t.Errorf("%s: root %q, want the real project folder %q", r.Text, r.Root, real)
+		}
+	}
+}

@@ -163,6 +163,13 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 func (p *Policy) parseAll(srs []settings.Rule) []Rule {
 	var out []Rule
 	for _, sr := range srs {
+		// Paths are compared as real paths: a root reached through a symlink must be
+		// one too, or its `/path` rules would never match.
+		if sr.Root != "" {
+			if real, err := filepath.EvalSymlinks(sr.Root); err == nil {
+				sr.Root = real
+			}
+		}
 		r, err := ParseRule(sr)
 		if err != nil {
 			p.problems = append(p.problems, err)

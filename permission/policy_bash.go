@@ -123,16 +123,9 @@ func (st *state) checkCommand(c Command) Verdict {
 			return Verdict{Behavior: Deny, Source: r.String(), Reason: fmt.Sprintf("%s is denied by the rule %s", label, r)}
 		}
 	}
-	base, baseKnown := st.cwd, !c.DirUnknown
-	if c.Dir != "" && baseKnown {
-		if t, err := st.resolve(c.Dir, st.cwd); err == nil {
-			base = t.lex
-		} else {
-			baseKnown = false
-		}
-	}
-	writes, unknown := st.writeTargets(c, base, baseKnown)
-	reads := st.readTargets(c, base, baseKnown)
+	bases := st.commandDirs(c)
+	writes, unknown := st.writeTargets(c, bases)
+	reads := st.readTargets(c, bases)
 
 	edit, read := st.subject("Edit"), st.subject("Read")
 	for i := range writes {
@@ -301,20 +294,58 @@ func (st *state) trusted(c Command) (bool, string) {
 	return true, ""
 }
 
+// commandDirs lists the folders c may run in, as absolute paths, so its relative paths
+// can be resolved from each; nil when that is only known at run time.
+func (st *state) commandDirs(c Command) []string {
+	dirs := []string{c.Dir}
+	if c.DirUnknown {
+		dirs = c.Dirs
+	}
+	var out []string
+	for _, d := range dirs {
+		if d == "" {
+			out = append(out, st.cwd)
+			continue
+		}
+		if holdsExpansion(d) {
+			return nil
+		}
+		t, err := st.resolve(d, st.cwd)
+		if err != nil {
+			return nil
+		}
+		out = append(out, t.lex)
+	}
+	return out
+}
+
+// relative reports whether a shell word names a path relative to the folder it runs in.
+func relative(word string) bool { return !filepath.IsAbs(word) && !strings.HasPrefix(word, "~") }
+
 // writeTargets lists the paths c writes: its output redirections and the operands of
-// the commands that create, change or remove files. unknown says why some target cannot
-// be known before the command runs ("" when all are known).
-func (st *state) writeTargets(c Command, base string, baseKnown bool) (ts []target, unknown string) {
+// the commands that create, change or remove files, a relative one from every folder
+// c may run in. unknown says why some target cannot be known before the command runs
+// ("" when all are known).
+func (st *state) writeTargets(c Command, bases []string) (ts []target, unknown string) {
 	add := func(word string, dynamic bool) {
 		switch {
 		case dynamic:
 			unknown = fmt.Sprintf("writes to %s, only known when it runs", word)
-		case !baseKnown && !filepath.IsAbs(word) && !strings.HasPrefix(word, "~"):
+			return
+		case len(bases) == 0 && relative(word):
 			unknown = fmt.Sprintf("writes %s after changing to a folder only known when it runs", word)
-		case globMayHitProtected(word):
-			p := filepath.Join(base, word)
-			ts = append(ts, target{given: word, lex: p, real: p, glob: true})
-		default:
+			return
+		}
+		from := bases
+		if !relative(word) || len(from) == 0 {
+			from = []string{st.cwd}
+		}
+		for _, base := range from {
+			if globMayHitProtected(word) {
+				p := filepath.Join(base, word)
+				ts = append(ts, target{given: word, lex: p, real: p, glob: true})
+				continue
+			}
 			t, err := st.resolve(word, base)
 			if err != nil {
 				unknown = fmt.Sprintf("writes %s, which cannot be resolved (%v)", word, err)
@@ -345,18 +376,24 @@ func (st *state) writeTargets(c Command, base string, baseKnown bool) (ts []targ
 }
 
 // readTargets lists the paths c reads that can be known: its input redirections and
-// the operands of the commands that read files.
-func (st *state) readTargets(c Command, base string, baseKnown bool) []target {
+// the operands of the commands that read files, from every folder c may run in.
+func (st *state) readTargets(c Command, bases []string) []target {
 	var ts []target
 	add := func(word string) {
 		if word == "" || holdsExpansion(word) || strings.ContainsAny(word, "*?[") {
 			return
 		}
-		if !baseKnown && !filepath.IsAbs(word) && !strings.HasPrefix(word, "~") {
-			return
+		from := bases
+		if !relative(word) || len(from) == 0 {
+			if relative(word) {
+				return // the folder is only known at run time
+			}
+			from = []string{st.cwd}
 		}
-		if t, err := st.resolve(word, base); err == nil {
-			ts = append(ts, t)
+		for _, base := range from {
+			if t, err := st.resolve(word, base); err == nil {
+				ts = append(ts, t)
+			}
 		}
 	}
 	for _, r := range c.Redirects {

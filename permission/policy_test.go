@@ -169,6 +169,14 @@ func TestPolicyAcceptEdits(t *testing.T) {
 		{"redirect to bashrc", "Bash", bash("echo x >> ~/.bashrc"), Ask, "read-only command", []string{""}},
 		{"redirect outside", "Bash", bash("echo x > {O}/f"), Ask, "", []string{"Edit(/" + e.out + "/f)"}},
 		{"read-only still free", "Bash", bash("grep -r foo src"), Allow, "read-only command", nil},
+		// Relative paths are taken from wherever an earlier cd moved the shell.
+		{"cd then write inside", "Bash", bash("cd src && touch a.go"), Allow, "mode acceptEdits", nil},
+		{"cd .. then write", "Bash", bash("cd .. && touch x"), Ask, "", nil},
+		{"cd into .git", "Bash", bash("cd .git && echo x > config"), Ask, "", []string{""}},
+		{"cd that may fail, both inside", "Bash", bash("cd src; touch a.go"), Allow, "mode acceptEdits", nil},
+		{"cd that may fail, one outside", "Bash", bash("cd {O}; touch a.go"), Ask, "", nil},
+		{"cd to a folder known at run time", "Bash", bash("cd $D && touch a.go"), Ask, "", nil},
+		{"cd home then rc file", "Bash", bash("cd ~ && echo x >> .bashrc"), Ask, "", []string{""}},
 	})
 }
 
@@ -511,4 +519,23 @@ func FuzzPolicyCheck(f *testing.F) {
 			p.Check(context.Background(), tool.Call{Name: "Write", Input: in})
 		}
 	})
+}
+
+func TestPolicyRuleRootThroughSymlink(t *testing.T) {
+	e := newEnv(t)
+	link := filepath.Join(t.TempDir(), "proj-link")
+	if err := os.Symlink(e.proj, link); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := workspace.New(e.proj)
+	s := &settings.Settings{Permissions: settings.Permissions{
+		Allow: []settings.Rule{{Text: "Edit(/src/**)", Source: "x", Root: link}},
+	}}
+	p, err := NewPolicy(PolicyConfig{Settings: s, Workspace: ws, Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := p.Check(context.Background(), e.call("Edit", `{"file_path":"{P}/src/a.go"}`)); v.Behavior != Allow {
+		t.Errorf("a rule rooted at a symlink to the project: %+v", v)
+	}
 }

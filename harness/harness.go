@@ -14,6 +14,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
@@ -43,6 +44,22 @@ type Options struct {
 
 	// Asker answers AskUserQuestion; nil means headless (the run ends needs_input).
 	Asker tools.Asker
+	// Approver decides calls the permission policy asks about; nil means headless (what
+	// would ask is denied with the reason, and listed in the result's permission_denials).
+	Approver permission.Approver
+	// ShowUser receives what hooks want the user to see (systemMessage and the like).
+	ShowUser func(string)
+	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
+	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
+	// re-executing the program. Without it Bash runs under permission rules only.
+	SandboxLauncher bool
+
+	// The permission flags: --settings (a file or inline JSON), --allowedTools,
+	// --disallowedTools, --permission-mode.
+	SettingsFlag    string
+	AllowedTools    []string
+	DisallowedTools []string
+	PermissionMode  string
 	// Observers see every event of every run.
 	Observers []agent.Observer
 	// Version is written into new transcripts.
@@ -69,6 +86,10 @@ type Session struct {
 	projectDir string
 	writer     *session.Writer
 	rec        *recorder
+	guard      *guard
+	// pending is context for the next prompt from SessionStart hooks.
+	pending string
+	closed  bool
 }
 
 // Open resolves the model, builds the tools and opens (or resumes) the transcript.
@@ -113,10 +134,18 @@ func Open(opts Options) (*Session, error) {
 	if err := s.openTranscript(); err != nil {
 		return nil, err
 	}
-	if err := s.buildTools(); err != nil {
+	fail := func(err error) (*Session, error) {
 		s.writer.Close()
+		s.guard.close(context.Background())
 		return nil, err
 	}
+	if err := s.setupGuard(home); err != nil {
+		return fail(err)
+	}
+	if err := s.buildTools(); err != nil {
+		return fail(err)
+	}
+	s.guard.hideDenied(s.Tools)
 	system := opts.SystemPrompt
 	if system == "" {
 		system = DefaultSystemPrompt(cwd, s.Tools.Names())
@@ -125,15 +154,24 @@ func Open(opts Options) (*Session, error) {
 		system += "\n" + opts.AppendSystemPrompt
 	}
 	s.rec = &recorder{w: s.writer, warn: opts.Warn}
-	observers := append([]agent.Observer{s.rec.observe}, opts.Observers...)
+	g := s.guard
+	observers := append([]agent.Observer{s.rec.observe, g.observe}, opts.Observers...)
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
+		BeforeModel: []agent.BeforeModel{g.hooks},
+		Gates:       []agent.Gate{g.gate},
+		AfterTool:   []agent.AfterTool{g.hooks, g},
+		BeforeStop:  []agent.BeforeStop{g.hooks},
 	})
 	if err != nil {
-		s.writer.Close()
-		return nil, err
+		return fail(err)
 	}
+	source := "startup"
+	if s.Resumed {
+		source = "resume"
+	}
+	s.pending = g.hooks.SessionStart(context.Background(), source)
 	return s, nil
 }
 
@@ -150,7 +188,8 @@ func (s *Session) buildTools() error {
 	ws, files := s.Workspace, tools.NewFileState()
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
-	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget})
+	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget,
+		Env: s.guard.env, Sandbox: s.guard.sandbox})
 	s.Tools = tool.NewRegistry(
 		s.Bash,
 		tools.NewGlob(ws), tools.NewGrep(ws), tools.NewLS(ws),
@@ -215,18 +254,48 @@ func (s *Session) ID() string { return s.writer.ID() }
 // TranscriptPath is where the transcript is written.
 func (s *Session) TranscriptPath() string { return s.writer.Path() }
 
-// Run sends prompt and runs the loop to an outcome, recording everything.
+// Run sends prompt and runs the loop to an outcome, recording everything. UserPromptSubmit
+// hooks see the prompt first: they may block it (the run then fails with their reason and
+// nothing reaches the model) or add context to it.
 func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
 	var input []llm.Block
 	if prompt != "" {
 		input = []llm.Block{llm.TextBlock(prompt)}
 	}
+	hooks := s.guard.hooks
+	hooks.ClearHalt()
+	if prompt != "" && hooks.Has("UserPromptSubmit") {
+		extra, blocked, reason, err := hooks.UserPromptSubmit(ctx, prompt)
+		if err != nil {
+			return agent.Outcome{Status: agent.StatusFailed, Reason: err.Error()}
+		}
+		if blocked {
+			return agent.Outcome{Status: agent.StatusFailed, Reason: "the prompt was blocked by a UserPromptSubmit hook: " + reason}
+		}
+		if extra != "" {
+			input = append(input, llm.TextBlock(extra))
+		}
+	}
+	if s.pending != "" && len(input) > 0 {
+		input = append(input, llm.TextBlock(s.pending))
+		s.pending = ""
+	}
 	return s.Agent.Run(ctx, s.Conv, input...)
 }
 
-// Close flushes and closes the transcript.
+// Policy is the session's permission policy (mode, rules).
+func (s *Session) Policy() *permission.Policy { return s.guard.policy }
+
+// AuditPath is where the session's decisions, runs and file changes are logged.
+func (s *Session) AuditPath() string { return s.guard.audit.Path() }
+
+// Close runs the SessionEnd hooks and flushes and closes the transcript and the audit.
 func (s *Session) Close() error {
-	return errors.Join(s.writer.Sync(), s.writer.Close())
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return errors.Join(s.guard.close(context.Background()), s.writer.Sync(), s.writer.Close())
 }
 
 // toolRecord is the transcript's account of one executed call: when it ran and whether

@@ -24,7 +24,7 @@ func bash(cmd string) []scripted.ToolCall {
 func open(t *testing.T, home, cwd string, turns []scripted.Turn, mod func(*Options)) (*Session, *scripted.Provider) {
 	t.Helper()
 	p := scripted.New(&scripted.Script{Turns: turns})
-	o := Options{Provider: p, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}}
+	o := Options{Provider: p, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}, PermissionMode: "bypassPermissions"}
 	if mod != nil {
 		mod(&o)
 	}
@@ -104,7 +104,7 @@ func TestSpilledOutputCanBeReadBack(t *testing.T) {
 	// The spill path depends on the session ID, so the script is built after Open with a
 	// provider that reads it lazily.
 	lazy := &lazyProvider{}
-	s, err := Open(Options{Provider: lazy, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}})
+	s, err := Open(Options{Provider: lazy, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}, PermissionMode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,6 +122,9 @@ and no network are needed. Everything else is real: the agent loop, the tools (G
 Read, Edit, Bash) acting on the files in %s,
 the test run, and the transcript on disk.
 
+Permissions: mode acceptEdits (edits inside the project need no approval) and the rule
+Bash(go test *); any other write or command would be denied, since nobody is asked.
+
 Task given to the model: %q
 `, work, demoPrompt)
 			traj := &ui.Trajectory{W: w, Width: 1500}
@@ -129,6 +132,9 @@ Task given to the model: %q
 			sess, err := harness.Open(harness.Options{
 				Provider: scripted.New(demoScript(work)), Model: "scripted-demo",
 				CWD: work, Home: filepath.Join(dir, "ouro-home"), Version: version,
+				// Headless, as a script is: edits inside the project are accepted, and the
+				// one command the task needs is allowed by rule; anything else would be denied.
+				PermissionMode: "acceptEdits", AllowedTools: []string{"Bash(go test *)"}, SandboxLauncher: true,
 				Observers: []agent.Observer{traj.Observe, func(e agent.Event) {
 					if e.Type == agent.EventToolEnd && e.Call.Name == "Bash" {
 						lastBash = strings.TrimSpace(e.Result.ResultText())

@@ -455,7 +455,7 @@ func TestParallelReadsThenWrite(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.ToolCall{read("a.txt"), read("b.txt"), read("c.txt"), {Name: "Write", Input: write}}},
 		scripted.Turn{Text: "Done."},
 	)
-	out, stderr, code := e.run("", "-p", "read them all", "--output-format", "json")
+	out, stderr, code := e.run("", "-p", "read them all", "--output-format", "json", "--permission-mode", "acceptEdits")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -29,6 +29,11 @@ type runFlags struct {
 	cont         bool
 	system       string
 	appendSystem string
+	settings     string
+	allowed      []string
+	disallowed   []string
+	mode         string
+	skipPerms    bool
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -44,6 +49,11 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the most recent session in this directory")
 	fl.StringVar(&f.system, "system-prompt", "", "replace the system prompt")
 	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "append to the system prompt")
+	fl.StringVar(&f.settings, "settings", "", "extra settings: a JSON file or an inline JSON object")
+	fl.StringArrayVar(&f.allowed, "allowedTools", nil, `rules to allow without asking, e.g. "Bash(go test *)" Edit (comma- or space-separated)`)
+	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, `rules to deny, e.g. "Bash(git push *)"; a bare tool name removes the tool`)
+	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (hard-denied commands stay refused)")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -52,10 +62,48 @@ func (f *runFlags) options() harness.Options {
 		SystemPrompt: f.system, AppendSystemPrompt: f.appendSystem,
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
 		Resume: f.resume, Continue: f.cont, Version: version,
+		SettingsFlag: f.settings, AllowedTools: splitRules(f.allowed), DisallowedTools: splitRules(f.disallowed),
+		PermissionMode: f.permissionMode(), SandboxLauncher: true,
 	}
 }
 
+func (f *runFlags) permissionMode() string {
+	if f.skipPerms {
+		return "bypassPermissions"
+	}
+	return f.mode
+}
+
+// splitRules accepts rules separated by commas or spaces, as Claude Code does
+// ("Bash(git log *) Edit,Read"), keeping both inside parentheses.
+func splitRules(in []string) []string {
+	var out []string
+	for _, s := range in {
+		depth, start := 0, 0
+		for i, r := range s {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')':
+				depth--
+			case (r == ' ' || r == ',') && depth == 0:
+				if w := strings.TrimSpace(s[start:i]); w != "" {
+					out = append(out, w)
+				}
+				start = i + 1
+			}
+		}
+		if w := strings.TrimSpace(s[start:]); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
+	if f.skipPerms && f.mode != "" && f.mode != "bypassPermissions" {
+		return fmt.Errorf("--dangerously-skip-permissions contradicts --permission-mode %s", f.mode)
+	}
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue are exclusive: pick one")
 	}

@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// guard is everything that stands between the model's proposals and their effects: the
+// settings, the permission policy and its gate, the hooks, the OS sandbox and the audit.
+type guard struct {
+	settings *settings.Settings
+	policy   *permission.Policy
+	gate     *permission.Gate
+	hooks    *hook.Runner
+	audit    *permission.Audit
+	sandbox  *sandbox.Policy
+	tmpDir   string // per-session temp dir, writable inside the sandbox
+	env      []string
+	closed   bool
+}
+
+// setupGuard loads the settings and builds the policy, hooks, audit and sandbox.
+func (s *Session) setupGuard(home string) error {
+	o := s.opts
+	userHome, _ := os.UserHomeDir()
+	set, err := settings.Load(settings.LoadOptions{
+		UserHome: userHome, OuroHome: home, ProjectDir: s.CWD, Settings: o.SettingsFlag,
+		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, PermissionMode: o.PermissionMode,
+	})
+	if err != nil {
+		return err
+	}
+	g := &guard{settings: set}
+	s.guard = g
+	for _, d := range set.Permissions.AdditionalDirectories {
+		dir := d
+		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
+			dir = filepath.Join(s.CWD, dir)
+		}
+		if err := s.Workspace.AddRoot(dir); err != nil {
+			fmt.Fprintf(o.Warn, "ouro: additionalDirectories: %v\n", err)
+		}
+	}
+	for k, v := range set.Env {
+		g.env = append(g.env, k+"="+v)
+	}
+	if g.tmpDir, err = os.MkdirTemp("", "ouro-session-"); err != nil {
+		return fmt.Errorf("session temp dir: %w", err)
+	}
+	g.policy, err = permission.NewPolicy(permission.PolicyConfig{
+		Settings: set, Workspace: s.Workspace, WritableRoots: []string{g.tmpDir}, Home: userHome, ProjectDir: s.CWD,
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range g.policy.Problems() {
+		fmt.Fprintf(o.Warn, "ouro: settings: %v\n", p)
+	}
+	if g.audit, err = permission.OpenAudit(filepath.Join(s.projectDir, "audit.jsonl")); err != nil {
+		return err
+	}
+	g.audit.SetSession(s.writer.ID())
+	g.hooks, err = hook.New(hook.Config{
+		Hooks: set.Hooks, ProjectDir: s.CWD, SessionID: s.writer.ID(), TranscriptPath: s.writer.Path(), CWD: s.CWD,
+		PermissionMode: func() string { return string(g.policy.Mode()) },
+		Env:            g.env, ShowUser: o.ShowUser,
+		Observer: func(r hook.Run) {
+			src := r.Command
+			if r.Source != "" {
+				src += " (" + r.Source + ")"
+			}
+			_ = g.audit.Record(permission.AuditRecord{Kind: "hook", Tool: r.Event, Source: src, Status: r.Outcome,
+				Decision: r.Decision, Reason: r.Message, DurationMS: r.Duration.Milliseconds()})
+		},
+	})
+	if err != nil {
+		return err
+	}
+	approver := o.Approver
+	if approver == nil {
+		approver = permission.Headless{}
+	}
+	g.gate = permission.NewGate(g.policy, approver, permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
+		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
+	}), g.audit)
+
+	if (set.Sandbox.Enabled == nil || *set.Sandbox.Enabled) && !o.SandboxLauncher {
+		if set.Sandbox.Enabled != nil {
+			fmt.Fprintln(o.Warn, "ouro: sandbox: this program does not run the sandbox launcher, so Bash runs under permission rules only")
+		}
+	} else if set.Sandbox.Enabled == nil || *set.Sandbox.Enabled {
+		pol := sandbox.FromSettings(set.Sandbox, s.Workspace.Roots(), userHome, g.tmpDir)
+		ok, warnings := sandbox.Availability(pol)
+		for _, w := range warnings {
+			fmt.Fprintf(o.Warn, "ouro: sandbox: %s\n", w)
+		}
+		if ok {
+			g.sandbox = &pol
+		}
+	}
+	return nil
+}
+
+// hideDenied removes the tools a bare-name deny rule names from what the model is offered.
+func (g *guard) hideDenied(r *tool.Registry) {
+	for _, name := range r.Names() {
+		if g.policy.Hidden(name) {
+			r.Remove(name)
+		}
+	}
+}
+
+// observe writes each executed call into the audit: status and duration.
+func (g *guard) observe(e agent.Event) {
+	if e.Type != agent.EventToolEnd || e.Start.IsZero() {
+		return
+	}
+	status := "ok"
+	if e.Result.IsError {
+		status = "error"
+	}
+	_ = g.audit.RecordRun(*e.Call, status, e.End.Sub(e.Start))
+}
+
+// AfterTool records every file a call changed, with its hash before and after.
+func (g *guard) AfterTool(_ context.Context, _ tool.Call, r *tool.Result) {
+	for _, f := range r.Files {
+		_ = g.audit.RecordFileChange(f.Path, f.Before, f.After)
+	}
+}
+
+// close runs the SessionEnd hooks and releases what the guard holds; a second call does
+// nothing.
+func (g *guard) close(ctx context.Context) error {
+	if g == nil || g.closed {
+		return nil
+	}
+	g.closed = true
+	if g.hooks != nil {
+		g.hooks.SessionEnd(ctx, "exit")
+	}
+	var err error
+	if g.audit != nil {
+		err = g.audit.Close()
+	}
+	if g.tmpDir != "" {
+		os.RemoveAll(g.tmpDir)
+	}
+	return err
+}

@@ -30,6 +30,8 @@ var hardDenied = []string{
 	"echo `rm -rf /`", "cat <<EOF\n$(rm -rf /)\nEOF", "if true; then rm -rf /; fi", "f(){ rm -rf /; }",
 	"(rm -rf /)", "{ rm -rf /; }", "for x in 1; do rm -rf ~; done", "diff <(rm -rf /) x",
 	"bash <<EOF\nrm -rf /\nEOF", "trap 'rm -rf /' EXIT", "watch rm -rf /", "rm -rf /\n(",
+	". /dev/stdin <<< 'rm -rf /'", "bash -s <<< 'rm -rf ~'", "su -c 'rm -rf /' root", "script -qc 'rm -rf /' /dev/null",
+	"flock /tmp/l rm -rf /", "sudo su - -c 'mkfs.ext4 /dev/sda'",
 	// cd before a relative operand.
 	"cd / && rm -rf *", "cd ~ && rm -rf *", "(cd /; rm -rf *)", "cd /usr && rm -rf lib", "cd ~ && rm -rf .",
 	"cd /; rm -rf *", "if c; then cd ~; fi; rm -rf *", "cd /tmp || cd /; rm -rf *", "cd /tmp/x; cd ..; rm -rf *",

@@ -87,7 +87,8 @@ func IsReadOnly(c Command) bool {
 	case "uniq":
 		return uniqReadOnly(args)
 	case "tree":
-		return !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-o") })
+		// -o writes the listing to a file; -R runs tree again in every folder with -o.
+		return !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-o") || a == "-R" })
 	case "git":
 		return gitReadOnly(args)
 	}

@@ -47,7 +47,7 @@ var readOnlyCases = []readOnlyCase{
 	{"sort -o out f", false}, {"sort -oout f", false}, {"sort -ro out f", false}, {"sort --output=o f", false},
 	{"sort --compress-program=x f", false}, {"sort $X", false},
 	{"uniq in out", false}, {"uniq -c in out", false}, {"uniq -- in out", false},
-	{"tree -o out", false}, {"date -s 2020-01-01", false}, {"date --set=x", false},
+	{"tree -o out", false}, {"tree -R -H . -L 1", false}, {"date -s 2020-01-01", false}, {"date --set=x", false},
 	{"env X=1", false}, {"env -i ls", true}, {"xargs env", false}, {"command -p ls", true}, {"command rm", false},
 	{"git", false}, {"git -c core.pager=x log", false}, {"git -C .. status", false},
 	{"git --git-dir=x log", false}, {"git --exec-path=x status", false}, {"git -p log", false},

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -168,6 +169,16 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 		if len(fields) > 1 && (fields[1].dyn || fields[1].glob || fields[1].proc) {
 			w.ask("%s of a file only known at run time: %s", base, fields[1].s)
 		}
+		if len(fields) > 1 && isStdinPath(fields[1].s) {
+			w.stdinScript(base, cmd, sc, s)
+			shellDir.set(unknownDir())
+			return plain(shellDir)
+		}
+	case base == "su" || base == "runuser" || base == "script" || base == "flock":
+		w.commandOption(fields, cmd, sc)
+	case name.s == "printf" || name.s == "read" || name.s == "mapfile" || name.s == "readarray" ||
+		name.s == "getopts" || name.s == "hash" || name.s == "enable":
+		w.shellState(fields)
 	case base == "trap" && name.s == "trap":
 		if len(fields) > 2 && !strings.HasPrefix(fields[1].s, "-") {
 			if fields[1].dyn {
@@ -261,7 +272,7 @@ var shellNames = map[string]bool{
 // false when the shell is an ordinary command (it runs a script file).
 func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) bool {
 	sh := path.Base(fields[0].s)
-	cflag := false
+	cflag, sflag := false, false
 	i := 1
 	for ; i < len(fields); i++ {
 		f := fields[i]
@@ -289,6 +300,8 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 				switch c {
 				case 'c':
 					cflag = cflag || a[0] == '-'
+				case 's':
+					sflag = sflag || a[0] == '-'
 				case 'o', 'O':
 					i++
 				}
@@ -310,10 +323,27 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 		w.parseAndWalk(str.s, w.stringScope(cmd, sh+" -c", sc), sc.depth+1)
 		return true
 	}
-	if i < len(fields) {
+	if !sflag && i < len(fields) && !isStdinPath(fields[i].s) {
 		return false // bash script.sh: an ordinary command, judged by the rules
 	}
-	// No script: the shell reads its commands from standard input.
+	// No script, -s or /dev/stdin: the shell reads its commands from standard input.
+	w.stdinScript(sh, cmd, sc, s)
+	return true
+}
+
+// isStdinPath reports a path that names the standard input of the process opening it.
+func isStdinPath(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
+}
+
+// stdinScript handles a shell (or source) that reads the commands it runs from its
+// standard input: a here-document or here-string is parsed in turn; anything else is
+// not known statically and asks.
+func (w *walker) stdinScript(via string, cmd Command, sc *scope, s *syntax.Stmt) {
 	if s != nil {
 		for _, r := range s.Redirs {
 			if r == nil {
@@ -323,25 +353,27 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 			case syntax.Hdoc, syntax.DashHdoc:
 				body, dyn := w.heredocBody(r, sc)
 				if dyn {
-					w.ask("%s reads a script with parts only known at run time from a here-document", sh)
+					w.ask("%s reads a script with parts only known at run time from a here-document", via)
 				}
-				w.parseAndWalk(body, w.stringScope(cmd, sh, sc), sc.depth+1)
-				return true
+				w.parseAndWalk(body, w.stringScope(cmd, via, sc), sc.depth+1)
+				return
 			case syntax.WordHdoc:
 				f := w.joinFields(w.expand(r.Word, sc))
 				if f.dyn {
-					w.ask("%s reads a script with parts only known at run time from a here-string", sh)
+					w.ask("%s reads a script with parts only known at run time from a here-string", via)
 				}
-				w.parseAndWalk(f.s, w.stringScope(cmd, sh, sc), sc.depth+1)
-				return true
+				w.parseAndWalk(f.s, w.stringScope(cmd, via, sc), sc.depth+1)
+				return
 			case syntax.RdrIn:
-				return false // bash < script.sh: like bash script.sh
+				if r.Word != nil {
+					w.emit(cmd, sc) // bash < script.sh: like bash script.sh
+					return
+				}
 			}
 		}
 	}
-	w.ask("%s reads the commands to run from its standard input, which is not known statically", sh)
+	w.ask("%s reads the commands to run from its standard input, which is not known statically", via)
 	w.emit(cmd, sc)
-	return true
 }
 
 // heredocBody is the text of a here-document as the command will read it.
@@ -466,4 +498,89 @@ func (w *walker) changeDir(fields []field, d *dirState) flow {
 	f := flow{succ: d.moved(t), fail: d.copy()}
 	d.set(union(f.succ, f.fail))
 	return f
+}
+
+// commandOption handles commands that run a string through a shell given with -c (su,
+// runuser, script, flock), or, for flock, the command after the lock file. What they
+// run is analysed; the command itself is recorded too, since it does more (switches
+// user, writes a typescript, creates the lock file).
+func (w *walker) commandOption(fields []field, cmd Command, sc *scope) {
+	via := path.Base(fields[0].s)
+	for i := 1; i < len(fields); i++ {
+		a := fields[i].s
+		if fields[i].dyn {
+			continue
+		}
+		if a == "--" {
+			if via == "runuser" && i+1 < len(fields) {
+				// runuser -u user -- command args
+				w.command(fields[i+1:], nil, cmd.Text, w.stringScope(cmd, via, sc), nil)
+				return
+			}
+			break
+		}
+		var str *field
+		switch {
+		case strings.HasPrefix(a, "--command="):
+			str = &field{s: strings.TrimPrefix(a, "--command=")}
+		case a == "--command" || a == "--session-command" ||
+			(len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c")):
+			if i+1 < len(fields) {
+				str = &fields[i+1]
+			}
+		case strings.HasPrefix(a, "-c") && len(a) > 2 && via != "script":
+			str = &field{s: a[2:]}
+		}
+		if str == nil {
+			continue
+		}
+		if str.dyn || str.proc {
+			w.ask("%s -c runs a string only known at run time: %s", via, str.s)
+			return
+		}
+		w.parseAndWalk(str.s, w.stringScope(cmd, via+" -c", sc), sc.depth+1)
+		return
+	}
+	if via != "flock" {
+		return
+	}
+	// flock [options] file command [args]
+	_, start, st := parseOptions(fields, optSpec{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}, positional: 1})
+	switch st {
+	case optDynamic:
+		w.ask("the command run by flock is only known at run time")
+	case optCommand:
+		w.command(fields[start:], nil, cmd.Text, w.stringScope(cmd, via, sc), nil)
+	}
+}
+
+// shellState asks about builtins that change what later commands run without an
+// assignment the parser sees: printf -v PATH, read IFS, hash -p, enable -f.
+func (w *walker) shellState(fields []field) {
+	name := fields[0].s
+	args := fields[1:]
+	switch name {
+	case "hash":
+		if slices.ContainsFunc(args, func(f field) bool { return f.s == "-p" || (isShortCluster(f.s) && strings.Contains(f.s, "p")) }) {
+			w.ask("hash -p changes which program a command name runs")
+		}
+		return
+	case "enable":
+		if slices.ContainsFunc(args, func(f field) bool { return strings.HasPrefix(f.s, "-f") }) {
+			w.ask("enable -f loads a builtin from a shared library")
+		}
+		return
+	}
+	var names []string
+	for i, f := range args {
+		switch {
+		case name == "printf" && f.s == "-v" && i+1 < len(args):
+			names = append(names, args[i+1].s+"=")
+		case name == "printf" && strings.HasPrefix(f.s, "-v") && len(f.s) > 2:
+			names = append(names, f.s[2:]+"=")
+		case name != "printf":
+			names = append(names, f.s+"=") // read, mapfile, getopts: the variables they set
+		}
+	}
+	w.riskyAssigns(names, " with "+name)
 }

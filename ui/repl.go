@@ -161,6 +161,8 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 func (r *REPL) open() error {
 	opts := r.Options
 	opts.Asker = &replAsker{r: r}
+	opts.Approver = &replApprover{r: r}
+	opts.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.Observers = append(append([]agent.Observer(nil), opts.Observers...), r.observe)
 	if opts.Warn == nil {
 		opts.Warn = r.Err

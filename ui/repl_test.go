@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/tools"
 )
 
@@ -154,5 +155,55 @@ func TestREPLCtrlCWhileAQuestionWaits(t *testing.T) {
 	io.WriteString(inW, "/exit\n")
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestREPLApprovesAtTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) []scripted.ToolCall {
+		in, _ := json.Marshal(map[string]string{"file_path": dir + "/" + name, "content": "x\n"})
+		return []scripted.ToolCall{{Name: "Write", Input: in}}
+	}
+	prov := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: write("a.txt")},
+		{ExpectContains: "File created", ToolCalls: write("b.txt")},
+		{ExpectContains: "use the other folder", Text: "understood"},
+	}})
+	out, errOut := &syncBuf{}, &syncBuf{}
+	r := &REPL{In: strings.NewReader("write two files\ny\nn use the other folder\n/exit\n"), Out: out, Err: errOut, Version: "test",
+		Signals: make(chan os.Signal), Options: harness.Options{Provider: prov, Model: "scripted", CWD: dir, Home: t.TempDir()}}
+	if err := r.Run(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Write wants to:") || !strings.Contains(out.String(), "understood") {
+		t.Fatalf("output:\n%s\nerrors:\n%s", out.String(), errOut.String())
+	}
+	if _, err := os.Stat(dir + "/a.txt"); err != nil {
+		t.Fatal("the approved write did not happen")
+	}
+	if _, err := os.Stat(dir + "/b.txt"); err == nil {
+		t.Fatal("the refused write happened")
+	}
+}
+
+func TestParseApproval(t *testing.T) {
+	cases := []struct {
+		line   string
+		choice permission.Choice
+		reason string
+	}{
+		{"y", permission.Once, ""}, {"yes", permission.Once, ""}, {"s", permission.Session, ""},
+		{"a", permission.Always, ""}, {"n", permission.No, "the user said no"},
+		{"n use make instead", permission.No, "use make instead"}, {"", permission.No, "the user said no"},
+		{"please don't", permission.No, "please don't"},
+	}
+	for _, c := range cases {
+		got := parseApproval(c.line, true)
+		if got.Choice != c.choice || (c.reason != "" && got.Reason != c.reason) {
+			t.Errorf("%q → %+v", c.line, got)
+		}
+	}
+	if got := parseApproval("a", false); got.Choice != permission.No {
+		t.Errorf("always without a rule to save: %+v", got)
 	}
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
+)
+
+// End to end through the binary: hooks, rules and the sandbox stand between the model's
+// calls and their effects.
+
+func hookSettings(t *testing.T, dir, script string) string {
+	t.Helper()
+	path := filepath.Join(dir, "hook.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+		map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": path}}},
+	}}})
+	return string(s)
+}
+
+func resultOf(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("result does not parse: %v\n%s", err, out)
+	}
+	return res
+}
+
+func TestPreToolUseHookExit2BlocksBash(t *testing.T) {
+	e := newEnv(t)
+	marker := filepath.Join(e.dir, "ran")
+	settings := hookSettings(t, t.TempDir(), "cat > /dev/null\necho 'no deploys on Fridays' >&2\nexit 2\n")
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch " + marker)},
+		scripted.Turn{ExpectContains: "no deploys on Fridays", Text: "blocked, as expected"},
+	)
+	out, stderr, code := e.run("", "-p", "deploy", "--settings", settings, "--permission-mode", "bypassPermissions", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the blocked command ran")
+	}
+}
+
+func TestPreToolUseHookUpdatedInputIsWhatRuns(t *testing.T) {
+	e := newEnv(t)
+	settings := hookSettings(t, t.TempDir(), `cat > /dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten-by-hook"}}}'
+`)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo original")},
+		scripted.Turn{ExpectContains: "rewritten-by-hook", Text: "ok"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--settings", settings, "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+func TestDenyRuleRemovesToolFromRequest(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(scripted.Turn{Text: "ok"})
+	if _, stderr, code := e.run("", "-p", "hi", "--disallowedTools", "WebFetch", "--disallowedTools", "Bash(rm *)"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var body struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range body.Tools {
+		names = append(names, tl.Name)
+	}
+	got := strings.Join(names, ",")
+	if strings.Contains(got, "WebFetch") || !strings.Contains(got, "Bash") {
+		t.Fatalf("tools offered: %s (WebFetch must be gone; Bash, denied only in part, stays)", got)
+	}
+}
+
+func TestHeadlessWriteOutsideRulesIsDenied(t *testing.T) {
+	e := newEnv(t)
+	in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, "notes.txt"), "content": "x"})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: in}}},
+		scripted.Turn{ExpectContains: "Permission denied", Text: "could not write"},
+	)
+	out, stderr, code := e.run("", "-p", "write notes", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	res := resultOf(t, out)
+	denials, _ := res["permission_denials"].([]any)
+	if len(denials) != 1 || denials[0].(map[string]any)["tool_name"] != "Write" {
+		t.Fatalf("permission_denials = %v", res["permission_denials"])
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "notes.txt")); err == nil {
+		t.Fatal("the denied write happened")
+	}
+}
+
+func TestSandboxStopsWritesOutsideTheWorkspace(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	e := newEnv(t)
+	outside := filepath.Join(t.TempDir(), "outside-file")
+	script := filepath.Join(e.dir, "outside.sh")
+	os.WriteFile(script, []byte("echo x > "+outside+"\n"), 0o755)
+	e.fake(
+		// Allowed by rule: the policy sees `sh outside.sh`, not the write inside it.
+		scripted.Turn{ToolCalls: bash("sh outside.sh")},
+		scripted.Turn{ExpectContains: "sandbox", ToolCalls: bash("echo x > inside.txt && cat inside.txt")},
+		scripted.Turn{ExpectContains: "x", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "write", "--allowedTools", "Bash(sh outside.sh),Bash(echo x *),Bash(cat *)", "--permission-mode", "acceptEdits", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("the sandboxed command wrote outside the workspace")
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "inside.txt")); err != nil || string(b) != "x\n" {
+		t.Fatalf("write inside the workspace: %q, %v", b, err)
+	}
+
+	// Even with every permission check off, the sandbox still holds.
+	e2 := newEnv(t)
+	e2.fake(
+		scripted.Turn{ToolCalls: bash("echo x > " + outside)},
+		scripted.Turn{ExpectContains: "sandbox", Text: "blocked"},
+	)
+	if out, stderr, code := e2.run("", "-p", "write", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("bypass mode wrote outside the workspace through the sandbox")
+	}
+}

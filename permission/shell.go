@@ -200,11 +200,20 @@ func (sc *scope) fresh() *scope {
 		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
 }
 
+// maxAsk bounds the reasons kept, so that a hostile line cannot make the prompt huge.
+const maxAsk = 16
+
 func (w *walker) ask(format string, args ...any) {
-	r := fmt.Sprintf(format, args...)
-	if !w.asked[r] {
-		w.asked[r] = true
+	r := clip(fmt.Sprintf(format, args...))
+	if w.asked[r] {
+		return
+	}
+	w.asked[r] = true
+	switch {
+	case len(w.a.Ask) < maxAsk:
 		w.a.Ask = append(w.a.Ask, r)
+	case len(w.a.Ask) == maxAsk:
+		w.a.Ask = append(w.a.Ask, "and more reasons")
 	}
 }
 

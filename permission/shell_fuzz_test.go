@@ -1,10 +1,12 @@
 package permission
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -41,6 +43,15 @@ func boundHit(a Analysis) bool {
 	})
 }
 
+// watchdog crashes the fuzz worker when one input takes too long, so that the fuzzer
+// keeps the input: the analyser must stay fast on hostile lines. It returns the stop.
+func watchdog(src string) func() {
+	t := time.AfterFunc(20*time.Second, func() {
+		panic(fmt.Sprintf("the analysis of %q takes more than 20s", src))
+	})
+	return func() { t.Stop() }
+}
+
 func argvs(a Analysis) [][]string {
 	var out [][]string
 	for _, c := range a.Commands {
@@ -54,6 +65,7 @@ func argvs(a Analysis) [][]string {
 func FuzzAnalyzeShell(f *testing.F) {
 	addShellSeeds(f)
 	f.Fuzz(func(t *testing.T, src string) {
+		defer watchdog(src)()
 		a := analyzeShell(src) // without AnalyzeShell's recover, so a panic fails
 		_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 		if err != nil && len(a.Ask) == 0 {
@@ -97,6 +109,7 @@ func FuzzAnalyzeShell(f *testing.F) {
 func FuzzHardDeny(f *testing.F) {
 	addShellSeeds(f)
 	f.Fuzz(func(t *testing.T, src string) {
+		defer watchdog(src)()
 		a := analyzeShell(src)
 		reason, ok := HardDeny(a)
 		if !ok {

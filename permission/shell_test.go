@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // describe is a compact form of a command for tables: the argv, then only what is set.
@@ -296,6 +297,21 @@ func TestAnalyzeShellBounds(t *testing.T) {
 		if !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "levels deep") }) {
 			t.Errorf("%.20s...: Ask %q", src, a.Ask)
 		}
+	}
+	// Many braces in one word: not expanded (brace splitting is quadratic).
+	start := time.Now()
+	a = AnalyzeShell("echo " + strings.Repeat("{", 20000))
+	if d := time.Since(start); d > 5*time.Second || !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "braces") }) {
+		t.Errorf("20000 braces: %v, Ask %q", d, a.Ask)
+	}
+	// Many reasons: bounded, each clipped.
+	var many strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&many, "$c%d%s; ", i, strings.Repeat("y", 300))
+	}
+	a = AnalyzeShell(many.String())
+	if len(a.Ask) != maxAsk+1 || len(a.Ask[0]) > 300 || a.Ask[maxAsk] != "and more reasons" {
+		t.Errorf("%d reasons, the first %d bytes long", len(a.Ask), len(a.Ask[0]))
 	}
 	// Wrappers around wrappers.
 	a = AnalyzeShell(strings.Repeat("nice ", maxWrappers+2) + "x")

@@ -43,7 +43,10 @@ func (w *walker) expand(word *syntax.Word, sc *scope) []field {
 	}
 	orig := word
 	if braceCandidate(word) {
-		if bracesWithEscapes(word) {
+		if n := braceCount(word); n > maxBraces {
+			// SplitBraces takes time quadratic in the braces of a word.
+			w.ask("a word with %d braces is not expanded", n)
+		} else if bracesWithEscapes(word) {
 			w.ask("brace expansion mixed with backslash escapes is not analysed: %s", nodeText(word, sc.src))
 		} else {
 			// SplitBraces rewrites the word in place; work on a copy of its part list so
@@ -69,6 +72,19 @@ func braceCandidate(word *syntax.Word) bool {
 		}
 	}
 	return false
+}
+
+// maxBraces bounds the braces of a word that brace expansion is applied to.
+const maxBraces = 64
+
+func braceCount(word *syntax.Word) int {
+	n := 0
+	for _, p := range word.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			n += strings.Count(l.Value, "{")
+		}
+	}
+	return n
 }
 
 // bracesWithEscapes reports a literal with both a brace expansion and a backslash:

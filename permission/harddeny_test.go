@@ -47,6 +47,7 @@ var hardDenied = []string{
 	// Fork bombs, named and renamed.
 	":(){ :|:& };:", ":(){ : | : & }; :", "bomb(){ bomb|bomb& };bomb", "f() { f | f & }; f",
 	"x(){ x & x; }; x", "function b { b | b & }; b", "y(){ y|y; }; y", "bash -c ':(){ :|:& };:'",
+	"f(){ $FUNCNAME|$FUNCNAME& }; f", "g(){ \"${FUNCNAME[0]}\" | g & }; g", "h(){ (h &); h; }; h",
 	// chmod/chown -R on /.
 	"chmod -R 777 /", "chmod 777 -R /", "chmod --recursive 777 /", "sudo chmod -R 777 /",
 	"chmod -R a+rwx ~", "chmod -R 000 /etc", "chown -R nobody /", "sudo chown -R user:user /",

@@ -143,7 +143,11 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 	case name.s == "":
 		w.ask("the command name is empty")
 	}
-	w.calledName(name.s)
+	callee := name.s
+	if n := len(w.funcs); n > 0 && (name.s == "$FUNCNAME" || name.s == "${FUNCNAME[0]}") {
+		callee = w.funcs[n-1].Name // a function calling itself by its variable
+	}
+	w.calledName(callee)
 	if name.dyn || name.glob || name.proc {
 		w.emit(cmd, sc)
 		return plain(shellDir)

@@ -86,9 +86,9 @@ func (s *Session) setupGuard(home string) error {
 	if err != nil {
 		return err
 	}
-	approver := o.Approver
-	if approver == nil {
-		approver = permission.Headless{}
+	var approver permission.Approver = permission.Headless{}
+	if o.Approver != nil {
+		approver = notifying{o.Approver, g.hooks}
 	}
 	g.gate = permission.NewGate(g.policy, approver, permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
 		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
@@ -157,4 +157,16 @@ func (g *guard) close(ctx context.Context) error {
 		os.RemoveAll(g.tmpDir)
 	}
 	return err
+}
+
+// notifying fires the Notification hooks before a person is asked for permission, as
+// Claude Code does, so a hook can ping the user who stepped away.
+type notifying struct {
+	permission.Approver
+	hooks *hook.Runner
+}
+
+func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	n.hooks.Notification(ctx, "ouro needs your permission to use "+p.Call.Name)
+	return n.Approver.Approve(ctx, p)
 }

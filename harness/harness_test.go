@@ -13,6 +13,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 )
 
@@ -171,3 +172,31 @@ func TestResolveModel(t *testing.T) {
 }
 
 var _ agent.Observer = (&recorder{}).observe
+
+type yes struct{ asked int }
+
+func (y *yes) Approve(context.Context, permission.Prompt) (permission.Answer, error) {
+	y.asked++
+	return permission.Answer{Choice: permission.Once}, nil
+}
+
+func TestNotificationHookFiresBeforeAsking(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	log := filepath.Join(t.TempDir(), "notified")
+	hookCmd := "cat > " + log
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Notification": []any{
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCmd}}}}}})
+	in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(cwd, "a.txt"), "content": "x"})
+	y := &yes{}
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: in}}},
+		{ExpectContains: "File created", Text: "done"},
+	}, func(o *Options) { o.PermissionMode = ""; o.Approver = y; o.SettingsFlag = string(settings) })
+	if out := s.Run(context.Background(), "write"); !out.OK() || y.asked != 1 {
+		t.Fatalf("outcome = %+v, asked %d times", out, y.asked)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil || !strings.Contains(string(b), `"hook_event_name":"Notification"`) || !strings.Contains(string(b), "permission to use Write") {
+		t.Fatalf("notification payload: %s, %v", b, err)
+	}
+}

@@ -327,7 +327,7 @@ func (r *recorder) observe(e agent.Event) {
 				Start: e.Start, End: e.End, IsError: e.Result.IsError})
 		}
 	case agent.EventReplace:
-		err = r.w.AppendEntry("replace", map[string]any{"messages": e.Messages})
+		err = r.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
 	case agent.EventTurnEnd:
 		err = r.w.Sync()
 	case agent.EventOutcome:

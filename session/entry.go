@@ -14,6 +14,7 @@ const (
 	TypeUser      = "user"      // a user message
 	TypeAssistant = "assistant" // an assistant message
 	TypeOutcome   = "outcome"   // the end of a run, as the caller describes it
+	TypeReplace   = "replace"   // the history was replaced (compaction): data {"messages": [...]}
 )
 
 // Meta describes a session; it is the data of the first line of every transcript.

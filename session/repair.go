@@ -61,6 +61,22 @@ func (r Repair) String() string { return fmt.Sprintf("message %d: %s", r.Message
 func (t *Transcript) Messages() ([]llm.Message, []Repair) {
 	r := repairer{seen: map[string]bool{}, cutInput: map[string]bool{}}
 	for _, e := range t.Entries {
+		if e.Type == TypeReplace {
+			// The history was replaced (compaction): start over from the new one.
+			var data struct {
+				Messages []llm.Message `json:"messages"`
+			}
+			if err := json.Unmarshal(e.Data, &data); err != nil || len(data.Messages) == 0 {
+				r.note(RepairDroppedMessage, e.UUID, "", "ignored an unreadable history replacement (line %d)", e.Line)
+				continue
+			}
+			repairs := r.repairs
+			r = repairer{seen: map[string]bool{}, cutInput: map[string]bool{}, repairs: repairs}
+			for _, m := range data.Messages {
+				r.add(e.UUID, m)
+			}
+			continue
+		}
 		if e.Message != nil {
 			r.add(e.UUID, *e.Message)
 		}

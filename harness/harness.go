@@ -189,7 +189,7 @@ func (s *Session) buildTools() error {
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
 	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget,
-		Env: s.guard.env, Sandbox: s.guard.sandbox})
+		Env: s.guard.env, Sandbox: s.guard.sandbox, Within: ws.Contains})
 	s.Tools = tool.NewRegistry(
 		s.Bash,
 		tools.NewGlob(ws), tools.NewGrep(ws), tools.NewLS(ws),

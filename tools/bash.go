@@ -43,6 +43,10 @@ type BashConfig struct {
 	// package sandbox); the binary must call sandbox.MaybeRunLauncher first in main. nil
 	// runs commands unsandboxed.
 	Sandbox *sandbox.Policy
+	// Within, when set, bounds where the working directory may stay between calls: a
+	// command that cd's elsewhere runs there, but the next call starts back in Dir (as
+	// Claude Code resets the shell), and the result says so.
+	Within func(dir string) bool
 }
 
 const (
@@ -260,6 +264,9 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		text = "(no output)"
 	}
 	parts = append(parts, text)
+	if reset := b.keepWithin(); reset != "" {
+		parts = append(parts, reset)
+	}
 
 	var exitErr *exec.ExitError
 	switch {
@@ -330,6 +337,22 @@ func (b *Bash) startDir() (dir, note string, err error) {
 	note = fmt.Sprintf("Note: the working directory %s no longer exists; this command ran in %s instead.", b.cwd, b.cfg.Dir)
 	b.cwd = b.cfg.Dir
 	return b.cwd, note, nil
+}
+
+// keepWithin moves the remembered directory back to Dir when a command left the allowed
+// directories, and says so.
+func (b *Bash) keepWithin() string {
+	if b.cfg.Within == nil {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cwd == b.cfg.Dir || b.cfg.Within(b.cwd) {
+		return ""
+	}
+	left := b.cwd
+	b.cwd = b.cfg.Dir
+	return fmt.Sprintf("Shell cwd was reset to %s (the command left the allowed directories for %s).", b.cfg.Dir, left)
 }
 
 // recordCwd remembers the directory the shell's EXIT trap wrote. An empty or unusable

@@ -147,16 +147,16 @@ func TestCreateUpdateComplete(t *testing.T) {
 func TestReminderAfterIdleRounds(t *testing.T) {
 	h := runScript(t,
 		write(st(a, InProgress), st(b, Pending)), // request 0 → list set
-		work(), // request 1: rounds 0
-		work(), // request 2: 1
-		work(), // request 3: 2 → after it, 3 idle rounds
-		work(), // request 4: reminder here
-		work(), // request 5: 1
-		work(), // request 6: 2
+		work(),                                   // request 1: rounds 0
+		work(),                                   // request 2: 1
+		work(),                                   // request 3: 2 → after it, 3 idle rounds
+		work(),                                   // request 4: reminder here
+		work(),                                   // request 5: 1
+		work(),                                   // request 6: 2
 		write(st(a, Completed), st(b, InProgress)), // request 7: 3 → reminder, then update
-		work(), // request 8: 0 (just updated)
-		work(), // request 9
-		work(), // request 10
+		work(),                      // request 8: 0 (just updated)
+		work(),                      // request 9
+		work(),                      // request 10
 		scripted.Turn{Text: "done"}, // request 11: reminder again (3 idle rounds)
 	)
 	reqs := h.model.Requests()

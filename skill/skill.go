@@ -269,7 +269,9 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		dir = abs
 	}
 	path := filepath.Join(dir, FileName)
-	warn := func(format string, a ...any) { warns = append(warns, Warning{Path: path, Message: fmt.Sprintf(format, a...)}) }
+	warn := func(format string, a ...any) {
+		warns = append(warns, Warning{Path: path, Message: fmt.Sprintf(format, a...)})
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		warn("skipped: %v", err)
@@ -411,11 +413,14 @@ func looseFrontmatter(head []byte) (frontmatter, error) {
 			continue
 		}
 		k, v, ok := strings.Cut(line, ":")
-		if !ok {
+		if !ok || strings.ContainsAny(strings.TrimSpace(k), " \t[]{}\"'") {
 			return fm, fmt.Errorf("line %q is not key: value", line)
 		}
 		key = strings.TrimSpace(k)
 		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
+			return fm, fmt.Errorf("line %q holds a flow collection", line)
+		}
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
 			v = v[1 : len(v)-1]
 		}

@@ -24,8 +24,8 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 			break
 		}
 		j := i + 1
-		if r.readOnly(calls[i].Name) {
-			for j < len(calls) && r.readOnly(calls[j].Name) {
+		if r.readOnly(calls[i]) {
+			for j < len(calls) && r.readOnly(calls[j]) {
 				j++
 			}
 		}
@@ -89,9 +89,9 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 	return question, abort
 }
 
-func (r *run) readOnly(name string) bool {
-	t, ok := r.a.cfg.Tools.Get(name)
-	return ok && t.ReadOnly()
+func (r *run) readOnly(b llm.Block) bool {
+	t, ok := r.a.cfg.Tools.Get(b.Name)
+	return ok && tool.IsReadOnly(t, b.Input)
 }
 
 type timed struct {

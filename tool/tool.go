@@ -29,6 +29,21 @@ type Tool interface {
 	Run(ctx context.Context, input json.RawMessage) (Result, error)
 }
 
+// InputReadOnly is implemented by tools whose effect depends on the input (a Task call
+// delegating to a read-only agent type only reads; one delegating to a general agent may
+// write). When present it decides instead of ReadOnly for each call.
+type InputReadOnly interface {
+	ReadOnlyInput(input json.RawMessage) bool
+}
+
+// IsReadOnly reports whether a call of t with input only observes.
+func IsReadOnly(t Tool, input json.RawMessage) bool {
+	if ir, ok := t.(InputReadOnly); ok {
+		return ir.ReadOnlyInput(input)
+	}
+	return t.ReadOnly()
+}
+
 // Call is one tool_use from the model.
 type Call struct {
 	ID    string
@@ -207,7 +222,7 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 	}
 	t := r.tools[c.Name]
 	res, ran := r.execute(ctx, t, c)
-	mayChange := ran && !t.ReadOnly()
+	mayChange := ran && !IsReadOnly(t, c.Input)
 	if ctx.Err() != nil {
 		// An interrupted call is no evidence either way: never refuse its retry.
 		r.touch(mayChange)

@@ -227,8 +227,11 @@ func scanFolder(root string, scope Scope) ([]Skill, []Warning) {
 	var warns []Warning
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue
+		if !e.IsDir() {
+			// A symlink to a folder counts too.
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
 		}
 		path := filepath.Join(dir, FileName)
 		if _, err := os.Stat(path); err != nil {

@@ -57,6 +57,7 @@ func TestLoadVaried(t *testing.T) {
 		{folder: "bad-yaml", ok: false, warn: "bad YAML"},
 		{folder: "colon-desc", ok: true, name: "colon-desc", desc: "Use this when: the user asks about colons", warn: "not valid YAML"},
 		{folder: "no-frontmatter", ok: false, warn: "no YAML frontmatter"},
+		{folder: "unclosed", ok: false, warn: "no closing ---"},
 		{folder: "Bad_Name", ok: true, name: "Bad_Name", desc: "An invalid name, kept under its folder name with a warning.", warn: "is not valid"},
 		{folder: "with-files", ok: true, name: "with-files", desc: "Bundles references, scripts and assets.",
 			tools: []string{"Read", "Bash(python3:*)"}},

@@ -1,0 +1,267 @@
+// Package subagent delegates work to child agents: the Task tool (alias Agent) runs a
+// child loop with fresh messages, its own system prompt and tool subset, under the
+// parent's gates and after-tool seams, and returns only the child's final text.
+package subagent
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// Definition is one agent type.
+type Definition struct {
+	Name        string
+	Description string
+	// Tools names the tools the child gets; nil inherits the parent's tools.
+	Tools []string
+	// Model is the model the definition asks for; "" or "inherit" means the parent's.
+	Model          string
+	MaxTurns       int
+	PermissionMode string
+	// Prompt is the child's system prompt (the file's body).
+	Prompt string
+	// Path is the file it came from; "" for a built-in.
+	Path string
+	// Source is "built-in", "project" or "user".
+	Source string
+}
+
+// Warning is a problem found while loading definitions.
+type Warning struct {
+	Path    string
+	Message string
+}
+
+func (w Warning) String() string { return w.Path + ": " + w.Message }
+
+// Built-in type names.
+const (
+	GeneralPurpose = "general-purpose"
+	Explore        = "Explore"
+)
+
+// ExploreTools are the read-only tools an Explore child gets.
+var ExploreTools = []string{"Glob", "Grep", "LS", "Read", "WebFetch"}
+
+// BuiltIns returns the built-in types: general-purpose (the parent's tools minus
+// Task/Agent) and Explore (read-only tools).
+func BuiltIns() []Definition {
+	return []Definition{
+		{
+			Name:        GeneralPurpose,
+			Description: "General-purpose agent for researching complex questions, searching for code and running multi-step tasks. Use it when a search or task may need several attempts.",
+			Source:      "built-in",
+			Prompt: `You are a subagent of ouro, a coding agent. You were given one task by the main agent;
+do it with the tools you have, then answer with a concise, complete report of what you
+found or did (files as path:line). Your final message is all the main agent will see, so
+put everything it needs in it. If you could not finish, say so plainly and why.`,
+		},
+		{
+			Name:        Explore,
+			Description: "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, reading files to answer questions about them. It cannot change anything.",
+			Tools:       append([]string(nil), ExploreTools...),
+			Source:      "built-in",
+			Prompt: `You are a read-only exploration subagent of ouro, a coding agent. Search and read the
+code to answer the question you were given; you cannot change files or run commands. Be
+quick: search broadly first, then read only what matters. Your final message is all the
+main agent will see: answer the question directly, citing files as path:line.`,
+		},
+	}
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// LoadDefinitions reads agent definitions from <projectDir>/.ouro/agents,
+// <projectDir>/.claude/agents, <userHome>/.ouro/agents and <userHome>/.claude/agents (all
+// *.md files below them). When two files define the same name the first in that order
+// wins: project over user, .ouro over .claude. A file without a description is skipped
+// with a warning; other problems (a bad name, an unreadable maxTurns) are warnings too.
+// Built-in types are not included (see BuiltIns).
+func LoadDefinitions(projectDir, userHome string) ([]Definition, []Warning) {
+	type root struct{ dir, source string }
+	var roots []root
+	if projectDir != "" {
+		roots = append(roots, root{filepath.Join(projectDir, ".ouro", "agents"), "project"}, root{filepath.Join(projectDir, ".claude", "agents"), "project"})
+	}
+	if userHome != "" {
+		roots = append(roots, root{filepath.Join(userHome, ".ouro", "agents"), "user"}, root{filepath.Join(userHome, ".claude", "agents"), "user"})
+	}
+	var defs []Definition
+	var warns []Warning
+	seen := map[string]string{}
+	for _, r := range roots {
+		var files []string
+		_ = filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p != r.dir {
+					warns = append(warns, Warning{p, err.Error()})
+				}
+				return nil
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				warns = append(warns, Warning{f, err.Error()})
+				continue
+			}
+			d, ws, ok := ParseDefinition(f, data)
+			warns = append(warns, ws...)
+			if !ok {
+				continue
+			}
+			d.Source = r.source
+			if prev, dup := seen[d.Name]; dup {
+				warns = append(warns, Warning{f, fmt.Sprintf("agent %q is already defined by %s, which takes precedence; this file is ignored", d.Name, prev)})
+				continue
+			}
+			seen[d.Name] = f
+			defs = append(defs, d)
+		}
+	}
+	return defs, warns
+}
+
+type frontmatter struct {
+	Name           string    `yaml:"name"`
+	Description    string    `yaml:"description"`
+	Tools          yaml.Node `yaml:"tools"`
+	Model          string    `yaml:"model"`
+	MaxTurns       yaml.Node `yaml:"maxTurns"`
+	PermissionMode string    `yaml:"permissionMode"`
+}
+
+// ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
+// body as the system prompt). ok is false when the file cannot define an agent.
+func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, ok bool) {
+	warn := func(format string, a ...any) { warns = append(warns, Warning{path, fmt.Sprintf(format, a...)}) }
+	text := strings.ReplaceAll(string(bytes.TrimPrefix(data, []byte("\ufeff"))), "\r\n", "\n")
+	if !strings.HasPrefix(text, "---\n") {
+		warn("no YAML frontmatter (the file must start with a --- line); skipped")
+		return d, warns, false
+	}
+	rest := text[4:]
+	end := strings.Index(rest, "\n---")
+	var head, body string
+	switch {
+	case strings.HasPrefix(rest, "---"):
+		head, body = "", rest[3:]
+	case end >= 0:
+		head, body = rest[:end], rest[end+4:]
+	default:
+		warn("the frontmatter is not closed by a --- line; skipped")
+		return d, warns, false
+	}
+	if i := strings.IndexByte(body, '\n'); i >= 0 && strings.TrimSpace(body[:i]) == "" {
+		body = body[i+1:]
+	} else if strings.TrimSpace(body) == "" {
+		body = ""
+	}
+	var fm frontmatter
+	if err := yaml.Unmarshal([]byte(head), &fm); err != nil {
+		warn("bad YAML frontmatter: %v; skipped", err)
+		return d, warns, false
+	}
+	d = Definition{Path: path, Prompt: strings.TrimSpace(body), PermissionMode: strings.TrimSpace(fm.PermissionMode)}
+	d.Name = strings.TrimSpace(fm.Name)
+	if d.Name == "" {
+		d.Name = strings.TrimSuffix(filepath.Base(path), ".md")
+		warn("no name; using the file name %q", d.Name)
+	}
+	if !nameRE.MatchString(d.Name) {
+		warn("name %q should be lowercase letters, digits and hyphens", d.Name)
+	}
+	d.Description = strings.TrimSpace(fm.Description)
+	if d.Description == "" {
+		warn("agent %q has no description, so the model could not know when to use it; skipped", d.Name)
+		return d, warns, false
+	}
+	d.Model = strings.TrimSpace(fm.Model)
+	if d.Model == "inherit" {
+		d.Model = ""
+	}
+	if fm.MaxTurns.Kind != 0 {
+		var n int
+		if err := fm.MaxTurns.Decode(&n); err != nil || n < 0 {
+			warn("maxTurns %q is not a positive number; ignored", fm.MaxTurns.Value)
+		} else {
+			d.MaxTurns = n
+		}
+	}
+	tools, err := toolList(&fm.Tools)
+	if err != nil {
+		warn("tools: %v; the agent inherits the parent's tools", err)
+	}
+	d.Tools = tools
+	return d, warns, true
+}
+
+// toolList reads tools as a comma-separated string or a YAML list; nil means inherit.
+// A specifier in parentheses (Bash(git *)) is dropped: only the name selects a tool.
+func toolList(n *yaml.Node) ([]string, error) {
+	var raw []string
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, nil
+		}
+		raw = splitTools(n.Value)
+	case yaml.SequenceNode:
+		raw = []string{}
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("list items must be tool names")
+			}
+			raw = append(raw, splitTools(c.Value)...)
+		}
+	default:
+		return nil, fmt.Errorf("expected a comma-separated string or a list of tool names")
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, t := range raw {
+		if i := strings.IndexByte(t, '('); i > 0 {
+			t = strings.TrimSpace(t[:i])
+		}
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// splitTools splits on commas outside parentheses.
+func splitTools(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}

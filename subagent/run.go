@@ -1,0 +1,266 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// runChild runs one child of type d for in and turns its outcome into the parent's result.
+func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, callID string) tool.Result {
+	cfg := sh.cfg
+	names := sh.toolNames(d)
+	reg := tool.NewRegistry()
+	reg.SetOptions(cfg.ToolOptions)
+	var nested *Tool
+	for _, n := range names {
+		if pt, ok := cfg.Tools.Get(n); ok && n != TaskName {
+			_ = reg.Add(pt)
+		}
+	}
+	if contains(names, TaskName) {
+		nc := cfg
+		nc.Depth = cfg.Depth + 1
+		nc.Tools = withoutTask(reg) // a nested child gets no more than this child has
+		nested, _ = NewTool(nc)
+		nested.sh.parent = sh
+		_ = reg.Add(nested)
+	}
+
+	prov, model := cfg.Provider, cfg.Model
+	if cfg.ProviderFor != nil {
+		if p, m := cfg.ProviderFor(d.Name, d.Model); p != nil {
+			prov, model = p, m
+		}
+	}
+	limits := cfg.Limits
+	limits.MaxTurns = cfg.MaxTurns
+	if d.MaxTurns > 0 {
+		limits.MaxTurns = d.MaxTurns
+	}
+	gates := cfg.Gates
+	if d.PermissionMode != "" && cfg.GatesFor != nil {
+		gates = cfg.GatesFor(d.PermissionMode)
+	}
+	var stops []agent.BeforeStop
+	if cfg.StopHook != nil {
+		if s := cfg.StopHook(d.Name); s != nil {
+			stops = append(stops, s)
+		}
+	}
+	var observers []agent.Observer
+	tr := sh.openTranscript(d.Name, callID, model)
+	if tr != nil {
+		defer tr.close()
+		observers = append(observers, tr.observe)
+	}
+	if nested != nil {
+		observers = append(observers, nested.Observe)
+	}
+	if cfg.Observer != nil {
+		observers = append(observers, func(e agent.Event) { cfg.Observer(callID, e) })
+	}
+	a, err := agent.New(agent.Config{
+		Provider: prov, Model: model, System: systemPrompt(d, cfg.BaseSystem, reg.Names()),
+		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
+		BeforeModel: cfg.BeforeModel, Gates: gates, AfterTool: cfg.AfterTool, BeforeStop: stops,
+		Observers: observers,
+	})
+	if err != nil {
+		return tool.Errorf("Subagent %s could not start: %v", d.Name, err)
+	}
+	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	if cfg.StartHook != nil {
+		if extra := cfg.StartHook(ctx, d.Name); extra != "" {
+			prompt = append(prompt, llm.TextBlock(extra))
+		}
+	}
+	out := a.Run(ctx, &agent.Conversation{}, prompt...)
+	sh.addUsage(out.Usage, out.CostUSD)
+	return report(d.Name, out, nested)
+}
+
+// report turns a child's outcome into the parent's tool result: the final text and one
+// usage line on success; an error saying what happened otherwise, never an empty success.
+func report(typ string, out agent.Outcome, nested *Tool) tool.Result {
+	u := out.Usage
+	if nested != nil {
+		nu, _ := nested.Usage()
+		u = u.Add(nu)
+	}
+	status := string(out.Status)
+	if out.Status == agent.StatusBudgetExhausted && out.Budget != "" {
+		status += " (" + out.Budget + ")"
+	}
+	line := fmt.Sprintf("[subagent %s: %d turns, %d tokens, %s]", typ, out.Turns, u.Total(), status)
+	var denials []string
+	for _, dn := range out.Denials {
+		s := "[subagent " + typ + ": permission denied for " + dn.ToolName
+		if dn.Reason != "" {
+			s += ": " + dn.Reason
+		}
+		denials = append(denials, s+"]")
+	}
+	extra := line
+	if len(denials) > 0 {
+		extra = strings.Join(denials, "\n") + "\n" + line
+	}
+	text := strings.TrimSpace(out.Result)
+	if out.Status == agent.StatusCompleted {
+		if text == "" {
+			return tool.Errorf("Subagent %s finished without a final answer.\n%s", typ, extra)
+		}
+		return tool.Text(text + "\n\n" + extra)
+	}
+	var why string
+	switch out.Status {
+	case agent.StatusBudgetExhausted:
+		why = "stopped before finishing: " + out.Reason
+	case agent.StatusInterrupted:
+		why = "was interrupted before finishing"
+	case agent.StatusRefused:
+		why = "was refused by the model"
+	case agent.StatusNeedsInput:
+		why = "stopped to ask a question nobody can answer here: " + out.Question
+	default:
+		why = "failed: " + out.Reason
+	}
+	msg := fmt.Sprintf("Subagent %s %s.", typ, why)
+	if text != "" {
+		msg += "\nIts last message (incomplete):\n" + text
+	}
+	return tool.Errorf("%s\n%s", msg, extra)
+}
+
+// withoutTask returns a registry of r's tools minus Task and Agent (the tools a nested
+// Task tool derives its children's subsets from).
+func withoutTask(r *tool.Registry) *tool.Registry {
+	out := tool.NewRegistry()
+	for _, n := range r.Names() {
+		if n == TaskName || n == AgentName {
+			continue
+		}
+		t, _ := r.Get(n)
+		_ = out.Add(t)
+	}
+	return out
+}
+
+var envRE = regexp.MustCompile(`(?s)<env>.*?</env>`)
+var toolsLineRE = regexp.MustCompile(`(?m)^Tools: .*$`)
+
+// systemPrompt is the definition's prompt plus the parent's environment block with the
+// child's own tools.
+func systemPrompt(d Definition, base string, tools []string) string {
+	p := d.Prompt
+	if p == "" {
+		p = "You are a subagent. Do the task you are given and answer with a concise final report."
+	}
+	env := strings.TrimSpace(base)
+	if m := envRE.FindString(base); m != "" {
+		env = m
+	}
+	if env == "" {
+		return p + "\n"
+	}
+	env = toolsLineRE.ReplaceAllLiteralString(env, "Tools: "+strings.Join(tools, ", "))
+	return p + "\n\n" + env + "\n"
+}
+
+// transcript writes a child's run in the session transcript format.
+type transcript struct {
+	w    *session.Writer
+	warn func(string)
+	bad  bool
+}
+
+var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+func (sh *shared) openTranscript(typ, callID, model string) *transcript {
+	dir := sh.cfg.TranscriptDir
+	if dir == "" {
+		return nil
+	}
+	warn := sh.cfg.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	w, err := createTranscript(dir, unsafeRE.ReplaceAllString(typ+"-"+callID, "_"), model)
+	if err != nil {
+		warn(fmt.Sprintf("subagent transcript: %v", err))
+		return nil
+	}
+	return &transcript{w: w, warn: warn}
+}
+
+// createTranscript writes the session line of a new transcript dir/<name>.jsonl and
+// reopens it with session.OpenAppend, so it loads like any session. A name already taken
+// gets a numeric suffix.
+func createTranscript(dir, name, model string) (*session.Writer, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name+".jsonl")
+	var f *os.File
+	var err error
+	for i := 2; ; i++ {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			break
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", name, i))
+	}
+	if err != nil {
+		return nil, err
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	cwd, _ := os.Getwd()
+	line, _ := json.Marshal(map[string]any{
+		"type": session.TypeSession, "uuid": uuid.NewString(), "parentUuid": nil, "sessionId": id,
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "cwd": cwd,
+		"data": session.Meta{Model: model, CWD: cwd, Created: time.Now().UTC()},
+	})
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return session.OpenAppend(path)
+}
+
+func (t *transcript) observe(e agent.Event) {
+	var err error
+	switch e.Type {
+	case agent.EventMessage:
+		err = t.w.AppendMessage(*e.Message)
+	case agent.EventReplace:
+		err = t.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
+	case agent.EventOutcome:
+		err = t.w.AppendEntry(session.TypeOutcome, e.Outcome)
+	}
+	if err != nil && !t.bad {
+		t.bad = true
+		t.warn(fmt.Sprintf("subagent transcript %s: %v", t.w.Path(), err))
+	}
+}
+
+func (t *transcript) close() {
+	_ = t.w.Sync()
+	_ = t.w.Close()
+}

@@ -1,0 +1,309 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Tool names.
+const (
+	TaskName  = "Task"
+	AgentName = "Agent"
+)
+
+// Config is what the Task tool needs from the session that offers it.
+type Config struct {
+	// Provider and Model serve every child unless ProviderFor says otherwise.
+	Provider llm.Provider
+	Model    string
+	// ProviderFor, when set, picks the provider and model name for a child of agentType;
+	// model is the definition's model ("" when it inherits). A nil provider falls back
+	// to Provider/Model. Without ProviderFor a definition's model is ignored.
+	ProviderFor func(agentType, model string) (llm.Provider, string)
+	// BaseSystem is the parent's system prompt (or just its <env> block): its <env>…</env>
+	// block, with the child's tools, is appended to each child's prompt.
+	BaseSystem string
+	// Tools is the parent's registry; children get subsets of its tools by name.
+	Tools *tool.Registry
+	// ToolOptions are set on each child's registry (output budget, spill directory).
+	ToolOptions tool.Options
+	// Definitions are the user's agent types (LoadDefinitions); a definition named like a
+	// built-in replaces it.
+	Definitions []Definition
+	// Gates, AfterTool and BeforeModel are the parent's seams, run for the children too:
+	// permission asks reach the parent's approver through the same gate.
+	Gates       []agent.Gate
+	AfterTool   []agent.AfterTool
+	BeforeModel []agent.BeforeModel
+	// GatesFor, when set, replaces Gates for a definition with a permissionMode.
+	GatesFor func(permissionMode string) []agent.Gate
+	// StartHook runs the SubagentStart hooks; what it returns is added to the prompt.
+	StartHook func(ctx context.Context, agentType string) string
+	// StopHook gives the SubagentStop seam for a child of agentType; may be nil.
+	StopHook func(agentType string) agent.BeforeStop
+	// Observer receives every event of every child, with the tool_use ID of the Task
+	// call that started it (for stream-json's parent_tool_use_id).
+	Observer func(parentToolUseID string, e agent.Event)
+	// MaxTurns bounds a child's model calls unless its definition says (default 30).
+	MaxTurns int
+	// Limits bound each child besides turns (time, tokens, cost); MaxTurns here is ignored.
+	Limits    agent.Limits
+	MaxOutput int
+	// Depth is how deep this tool's children are nested minus one (0 for the session's
+	// own Task tool); a child may delegate again while its depth is below MaxDepth
+	// (default 2).
+	Depth, MaxDepth int
+	// TranscriptDir is the session's subagents/ folder; each child's transcript is
+	// written there as <agentType>-<tool_use_id>.jsonl. Empty: no transcripts.
+	TranscriptDir string
+	// Warn receives problems writing transcripts; nil discards them.
+	Warn func(string)
+}
+
+// Tool is the Task tool (or its Agent alias). Both share one state: the usage totals and
+// the tool_use IDs seen through Observe.
+type Tool struct {
+	name string
+	sh   *shared
+}
+
+type shared struct {
+	cfg    Config
+	types  []Definition
+	byName map[string]Definition
+	spec   llm.ToolSpec
+
+	mu      sync.Mutex
+	ids     map[string][]string // input → tool_use IDs seen starting, oldest first
+	counter int
+	usage   llm.Usage
+	cost    float64
+	parent  *shared // usage also counts here (a nested Task tool)
+}
+
+// NewTool returns the Task tool and its Agent alias, sharing one state.
+func NewTool(cfg Config) (task, agentAlias *Tool) {
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 30
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = 2
+	}
+	sh := &shared{cfg: cfg, byName: map[string]Definition{}, ids: map[string][]string{}}
+	for _, d := range BuiltIns() {
+		sh.byName[d.Name] = d
+		sh.types = append(sh.types, d)
+	}
+	for _, d := range cfg.Definitions {
+		if _, ok := sh.byName[d.Name]; ok {
+			for i := range sh.types {
+				if sh.types[i].Name == d.Name {
+					sh.types[i] = d
+				}
+			}
+		} else {
+			sh.types = append(sh.types, d)
+		}
+		sh.byName[d.Name] = d
+	}
+	sh.spec = sh.buildSpec()
+	return &Tool{name: TaskName, sh: sh}, &Tool{name: AgentName, sh: sh}
+}
+
+// Types lists the agent types offered, built-ins first.
+func (t *Tool) Types() []Definition { return append([]Definition(nil), t.sh.types...) }
+
+// Usage returns the tokens and cost of every child run so far (nested children included),
+// for the session to add to what it reports.
+func (t *Tool) Usage() (llm.Usage, float64) {
+	t.sh.mu.Lock()
+	defer t.sh.mu.Unlock()
+	return t.sh.usage, t.sh.cost
+}
+
+func (sh *shared) addUsage(u llm.Usage, cost float64) {
+	for s := sh; s != nil; s = s.parent {
+		s.mu.Lock()
+		s.usage = s.usage.Add(u)
+		s.cost += cost
+		s.mu.Unlock()
+	}
+}
+
+const schemaTmpl = `{"type":"object","properties":{
+"description":{"type":"string","description":"A short (3-5 word) description of the task"},
+"prompt":{"type":"string","description":"The task for the agent to perform: everything it needs to know, since it sees nothing of this conversation"},
+"subagent_type":{"type":"string","enum":%s,"description":"The type of agent to use for this task"}},
+"required":["description","prompt","subagent_type"],"additionalProperties":false}`
+
+func (sh *shared) buildSpec() llm.ToolSpec {
+	var names []string
+	var sb strings.Builder
+	sb.WriteString(`Launch a subagent to handle a task on its own. The agent starts fresh: it sees only your prompt, not this conversation, so the prompt must say everything it needs. It works with its own tools and returns a single final report, which you receive as this tool's result (the user does not see it; relay what matters). Several Task calls in one message run concurrently when their agents only read.
+
+Available agent types:
+`)
+	for _, d := range sh.types {
+		names = append(names, d.Name)
+		fmt.Fprintf(&sb, "- %s: %s (Tools: %s)\n", d.Name, d.Description, strings.Join(sh.toolNames(d), ", "))
+	}
+	enum, _ := json.Marshal(names)
+	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum))}
+}
+
+// Spec implements tool.Tool.
+func (t *Tool) Spec() llm.ToolSpec {
+	s := t.sh.spec
+	s.Name = t.name
+	return s
+}
+
+// ReadOnly implements tool.Tool: in general a child may write.
+func (t *Tool) ReadOnly() bool { return false }
+
+// ReadOnlyInput implements tool.InputReadOnly: a call only reads when every tool of its
+// agent type only reads.
+func (t *Tool) ReadOnlyInput(input json.RawMessage) bool {
+	var in taskInput
+	if json.Unmarshal(input, &in) != nil {
+		return false
+	}
+	d, ok := t.sh.byName[in.SubagentType]
+	if !ok {
+		return true // refused without doing anything
+	}
+	for _, name := range t.sh.toolNames(d) {
+		if name == TaskName || name == AgentName {
+			return false
+		}
+		pt, ok := t.sh.cfg.Tools.Get(name)
+		if !ok || !pt.ReadOnly() {
+			return false
+		}
+	}
+	return true
+}
+
+// Observe is an agent.Observer for the parent's loop: it notes the tool_use ID of each
+// Task call as it starts so the child's transcript and events carry it. Without it,
+// children are numbered instead.
+func (t *Tool) Observe(e agent.Event) {
+	if e.Type != agent.EventToolStart || e.Call == nil || (e.Call.Name != TaskName && e.Call.Name != AgentName) {
+		return
+	}
+	t.sh.mu.Lock()
+	k := string(e.Call.Input)
+	t.sh.ids[k] = append(t.sh.ids[k], e.Call.ID)
+	t.sh.mu.Unlock()
+}
+
+// callID returns the tool_use ID noted for input, or the next counter value.
+func (sh *shared) callID(input json.RawMessage) string {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	k := string(input)
+	if q := sh.ids[k]; len(q) > 0 {
+		id := q[0]
+		if len(q) == 1 {
+			delete(sh.ids, k)
+		} else {
+			sh.ids[k] = q[1:]
+		}
+		return id
+	}
+	sh.counter++
+	return fmt.Sprintf("%d", sh.counter)
+}
+
+// toolNames is the tools a child of d gets, in the parent's order: Explore the read-only
+// ones, general-purpose all but Task/Agent, a definition without tools all (Task only
+// while nesting is allowed), else those it names that exist.
+func (sh *shared) toolNames(d Definition) []string {
+	nest := sh.cfg.Depth+1 < sh.cfg.MaxDepth
+	var parent []string
+	if sh.cfg.Tools != nil {
+		parent = sh.cfg.Tools.Names()
+	}
+	has := func(n string) bool {
+		for _, p := range parent {
+			if p == n {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	switch {
+	case d.Tools == nil && d.Source == "built-in" && d.Name == GeneralPurpose:
+		for _, n := range parent {
+			if n != TaskName && n != AgentName {
+				out = append(out, n)
+			}
+		}
+	case d.Tools == nil:
+		for _, n := range parent {
+			if n == AgentName || (n == TaskName && !nest) {
+				continue
+			}
+			out = append(out, n)
+		}
+	default:
+		for _, n := range d.Tools {
+			if n == TaskName || n == AgentName {
+				if nest && (has(TaskName) || has(AgentName)) && !contains(out, TaskName) {
+					out = append(out, TaskName)
+				}
+				continue
+			}
+			if has(n) && !contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+type taskInput struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+}
+
+// Run implements tool.Tool: it runs one child to its end.
+func (t *Tool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	sh := t.sh
+	var in taskInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return tool.Errorf("Invalid input for %s: %v", t.name, err), nil
+	}
+	d, ok := sh.byName[in.SubagentType]
+	if !ok {
+		names := make([]string, 0, len(sh.types))
+		for _, d := range sh.types {
+			names = append(names, d.Name)
+		}
+		sort.Strings(names)
+		return tool.Errorf("Unknown subagent_type %q. The agent types that exist are: %s.", in.SubagentType, strings.Join(names, ", ")), nil
+	}
+	if strings.TrimSpace(in.Prompt) == "" {
+		return tool.Errorf("The prompt is empty: say what the %s agent should do.", d.Name), nil
+	}
+	return sh.runChild(ctx, d, in, sh.callID(input)), nil
+}

@@ -5,6 +5,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workspace"
@@ -49,6 +52,8 @@ type Options struct {
 	Approver permission.Approver
 	// ShowUser receives what hooks want the user to see (systemMessage and the like).
 	ShowUser func(string)
+	// OnTodo receives the todo list each time the model changes it (the REPL draws it).
+	OnTodo func([]todo.Item)
 	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
 	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
 	// re-executing the program. Without it Bash runs under permission rules only.
@@ -90,6 +95,12 @@ type Session struct {
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
+
+	// Todos is the session's plan (TodoWrite); Skills the skills found for this project.
+	Todos  *todo.List
+	Skills *skill.Catalog
+	// savedTodos is the list from the transcript being resumed.
+	savedTodos json.RawMessage
 }
 
 // Open resolves the model, builds the tools and opens (or resumes) the transcript.
@@ -142,6 +153,17 @@ func Open(opts Options) (*Session, error) {
 	if err := s.setupGuard(home); err != nil {
 		return fail(err)
 	}
+	s.Todos = todo.NewList()
+	if len(s.savedTodos) > 0 {
+		if err := s.Todos.Restore(s.savedTodos); err != nil {
+			fmt.Fprintf(opts.Warn, "ouro: the saved todo list could not be restored: %v\n", err)
+		}
+	}
+	var warns []skill.Warning
+	s.Skills, warns = skill.Discover(skill.Options{Dir: cwd})
+	for _, w := range warns {
+		fmt.Fprintf(opts.Warn, "ouro: skill %s\n", w)
+	}
 	if err := s.buildTools(); err != nil {
 		return fail(err)
 	}
@@ -150,16 +172,20 @@ func Open(opts Options) (*Session, error) {
 	if system == "" {
 		system = DefaultSystemPrompt(cwd, s.Tools.Names())
 	}
+	if s.Skills.Len() > 0 {
+		system += "\n" + s.Skills.Prompt(0)
+	}
 	if opts.AppendSystemPrompt != "" {
 		system += "\n" + opts.AppendSystemPrompt
 	}
 	s.rec = &recorder{w: s.writer, warn: opts.Warn}
 	g := s.guard
-	observers := append([]agent.Observer{s.rec.observe, g.observe}, opts.Observers...)
+	reminder := todo.NewReminder(s.Todos, 0)
+	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe}, opts.Observers...)
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
-		BeforeModel: []agent.BeforeModel{g.hooks},
+		BeforeModel: []agent.BeforeModel{g.hooks, reminder},
 		Gates:       []agent.Gate{g.gate},
 		AfterTool:   []agent.AfterTool{g.hooks, g},
 		BeforeStop:  []agent.BeforeStop{g.hooks},
@@ -196,10 +222,39 @@ func (s *Session) buildTools() error {
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
 		tools.NewWebFetch(tools.WebFetchConfig{}),
 		tools.NewAskUserQuestion(s.opts.Asker),
+		todo.NewTool(s.Todos, s.todoChanged),
 	)
+	if s.Skills.Len() > 0 {
+		if err := s.Tools.Add(skill.NewTool(s.Skills, ws, s.skillInvoked)); err != nil {
+			return err
+		}
+	}
 	s.Tools.SetOptions(tool.Options{SpillDir: spill})
 	return nil
 }
+
+// todoChanged records the list in the transcript (so --resume restores it) and shows it.
+func (s *Session) todoChanged(items []todo.Item) {
+	if err := s.writer.AppendEntry(entryTodo, map[string]any{"todos": items}); err != nil {
+		fmt.Fprintf(s.opts.Warn, "ouro: saving the todo list: %v\n", err)
+	}
+	if s.opts.OnTodo != nil {
+		s.opts.OnTodo(items)
+	}
+}
+
+// skillInvoked grants the rules a skill's allowed-tools asks for. The policy has no
+// turn-scoped rules yet, so they last for the rest of the session.
+func (s *Session) skillInvoked(sk skill.Skill) {
+	for _, r := range sk.AllowedTools {
+		if err := s.guard.policy.AddSessionRule(r); err != nil {
+			fmt.Fprintf(s.opts.Warn, "ouro: skill %s: allowed-tools %q: %v\n", sk.Name, r, err)
+		}
+	}
+}
+
+// entryTodo is the transcript entry holding the todo list after each change.
+const entryTodo = "todo"
 
 func (s *Session) openTranscript() error {
 	o := s.opts
@@ -224,6 +279,11 @@ func (s *Session) openTranscript() error {
 	t, err := session.Load(info.Path)
 	if err != nil {
 		return err
+	}
+	for _, e := range t.Entries {
+		if e.Type == entryTodo {
+			s.savedTodos = e.Data
+		}
 	}
 	msgs, repairs := t.Messages()
 	for _, w := range t.Warnings {

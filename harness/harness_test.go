@@ -15,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/todo"
 )
 
 func bash(cmd string) []scripted.ToolCall {
@@ -43,7 +44,7 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 		{ToolCalls: bash("echo hello > f.txt && cat f.txt")},
 		{ExpectContains: "hello", Text: "wrote it"},
 	}, nil)
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion"}
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion", "TodoWrite"}
 	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v", got)
 	}
@@ -198,5 +199,45 @@ func TestNotificationHookFiresBeforeAsking(t *testing.T) {
 	b, err := os.ReadFile(log)
 	if err != nil || !strings.Contains(string(b), `"hook_event_name":"Notification"`) || !strings.Contains(string(b), "permission to use Write") {
 		t.Fatalf("notification payload: %s, %v", b, err)
+	}
+}
+
+func TestTodoListSurvivesResume(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	todos := json.RawMessage(`{"todos":[{"content":"write tests","status":"in_progress","activeForm":"Writing tests"},{"content":"ship","status":"pending","activeForm":"Shipping"}]}`)
+	var shown [][]todo.Item
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "TodoWrite", Input: todos}}},
+		{Text: "planned"},
+	}, func(o *Options) { o.OnTodo = func(items []todo.Item) { shown = append(shown, items) } })
+	if o := s.Run(context.Background(), "plan"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if len(shown) != 1 || len(shown[0]) != 2 {
+		t.Fatalf("OnTodo saw %v", shown)
+	}
+	s.Close()
+	s2, _ := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Continue = true })
+	if got := s2.Todos.Items(); len(got) != 2 || got[0].Status != todo.InProgress {
+		t.Fatalf("restored todos = %+v", got)
+	}
+}
+
+func TestSkillsReachTheSystemPromptAndTools(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	dir := filepath.Join(cwd, ".ouro", "skills", "release-notes")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nBODY-MARKER $ARGUMENTS\n"), 0o644)
+	in, _ := json.Marshal(map[string]string{"skill": "release-notes", "args": "v1.2"})
+	s, p := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: in}}},
+		{ExpectContains: "BODY-MARKER v1.2", Text: "done"},
+	}, nil)
+	if o := s.Run(context.Background(), "notes"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	sys := p.Requests()[0].System
+	if !strings.Contains(sys, "release-notes") || !strings.Contains(sys, "Write release notes from the git log.") || strings.Contains(sys, "BODY-MARKER") {
+		t.Fatalf("system prompt catalog wrong:\n%s", sys)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tools"
 )
 
@@ -40,6 +41,8 @@ type REPL struct {
 
 const replHelp = `Commands:
   /help            this help
+  /skills          the skills found; /<skill-name> [args] runs one
+  /todos           the current todo list
   /cost            tokens, cost and time of this session
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
@@ -126,14 +129,22 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 			continue
 		}
 		if strings.HasPrefix(p, "/") {
-			quit, err := r.command(p)
-			if err != nil {
-				fmt.Fprintln(r.Err, "ouro:", err)
+			if text, isSkill, err := r.skillPrompt(p); isSkill {
+				if err != nil {
+					fmt.Fprintln(r.Err, "ouro:", err)
+					continue
+				}
+				p = text // /<skill> args: the skill's body, with its arguments, is the prompt
+			} else {
+				quit, err := r.command(p)
+				if err != nil {
+					fmt.Fprintln(r.Err, "ouro:", err)
+				}
+				if quit {
+					return nil
+				}
+				continue
 			}
-			if quit {
-				return nil
-			}
-			continue
 		}
 		runCtx, cancel := context.WithCancel(ctx)
 		mu.Lock()
@@ -162,6 +173,10 @@ func (r *REPL) open() error {
 	opts := r.Options
 	opts.Asker = &replAsker{r: r}
 	opts.Approver = &replApprover{r: r}
+	opts.OnTodo = func(items []todo.Item) {
+		r.endLine()
+		fmt.Fprintf(r.Out, "Todos:\n%s\n", indentLines(todo.Render(items), "  "))
+	}
 	opts.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.Observers = append(append([]agent.Observer(nil), opts.Observers...), r.observe)
 	if opts.Warn == nil {
@@ -190,6 +205,16 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		fmt.Fprintln(r.Out, replHelp)
 	case "/exit", "/quit":
 		return true, nil
+	case "/skills":
+		if r.sess.Skills.Len() == 0 {
+			fmt.Fprintln(r.Out, "No skills found (looked in .ouro/skills, .claude/skills and .agents/skills here and above, and in your home).")
+			break
+		}
+		for _, sk := range r.sess.Skills.Skills() {
+			fmt.Fprintf(r.Out, "/%s  %s\n    %s\n", sk.Name, Clip(sk.Description, 200), sk.Dir)
+		}
+	case "/todos":
+		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/cost":
 		o := r.totals
 		fmt.Fprintf(r.Out, "session %s: %d runs, %d turns, %d input + %d output tokens (cache: %d read, %d written), $%.4f, %s (API %s)\n",
@@ -385,3 +410,23 @@ func parseAnswer(q tools.Question, line string) tools.Answer {
 	ans.Labels = labels
 	return ans
 }
+
+// skillPrompt turns "/<skill-name> args" into the skill's body with its arguments.
+func (r *REPL) skillPrompt(line string) (text string, isSkill bool, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	if _, ok := r.sess.Skills.Get(name); !ok {
+		return "", false, nil
+	}
+	inv, err := r.sess.Skills.Invoke(r.sess.Workspace, name, strings.TrimSpace(args))
+	if err != nil {
+		return "", true, err
+	}
+	for _, rule := range inv.Skill.AllowedTools {
+		if err := r.sess.Policy().AddSessionRule(rule); err != nil {
+			fmt.Fprintf(r.Err, "ouro: skill %s: allowed-tools %q: %v\n", name, rule, err)
+		}
+	}
+	return inv.Text, true, nil
+}
+
+func indentLines(s, pad string) string { return pad + strings.ReplaceAll(s, "\n", "\n"+pad) }

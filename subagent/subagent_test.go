@@ -342,3 +342,37 @@ func TestLoadDefinitions(t *testing.T) {
 		t.Errorf("got %d definitions: %v", len(defs), by)
 	}
 }
+
+type stopOnce struct{ n *int }
+
+func (s stopOnce) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision {
+	*s.n++
+	if st.Continued == 0 {
+		return agent.StopDecision{Continue: true, Message: "SubagentStop says: check again"}
+	}
+	return agent.StopDecision{}
+}
+
+func TestStartAndStopHooks(t *testing.T) {
+	reg := tool.NewRegistry(&fakeTool{name: "Read", readOnly: true})
+	prov := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ExpectContains: "context from SubagentStart", Text: "first answer"},
+		{ExpectContains: "check again", Text: "checked answer"},
+	}})
+	stops := 0
+	var types []string
+	task, _ := NewTool(Config{Provider: prov, Model: "scripted", Tools: reg,
+		StartHook: func(_ context.Context, typ string) string {
+			types = append(types, typ)
+			return "context from SubagentStart"
+		},
+		StopHook: func(typ string) agent.BeforeStop { types = append(types, typ); return stopOnce{&stops} },
+	})
+	res, _ := task.Run(context.Background(), input(t, Explore, "go"))
+	if res.IsError || !strings.HasPrefix(res.Text(), "checked answer") || stops != 2 {
+		t.Errorf("result %q, stop hook ran %d times", res.Text(), stops)
+	}
+	if strings.Join(types, ",") != "Explore,Explore" {
+		t.Errorf("hooks saw types %v", types)
+	}
+}

@@ -50,7 +50,8 @@ type Config struct {
 	// StopHook gives the SubagentStop seam for a child of agentType; may be nil.
 	StopHook func(agentType string) agent.BeforeStop
 	// Observer receives every event of every child, with the tool_use ID of the Task
-	// call that started it (for stream-json's parent_tool_use_id).
+	// call that started it (for stream-json's parent_tool_use_id). Children may run
+	// concurrently, so it must be safe for concurrent use.
 	Observer func(parentToolUseID string, e agent.Event)
 	// MaxTurns bounds a child's model calls unless its definition says (default 30).
 	MaxTurns int
@@ -96,6 +97,9 @@ func NewTool(cfg Config) (task, agentAlias *Tool) {
 	}
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = 2
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tool.NewRegistry()
 	}
 	sh := &shared{cfg: cfg, byName: map[string]Definition{}, ids: map[string][]string{}}
 	for _, d := range BuiltIns() {

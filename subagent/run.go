@@ -66,6 +66,8 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, call
 	tr := sh.openTranscript(d.Name, callID, model)
 	if tr != nil {
 		defer tr.close()
+		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
+			"description": in.Description, "depth": cfg.Depth + 1})
 		observers = append(observers, tr.observe)
 	}
 	if nested != nil {
@@ -249,6 +251,13 @@ func (t *transcript) observe(e agent.Event) {
 	switch e.Type {
 	case agent.EventMessage:
 		err = t.w.AppendMessage(*e.Message)
+	case agent.EventToolEnd:
+		if !e.Start.IsZero() {
+			err = t.w.AppendEntry("tool", map[string]any{"tool_use_id": e.Call.ID, "name": e.Call.Name,
+				"start": e.Start, "end": e.End, "is_error": e.Result != nil && e.Result.IsError})
+		}
+	case agent.EventTurnEnd:
+		err = t.w.Sync()
 	case agent.EventReplace:
 		err = t.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
 	case agent.EventOutcome:

@@ -152,6 +152,13 @@ func TestTwoExploreTasksRunConcurrently(t *testing.T) {
 		if len(msgs) != 4 {
 			t.Errorf("transcript %s has %d messages, want 4", id, len(msgs))
 		}
+		kinds := map[string]int{}
+		for _, e := range tr.Entries {
+			kinds[e.Type]++
+		}
+		if kinds["subagent"] != 1 || kinds["tool"] != 1 || kinds[session.TypeOutcome] != 1 {
+			t.Errorf("transcript %s entries: %v", id, kinds)
+		}
 	}
 	u, _ := task.Usage()
 	if u.Total() == 0 {

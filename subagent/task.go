@@ -118,7 +118,6 @@ func NewTool(cfg Config) (task, agentAlias *Tool) {
 		}
 		sh.byName[d.Name] = d
 	}
-	sh.spec = sh.buildSpec()
 	return &Tool{name: TaskName, sh: sh}, &Tool{name: AgentName, sh: sh}
 }
 
@@ -163,9 +162,10 @@ Available agent types:
 	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum))}
 }
 
-// Spec implements tool.Tool.
+// Spec implements tool.Tool. The description lists each type with the tools it would get
+// from the parent's registry as it is now, so tools added after NewTool are listed.
 func (t *Tool) Spec() llm.ToolSpec {
-	s := t.sh.spec
+	s := t.sh.buildSpec()
 	s.Name = t.name
 	return s
 }

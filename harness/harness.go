@@ -18,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
@@ -54,6 +55,10 @@ type Options struct {
 	ShowUser func(string)
 	// OnTodo receives the todo list each time the model changes it (the REPL draws it).
 	OnTodo func([]todo.Item)
+	// ChildObserver sees the events of subagents, tagged with the Task call that started
+	// them (stream-json's parent_tool_use_id). Children run concurrently: it must be safe
+	// for concurrent use.
+	ChildObserver func(parentToolUseID string, e agent.Event)
 	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
 	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
 	// re-executing the program. Without it Bash runs under permission rules only.
@@ -101,6 +106,8 @@ type Session struct {
 	Skills *skill.Catalog
 	// savedTodos is the list from the transcript being resumed.
 	savedTodos json.RawMessage
+	// task is the Task tool (alias Agent); its children's usage is added to each outcome.
+	task *subagent.Tool
 }
 
 // Open resolves the model, builds the tools and opens (or resumes) the transcript.
@@ -167,10 +174,10 @@ func Open(opts Options) (*Session, error) {
 	if err := s.buildTools(); err != nil {
 		return fail(err)
 	}
-	s.guard.hideDenied(s.Tools)
+
 	system := opts.SystemPrompt
 	if system == "" {
-		system = DefaultSystemPrompt(cwd, s.Tools.Names())
+		system = DefaultSystemPrompt(cwd, append(s.Tools.Names(), "Task", "Agent"))
 	}
 	if s.Skills.Len() > 0 {
 		system += "\n" + s.Skills.Prompt(0)
@@ -180,8 +187,12 @@ func Open(opts Options) (*Session, error) {
 	}
 	s.rec = &recorder{w: s.writer, warn: opts.Warn}
 	g := s.guard
+	if err := s.addSubagents(prov, model, system); err != nil {
+		return fail(err)
+	}
+	g.hideDenied(s.Tools)
 	reminder := todo.NewReminder(s.Todos, 0)
-	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe}, opts.Observers...)
+	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe, s.task.Observe}, opts.Observers...)
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
@@ -231,6 +242,32 @@ func (s *Session) buildTools() error {
 	}
 	s.Tools.SetOptions(tool.Options{SpillDir: spill})
 	return nil
+}
+
+// addSubagents offers the Task tool (and its alias Agent): children run their own loop
+// with the parent's provider, a subset of its tools, and the same gate and hooks.
+func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
+	userHome, _ := os.UserHomeDir()
+	defs, warns := subagent.LoadDefinitions(s.CWD, userHome)
+	for _, w := range warns {
+		fmt.Fprintf(s.opts.Warn, "ouro: agent %s\n", w)
+	}
+	g := s.guard
+	task, alias := subagent.NewTool(subagent.Config{
+		Provider: prov, Model: model, BaseSystem: system, Tools: s.Tools,
+		ToolOptions: tool.Options{SpillDir: filepath.Join(s.writer.Dir(), "tool-results")},
+		Definitions: defs,
+		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
+		StartHook: g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
+		Observer:      s.opts.ChildObserver,
+		TranscriptDir: filepath.Join(s.writer.Dir(), "subagents"),
+		Warn:          func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) },
+	})
+	s.task = task
+	if err := s.Tools.Add(task); err != nil {
+		return err
+	}
+	return s.Tools.Add(alias)
 }
 
 // todoChanged records the list in the transcript (so --resume restores it) and shows it.
@@ -340,7 +377,17 @@ func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
 		input = append(input, llm.TextBlock(s.pending))
 		s.pending = ""
 	}
-	return s.Agent.Run(ctx, s.Conv, input...)
+	u0, c0 := s.task.Usage()
+	out := s.Agent.Run(ctx, s.Conv, input...)
+	// Children's usage and cost count towards the run's.
+	u1, c1 := s.task.Usage()
+	out.Usage = out.Usage.Add(llm.Usage{
+		InputTokens: u1.InputTokens - u0.InputTokens, OutputTokens: u1.OutputTokens - u0.OutputTokens,
+		CacheCreationInputTokens: u1.CacheCreationInputTokens - u0.CacheCreationInputTokens,
+		CacheReadInputTokens:     u1.CacheReadInputTokens - u0.CacheReadInputTokens,
+	})
+	out.CostUSD += c1 - c0
+	return out
 }
 
 // Policy is the session's permission policy (mode, rules).

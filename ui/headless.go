@@ -139,6 +139,21 @@ func (h *Headless) Observe(e agent.Event) {
 	h.line(messageEvent{Type: "user", Message: m, SessionID: h.sessionID, UUID: uuid.NewString()})
 }
 
+// ObserveChild writes a subagent's messages, tagged with the Task call that started it
+// (parent_tool_use_id), as Claude Code does. Safe for concurrent use.
+func (h *Headless) ObserveChild(parentToolUseID string, e agent.Event) {
+	if h.format != FormatStreamJSON || e.Type != agent.EventMessage {
+		return
+	}
+	parent := parentToolUseID
+	m := e.Message
+	if m.Role == llm.RoleAssistant {
+		h.line(messageEvent{Type: "assistant", Message: AssistantJSON(*m, e.Response), ParentToolUseID: &parent, SessionID: h.sessionID, UUID: uuid.NewString()})
+		return
+	}
+	h.line(messageEvent{Type: "user", Message: m, ParentToolUseID: &parent, SessionID: h.sessionID, UUID: uuid.NewString()})
+}
+
 // AssistantJSON renders an assistant message the way the Anthropic API returns it.
 func AssistantJSON(m llm.Message, resp *llm.Response) APIMessage {
 	out := APIMessage{Type: "message", Role: llm.RoleAssistant, Content: m.Content}

@@ -153,6 +153,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	}
 	opts := f.options()
 	opts.Observers = []agent.Observer{h.Observe}
+	opts.ChildObserver = h.ObserveChild
 	opts.Warn = errOut
 	sess, err := harness.Open(opts)
 	if err != nil {

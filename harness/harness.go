@@ -280,11 +280,11 @@ func (s *Session) todoChanged(items []todo.Item) {
 	}
 }
 
-// skillInvoked grants the rules a skill's allowed-tools asks for. The policy has no
-// turn-scoped rules yet, so they last for the rest of the session.
+// skillInvoked grants the rules a skill's allowed-tools asks for, for the rest of the
+// turn (Run clears them when it returns).
 func (s *Session) skillInvoked(sk skill.Skill) {
 	for _, r := range sk.AllowedTools {
-		if err := s.guard.policy.AddSessionRule(r); err != nil {
+		if err := s.guard.policy.AddTurnRule(r); err != nil {
 			fmt.Fprintf(s.opts.Warn, "ouro: skill %s: allowed-tools %q: %v\n", sk.Name, r, err)
 		}
 	}
@@ -378,6 +378,7 @@ func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
 		s.pending = ""
 	}
 	u0, c0 := s.task.Usage()
+	defer s.guard.policy.ClearTurnRules()
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	// Children's usage and cost count towards the run's.
 	u1, c1 := s.task.Usage()

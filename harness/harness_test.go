@@ -241,3 +241,24 @@ func TestSkillsReachTheSystemPromptAndTools(t *testing.T) {
 		t.Fatalf("system prompt catalog wrong:\n%s", sys)
 	}
 }
+
+func TestSkillAllowedToolsLastTheTurn(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	dir := filepath.Join(cwd, ".ouro", "skills", "lister")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: lister\ndescription: Lists things.\nallowed-tools: Bash(seq *)\n---\nRun seq.\n"), 0o644)
+	in, _ := json.Marshal(map[string]string{"skill": "lister"})
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: in}}},
+		{ToolCalls: bash("seq 1 3")},
+		{ExpectContains: "3", Text: "listed"},
+		{ToolCalls: bash("seq 1 4")},
+		{ExpectContains: "Permission denied", Text: "refused next turn"},
+	}, func(o *Options) { o.PermissionMode = "" })
+	if o := s.Run(context.Background(), "list"); !o.OK() || len(o.Denials) != 0 {
+		t.Fatalf("first turn: %+v", o)
+	}
+	if o := s.Run(context.Background(), "again"); !o.OK() || len(o.Denials) != 1 {
+		t.Fatalf("second turn should be denied: %+v", o)
+	}
+}

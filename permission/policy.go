@@ -204,6 +204,35 @@ func (p *Policy) SetMode(m Mode) error {
 // SourceSession is the source of the rules added for this session only.
 const SourceSession = "this session"
 
+// AddTurnRule allows what text matches until ClearTurnRules (a skill's allowed-tools,
+// granted for the rest of the turn that invoked it).
+func (p *Policy) AddTurnRule(text string) error {
+	r, err := ParseRule(settings.Rule{Text: text, Source: SourceTurn, Root: p.projectDir})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ses = append(p.ses, r)
+	return nil
+}
+
+// ClearTurnRules removes every rule added by AddTurnRule.
+func (p *Policy) ClearTurnRules() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	kept := p.ses[:0]
+	for _, r := range p.ses {
+		if r.Source != SourceTurn {
+			kept = append(kept, r)
+		}
+	}
+	p.ses = kept
+}
+
+// SourceTurn is the source of rules granted for the current turn only.
+const SourceTurn = "this turn (a skill's allowed-tools)"
+
 // AddSessionRule allows what text matches for the rest of the session ("yes, and don't
 // ask again this session").
 func (p *Policy) AddSessionRule(text string) error {

@@ -422,7 +422,7 @@ func (r *REPL) skillPrompt(line string) (text string, isSkill bool, err error) {
 		return "", true, err
 	}
 	for _, rule := range inv.Skill.AllowedTools {
-		if err := r.sess.Policy().AddSessionRule(rule); err != nil {
+		if err := r.sess.Policy().AddTurnRule(rule); err != nil {
 			fmt.Fprintf(r.Err, "ouro: skill %s: allowed-tools %q: %v\n", name, rule, err)
 		}
 	}

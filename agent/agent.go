@@ -42,6 +42,11 @@ type Config struct {
 	// MaxParallel bounds concurrent read-only calls (default 8).
 	MaxParallel int
 
+	// SideUsage, when set, reports usage and cost spent on a run's behalf outside the
+	// loop's own model calls (subagents), as running totals. The loop counts what it adds
+	// during a run towards the run's limits and outcome.
+	SideUsage func() (llm.Usage, float64)
+
 	BeforeModel []BeforeModel
 	Gates       []Gate
 	AfterTool   []AfterTool
@@ -96,6 +101,22 @@ type run struct {
 	raised  bool // output limit already raised once for a cut tool_use
 	contins int  // continuations after max_tokens
 	stops   int  // consecutive BeforeStop continuations
+
+	sideUsage0 llm.Usage // SideUsage totals when the run started
+	sideCost0  float64
+}
+
+// side returns the usage and cost spent on this run's behalf outside its own model calls.
+func (r *run) side() (llm.Usage, float64) {
+	if r.a.cfg.SideUsage == nil {
+		return llm.Usage{}, 0
+	}
+	u, c := r.a.cfg.SideUsage()
+	return llm.Usage{
+		InputTokens: u.InputTokens - r.sideUsage0.InputTokens, OutputTokens: u.OutputTokens - r.sideUsage0.OutputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens - r.sideUsage0.CacheCreationInputTokens,
+		CacheReadInputTokens:     u.CacheReadInputTokens - r.sideUsage0.CacheReadInputTokens,
+	}, c - r.sideCost0
 }
 
 // errBudget marks a limit; its text is the reason.
@@ -108,6 +129,9 @@ func (e *errBudget) Error() string { return e.msg }
 // Whatever happens, every tool_use in conv is answered by a tool_result when Run returns.
 func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block) (out Outcome) {
 	r := &run{a: a, conv: conv, start: time.Now(), maxOut: a.cfg.MaxOutput}
+	if a.cfg.SideUsage != nil {
+		r.sideUsage0, r.sideCost0 = a.cfg.SideUsage()
+	}
 	runCtx := ctx
 	if d := a.cfg.Limits.MaxDuration; d > 0 {
 		var cancel context.CancelFunc
@@ -116,6 +140,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block)
 	}
 	defer func() {
 		out = r.out
+		su, sc := r.side()
+		out.Usage = out.Usage.Add(su)
+		out.CostUSD += sc
 		out.Duration = time.Since(r.start)
 		r.emit(Event{Type: EventOutcome, Turn: out.Turns, Outcome: &out})
 	}()
@@ -296,13 +323,15 @@ func (r *run) account(resp *llm.Response) {
 
 func (r *run) checkBudget() *errBudget {
 	l := r.a.cfg.Limits
+	su, sc := r.side()
+	tokens, cost := r.out.Usage.Total()+su.Total(), r.out.CostUSD+sc
 	switch {
 	case l.MaxTurns > 0 && r.out.Turns >= l.MaxTurns:
 		return &errBudget{BudgetTurns, fmt.Sprintf("the run reached its limit of %d turns", l.MaxTurns)}
-	case l.MaxTokens > 0 && r.out.Usage.Total() >= l.MaxTokens:
-		return &errBudget{BudgetTokens, fmt.Sprintf("the run used %d tokens, reaching its limit of %d", r.out.Usage.Total(), l.MaxTokens)}
-	case l.MaxCostUSD > 0 && r.out.CostUSD >= l.MaxCostUSD:
-		return &errBudget{BudgetCost, fmt.Sprintf("the run cost $%.4f, reaching its limit of $%.4f", r.out.CostUSD, l.MaxCostUSD)}
+	case l.MaxTokens > 0 && tokens >= l.MaxTokens:
+		return &errBudget{BudgetTokens, fmt.Sprintf("the run used %d tokens, reaching its limit of %d", tokens, l.MaxTokens)}
+	case l.MaxCostUSD > 0 && cost >= l.MaxCostUSD:
+		return &errBudget{BudgetCost, fmt.Sprintf("the run cost $%.4f, reaching its limit of $%.4f", cost, l.MaxCostUSD)}
 	}
 	return nil
 }

@@ -590,3 +590,26 @@ func TestToolAbortEndsRunFailedAfterAnsweringAll(t *testing.T) {
 		t.Fatal("the other call of the turn should still run")
 	}
 }
+
+func TestSideUsageCountsTowardsBudgetAndOutcome(t *testing.T) {
+	var side llm.Usage
+	var sideCost float64
+	spender := &fakeTool{name: "Delegate", run: func(context.Context, json.RawMessage) (tool.Result, error) {
+		side.InputTokens += 500_000 // a subagent spent this on the run's behalf
+		sideCost += 1.5
+		return tool.Text("delegated"), nil
+	}}
+	loop := scripted.Turn{ToolCalls: []scripted.ToolCall{call("Delegate", `{}`)}, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 1}}
+	h := newHarness(t, []scripted.Turn{loop, loop, loop, loop}, agent.Config{
+		Limits:    agent.Limits{MaxCostUSD: 2},
+		SideUsage: func() (llm.Usage, float64) { return side, sideCost },
+	}, spender)
+	side, sideCost = llm.Usage{InputTokens: 7}, 0.25 // spent before this run: not counted
+	out := h.run(context.Background(), "go")
+	if out.Status != agent.StatusBudgetExhausted || out.Budget != agent.BudgetCost || out.Turns != 2 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if out.Usage.InputTokens != 20+1_000_000 || out.CostUSD < 3 {
+		t.Fatalf("side usage not in the outcome: %+v %v", out.Usage, out.CostUSD)
+	}
+}

@@ -196,6 +196,7 @@ func Open(opts Options) (*Session, error) {
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
+		SideUsage:   s.task.Usage, // subagents spend the run's budget too
 		BeforeModel: []agent.BeforeModel{g.hooks, reminder},
 		Gates:       []agent.Gate{g.gate},
 		AfterTool:   []agent.AfterTool{g.hooks, g},
@@ -261,6 +262,7 @@ func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
 		StartHook: g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
 		Observer:      s.opts.ChildObserver,
 		TranscriptDir: filepath.Join(s.writer.Dir(), "subagents"),
+		Limits:        s.opts.Limits, // no child may spend more than the whole run may
 		Warn:          func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) },
 	})
 	s.task = task
@@ -377,18 +379,8 @@ func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
 		input = append(input, llm.TextBlock(s.pending))
 		s.pending = ""
 	}
-	u0, c0 := s.task.Usage()
 	defer s.guard.policy.ClearTurnRules()
-	out := s.Agent.Run(ctx, s.Conv, input...)
-	// Children's usage and cost count towards the run's.
-	u1, c1 := s.task.Usage()
-	out.Usage = out.Usage.Add(llm.Usage{
-		InputTokens: u1.InputTokens - u0.InputTokens, OutputTokens: u1.OutputTokens - u0.OutputTokens,
-		CacheCreationInputTokens: u1.CacheCreationInputTokens - u0.CacheCreationInputTokens,
-		CacheReadInputTokens:     u1.CacheReadInputTokens - u0.CacheReadInputTokens,
-	})
-	out.CostUSD += c1 - c0
-	return out
+	return s.Agent.Run(ctx, s.Conv, input...)
 }
 
 // Policy is the session's permission policy (mode, rules).

@@ -1,0 +1,91 @@
+package memory
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadInstructionsOrderAndImports(t *testing.T) {
+	home := t.TempDir()
+	repo := t.TempDir()
+	cwd := filepath.Join(repo, "pkg", "sub")
+	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "user rule @~/extra.md")
+	write(t, filepath.Join(home, "extra.md"), "extra from home")
+	write(t, filepath.Join(repo, "AGENTS.md"), "root agents <!-- secret comment --> visible")
+	write(t, filepath.Join(repo, "CLAUDE.md"), "root claude\nsee @docs/style.md\n`@notimported.md`\n```\n@alsonot.md\n```\n<!--\nmulti\n-->after")
+	write(t, filepath.Join(repo, "docs", "style.md"), "style guide @../a.md")
+	write(t, filepath.Join(repo, "a.md"), "A @b.md")
+	write(t, filepath.Join(repo, "b.md"), "B @a.md")
+	write(t, filepath.Join(repo, "notimported.md"), "NOPE1")
+	write(t, filepath.Join(repo, "alsonot.md"), "NOPE2")
+	write(t, filepath.Join(repo, "pkg", ".claude", "CLAUDE.md"), "pkg dot claude")
+	write(t, filepath.Join(cwd, "CLAUDE.md"), "sub claude")
+	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local notes")
+
+	text, sources, warnings := LoadInstructions(cwd, repo, home)
+	order := []string{"user rule", "extra from home", "root agents", "visible", "root claude", "style guide", "A ", "B ", "after", "pkg dot claude", "sub claude", "local notes"}
+	pos := -1
+	for _, s := range order {
+		i := strings.Index(text, s)
+		if i < 0 || i < pos {
+			t.Fatalf("%q missing or out of order in:\n%s", s, text)
+		}
+		pos = i
+	}
+	for _, bad := range []string{"secret comment", "multi", "NOPE1", "NOPE2"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text contains %q", bad)
+		}
+	}
+	if !strings.Contains(text, "Contents of "+filepath.Join(repo, "CLAUDE.md")) {
+		t.Errorf("part not headed with its path")
+	}
+	if len(sources) != 10 {
+		t.Errorf("sources = %v", sources)
+	}
+	found := false
+	for _, w := range warnings {
+		if strings.Contains(w, "cycle") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no cycle warning: %v", warnings)
+	}
+}
+
+func TestLoadInstructionsDepthAndCap(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "CLAUDE.md"), "L0 @1.md")
+	for i := 1; i <= 6; i++ {
+		write(t, filepath.Join(repo, string(rune('0'+i))+".md"), "L"+string(rune('0'+i))+" @"+string(rune('0'+i+1))+".md")
+	}
+	text, _, warnings := LoadInstructions(repo, repo, "")
+	if !strings.Contains(text, "L4") || strings.Contains(text, "L5") {
+		t.Errorf("depth not capped at 4:\n%s", text)
+	}
+	if len(warnings) == 0 || !strings.Contains(warnings[0], "deep") {
+		t.Errorf("warnings = %v", warnings)
+	}
+
+	write(t, filepath.Join(repo, "AGENTS.md"), strings.Repeat("x", 40*1024))
+	text, _, warnings = LoadInstructions(repo, repo, "")
+	if len(text) > MaxInstructionBytes+200 || !strings.Contains(text, "truncated") {
+		t.Errorf("not capped: %d bytes", len(text))
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "cut") {
+		t.Errorf("no cut warning: %v", warnings)
+	}
+}

@@ -36,13 +36,13 @@ func (c *Compactor) summarize(ctx context.Context, msgs []llm.Message, trigger, 
 	if c.cfg.Provider == nil {
 		return nil, ev, fmt.Errorf("compaction: no provider to write the summary")
 	}
-	cut := c.cutPoint(msgs)
+	cut := c.cutPoint(msgs, trigger == TriggerManual)
 	head, tail := msgs[:cut], msgs[cut:]
 	var restore []llm.Block
 	if c.cfg.Restore != nil {
 		restore = c.cfg.Restore()
 	}
-	prompt := c.summaryPrompt(head, restore, focus)
+	prompt := c.summaryPrompt(head, msgs, restore, focus)
 	req := &llm.Request{Model: c.cfg.Model, System: SummarySystem, MaxTokens: 8192,
 		Messages: []llm.Message{llm.UserText(prompt)}}
 	resp, err := c.cfg.Provider.Complete(ctx, req, nil)
@@ -84,23 +84,27 @@ func (c *Compactor) summarize(ctx context.Context, msgs []llm.Message, trigger, 
 	return out, ev, nil
 }
 
-// cutPoint returns where the kept tail starts: the earliest safe cut whose tail fits a
+// cutPoint returns where the kept tail starts: the latest safe cut when latest is set
+// (manual compaction), else the earliest safe cut whose tail fits a
 // quarter of the window, else the latest safe cut. A cut is safe at a user message with no
-// tool_result, or at an assistant message right after a tool_result message; so a tool_use
-// is never separated from its tool_result.
-func (c *Compactor) cutPoint(msgs []llm.Message) int {
+// tool_result or at an assistant message (after a tool_result message or a prompt); so a
+// tool_use is never separated from its tool_result.
+func (c *Compactor) cutPoint(msgs []llm.Message, latest bool) int {
 	var cuts []int
 	for i := 1; i < len(msgs); i++ {
 		m := msgs[i]
 		if m.Role == llm.RoleUser && !hasResult(m) {
 			cuts = append(cuts, i)
 		}
-		if m.Role == llm.RoleAssistant && hasResult(msgs[i-1]) {
+		if m.Role == llm.RoleAssistant {
 			cuts = append(cuts, i)
 		}
 	}
 	if len(cuts) == 0 {
 		return len(msgs) // keep nothing but the summary
+	}
+	if latest {
+		return cuts[len(cuts)-1]
 	}
 	limit := c.cfg.Window // a quarter of the window in tokens is Window bytes
 	tailBytes := 0
@@ -119,7 +123,7 @@ func (c *Compactor) cutPoint(msgs []llm.Message) int {
 
 // summaryPrompt renders the history as text for the summary call, with tool results
 // clipped, the files touched listed and the restore blocks (the todo list) included.
-func (c *Compactor) summaryPrompt(msgs []llm.Message, restore []llm.Block, focus string) string {
+func (c *Compactor) summaryPrompt(msgs, all []llm.Message, restore []llm.Block, focus string) string {
 	var sb strings.Builder
 	sb.WriteString("Here is the session so far.\n\n<conversation>\n")
 	files := map[string]bool{}
@@ -133,9 +137,6 @@ func (c *Compactor) summaryPrompt(msgs []llm.Message, restore []llm.Block, focus
 				fmt.Fprintf(&p, "[%s] %s\n", m.Role, clip(b.Text, 4000))
 			case llm.BlockToolUse:
 				fmt.Fprintf(&p, "[tool call %s] %s\n", b.Name, clip(string(b.Input), 1000))
-				for _, f := range filesOf(b.Input) {
-					files[f] = true
-				}
 			case llm.BlockToolResult:
 				label := "tool result"
 				if b.IsError {
@@ -145,6 +146,13 @@ func (c *Compactor) summaryPrompt(msgs []llm.Message, restore []llm.Block, focus
 			}
 		}
 		parts = append(parts, p.String())
+	}
+	for _, m := range all {
+		for _, b := range m.ToolUses() {
+			for _, f := range filesOf(b.Input) {
+				files[f] = true
+			}
+		}
 	}
 	// Keep the start (the user's first request) and as much of the end as fits.
 	total := 0

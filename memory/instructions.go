@@ -20,7 +20,8 @@ const MaxImportDepth = 4
 
 // LoadInstructions gathers the instruction files that apply in cwd: the user's
 // (~/.claude/CLAUDE.md, ~/.ouro/AGENTS.md, ~/.ouro/CLAUDE.md), then in each directory from
-// repoRoot down to cwd AGENTS.md, CLAUDE.md and .claude/CLAUDE.md, then CLAUDE.local.md.
+// repoRoot down to cwd (root first) AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and then
+// that directory's CLAUDE.local.md.
 // Imports (@path) are expanded, HTML comments stripped, each part is headed with its path
 // and the whole is cut at MaxInstructionBytes with a notice. sources lists the files read
 // (imports included) in order; warnings report refused imports and cuts.
@@ -38,10 +39,8 @@ func LoadInstructions(cwd, repoRoot, userHome string) (text string, sources []st
 		files = append(files,
 			filepath.Join(d, "AGENTS.md"),
 			filepath.Join(d, "CLAUDE.md"),
-			filepath.Join(d, ".claude", "CLAUDE.md"))
-	}
-	for _, d := range dirs {
-		files = append(files, filepath.Join(d, "CLAUDE.local.md"))
+			filepath.Join(d, ".claude", "CLAUDE.md"),
+			filepath.Join(d, "CLAUDE.local.md"))
 	}
 	seen := map[string]bool{}
 	var parts []string

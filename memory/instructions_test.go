@@ -35,7 +35,7 @@ func TestLoadInstructionsOrderAndImports(t *testing.T) {
 	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local notes")
 
 	text, sources, warnings := LoadInstructions(cwd, repo, home)
-	order := []string{"user rule", "extra from home", "root agents", "visible", "root claude", "style guide", "A ", "B ", "after", "pkg dot claude", "sub claude", "local notes"}
+	order := []string{"user rule", "extra from home", "root agents", "visible", "root claude", "style guide", "A ", "B ", "after", "local notes", "pkg dot claude", "sub claude"}
 	pos := -1
 	for _, s := range order {
 		i := strings.Index(text, s)

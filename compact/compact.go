@@ -247,7 +247,8 @@ const clearedPrefix = "[earlier result of "
 
 type candidate struct {
 	msg, block int
-	name, arg  string
+	name       string
+	input      json.RawMessage
 	size       int
 	keepLong   bool
 }
@@ -280,13 +281,11 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 			if b.Type != llm.BlockToolResult {
 				continue
 			}
-			text := b.ResultText()
-			if strings.HasPrefix(text, clearedPrefix) {
+			if len(b.Content) > 0 && strings.HasPrefix(b.Content[0].Text, clearedPrefix) {
 				continue
 			}
-			size := blockBytes(b)
 			u := uses[b.ToolUseID]
-			all = append(all, candidate{msg: i, block: j, name: u.Name, arg: describeInput(u.Input), size: size,
+			all = append(all, candidate{msg: i, block: j, name: u.Name, input: u.Input, size: blockBytes(b),
 				keepLong: isReadEdit(u.Name)})
 		}
 	}
@@ -317,7 +316,11 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 			copied[cd.msg] = true
 		}
 		old := out[cd.msg].Content[cd.block]
-		ptr := c.pointer(cd.name, cd.arg, len(old.ResultText()))
+		chars := 0
+		for _, x := range old.Content {
+			chars += len(x.Text)
+		}
+		ptr := c.pointer(cd.name, describeInput(cd.input), chars)
 		out[cd.msg].Content[cd.block] = llm.ToolResultBlock(old.ToolUseID, ptr, old.IsError)
 		est -= (cd.size - len(ptr) - 40) / 4
 		n++

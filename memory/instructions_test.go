@@ -89,3 +89,24 @@ func TestLoadInstructionsDepthAndCap(t *testing.T) {
 		t.Errorf("no cut warning: %v", warnings)
 	}
 }
+
+func TestLoadInstructionsUserOuroAndNoRepo(t *testing.T) {
+	home := t.TempDir()
+	cwd := t.TempDir()
+	write(t, filepath.Join(home, ".ouro", "AGENTS.md"), "ouro agents; mail me at a@b.io")
+	write(t, filepath.Join(home, ".ouro", "CLAUDE.md"), "ouro claude")
+	write(t, filepath.Join(cwd, "AGENTS.md"), "cwd agents")
+	text, sources, warnings := LoadInstructions(cwd, "", home)
+	if len(sources) != 3 || len(warnings) != 0 {
+		t.Fatalf("sources %v warnings %v", sources, warnings)
+	}
+	if !(strings.Index(text, "ouro agents") < strings.Index(text, "ouro claude") && strings.Index(text, "ouro claude") < strings.Index(text, "cwd agents")) {
+		t.Errorf("order:\n%s", text)
+	}
+	if !strings.Contains(text, "a@b.io") {
+		t.Errorf("e-mail mangled:\n%s", text)
+	}
+	if text, sources, _ := LoadInstructions(t.TempDir(), "", t.TempDir()); text != "" || len(sources) != 0 {
+		t.Errorf("empty dirs gave %q %v", text, sources)
+	}
+}

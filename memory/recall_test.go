@@ -94,3 +94,27 @@ func TestRecallerAcrossSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestRecallerKeywordWithoutModel(t *testing.T) {
+	s := seedStore(t)
+	var got []Record
+	rc := &Recaller{Stores: []*Store{s, nil}, OnRecall: func(rs []Record) { got = rs }}
+	conv := &agent.Conversation{Messages: []llm.Message{llm.UserText("is the database postgres?")}}
+	turn := &agent.Turn{Number: 1, Conv: conv, Req: &llm.Request{Messages: conv.Messages}}
+	if err := rc.BeforeModel(context.Background(), turn); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "db-engine" || !strings.Contains(turn.Req.Messages[0].Text(), "Postgres 16") {
+		t.Fatalf("recalled %+v; request %q", got, turn.Req.Messages[0].Text())
+	}
+	if len(conv.Messages[0].Content) != 1 {
+		t.Error("conversation changed")
+	}
+	// The same turn seen again (a retry) is not recalled twice.
+	got = nil
+	turn = &agent.Turn{Number: 2, Conv: conv, Req: &llm.Request{Messages: conv.Messages}}
+	_ = rc.BeforeModel(context.Background(), turn)
+	if got != nil {
+		t.Error("recalled twice for one user turn")
+	}
+}

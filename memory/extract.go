@@ -147,3 +147,19 @@ func Redact(text string) string {
 		return strings.Replace(m, sub[1], redacted, 1)
 	})
 }
+
+// Remember is what session end and /remember do: Extract from recent, save what the store
+// accepts, then Consolidate when the store has grown past threshold (0 means
+// DefaultConsolidateThreshold). A failed consolidation is returned as consolidateErr and
+// leaves the saved records in place.
+func Remember(ctx context.Context, provider llm.Provider, model string, s *Store, recent []llm.Message, source string, threshold int) (saved []Record, skipped []error, consolidateErr error, err error) {
+	rs, err := Extract(ctx, provider, model, recent, source)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	saved, skipped = s.SaveAll(rs)
+	if len(saved) > 0 {
+		_, consolidateErr = Consolidate(ctx, provider, model, s, threshold)
+	}
+	return saved, skipped, consolidateErr, nil
+}

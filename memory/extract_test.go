@@ -67,3 +67,21 @@ func TestExtractBadAnswer(t *testing.T) {
 		t.Error("no error for an answer without JSON")
 	}
 }
+
+func TestRememberSavesAndConsolidatesPastThreshold(t *testing.T) {
+	s := seedStore(t)
+	prov := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{Text: `{"memories": [{"name": "lint", "description": "Lint with golangci-lint run ./...", "type": "feedback"}]}`},
+		{Fault: &scripted.Fault{Status: 400, Message: "no"}},
+	}})
+	saved, skipped, cerr, err := Remember(context.Background(), prov, "small", s, []llm.Message{llm.UserText("always lint with golangci-lint")}, "session s3 turn 1", 3)
+	if err != nil || len(saved) != 1 || len(skipped) != 0 || cerr == nil {
+		t.Fatalf("saved %v skipped %v cerr %v err %v", saved, skipped, cerr, err)
+	}
+	if r, err := s.Get("lint"); err != nil || r.Source != "session s3 turn 1" {
+		t.Errorf("lint = %+v, %v", r, err)
+	}
+	if len(prov.Requests()) != 2 {
+		t.Errorf("consolidation not attempted past the threshold")
+	}
+}

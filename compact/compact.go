@@ -4,8 +4,9 @@
 //  1. budget: the context in use is estimated from the previous call's usage plus about
 //     four bytes a token for what was added since; below Threshold*Window nothing happens;
 //  2. clear: old tool results the model has already seen, beyond the most recent
-//     KeepRecent and never in the latest batch, become one-line pointers to the transcript
-//     (recent Read and Edit results are kept longest);
+//     KeepRecent and never in the latest batch, become one-line pointers to the transcript,
+//     or to the spill file for outputs the output budget already cut to a preview (recent
+//     Read and Edit results are kept longest);
 //  3. summary: one model call without tools writes a summary of the session; the history
 //     becomes the summary (plus the Restore blocks) and the most recent complete exchange.
 //
@@ -320,7 +321,7 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 		for _, x := range old.Content {
 			chars += len(x.Text)
 		}
-		ptr := c.pointer(cd.name, describeInput(cd.input), chars)
+		ptr := c.pointer(cd.name, describeInput(cd.input), chars, spillPath(old))
 		out[cd.msg].Content[cd.block] = llm.ToolResultBlock(old.ToolUseID, ptr, old.IsError)
 		est -= (cd.size - len(ptr) - 40) / 4
 		n++
@@ -328,7 +329,21 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 	return out, n
 }
 
-func (c *Compactor) pointer(name, arg string, chars int) string {
+// spillPath finds the file an output budget spilled a result to, from its preview's note.
+func spillPath(b llm.Block) string {
+	const marker, end = "the full output is in ", "; Read it"
+	for _, x := range b.Content {
+		if i := strings.Index(x.Text, marker); i >= 0 {
+			rest := x.Text[i+len(marker):]
+			if j := strings.Index(rest, end); j > 0 {
+				return rest[:j]
+			}
+		}
+	}
+	return ""
+}
+
+func (c *Compactor) pointer(name, arg string, chars int, spilled string) string {
 	what := name
 	if what == "" {
 		what = "a tool call"
@@ -337,7 +352,10 @@ func (c *Compactor) pointer(name, arg string, chars int) string {
 		what += " " + arg
 	}
 	s := fmt.Sprintf("%s%s (%d chars) cleared to save context", clearedPrefix, what, chars)
-	if c.cfg.TranscriptPath != "" {
+	switch {
+	case spilled != "":
+		s += "; the full output is in " + spilled
+	case c.cfg.TranscriptPath != "":
 		s += "; it is in the transcript at " + c.cfg.TranscriptPath
 	}
 	return s + "]"

@@ -339,3 +339,16 @@ func BenchmarkSession300(b *testing.B) {
 		b.ReportMetric(float64(s.comp.Peak()), "peak-tokens")
 	}
 }
+
+func TestClearPointsAtSpillFile(t *testing.T) {
+	c := New(Config{Window: 1000, KeepRecent: 1, TranscriptPath: "T"})
+	msgs := history(4, 100)
+	msgs[2].Content[0] = llm.ToolResultBlock("t0", strings.Repeat("h", 1000)+"\n\n[… 50000 characters (10 lines) of 52000 left out of this view; the full output is in /s/t0.txt; Read it with offset/limit to see the rest.]\n\n"+strings.Repeat("t", 1000), false)
+	out, n := c.clear(msgs, len(msgs), 0)
+	if n != 1 {
+		t.Fatalf("cleared %d", n)
+	}
+	if got := out[2].Content[0].ResultText(); !strings.HasSuffix(got, "; the full output is in /s/t0.txt]") {
+		t.Fatalf("pointer %q", got)
+	}
+}

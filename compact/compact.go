@@ -83,7 +83,8 @@ type Event struct {
 }
 
 // Compactor is the BeforeModel seam. It is safe for concurrent use, but holds the state of
-// one conversation (how many messages the last call carried).
+// one conversation (how many messages the last call carried): use one per session. The
+// Config callbacks run while it holds its lock and must not call back into it.
 type Compactor struct {
 	cfg Config
 

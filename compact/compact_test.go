@@ -352,3 +352,11 @@ func TestClearPointsAtSpillFile(t *testing.T) {
 		t.Fatalf("pointer %q", got)
 	}
 }
+
+func TestDefaults(t *testing.T) {
+	c := New(Config{Model: "claude-sonnet-5"})
+	cfg := c.Config()
+	if cfg.Window != 200_000 || cfg.Threshold != 0.8 || cfg.KeepRecent != 6 || c.Budget() != 160_000 {
+		t.Fatalf("%+v budget %d", cfg, c.Budget())
+	}
+}

@@ -108,6 +108,7 @@ type Session struct {
 	savedTodos json.RawMessage
 	// task is the Task tool (alias Agent); its children's usage is added to each outcome.
 	task *subagent.Tool
+	ctx  *contextParts
 }
 
 // Open resolves the model, builds the tools and opens (or resumes) the transcript.
@@ -179,6 +180,7 @@ func Open(opts Options) (*Session, error) {
 	if system == "" {
 		system = DefaultSystemPrompt(cwd, append(s.Tools.Names(), "Task", "Agent"))
 	}
+	system += s.setupContext(prov, model, home)
 	if s.Skills.Len() > 0 {
 		system += "\n" + s.Skills.Prompt(0)
 	}
@@ -197,7 +199,7 @@ func Open(opts Options) (*Session, error) {
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
 		SideUsage:   s.task.Usage, // subagents spend the run's budget too
-		BeforeModel: []agent.BeforeModel{g.hooks, reminder},
+		BeforeModel: append([]agent.BeforeModel{g.hooks}, append(s.ctx.seams(), reminder)...),
 		Gates:       []agent.Gate{g.gate},
 		AfterTool:   []agent.AfterTool{g.hooks, g},
 		BeforeStop:  []agent.BeforeStop{g.hooks},

@@ -13,6 +13,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/todo"
@@ -260,5 +261,27 @@ func TestSkillAllowedToolsLastTheTurn(t *testing.T) {
 	}
 	if o := s.Run(context.Background(), "again"); !o.OK() || len(o.Denials) != 1 {
 		t.Fatalf("second turn should be denied: %+v", o)
+	}
+}
+
+func TestInstructionsAndMemoryReachTheModel(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(cwd, "AGENTS.md"), []byte("Always run gofmt. <!-- hidden -->\n"), 0o644)
+	s, _ := open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, nil)
+	store := s.MemoryStores()[0]
+	s.Close()
+	if err := store.Save(memory.Record{Name: "db-choice", Description: "The project uses SQLite for storage", Type: "project", Body: "Chosen for a single static binary."}); err != nil {
+		t.Fatal(err)
+	}
+	s2, p := open(t, home, cwd, []scripted.Turn{
+		{Text: `["db-choice"]`}, // the recall call picks the record
+		{ExpectContains: "Chosen for a single static binary", Text: "SQLite, as remembered"},
+	}, nil)
+	if o := s2.Run(context.Background(), "which database storage do we use?"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	sys := p.Requests()[1].System
+	if !strings.Contains(sys, "Always run gofmt.") || strings.Contains(sys, "hidden") {
+		t.Fatalf("instructions not in the system prompt:\n%s", sys)
 	}
 }

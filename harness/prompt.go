@@ -2,8 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -25,15 +23,4 @@ Keep answers short and concrete; cite files as path:line.
 	return sb.String()
 }
 
-func isGitRepo(dir string) bool {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
-}
+func isGitRepo(dir string) bool { return repoRoot(dir) != "" }

@@ -43,6 +43,8 @@ const replHelp = `Commands:
   /help            this help
   /skills          the skills found; /<skill-name> [args] runs one
   /todos           the current todo list
+  /compact [focus] summarise the conversation so far to free context
+  /remember        save durable facts from this conversation to the project's memory
   /cost            tokens, cost and time of this session
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
@@ -215,6 +217,24 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		}
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
+	case "/compact":
+		_, focus, _ := strings.Cut(line, " ")
+		before := len(r.sess.Conv.Messages)
+		if err := r.sess.Compact(context.Background(), strings.TrimSpace(focus)); err != nil {
+			return false, fmt.Errorf("compact: %w", err)
+		}
+		fmt.Fprintf(r.Out, "compacted: %d messages became %d\n", before, len(r.sess.Conv.Messages))
+	case "/remember":
+		saved, err := r.sess.Remember(context.Background())
+		if err != nil {
+			return false, fmt.Errorf("remember: %w", err)
+		}
+		if len(saved) == 0 {
+			fmt.Fprintln(r.Out, "nothing new worth remembering")
+		}
+		for _, rec := range saved {
+			fmt.Fprintf(r.Out, "remembered %s: %s\n", rec.Name, rec.Description)
+		}
 	case "/cost":
 		o := r.totals
 		fmt.Fprintf(r.Out, "session %s: %d runs, %d turns, %d input + %d output tokens (cache: %d read, %d written), $%.4f, %s (API %s)\n",

@@ -1,0 +1,119 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/compact"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/memory"
+	"github.com/ouroagent/ouro/session"
+)
+
+// contextParts are what keeps the context useful over a long session: instruction files,
+// cross-session memory and compaction.
+type contextParts struct {
+	instructions string
+	stores       []*memory.Store
+	recaller     *memory.Recaller
+	compactor    *compact.Compactor
+}
+
+// setupContext loads the instruction files (AGENTS.md, CLAUDE.md ...), opens the memory
+// stores and builds the compactor. It returns the text to add to the system prompt.
+func (s *Session) setupContext(prov llm.Provider, model, home string) string {
+	o := s.opts
+	userHome, _ := os.UserHomeDir()
+	text, _, warns := memory.LoadInstructions(s.CWD, repoRoot(s.CWD), userHome)
+	for _, w := range warns {
+		fmt.Fprintf(o.Warn, "ouro: instructions: %s\n", w)
+	}
+	c := &contextParts{instructions: text}
+	c.stores = []*memory.Store{
+		memory.Open(memory.ProjectMemoryDir(s.projectDir), "project"),
+		memory.Open(memory.UserMemoryDir(home), "user"),
+	}
+	c.recaller = &memory.Recaller{Provider: prov, Model: model, Stores: c.stores}
+	g := s.guard
+	c.compactor = compact.New(compact.Config{
+		Provider: prov, Model: model, TranscriptPath: s.writer.Path(),
+		Restore:     s.restoreAfterCompaction,
+		PreCompact:  g.hooks.PreCompact,
+		PostCompact: g.hooks.PostCompact,
+		OnCompact: func(ev compact.Event) {
+			if ev.Trigger == compact.TriggerManual && len(ev.Messages) > 0 {
+				// A manual compaction happens outside a run, so no agent event records it.
+				if err := s.writer.AppendEntry(session.TypeReplace, map[string]any{"messages": ev.Messages}); err != nil {
+					fmt.Fprintf(o.Warn, "ouro: recording the compaction: %v\n", err)
+				}
+			}
+		},
+	})
+	s.ctx = c
+	if text == "" {
+		return ""
+	}
+	return "\n<instructions>\n" + text + "\n</instructions>\n"
+}
+
+// restoreAfterCompaction is what a summary must not lose: the instruction files and the
+// todo list.
+func (s *Session) restoreAfterCompaction() []llm.Block {
+	var out []llm.Block
+	if s.ctx.instructions != "" {
+		out = append(out, llm.TextBlock("<instructions>\n"+s.ctx.instructions+"\n</instructions>"))
+	}
+	if snap := s.Todos.Snapshot(); snap != "" {
+		out = append(out, llm.TextBlock(snap))
+	}
+	return out
+}
+
+// seams are the BeforeModel parts of the context: compaction first (it decides what the
+// request holds), then recalled memories for a new user turn.
+func (c *contextParts) seams() []agent.BeforeModel {
+	return []agent.BeforeModel{c.compactor, c.recaller}
+}
+
+// Compact summarises the conversation now (the REPL's /compact [focus]).
+func (s *Session) Compact(ctx context.Context, focus string) error {
+	return s.ctx.compactor.Compact(ctx, s.Conv, focus)
+}
+
+// Remember asks the model for durable facts in the recent conversation and saves them to
+// the project's memory (the REPL's /remember, and the end of an interactive session).
+func (s *Session) Remember(ctx context.Context) ([]memory.Record, error) {
+	recent := s.Conv.Messages
+	if len(recent) > 40 {
+		recent = recent[len(recent)-40:]
+	}
+	if len(recent) == 0 {
+		return nil, nil
+	}
+	saved, _, cerr, err := memory.Remember(ctx, s.Agent.Config().Provider, s.Model, s.ctx.stores[0], recent,
+		fmt.Sprintf("session %s", s.ID()), 0)
+	if err == nil && cerr != nil {
+		fmt.Fprintf(s.opts.Warn, "ouro: memory consolidation failed, the store is unchanged: %v\n", cerr)
+	}
+	return saved, err
+}
+
+// MemoryStores are the project and user memory stores.
+func (s *Session) MemoryStores() []*memory.Store { return s.ctx.stores }
+
+// repoRoot is the nearest directory at or above dir holding .git, or "".
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}

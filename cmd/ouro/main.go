@@ -66,6 +66,6 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	root.SetVersionTemplate("ouro {{.Version}}\n")
 	f.register(root)
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
-	root.AddCommand(newAuditCmd())
+	root.AddCommand(newAuditCmd(), newMemoryCmd())
 	return root
 }

@@ -39,7 +39,7 @@ func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 	c.recaller = &memory.Recaller{Provider: prov, Model: model, Stores: c.stores}
 	g := s.guard
 	c.compactor = compact.New(compact.Config{
-		Provider: prov, Model: model, TranscriptPath: s.writer.Path(),
+		Provider: prov, Model: model, TranscriptPath: s.writer.Path(), Window: o.ContextWindow,
 		Restore:     s.restoreAfterCompaction,
 		PreCompact:  g.hooks.PreCompact,
 		PostCompact: g.hooks.PostCompact,

@@ -36,6 +36,9 @@ type Options struct {
 	Home               string // "" → session.Home() (OURO_HOME or ~/.ouro)
 	Limits             agent.Limits
 	MaxOutput          int
+	// ContextWindow overrides the model table's context window (tokens), for models it
+	// does not know (a local server's) or to compact earlier; 0 keeps the table's.
+	ContextWindow int
 
 	// Resume names a session ID (or unique prefix) to continue; Continue picks the most
 	// recent session of this directory.

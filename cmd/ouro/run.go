@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ type runFlags struct {
 	disallowed   []string
 	mode         string
 	skipPerms    bool
+	window       int
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -53,6 +55,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, `rules to allow without asking, e.g. "Bash(go test *)" Edit (comma- or space-separated)`)
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, `rules to deny, e.g. "Bash(git push *)"; a bare tool name removes the tool`)
 	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fl.IntVar(&f.window, "context-window", envInt("OURO_CONTEXT_WINDOW"), "the model's context window in tokens, when the built-in table does not know it (local models); compaction keeps requests under 80% of it")
 	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (hard-denied commands stay refused)")
 }
 
@@ -63,7 +66,7 @@ func (f *runFlags) options() harness.Options {
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
 		Resume: f.resume, Continue: f.cont, Version: version,
 		SettingsFlag: f.settings, AllowedTools: splitRules(f.allowed), DisallowedTools: splitRules(f.disallowed),
-		PermissionMode: f.permissionMode(), SandboxLauncher: true,
+		PermissionMode: f.permissionMode(), SandboxLauncher: true, ContextWindow: f.window,
 	}
 }
 
@@ -107,8 +110,8 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue are exclusive: pick one")
 	}
-	if f.maxTurns < 0 || f.maxBudget < 0 || f.maxDuration < 0 {
-		return fmt.Errorf("--max-turns, --max-budget-usd and --max-duration must not be negative")
+	if f.maxTurns < 0 || f.maxBudget < 0 || f.maxDuration < 0 || f.window < 0 {
+		return fmt.Errorf("--max-turns, --max-budget-usd, --max-duration and --context-window must not be negative")
 	}
 	prompt := strings.Join(args, " ")
 	if f.print {
@@ -179,4 +182,10 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 
 func notifyContext(parent context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+// envInt reads an integer default from the environment (0 when unset or not a number).
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
 }

@@ -55,7 +55,14 @@ func Extract(ctx context.Context, provider llm.Provider, model string, recent []
 	var wrapped struct {
 		Memories []proposal `json:"memories"`
 	}
-	if err := parseJSON(text, '{', '}', &wrapped); err == nil {
+	// A bare list is accepted too; look for it first when it comes first, or the first
+	// object inside it would be taken for the {"memories": ...} wrapper.
+	arr, obj := strings.IndexByte(text, '['), strings.IndexByte(text, '{')
+	if arr >= 0 && (obj < 0 || arr < obj) {
+		if err := parseJSON(text, '[', ']', &props); err != nil {
+			return nil, fmt.Errorf("memory: extract: %w", err)
+		}
+	} else if err := parseJSON(text, '{', '}', &wrapped); err == nil {
 		props = wrapped.Memories
 	} else if err2 := parseJSON(text, '[', ']', &props); err2 != nil {
 		return nil, fmt.Errorf("memory: extract: %w", err)

@@ -66,6 +66,7 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		return err
 	}
 	defer func() { r.closeSession() }()
+	defer r.rememberOnExit()
 	fmt.Fprintf(r.Out, "ouro %s · model %s · session %s\n%s\n/help for commands · Ctrl-C interrupts · Ctrl-D exits\n",
 		r.Version, r.sess.Model, r.sess.ID(), r.sess.CWD)
 	if r.sess.Resumed {
@@ -450,3 +451,21 @@ func (r *REPL) skillPrompt(line string) (text string, isSkill bool, err error) {
 }
 
 func indentLines(s, pad string) string { return pad + strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+// rememberOnExit extracts durable facts from the session into the project's memory when
+// it ends, as /remember does, if anything was run. Failures are reported, not fatal.
+func (r *REPL) rememberOnExit() {
+	if r.runs == 0 || r.sess == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	saved, err := r.sess.Remember(ctx)
+	if err != nil {
+		fmt.Fprintf(r.Err, "ouro: saving memories from this session failed: %v\n", err)
+		return
+	}
+	for _, rec := range saved {
+		fmt.Fprintf(r.Out, "remembered %s: %s\n", rec.Name, rec.Description)
+	}
+}

@@ -207,3 +207,21 @@ func TestParseApproval(t *testing.T) {
 		t.Errorf("always without a rule to save: %+v", got)
 	}
 }
+
+func TestREPLRemembersWhenTheSessionEnds(t *testing.T) {
+	prov := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{Text: "We use SQLite for everything here."},
+		// The extraction call at the end of the session proposes one durable fact.
+		{Text: `[{"name":"storage","description":"The project stores data in SQLite","type":"project","body":"Decided in the first session."}]`},
+	}})
+	out, errOut := &syncBuf{}, &syncBuf{}
+	home := t.TempDir()
+	r := &REPL{In: strings.NewReader("what do we store data in?\n/exit\n"), Out: out, Err: errOut, Version: "test",
+		Signals: make(chan os.Signal), Options: harness.Options{Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: home}}
+	if err := r.Run(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "remembered storage") {
+		t.Fatalf("output:\n%s\nerrors:\n%s", out.String(), errOut.String())
+	}
+}

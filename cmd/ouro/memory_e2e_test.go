@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// A fact stated in one session is extracted when it ends and recalled in the next
+// session's first request; the secret said alongside it never reaches a memory file.
+func TestMemoryAcrossSessionsThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		// Session 1 (interactive): the answer, then the extraction call at exit.
+		scripted.Turn{Text: "Noted: deployments go through the staging cluster first."},
+		scripted.Turn{ExpectContains: "[REDACTED]", Text: `{"memories": [
+			{"name": "deploy-path", "description": "Deployments go through the staging cluster first", "type": "project", "body": "Staging first, then production."},
+			{"name": "api-key", "description": "The API key is sk-ant-abcdefghijklmnopqrstuvwxyz0123456789", "type": "reference", "body": "sk-ant-abcdefghijklmnopqrstuvwxyz0123456789"}]}`},
+		// Session 2 (headless): the recall call, then the answer.
+		scripted.Turn{ExpectContains: "deploy-path", Text: `["deploy-path"]`},
+		scripted.Turn{ExpectContains: "Staging first, then production.", Text: "Through staging first."},
+	)
+	out, stderr, code := e.run("We always deploy through the staging cluster first. My key is sk-ant-abcdefghijklmnopqrstuvwxyz0123456789\n/exit\n")
+	if code != 0 || !strings.Contains(out, "remembered deploy-path") {
+		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = e.run("", "memory", "list")
+	if code != 0 || !strings.Contains(out, "deploy-path") || strings.Contains(out, "sk-ant") || strings.Contains(out, "api-key") {
+		t.Fatalf("memory list: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = e.run("", "-p", "how do we deploy?")
+	if code != 0 || out != "Through staging first.\n" {
+		t.Fatalf("session 2: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if srv.Remaining() != 0 {
+		t.Fatalf("%d steps left", srv.Remaining())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/compact"
@@ -16,6 +17,9 @@ import (
 // contextParts are what keeps the context useful over a long session: instruction files,
 // cross-session memory and compaction.
 type contextParts struct {
+	mu           sync.Mutex
+	usage        llm.Usage // what compaction summaries cost, counted towards the runs
+	cost         float64
 	instructions string
 	stores       []*memory.Store
 	recaller     *memory.Recaller
@@ -44,6 +48,10 @@ func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 		PreCompact:  g.hooks.PreCompact,
 		PostCompact: g.hooks.PostCompact,
 		OnCompact: func(ev compact.Event) {
+			c.mu.Lock()
+			c.usage = c.usage.Add(ev.Usage)
+			c.cost += llm.LookupModel(model).Cost(ev.Usage)
+			c.mu.Unlock()
 			if ev.Trigger == compact.TriggerManual && len(ev.Messages) > 0 {
 				// A manual compaction happens outside a run, so no agent event records it.
 				if err := s.writer.AppendEntry(session.TypeReplace, map[string]any{"messages": ev.Messages}); err != nil {
@@ -76,6 +84,15 @@ func (s *Session) restoreAfterCompaction() []llm.Block {
 // request holds), then recalled memories for a new user turn.
 func (c *contextParts) seams() []agent.BeforeModel {
 	return []agent.BeforeModel{c.compactor, c.recaller}
+}
+
+// sideUsage is what the run spends outside its own model calls: subagents and compaction
+// summaries, as running totals.
+func (s *Session) sideUsage() (llm.Usage, float64) {
+	u, c := s.task.Usage()
+	s.ctx.mu.Lock()
+	defer s.ctx.mu.Unlock()
+	return u.Add(s.ctx.usage), c + s.ctx.cost
 }
 
 // Compact summarises the conversation now (the REPL's /compact [focus]).

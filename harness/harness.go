@@ -201,7 +201,7 @@ func Open(opts Options) (*Session, error) {
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
-		SideUsage:   s.task.Usage, // subagents spend the run's budget too
+		SideUsage:   s.sideUsage, // subagents and compaction summaries spend the run's budget too
 		BeforeModel: append([]agent.BeforeModel{g.hooks}, append(s.ctx.seams(), reminder)...),
 		Gates:       []agent.Gate{g.gate},
 		AfterTool:   []agent.AfterTool{g.hooks, g},

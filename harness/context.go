@@ -118,6 +118,15 @@ func (s *Session) Remember(ctx context.Context) ([]memory.Record, error) {
 	return saved, err
 }
 
+// ExtractOnExit says whether the session should save memories when it ends: the setting
+// memory.extractOnExit when a file sets it, else on for interactive sessions only.
+func (s *Session) ExtractOnExit(interactive bool) bool {
+	if v := s.guard.settings.Memory.ExtractOnExit; v != nil {
+		return *v
+	}
+	return interactive
+}
+
 // MemoryStores are the project and user memory stores.
 func (s *Session) MemoryStores() []*memory.Store { return s.ctx.stores }
 

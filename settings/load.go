@@ -180,9 +180,12 @@ type file struct {
 		DefaultMode           *string  `json:"defaultMode"`
 		AdditionalDirectories []string `json:"additionalDirectories"`
 	} `json:"permissions"`
-	Hooks   map[string][]HookMatcher `json:"hooks"`
-	Env     map[string]string        `json:"env"`
-	Model   *string                  `json:"model"`
+	Hooks  map[string][]HookMatcher `json:"hooks"`
+	Env    map[string]string        `json:"env"`
+	Model  *string                  `json:"model"`
+	Memory struct {
+		ExtractOnExit *bool `json:"extractOnExit"`
+	} `json:"memory"`
 	Sandbox struct {
 		Enabled    *bool `json:"enabled"`
 		Filesystem struct {
@@ -293,6 +296,10 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 	if f.Model != nil && !m.modelSet {
 		s.Model, m.modelSet = *f.Model, true
+	}
+	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
+		v := *f.Memory.ExtractOnExit
+		s.Memory.ExtractOnExit = &v
 	}
 
 	sb := &f.Sandbox

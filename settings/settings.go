@@ -16,6 +16,15 @@ type Settings struct {
 	Env     map[string]string        `json:"env,omitempty"`
 	Sandbox Sandbox                  `json:"sandbox"`
 	Model   string                   `json:"model,omitempty"`
+	Memory  Memory                   `json:"memory"`
+}
+
+// Memory configures cross-session memory.
+type Memory struct {
+	// ExtractOnExit says whether durable facts are extracted into memory when a session
+	// ends (one model call). Nil means the default: on for interactive sessions, off for
+	// headless -p runs, which should not pay an extra call per invocation.
+	ExtractOnExit *bool `json:"extractOnExit,omitempty"`
 }
 
 // Permissions are the rules and mode.

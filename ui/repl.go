@@ -455,7 +455,7 @@ func indentLines(s, pad string) string { return pad + strings.ReplaceAll(s, "\n"
 // rememberOnExit extracts durable facts from the session into the project's memory when
 // it ends, as /remember does, if anything was run. Failures are reported, not fatal.
 func (r *REPL) rememberOnExit() {
-	if r.runs == 0 || r.sess == nil {
+	if r.runs == 0 || r.sess == nil || !r.sess.ExtractOnExit(true) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -37,3 +37,24 @@ func TestMemoryAcrossSessionsThroughBinary(t *testing.T) {
 		t.Fatalf("%d steps left", srv.Remaining())
 	}
 }
+
+// Headless runs save memories at the end only when memory.extractOnExit says so.
+func TestHeadlessExtractOnExitSetting(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "The linter is golangci-lint."},
+		scripted.Turn{Text: `{"memories": [{"name": "linter", "description": "The project lints with golangci-lint", "type": "project", "body": "Run it before commits."}]}`},
+		scripted.Turn{Text: `[]`}, // the second run's recall call: nothing relevant
+		scripted.Turn{Text: "second run, nothing saved"},
+	)
+	if out, stderr, code := e.run("", "-p", "which linter?", "--settings", `{"memory":{"extractOnExit":true}}`); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if out, _, _ := e.run("", "memory", "list"); !strings.Contains(out, "linter") {
+		t.Fatalf("memory list after an extracting run:\n%s", out)
+	}
+	// By default a headless run makes no extraction call.
+	if out, stderr, code := e.run("", "-p", "again"); code != 0 || srv.Remaining() != 0 {
+		t.Fatalf("exit %d, %d steps left\n%s\n%s", code, srv.Remaining(), out, stderr)
+	}
+}

@@ -167,6 +167,11 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := sess.Run(ctx, prompt)
+	if sess.ExtractOnExit(false) && o.Turns > 0 {
+		if _, err := sess.Remember(ctx); err != nil {
+			fmt.Fprintf(errOut, "ouro: saving memories from this run failed: %v\n", err)
+		}
+	}
 	werr := h.Finish(o, errOut)
 	if err := sess.Close(); err != nil {
 		fmt.Fprintf(errOut, "ouro: closing the transcript: %v\n", err)

@@ -43,6 +43,16 @@ func findRecord(stores []*memory.Store, name string) (*memory.Store, memory.Reco
 	return nil, memory.Record{}, fmt.Errorf("no memory named %q (ouro memory list shows them)", name)
 }
 
+// storeOf returns the store (project first, then user) that holds the memory called name.
+func storeOf(name string) (*memory.Store, error) {
+	stores, err := memoryStores()
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := findRecord(stores, name)
+	return s, err
+}
+
 func newMemoryCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "memory",
@@ -79,11 +89,7 @@ index. /remember in a session adds to them; relevant ones are recalled at each p
 	c.AddCommand(&cobra.Command{
 		Use: "show NAME", Short: "Print one memory", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stores, err := memoryStores()
-			if err != nil {
-				return err
-			}
-			s, _, err := findRecord(stores, args[0])
+			s, err := storeOf(args[0])
 			if err != nil {
 				return err
 			}
@@ -98,11 +104,7 @@ index. /remember in a session adds to them; relevant ones are recalled at each p
 	c.AddCommand(&cobra.Command{
 		Use: "forget NAME", Short: "Delete one memory", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stores, err := memoryStores()
-			if err != nil {
-				return err
-			}
-			s, _, err := findRecord(stores, args[0])
+			s, err := storeOf(args[0])
 			if err != nil {
 				return err
 			}
@@ -116,11 +118,7 @@ index. /remember in a session adds to them; relevant ones are recalled at each p
 	c.AddCommand(&cobra.Command{
 		Use: "edit NAME", Short: "Open one memory in $VISUAL or $EDITOR, then reindex", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stores, err := memoryStores()
-			if err != nil {
-				return err
-			}
-			s, _, err := findRecord(stores, args[0])
+			s, err := storeOf(args[0])
 			if err != nil {
 				return err
 			}

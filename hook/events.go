@@ -40,7 +40,7 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 	in := r.input(PreToolUse)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v Verdict
-	reasons, sources := map[string][]string{}, map[string][]string{}
+	var votes votes
 	var extra []string
 	var updated json.RawMessage
 	for _, x := range r.fire(ctx, in) {
@@ -64,18 +64,9 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
 				}
 			}
 		}
-		if rank[d] > rank[v.Decision] {
-			v.Decision = d
-		}
-		if reason = strings.TrimSpace(reason); reason != "" {
-			reasons[d] = append(reasons[d], reason)
-		}
-		if d != "" {
-			sources[d] = append(sources[d], x.run.Command)
-		}
+		votes.add(d, reason, x.run.Command)
 	}
-	v.Reason = strings.Join(reasons[v.Decision], "\n")
-	v.Source = strings.Join(sources[v.Decision], ", ")
+	v.Decision, v.Reason, v.Source = votes.result()
 	if v.Decision == "deny" {
 		if len(extra) > 0 {
 			v.Reason += "\n" + strings.Join(extra, "\n")
@@ -114,7 +105,7 @@ func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
 	in := r.input(PermissionRequest)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v Verdict
-	reasons, sources := map[string][]string{}, map[string][]string{}
+	var votes votes
 	var updated json.RawMessage
 	for _, x := range r.fire(ctx, in) {
 		var d, reason string
@@ -136,18 +127,9 @@ func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
 				r.setHalt(&HaltError{Event: PermissionRequest, Command: x.run.Command, Reason: reason})
 			}
 		}
-		if rank[d] > rank[v.Decision] {
-			v.Decision = d
-		}
-		if reason = strings.TrimSpace(reason); reason != "" {
-			reasons[d] = append(reasons[d], reason)
-		}
-		if d != "" {
-			sources[d] = append(sources[d], x.run.Command)
-		}
+		votes.add(d, reason, x.run.Command)
 	}
-	v.Reason = strings.Join(reasons[v.Decision], "\n")
-	v.Source = strings.Join(sources[v.Decision], ", ")
+	v.Decision, v.Reason, v.Source = votes.result()
 	if v.Decision == "allow" {
 		v.UpdatedInput = updated
 	}
@@ -387,4 +369,30 @@ func orDefault(s, def string) string {
 		return s
 	}
 	return def
+}
+
+// votes combines the decisions of several hooks about one call: deny > ask > allow >
+// none; the reasons and sources reported are those of the winning decision.
+type votes struct {
+	decision         string
+	reasons, sources map[string][]string
+}
+
+func (v *votes) add(decision, reason, source string) {
+	if v.reasons == nil {
+		v.reasons, v.sources = map[string][]string{}, map[string][]string{}
+	}
+	if rank[decision] > rank[v.decision] {
+		v.decision = decision
+	}
+	if reason = strings.TrimSpace(reason); reason != "" {
+		v.reasons[decision] = append(v.reasons[decision], reason)
+	}
+	if decision != "" {
+		v.sources[decision] = append(v.sources[decision], source)
+	}
+}
+
+func (v *votes) result() (decision, reason, source string) {
+	return v.decision, strings.Join(v.reasons[v.decision], "\n"), strings.Join(v.sources[v.decision], ", ")
 }

@@ -1,0 +1,321 @@
+package eval
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"net/url"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+)
+
+// Chart geometry, in SVG user units: a label column, the bars, and room for the value.
+const (
+	chartLabelWidth = 220
+	chartBarWidth   = 320
+	chartValueWidth = 90
+	chartRowHeight  = 22
+	chartBarHeight  = 14
+	chartLabelRunes = 30 // longer task names are cut so they do not run into the bars
+)
+
+type htmlView struct {
+	Model, TaskSet, Date, Duration, Version string
+	Big                                     []htmlBig
+	Charts                                  []htmlChart
+	Runs                                    []htmlRun
+	Cmp                                     *htmlComparison
+}
+
+type htmlBig struct{ Label, Value, Detail string }
+
+type htmlChart struct {
+	Title         string
+	Width, Height int
+	LabelX, BarX  int
+	Bars          []htmlBar
+}
+
+type htmlBar struct {
+	Label, FullLabel, Value string
+	Y, TextY                int
+	W, ValueX               float64
+}
+
+type htmlRun struct {
+	Task                                    string
+	Run                                     int
+	Status                                  string
+	Skipped                                 bool
+	Success, Claimed, FalseCompletion       bool
+	Calls, Invalid, OutOfBounds, Turns      int
+	Tokens                                  string
+	Failures, InvalidLines, OutOfBoundLines []string
+	Transcript                              string
+	TranscriptURL                           template.URL
+}
+
+type htmlComparison struct {
+	Baseline    string
+	Regressions int
+	Rows        []htmlDelta
+	Missing     []string
+}
+
+type htmlDelta struct {
+	Task, Metric, Base, Current, Note string
+	Class                             string
+}
+
+// WriteHTML writes the report as one self-contained HTML page (no scripts, no external
+// assets, so it can be mailed or archived as is): the header, the six overall numbers, an
+// inline SVG bar chart per metric with a bar per task, the per-run table and, when cmp is
+// not nil, the comparison with a baseline with its regressions highlighted.
+func WriteHTML(w io.Writer, r Report, cmp *Comparison) error {
+	v := htmlView{Model: r.Model, TaskSet: r.TaskSet, Version: r.Version}
+	if v.Model == "" {
+		v.Model = "(no model)"
+	}
+	if r.Script != "" {
+		v.Model += " (" + r.Script + ")"
+	}
+	if !r.Started.IsZero() {
+		v.Date = r.Started.Format("2006-01-02 15:04 MST")
+	}
+	v.Duration = r.Duration.Round(time.Second).String()
+
+	o := r.Overall
+	v.Big = []htmlBig{
+		{"task success rate", fmtPct(o.SuccessRate), fmt.Sprintf("%d runs", o.Runs)},
+		{"invalid tool call rate", fmtPct(o.InvalidCallRate), fmt.Sprintf("%d of %d calls", o.InvalidCalls, o.ToolCalls)},
+		{"out-of-bounds requests", fmt.Sprint(o.OutOfBounds), "total over the runs"},
+		{"average turns", fmtNum(o.AvgTurns), "model calls per run"},
+		{"context tokens", fmtTokens(o.AvgContextTokens), "input tokens per run"},
+		{"false completion rate", fmtPct(o.FalseCompletionRate), fmt.Sprintf("%d claimed done but failed", o.FalseCompletions)},
+	}
+	for _, m := range reportMetrics {
+		v.Charts = append(v.Charts, buildChart(m, r.Tasks))
+	}
+	for _, t := range r.Tasks {
+		for _, run := range t.Runs {
+			v.Runs = append(v.Runs, buildRun(run))
+		}
+	}
+	if cmp != nil {
+		v.Cmp = buildComparison(*cmp)
+	}
+	if err := htmlReport.Execute(w, v); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}
+
+// buildChart lays out one metric's bars. Rates are drawn against 100% so that a set of
+// equally poor tasks does not look full; counts and averages against the largest value.
+func buildChart(m metricDef, tasks []TaskReport) htmlChart {
+	c := htmlChart{
+		Title:  m.Label,
+		Width:  chartLabelWidth + chartBarWidth + chartValueWidth,
+		Height: max(1, len(tasks))*chartRowHeight + 8,
+		LabelX: chartLabelWidth - 8,
+		BarX:   chartLabelWidth,
+	}
+	scale := 1.0
+	if !m.Rate {
+		scale = 0
+		for _, t := range tasks {
+			if t.Skipped == "" {
+				scale = max(scale, m.get(t.Metrics))
+			}
+		}
+	}
+	for i, t := range tasks {
+		b := htmlBar{
+			Label:     cutLabel(t.Task),
+			FullLabel: t.Task,
+			Y:         4 + i*chartRowHeight + (chartRowHeight-chartBarHeight)/2,
+			TextY:     4 + i*chartRowHeight + chartRowHeight/2 + 4,
+		}
+		if t.Skipped != "" {
+			b.Value = "skipped"
+		} else {
+			val := m.get(t.Metrics)
+			b.Value = m.fmt(val)
+			if scale > 0 {
+				b.W = min(1, max(0, val/scale)) * chartBarWidth
+			}
+		}
+		b.ValueX = float64(chartLabelWidth) + b.W + 6
+		c.Bars = append(c.Bars, b)
+	}
+	return c
+}
+
+// cutLabel shortens a task name for the chart's label column; the full name is the title.
+func cutLabel(s string) string {
+	if utf8.RuneCountInString(s) <= chartLabelRunes {
+		return s
+	}
+	rs := []rune(s)
+	return string(rs[:chartLabelRunes-1]) + "…"
+}
+
+func buildRun(run RunResult) htmlRun {
+	h := htmlRun{
+		Task:            run.Task,
+		Run:             run.Run,
+		Status:          run.Status,
+		Skipped:         run.Skipped != "",
+		Success:         run.Success,
+		Claimed:         run.Claimed,
+		FalseCompletion: run.FalseCompletion,
+		Calls:           run.ToolCalls,
+		Invalid:         run.InvalidCalls,
+		OutOfBounds:     run.OutOfBounds,
+		Turns:           run.Turns,
+		Tokens:          fmtTokens(float64(run.ContextTokens)),
+		Failures:        run.Failures,
+		InvalidLines:    run.Invalid,
+		OutOfBoundLines: run.OutOfBound,
+		Transcript:      run.Transcript,
+	}
+	if h.Skipped {
+		h.Status = "skipped"
+		h.Failures = []string{run.Skipped}
+	}
+	if run.Reason != "" && !run.Success {
+		h.Status += ": " + run.Reason
+	}
+	if run.Transcript != "" {
+		h.TranscriptURL = fileURL(run.Transcript)
+	}
+	return h
+}
+
+// fileURL makes a file:// link to a transcript. html/template refuses file: URLs given as
+// strings, so the URL is built by net/url (which escapes the path) and marked safe.
+func fileURL(path string) template.URL {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	return template.URL(u.String())
+}
+
+func buildComparison(c Comparison) *htmlComparison {
+	h := &htmlComparison{Baseline: c.Baseline, Regressions: len(c.Regressions), Missing: c.Missing}
+	labels := make(map[string]metricDef, len(reportMetrics))
+	for _, m := range reportMetrics {
+		labels[m.Key] = m
+	}
+	for _, d := range c.Rows {
+		m, ok := labels[d.Metric]
+		if !ok {
+			m = metricDef{Label: d.Metric, fmt: fmtNum}
+		}
+		row := htmlDelta{
+			Task:    taskOrOverall(d.Task),
+			Metric:  m.Label,
+			Base:    m.fmt(d.Base),
+			Current: m.fmt(d.Current),
+			Note:    d.Note,
+		}
+		switch {
+		case d.Regression:
+			row.Class = "regression"
+		case d.Improvement:
+			row.Class = "improvement"
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	return h
+}
+
+var htmlReport = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>ouro eval: {{.Model}}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; margin-bottom: 0.2em; }
+.meta { color: #666; }
+.big { display: flex; flex-wrap: wrap; gap: 1em; margin: 1.5em 0; }
+.big div { border: 1px solid #ddd; border-radius: 6px; padding: 0.8em 1.2em; min-width: 10em; }
+.big b { display: block; font-size: 2em; }
+.big span { color: #666; font-size: 0.9em; }
+.charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
+.chart h3 { font-size: 1em; margin: 0.5em 0; }
+svg text { font-size: 12px; dominant-baseline: middle; }
+svg rect { fill: #4a7fb5; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+td.num { text-align: right; }
+.no, .regression td { background: #fde2e1; }
+.yes, .improvement td { background: #e3f4e1; }
+ul { margin: 0; padding-left: 1.2em; }
+.sub { color: #666; }
+</style>
+</head>
+<body>
+<h1>ouro eval: {{.Model}}</h1>
+<p class="meta">task set {{.TaskSet}}{{with .Date}} · {{.}}{{end}} · took {{.Duration}}{{with .Version}} · ouro {{.}}{{end}}</p>
+
+<div class="big">
+{{- range .Big}}
+<div><b>{{.Value}}</b>{{.Label}}<br><span>{{.Detail}}</span></div>
+{{- end}}
+</div>
+
+{{with .Cmp}}
+<h2>Against baseline {{.Baseline}}</h2>
+<p>{{if .Regressions}}{{.Regressions}} regression(s), highlighted in red.{{else}}No regressions.{{end}}</p>
+<table>
+<tr><th>task</th><th>metric</th><th>baseline</th><th>current</th><th>note</th></tr>
+{{- range .Rows}}
+<tr{{with .Class}} class="{{.}}"{{end}}><td>{{.Task}}</td><td>{{.Metric}}</td><td class="num">{{.Base}}</td><td class="num">{{.Current}}</td><td>{{.Note}}</td></tr>
+{{- end}}
+</table>
+{{with .Missing}}<p>Not compared:</p><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{end}}
+
+<h2>Per task</h2>
+<div class="charts">
+{{- range .Charts}}
+<div class="chart">
+<h3>{{.Title}}</h3>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}} per task">
+{{- $c := .}}
+{{- range .Bars}}
+<text x="{{$c.LabelX}}" y="{{.TextY}}" text-anchor="end"><title>{{.FullLabel}}</title>{{.Label}}</text>
+<rect x="{{$c.BarX}}" y="{{.Y}}" width="{{printf "%.1f" .W}}" height="14"></rect>
+<text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.Value}}</text>
+{{- end}}
+</svg>
+</div>
+{{- end}}
+</div>
+
+<h2>Runs</h2>
+<table>
+<tr><th>task</th><th>run</th><th>status</th><th>success</th><th>claimed</th><th>false completion</th><th>calls / invalid / out of bounds</th><th>turns</th><th>tokens</th><th>failures</th><th>transcript</th></tr>
+{{- range .Runs}}
+<tr>
+<td>{{.Task}}</td><td class="num">{{.Run}}</td><td>{{.Status}}</td>
+{{- if .Skipped}}<td></td><td></td><td></td>
+{{- else}}<td class="{{if .Success}}yes{{else}}no{{end}}">{{if .Success}}yes{{else}}no{{end}}</td><td>{{if .Claimed}}yes{{else}}no{{end}}</td><td{{if .FalseCompletion}} class="no"{{end}}>{{if .FalseCompletion}}yes{{else}}no{{end}}</td>
+{{- end}}
+<td class="num">{{.Calls}} / {{.Invalid}} / {{.OutOfBounds}}</td><td class="num">{{.Turns}}</td><td class="num">{{.Tokens}}</td>
+<td>{{if or .Failures .InvalidLines .OutOfBoundLines}}<ul>
+{{- range .Failures}}<li>{{.}}</li>{{end}}
+{{- range .InvalidLines}}<li class="sub">invalid: {{.}}</li>{{end}}
+{{- range .OutOfBoundLines}}<li class="sub">out of bounds: {{.}}</li>{{end}}
+</ul>{{end}}</td>
+<td>{{if .TranscriptURL}}<a href="{{.TranscriptURL}}">{{.Transcript}}</a>{{end}}</td>
+</tr>
+{{- end}}
+</table>
+</body>
+</html>
+`))

@@ -25,9 +25,10 @@ type Comparison struct {
 type Delta struct {
 	Task   string
 	Metric string // "success_rate", "invalid_call_rate", "out_of_bounds", "avg_turns", "avg_context_tokens", "false_completion_rate"
-	Base   float64
-	// Current is this run's value.
-	Current     float64
+	// Base is the baseline's value, Current this run's.
+	Base, Current float64
+	// Regression and Improvement: the value moved past Compare's thresholds, for the worse
+	// or for the better; Note then says how in words.
 	Regression  bool
 	Improvement bool
 	Note        string // e.g. "success rate fell from 100% to 50%"

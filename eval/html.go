@@ -20,6 +20,8 @@ const (
 	chartLabelRunes = 30 // longer task names are cut so they do not run into the bars
 )
 
+// htmlView and the types below are what the template sees: every number already formatted
+// and every position computed, so the template only places them.
 type htmlView struct {
 	Model, TaskSet, Date, Duration, Version string
 	Big                                     []htmlBig
@@ -31,10 +33,10 @@ type htmlView struct {
 type htmlBig struct{ Label, Value, Detail string }
 
 type htmlChart struct {
-	Title         string
-	Width, Height int
-	LabelX, BarX  int
-	Bars          []htmlBar
+	Title              string
+	Width, Height      int
+	LabelX, BarX, BarH int
+	Bars               []htmlBar
 }
 
 type htmlBar struct {
@@ -120,6 +122,7 @@ func buildChart(m metricDef, tasks []TaskReport) htmlChart {
 		Height: max(1, len(tasks))*chartRowHeight + 8,
 		LabelX: chartLabelWidth - 8,
 		BarX:   chartLabelWidth,
+		BarH:   chartBarHeight,
 	}
 	scale := 1.0
 	if !m.Rate {
@@ -193,8 +196,9 @@ func buildRun(run RunResult) htmlRun {
 	return h
 }
 
-// fileURL makes a file:// link to a transcript. html/template refuses file: URLs given as
-// strings, so the URL is built by net/url (which escapes the path) and marked safe.
+// fileURL makes a file:// link to a transcript; a relative path is taken from the current
+// directory, where the run wrote it. html/template refuses file: URLs given as strings, so
+// the URL is built by net/url (which escapes the path) and marked safe.
 func fileURL(path string) template.URL {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
@@ -255,6 +259,7 @@ td.num { text-align: right; }
 .no, .regression td { background: #fde2e1; }
 .yes, .improvement td { background: #e3f4e1; }
 ul { margin: 0; padding-left: 1.2em; }
+td li { white-space: pre-wrap; } /* test output keeps its lines */
 .sub { color: #666; }
 </style>
 </head>
@@ -289,7 +294,7 @@ ul { margin: 0; padding-left: 1.2em; }
 {{- $c := .}}
 {{- range .Bars}}
 <text x="{{$c.LabelX}}" y="{{.TextY}}" text-anchor="end"><title>{{.FullLabel}}</title>{{.Label}}</text>
-<rect x="{{$c.BarX}}" y="{{.Y}}" width="{{printf "%.1f" .W}}" height="14"></rect>
+<rect x="{{$c.BarX}}" y="{{.Y}}" width="{{printf "%.1f" .W}}" height="{{$c.BarH}}"></rect>
 <text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.Value}}</text>
 {{- end}}
 </svg>

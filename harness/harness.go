@@ -11,6 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -73,6 +76,15 @@ type Options struct {
 	AllowedTools    []string
 	DisallowedTools []string
 	PermissionMode  string
+	// Tools, when set, is the complete list of tools offered (Claude Code's --tools):
+	// every other built-in tool, Task/Agent and Skill included, is left out. A name that
+	// is no tool is an error.
+	Tools []string
+	// Gates, AfterTool and BeforeStop are extra seams run after the harness's own ones
+	// (a mechanism built on the harness, such as the scout's citation check).
+	Gates      []agent.Gate
+	AfterTool  []agent.AfterTool
+	BeforeStop []agent.BeforeStop
 	// Observers see every event of every run.
 	Observers []agent.Observer
 	// Version is written into new transcripts.
@@ -181,10 +193,10 @@ func Open(opts Options) (*Session, error) {
 
 	system := opts.SystemPrompt
 	if system == "" {
-		system = DefaultSystemPrompt(cwd, append(s.Tools.Names(), "Task", "Agent"))
+		system = DefaultSystemPrompt(cwd, s.offeredNames(append(s.Tools.Names(), "Task", "Agent")))
 	}
 	system += s.setupContext(prov, model, home)
-	if s.Skills.Len() > 0 {
+	if s.Skills.Len() > 0 && len(s.offeredNames([]string{"Skill"})) > 0 {
 		system += "\n" + s.Skills.Prompt(0)
 	}
 	if opts.AppendSystemPrompt != "" {
@@ -196,6 +208,9 @@ func Open(opts Options) (*Session, error) {
 		return fail(err)
 	}
 	g.hideDenied(s.Tools)
+	if err := s.restrictTools(); err != nil {
+		return fail(err)
+	}
 	reminder := todo.NewReminder(s.Todos, 0)
 	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe, s.task.Observe}, opts.Observers...)
 	s.Agent, err = agent.New(agent.Config{
@@ -203,9 +218,9 @@ func Open(opts Options) (*Session, error) {
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
 		SideUsage:   s.sideUsage, // subagents and compaction summaries spend the run's budget too
 		BeforeModel: append([]agent.BeforeModel{g.hooks}, append(s.ctx.seams(), reminder)...),
-		Gates:       []agent.Gate{g.gate},
-		AfterTool:   []agent.AfterTool{g.hooks, g},
-		BeforeStop:  []agent.BeforeStop{g.hooks},
+		Gates:       append([]agent.Gate{g.gate}, opts.Gates...),
+		AfterTool:   append([]agent.AfterTool{g.hooks, g}, opts.AfterTool...),
+		BeforeStop:  append([]agent.BeforeStop{g.hooks}, opts.BeforeStop...),
 	})
 	if err != nil {
 		return fail(err)
@@ -248,6 +263,49 @@ func (s *Session) buildTools() error {
 	}
 	s.Tools.SetOptions(tool.Options{SpillDir: spill})
 	return nil
+}
+
+// restrictTools leaves only the tools Options.Tools names (when it names any).
+func (s *Session) restrictTools() error {
+	if len(s.opts.Tools) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, n := range s.Tools.Names() {
+		have[n] = true
+	}
+	want := map[string]bool{}
+	for _, n := range s.opts.Tools {
+		if !have[n] && !s.hiddenByRule(n) {
+			names := s.Tools.Names()
+			sort.Strings(names)
+			return fmt.Errorf("--tools: there is no tool %q; the tools are %s", n, strings.Join(names, ", "))
+		}
+		want[n] = true
+	}
+	for _, n := range s.Tools.Names() {
+		if !want[n] {
+			s.Tools.Remove(n)
+		}
+	}
+	return nil
+}
+
+// hiddenByRule reports whether a deny rule already took the tool name out.
+func (s *Session) hiddenByRule(name string) bool { return s.guard.policy.Hidden(name) }
+
+// offeredNames filters names down to Options.Tools (all of them when it is empty).
+func (s *Session) offeredNames(names []string) []string {
+	if len(s.opts.Tools) == 0 {
+		return names
+	}
+	var out []string
+	for _, n := range names {
+		if slices.Contains(s.opts.Tools, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // addSubagents offers the Task tool (and its alias Agent): children run their own loop

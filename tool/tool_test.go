@@ -463,3 +463,37 @@ func tail(s string) string {
 	}
 	return s
 }
+
+func TestFailureKindRecognizesTheRegistrysRefusals(t *testing.T) {
+	r := tool.NewRegistry(failingTool{})
+	ctx := context.Background()
+	cases := []struct {
+		call tool.Call
+		want string
+	}{
+		{tool.Call{ID: "1", Name: "nope", Input: json.RawMessage(`{}`)}, tool.FailureUnknownTool},
+		{tool.Call{ID: "2", Name: "fail", Input: json.RawMessage(`[1]`)}, tool.FailureInvalidInput},
+		{tool.Call{ID: "3", Name: "fail", Input: json.RawMessage(`{"n": "x"}`)}, tool.FailureInvalidInput},
+		{tool.Call{ID: "4", Name: "fail", Input: json.RawMessage(`{"n": 1}`)}, ""}, // the tool's own failure
+		{tool.Call{ID: "5", Name: "fail", Input: json.RawMessage(`{"n": 1}`)}, tool.FailureRepeated},
+	}
+	for _, c := range cases {
+		res := r.Run(ctx, c.call)
+		if got := tool.FailureKind(res.Text()); got != c.want {
+			t.Errorf("call %s: FailureKind = %q, want %q (text %q)", c.call.ID, got, c.want, res.Text())
+		}
+	}
+}
+
+// failingTool is a tool that always fails on its own.
+type failingTool struct{}
+
+func (failingTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "fail", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}
+}
+
+func (failingTool) Run(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Errorf("it failed"), nil
+}
+
+func (failingTool) ReadOnly() bool { return true }

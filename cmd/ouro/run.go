@@ -33,6 +33,7 @@ type runFlags struct {
 	settings     string
 	allowed      []string
 	disallowed   []string
+	tools        []string
 	mode         string
 	skipPerms    bool
 	window       int
@@ -54,6 +55,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.settings, "settings", "", "extra settings: a JSON file or an inline JSON object")
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, `rules to allow without asking, e.g. "Bash(go test *)" Edit (comma- or space-separated)`)
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, `rules to deny, e.g. "Bash(git push *)"; a bare tool name removes the tool`)
+	fl.StringArrayVar(&f.tools, "tools", nil, `offer only these tools, e.g. "Read,Grep,Glob" (default: all)`)
 	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
 	fl.IntVar(&f.window, "context-window", envInt("OURO_CONTEXT_WINDOW"), "the model's context window in tokens, when the built-in table does not know it (local models); compaction keeps requests under 80% of it")
 	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (hard-denied commands stay refused)")
@@ -66,6 +68,7 @@ func (f *runFlags) options() harness.Options {
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
 		Resume: f.resume, Continue: f.cont, Version: version,
 		SettingsFlag: f.settings, AllowedTools: splitRules(f.allowed), DisallowedTools: splitRules(f.disallowed),
+		Tools:          splitRules(f.tools),
 		PermissionMode: f.permissionMode(), SandboxLauncher: true, ContextWindow: f.window,
 	}
 }

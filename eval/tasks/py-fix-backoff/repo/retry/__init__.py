@@ -1,0 +1,4 @@
+from .backoff import delay
+from .runner import retry
+
+__all__ = ["delay", "retry"]

@@ -1,0 +1,3 @@
+from .convert import from_roman, to_roman
+
+__all__ = ["from_roman", "to_roman"]

@@ -1,0 +1,3 @@
+"""Inventory: track stock levels."""
+
+__version__ = "0.3.0"

@@ -67,6 +67,6 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	f.register(root)
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
 	root.AddCommand(newAuditCmd(), newMemoryCmd())
-	root.AddCommand(newScoutCmd(), newFixCmd())
+	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
 	return root
 }

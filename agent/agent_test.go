@@ -21,10 +21,15 @@ type fakeTool struct {
 	readOnly bool
 	run      func(ctx context.Context, in json.RawMessage) (tool.Result, error)
 	calls    atomic.Int32
+	schema   string // "" → any object
 }
 
 func (f *fakeTool) Spec() llm.ToolSpec {
-	return llm.ToolSpec{Name: f.name, Description: "test tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	schema := f.schema
+	if schema == "" {
+		schema = `{"type":"object"}`
+	}
+	return llm.ToolSpec{Name: f.name, Description: "test tool", InputSchema: json.RawMessage(schema)}
 }
 func (f *fakeTool) ReadOnly() bool { return f.readOnly }
 func (f *fakeTool) Run(ctx context.Context, in json.RawMessage) (tool.Result, error) {
@@ -611,5 +616,23 @@ func TestSideUsageCountsTowardsBudgetAndOutcome(t *testing.T) {
 	}
 	if out.Usage.InputTokens != 20+1_000_000 || out.CostUSD < 3 {
 		t.Fatalf("side usage not in the outcome: %+v %v", out.Usage, out.CostUSD)
+	}
+}
+
+// A malformed call is reported as malformed, not put to the permission gates: no rule or
+// person should be asked about a tool that does not exist or input that cannot run.
+func TestMalformedCallsAreCheckedBeforeTheGates(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("read_file", `{"path":"x"}`), call("Bash", `{"cmd":"ls"}`)}},
+		{ExpectContains: `Unknown tool "read_file"`, Text: "ok"},
+	}, agent.Config{Gates: []agent.Gate{denyGate{"Bash"}, denyGate{"read_file"}}}, &fakeTool{name: "Bash",
+		schema: `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`})
+	out := h.run(context.Background(), "go")
+	if !out.OK() || len(out.Denials) != 0 {
+		t.Fatalf("outcome = %+v, want completed with no denials", out)
+	}
+	res := h.conv.Messages[2].Content
+	if !strings.Contains(res[1].Content[0].Text, "Invalid input for Bash") {
+		t.Errorf("second result = %q, want the schema error", res[1].Content[0].Text)
 	}
 }

@@ -39,6 +39,12 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
 				continue
 			}
+			if bad, ok := r.a.cfg.Tools.Check(c); !ok {
+				results[k] = bad
+				done[k] = true
+				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
+				continue
+			}
 			if d := r.gate(runCtx, &c); d.Deny {
 				if runCtx.Err() != nil {
 					break

@@ -233,8 +233,11 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 	return res
 }
 
-// execute validates and runs a call; ran reports whether the tool itself was invoked.
-func (r *Registry) execute(ctx context.Context, t Tool, c Call) (res Result, ran bool) {
+// Check validates a call without running it: the tool must exist and the input must be
+// an object that fits its schema. The loop checks before asking permission, so a
+// malformed call is reported as what it is, never put to a rule or a person.
+func (r *Registry) Check(c Call) (Result, bool) {
+	t := r.tools[c.Name]
 	if t == nil {
 		names := r.Names()
 		sort.Strings(names)
@@ -246,6 +249,14 @@ func (r *Registry) execute(ctx context.Context, t Tool, c Call) (res Result, ran
 	}
 	if err := r.schemas[c.Name].check(c.Input); err != nil {
 		return Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
+	}
+	return Result{}, true
+}
+
+// execute validates and runs a call; ran reports whether the tool itself was invoked.
+func (r *Registry) execute(ctx context.Context, t Tool, c Call) (res Result, ran bool) {
+	if bad, ok := r.Check(c); !ok {
+		return bad, false
 	}
 	if err := ctx.Err(); err != nil {
 		return Interrupted(), false

@@ -67,7 +67,7 @@ const (
 //     and words like "localhost:8080" or "step:2" would be read as citations. Mentioned
 //     without a line, such a file is not checked.
 //   - URLs (anything with "://", www., mailto:) and Go package patterns (./..., any
-//     token with "...") are never citations. A leading "./" is dropped.
+//     token with "/...") are never citations. A leading "./" is dropped.
 //   - An absolute path, a ~ path or one with a ".." element that looks like a file (or has
 //     a line) is a citation with Problem "outside the workspace": a report cites the
 //     workspace by relative path, and it is never resolved outside.
@@ -235,10 +235,12 @@ var locator = regexp.MustCompile(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#
 
 // classify decides whether one token is a citation, by the rules of ParseReport.
 func classify(tok string, exists func(string) bool) (Citation, bool) {
-	if isURL(tok) || strings.Contains(tok, "...") || strings.Contains(tok, "…") {
+	// "./..." and "pkg/..." are Go package patterns; dots that end a token otherwise
+	// end a sentence or trail off ("see cmd/x.go...").
+	if isURL(tok) || strings.Contains(tok, "/...") {
 		return Citation{}, false
 	}
-	raw := strings.TrimLeft(strings.TrimRight(tok, ".:-–"), ":")
+	raw := strings.TrimLeft(strings.TrimRight(tok, ".:-–…"), ":")
 	m := locator.FindStringSubmatch(raw)
 	if m == nil {
 		return Citation{}, false

@@ -361,14 +361,15 @@ func (e *Evidence) Files() []string {
 // Verify checks every citation of every conclusion against the evidence, setting its
 // Verified and Problem in place, and returns the unverified ones, each Raw once, in the
 // order they first appear. A citation ParseReport already marked with a Problem (no such
-// file, outside the workspace) stays unverified with that problem.
+// file, outside the workspace, a bad line) stays unverified with that problem; any other
+// is checked afresh, so verifying again after more reads reflects them.
 func (e *Evidence) Verify(cs []Conclusion) []Citation {
 	var bad []Citation
 	reported := map[string]bool{}
 	for i := range cs {
 		for j := range cs[i].Citations {
 			c := &cs[i].Citations[j]
-			if c.Problem == "" {
+			if !parseProblem(c.Problem) {
 				c.Verified, c.Problem = e.Check(c.Path, c.Line, c.EndLine)
 			} else {
 				c.Verified = false
@@ -380,6 +381,14 @@ func (e *Evidence) Verify(cs []Conclusion) []Citation {
 		}
 	}
 	return bad
+}
+
+func parseProblem(p string) bool {
+	switch p {
+	case ProblemNoSuchFile, ProblemOutside, ProblemBadLine, ProblemBackwards:
+		return true
+	}
+	return false
 }
 
 // span is the lines lo..hi, inclusive.

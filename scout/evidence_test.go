@@ -407,6 +407,24 @@ func TestRecordCutResult(t *testing.T) {
 	}
 }
 
+// TestRecordCutFragments cuts a Read of long lines where the registry leaves fragments:
+// the head stops inside line 1 and the tail starts inside the number of line 22, at
+// "2\txxx…", which must not pass for line 2. (Each output line is 505 characters, so
+// the last 500 start 5 characters into the last line.)
+func TestRecordCutFragments(t *testing.T) {
+	f := newFixture(t, map[string]string{"wide.txt": strings.Repeat(strings.Repeat("x", 497)+"\n", 22)})
+	f.reg.SetOptions(tool.Options{OutputBudget: 1000})
+	out := f.mustCall("Read", map[string]any{"file_path": "wide.txt"})
+	if !strings.Contains(out, "]\n\n2\txxx") {
+		t.Fatalf("the cut is not where this test needs it:\n%s", out)
+	}
+	for _, n := range []int{1, 2, 22} {
+		if ok, _ := f.ev.Check("wide.txt", n, 0); ok {
+			t.Errorf("line %d counted as seen, but only a fragment of it was shown", n)
+		}
+	}
+}
+
 func TestRecordConcurrent(t *testing.T) {
 	f := newFixture(t, map[string]string{"big.txt": numbered(1000), "b.go": numbered(40)})
 	var wg sync.WaitGroup

@@ -47,7 +47,7 @@ const (
 //
 // Citations: a citation is a token that names a file, optionally followed by a line or a
 // range, written as path:N, path:N-M (also with an en dash), path:N:col (the column is
-// dropped), path#LN or path#LN-LM (GitHub's form). Tokens are separated by white space,
+// dropped), path#LN or path#LN-LM (GitHub's form); any other #anchor is dropped. Tokens are separated by white space,
 // backticks, quotes, brackets, commas and the like; trailing sentence punctuation is not
 // part of one. A Markdown link [text](target) with a local target counts as its target
 // alone (the text is usually the same place written shorter); with a URL target the text
@@ -231,7 +231,9 @@ func isURL(s string) bool {
 	return strings.Contains(l, "://") || strings.HasPrefix(l, "www.") || strings.HasPrefix(l, "mailto:")
 }
 
-var locator = regexp.MustCompile(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#L(\d+)(?:-L?(\d+))?)?$`)
+// locator splits a token into the path and its line or range; an anchor that is not a
+// line (README.md#install) is dropped, leaving a citation of the file.
+var locator = regexp.MustCompile(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#L(\d+)(?:-L?(\d+))?|#[\w.-]*)?$`)
 
 // classify decides whether one token is a citation, by the rules of ParseReport.
 func classify(tok string, exists func(string) bool) (Citation, bool) {

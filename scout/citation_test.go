@@ -63,6 +63,7 @@ func TestFindCitations(t *testing.T) {
 		{"cmd/calc/main.go#L12-L20", []string{"cmd/calc/main.go:12-20"}},
 		{"cmd/calc/main.go#L12-20", []string{"cmd/calc/main.go:12-20"}},
 		{"cmd/calc/main.go:L7", []string{"cmd/calc/main.go:7"}},
+		{"[install](README.md#install-it) and docs/INSTALL.TXT#top", []string{"README.md", "docs/INSTALL.TXT"}},
 		{"cmd/calc/main.go:7-7", []string{"cmd/calc/main.go:7"}},
 		{"(cmd/calc/main.go:3), calc/eval.go;", []string{"cmd/calc/main.go:3", "calc/eval.go"}},
 		{"**calc/lexer.go:4**", []string{"calc/lexer.go:4"}},

@@ -310,6 +310,9 @@ func (e *Evidence) Check(path string, line, endLine int) (ok bool, why string) {
 	if err != nil {
 		return false, fmt.Sprintf("%s is outside the workspace", name)
 	}
+	if filepath.IsAbs(path) {
+		name = filepath.ToSlash(e.ws.Rel(real)) // the model cites by relative path
+	}
 	if line < 0 || (endLine != 0 && endLine < line) {
 		return false, fmt.Sprintf("%s: %s is not a valid line or range", name, lineRange(line, endLine))
 	}

@@ -214,6 +214,7 @@ func TestRecordRead(t *testing.T) {
 				{"./sub/b.py", 3, 0, true, ""},
 				{"sub/../sub/b.py", 3, 0, true, ""},
 				{"ABS/sub/b.py", 10, 0, true, ""},
+				{"ABS/sub/b.py", 11, 0, false, "line 11 of sub/b.py was not shown"},
 			},
 			files: []string{"sub/b.py"},
 		},

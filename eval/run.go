@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -37,6 +39,8 @@ type Options struct {
 	Model  string
 	Script string
 	Runs   int // per task (default 1)
+	// Parallel is how many runs go at once (default: the CPUs, at most 4).
+	Parallel int
 	// Out keeps everything: trajectories/ (one JSONL transcript per run) and the
 	// harness's state (home/). Required.
 	Out string
@@ -62,6 +66,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Runs <= 0 {
 		o.Runs = 1
 	}
+	if o.Parallel <= 0 {
+		o.Parallel = min(runtime.NumCPU(), 4)
+	}
 	if o.Script == "" {
 		o.Script = "reference"
 	}
@@ -81,26 +88,57 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		rep.Script = o.Script
 	}
 	_, pyErr := exec.LookPath("python3")
-	for _, t := range o.Tasks {
-		tr := TaskReport{Task: t.Name, Kind: t.Kind}
-		for i := 1; i <= o.Runs; i++ {
-			if err := ctx.Err(); err != nil {
-				return rep, err
+	// Runs are independent (each has its own copy, session and model), so they run side
+	// by side; results keep the task order.
+	results := make([][]RunResult, len(o.Tasks))
+	for i := range results {
+		results[i] = make([]RunResult, o.Runs)
+	}
+	type job struct{ ti, n int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	for range o.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				t := o.Tasks[j.ti]
+				var r RunResult
+				switch {
+				case t.Language == "python" && pyErr != nil:
+					r = RunResult{Task: t.Name, Kind: t.Kind, Run: j.n, Skipped: "python3 is not installed"}
+				case o.Model == Scripted && !exists(t.ScriptPath(o.Script)):
+					r = RunResult{Task: t.Name, Kind: t.Kind, Run: j.n, Skipped: fmt.Sprintf("no %q trajectory", o.Script)}
+				default:
+					r = runOne(ctx, o, t, j.n)
+				}
+				results[j.ti][j.n-1] = r
+				if o.Progress != nil {
+					progressMu.Lock()
+					fmt.Fprintln(o.Progress, progressLine(r))
+					progressMu.Unlock()
+				}
 			}
-			var r RunResult
-			switch {
-			case t.Language == "python" && pyErr != nil:
-				r = RunResult{Task: t.Name, Kind: t.Kind, Run: i, Skipped: "python3 is not installed"}
-			case o.Model == Scripted && !exists(t.ScriptPath(o.Script)):
-				r = RunResult{Task: t.Name, Kind: t.Kind, Run: i, Skipped: fmt.Sprintf("no %q trajectory", o.Script)}
-			default:
-				r = runOne(ctx, o, t, i)
-			}
-			tr.Runs = append(tr.Runs, r)
-			if o.Progress != nil {
-				fmt.Fprintln(o.Progress, progressLine(r))
+		}()
+	}
+feed:
+	for ti := range o.Tasks {
+		for n := 1; n <= o.Runs; n++ {
+			select {
+			case jobs <- job{ti, n}:
+			case <-ctx.Done():
+				break feed
 			}
 		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	for ti, t := range o.Tasks {
+		tr := TaskReport{Task: t.Name, Kind: t.Kind, Runs: results[ti]}
 		tr.Metrics = Summarize(tr.Runs)
 		if tr.Metrics.Runs == 0 && len(tr.Runs) > 0 {
 			tr.Skipped = tr.Runs[0].Skipped
@@ -254,7 +292,7 @@ func (c *recorder) classify(r *RunResult, denials []agent.Denial, work string) {
 	failedBefore := map[string]string{}
 	for _, cr := range c.calls {
 		r.ToolCalls++
-		desc := fmt.Sprintf("%s %s", cr.call.Name, clip(string(cr.call.Input), 120))
+		desc := fmt.Sprintf("%s %s", cr.call.Name, clip(compactJSON(cr.call.Input), 120))
 		if reason, ok := denied[cr.call.ID]; ok {
 			r.OutOfBounds++
 			r.OutOfBound = append(r.OutOfBound, fmt.Sprintf("%s: denied: %s", desc, clip(reason, 200)))
@@ -446,4 +484,13 @@ func matchAny(globs []string, rel string) bool {
 		}
 	}
 	return false
+}
+
+// compactJSON puts a call's input on one line for the report.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return strings.Join(strings.Fields(string(raw)), " ")
+	}
+	return b.String()
 }

@@ -248,9 +248,11 @@ func (s *Session) buildTools() error {
 	// beyond that does Bash itself cut the middle (and say so).
 	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget,
 		Env: s.guard.env, Sandbox: s.guard.sandbox, Within: ws.Contains})
+	grep := tools.NewGrep(ws)
+	grep.SetReadFilter(s.guard.policy.ReadDenied)
 	s.Tools = tool.NewRegistry(
 		s.Bash,
-		tools.NewGlob(ws), tools.NewGrep(ws), tools.NewLS(ws),
+		tools.NewGlob(ws), grep, tools.NewLS(ws),
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
 		tools.NewWebFetch(tools.WebFetchConfig{}),
 		tools.NewAskUserQuestion(s.opts.Asker),

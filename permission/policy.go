@@ -567,3 +567,21 @@ func clipText(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ReadDenied reports whether a deny rule forbids reading the file at path (absolute).
+// Searches leave such files out, so that Read(./.env) also keeps .env's content out of
+// what Grep shows: a rule about reading a file is about its content, whichever tool
+// would reveal it.
+func (p *Policy) ReadDenied(path string) bool {
+	st := p.snapshot()
+	tg, err := st.resolve(path, st.cwd)
+	if err != nil {
+		return false
+	}
+	for _, name := range []string{"Read", "Grep"} {
+		if _, ok := st.firstMatch(st.deny, st.subject(name), &tg, false); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -539,3 +539,18 @@ func TestPolicyRuleRootThroughSymlink(t *testing.T) {
 		t.Errorf("a rule rooted at a symlink to the project: %+v", v)
 	}
 }
+
+func TestReadDeniedFollowsReadAndGrepDenyRules(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "", rules{deny: []string{"Read(./.env)", "Grep(secrets/**)"}, allow: []string{"Read(./notes.md)"}})
+	for path, want := range map[string]bool{
+		filepath.Join(e.proj, ".env"):          true,
+		filepath.Join(e.proj, "secrets/k.txt"): true,
+		filepath.Join(e.proj, "notes.md"):      false,
+		filepath.Join(e.proj, "main.go"):       false,
+	} {
+		if got := p.ReadDenied(path); got != want {
+			t.Errorf("ReadDenied(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

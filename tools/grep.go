@@ -33,7 +33,14 @@ const (
 // Grep searches file contents with a regular expression.
 type Grep struct {
 	ws *workspace.Workspace
+	// denied, when set, names files whose reading a permission rule forbids; they are
+	// left out of every search (and the result says how many were).
+	denied func(abs string) bool
 }
+
+// SetReadFilter makes searches leave out the files denied says may not be read, so a
+// deny rule on reading a file holds for what a search would show of it too.
+func (g *Grep) SetReadFilter(denied func(abs string) bool) { g.denied = denied }
 
 // NewGrep returns the Grep tool searching inside ws.
 func NewGrep(ws *workspace.Workspace) *Grep { return &Grep{ws: ws} }
@@ -209,6 +216,7 @@ type grepRun struct {
 	tooLarge []string
 	binary   int
 	single   bool // one file was named
+	denied   int  // files left out by a read deny rule
 }
 
 func (r *grepRun) add(res *grepFileResult) {
@@ -263,6 +271,9 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		return tool.Result{}, fmt.Errorf("Grep: %s is not a regular file or a directory", given)
 	}
 	run := &grepRun{q: &q, single: !info.IsDir()}
+	if !info.IsDir() && g.denied != nil && g.denied(root) {
+		return tool.Result{}, fmt.Errorf("Grep: reading %s is denied by a permission rule, so it cannot be searched either", given)
+	}
 	if info.IsDir() {
 		err = g.searchTree(ctx, run, root)
 	} else {
@@ -277,7 +288,11 @@ func (g *Grep) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		}
 		return tool.Result{}, fmt.Errorf("Grep: %w", err)
 	}
-	return tool.Text(g.render(run)), nil
+	text := g.render(run)
+	if run.denied > 0 {
+		text += fmt.Sprintf("\n(%s left out: reading them is denied by a permission rule)", grepCount(run.denied, "file"))
+	}
+	return tool.Text(text), nil
 }
 
 // searchTree walks root and searches the files that pass the filters, with as many
@@ -323,6 +338,12 @@ func (g *Grep) searchTree(ctx context.Context, run *grepRun, root string) error 
 			return nil
 		}
 		if len(q.types) > 0 && !grepGlobsMatch(q.types, e.Name, e.Name) {
+			return nil
+		}
+		if g.denied != nil && g.denied(e.Abs) {
+			run.mu.Lock()
+			run.denied++
+			run.mu.Unlock()
 			return nil
 		}
 		if len(q.include) > 0 && !grepGlobsMatch(q.include, e.Rel, e.Name) {

@@ -367,3 +367,19 @@ func TestCompileGrepPrefilter(t *testing.T) {
 		}
 	}
 }
+
+func TestGrepLeavesOutFilesItMayNotRead(t *testing.T) {
+	ws, root := searchWS(t, grepFixture)
+	g := NewGrep(ws)
+	g.SetReadFilter(func(abs string) bool { return abs == filepath.Join(root, "app.py") })
+	out := grep(t, g, map[string]any{"pattern": "hello"})
+	if strings.Contains(out, "app.py") && !strings.Contains(out, "web/app") {
+		t.Errorf("a denied file was searched:\n%s", out)
+	}
+	if strings.Contains(out, "\napp.py") || !strings.Contains(out, "1 file left out: reading them is denied") {
+		t.Errorf("output = %q, want app.py left out and said so", out)
+	}
+	if _, err := runSearchTool(t, g, map[string]any{"pattern": "hello", "path": "app.py"}); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Errorf("Grep of a denied file named explicitly: err = %v", err)
+	}
+}

@@ -215,7 +215,11 @@ func clipLine(s string, n int) string {
 func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 	report := r.Report
 	for _, c := range r.Unverified {
-		report = strings.ReplaceAll(report, c.Raw, c.Raw+" [unverified]")
+		if quoted := "`" + c.Raw + "`"; strings.Contains(report, quoted) {
+			report = strings.ReplaceAll(report, quoted, quoted+" [unverified]")
+		} else {
+			report = strings.ReplaceAll(report, c.Raw, c.Raw+" [unverified]")
+		}
 	}
 	fmt.Fprintln(w, strings.TrimSpace(report))
 	fmt.Fprintln(w)

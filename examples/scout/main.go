@@ -1,16 +1,12 @@
-// scout: the seed's first project, the smallest readable read-only agent. Three tools
-// (Glob, Grep, Read), the s01 loop, and four invariants held by code:
+// scout: the seed's first project, the smallest readable read-only agent: three tools
+// (Glob, Grep, Read), the s01 loop, and four invariants held by code, not by the prompt.
+// (1) Every tool_use gets its tool_result: the loop guarantees it, and main checks it at
+// the end. (2) Every path stays inside the workspace: the tools resolve paths through it.
+// (3) Turns, wall time and output length are bounded: agent.Limits and MaxOutput.
+// (4) Every citation names lines this run saw: Evidence records what Read and Grep
+// showed, and a BeforeStop seam sends the model back once over what it never saw.
 //
-//  1. every tool_use gets its tool_result — the loop guarantees it; checked at the end;
-//
-//  2. every path stays inside the workspace — the tools resolve paths through it;
-//
-//  3. turns, wall time and output length are bounded — agent.Limits and MaxOutput;
-//
-//  4. every cited file was read in this run — Evidence records what Read and Grep
-//     showed, and a BeforeStop seam sends the model back once over what it never saw.
-//
-//     ANTHROPIC_API_KEY=... go run ./examples/scout "where is the entry point?"
+//	ANTHROPIC_API_KEY=... go run ./examples/scout "where is the entry point?"
 //
 // Without a key a scripted model cites a file it never read, is sent back, reads it, and
 // answers again. `ouro scout` is the full version (plan mode, transcripts, --json).

@@ -287,3 +287,38 @@ func TestEvalRejectsBadInput(t *testing.T) {
 		t.Errorf("eval with a baseline that is no report: exit %d, %s", code, stderr)
 	}
 }
+
+// --tools offers only the tools named (as Claude Code's flag does): a call to any other
+// is an unknown tool, and a name that is no tool is refused at startup.
+func TestToolsFlagOffersOnlyTheNamedTools(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: bash("touch made")},
+		scripted.Turn{ExpectContains: `Unknown tool "Bash". The tools that exist are: Glob, Read.`, Text: "no shell here"},
+	)
+	out, stderr, code := e.run("", "-p", "make a file", "--tools", "Read,Glob")
+	if code != 0 || !strings.Contains(out, "no shell here") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var body struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range body.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "Glob,Read" {
+		t.Errorf("tools offered = %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made")); err == nil {
+		t.Error("the command ran")
+	}
+	if _, stderr, code := e.run("", "-p", "x", "--tools", "Read,Nope"); code == 0 || !strings.Contains(stderr, `no tool "Nope"`) {
+		t.Errorf("--tools Nope: exit %d, %s", code, stderr)
+	}
+}

@@ -127,8 +127,24 @@ func matchAny(globs []string, rel string) bool {
 	return false
 }
 
+// relEdit is an edited path relative to the repository, slash-separated (as given when
+// it does not resolve).
+func (s *state) relEdit(p string) string {
+	real, err := s.ws.Resolve(p)
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	return filepath.ToSlash(s.ws.Rel(real))
+}
+
 // diffLines counts the lines an edit adds plus those it removes.
 func diffLines(old, repl string) int {
+	// An edit's strings usually end mid-file without a newline; the text after them is
+	// the same on both sides, so a shared newline keeps the last line from counting as
+	// removed and added again.
+	if !strings.HasSuffix(old, "\n") && !strings.HasSuffix(repl, "\n") {
+		old, repl = old+"\n", repl+"\n"
+	}
 	dmp := diffmatchpatch.New()
 	a, b, lines := dmp.DiffLinesToChars(old, repl)
 	n := 0
@@ -199,8 +215,22 @@ func (s *state) checkTestCommand(cmd string) error {
 	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
 		return fmt.Errorf("%q does not start with the test command", strings.TrimSpace(cmd))
 	}
+	for _, arg := range got[len(want):] {
+		if !strings.HasPrefix(arg, "-") {
+			continue // a package, a test name, a flag's value
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if !slices.Contains(testFlags, name) {
+			return fmt.Errorf("the flag %s may not follow the test command (some flags, like go test -exec, run other programs); allowed: -%s", arg, strings.Join(testFlags, " -"))
+		}
+	}
 	return nil
 }
+
+// testFlags are the flags the model may add to the test command: they select, repeat or
+// report tests, and none of them runs another program.
+var testFlags = []string{"run", "skip", "v", "count", "short", "race", "timeout", "failfast", "cover", "shuffle",
+	"k", "q", "x", "f", "b", "s", "p", "t", "verbose", "quiet", "locals", "buffer", "catch"}
 
 // editLog follows a fix run: which edits succeeded, and whether a passing test run came
 // after the last one.
@@ -215,7 +245,9 @@ type editLog struct {
 	reminded bool
 }
 
-func (l *editLog) observe(test string, c tool.Call, res llm.Block) {
+// observe notes one finished call; rel turns an edited path into the repository-relative
+// form the result reports.
+func (l *editLog) observe(c tool.Call, res llm.Block, rel func(string) string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
@@ -227,7 +259,9 @@ func (l *editLog) observe(test string, c tool.Call, res llm.Block) {
 		}
 		l.lastEdit = l.seq
 		p, _ := in["file_path"].(string)
-		p = filepath.ToSlash(filepath.Clean(p))
+		if rel != nil {
+			p = rel(p)
+		}
 		if !slices.Contains(l.files, p) {
 			l.files = append(l.files, p)
 		}

@@ -41,7 +41,6 @@ func TestDiffLines(t *testing.T) {
 // new_string ends in a newline (the usual shape of an Edit), adding or removing a line
 // also counts the unchanged last line of old_string as removed and added again.
 func TestDiffLinesWithoutTrailingNewline(t *testing.T) {
-	t.Skip("bug in diffLines (guard.go): \"a\" -> \"a\\nb\" counts 3 changed lines, not 1; see the report")
 	cases := []struct {
 		old, repl string
 		want      int
@@ -114,7 +113,8 @@ func TestTestWords(t *testing.T) {
 
 func TestCheckTestCommand(t *testing.T) {
 	s := &state{fix: &FixConfig{Test: "go test ./..."}}
-	for _, c := range []string{"go test ./...", "go test ./... -run TestX", "go test ./... -run 'TestX'", "  go  test ./...  -count=1"} {
+	for _, c := range []string{"go test ./...", "go test ./... -run TestX", "go test ./... -run 'TestX'", "  go  test ./...  -count=1",
+		"go test ./... -v -race -run=TestX -timeout 30s", "go test ./... --failfast"} {
 		if err := s.checkTestCommand(c); err != nil {
 			t.Errorf("checkTestCommand(%q) = %v, want allowed", c, err)
 		}
@@ -123,6 +123,8 @@ func TestCheckTestCommand(t *testing.T) {
 		"rm -rf x", "go test ./... && rm x", "go test ./... > out", "go test $(x)", "go test",
 		"go test ./calc", "go vet ./...", "go build ./...", "FOO=1 go test ./...", "go test ./... | cat",
 		"gotest ./...", "go test ./...x",
+		// Flags that run other programs, or write where they like.
+		"go test ./... -exec /bin/sh", "go test ./... -toolexec=evil", "go test ./... -o /tmp/x", "go test ./... -coverprofile=/etc/x",
 	} {
 		if err := s.checkTestCommand(c); err == nil {
 			t.Errorf("checkTestCommand(%q) allowed, want refused", c)
@@ -142,31 +144,32 @@ func TestEditLogUntested(t *testing.T) {
 	read := tool.Call{Name: "Read", Input: json.RawMessage(`{"file_path":"x.go"}`)}
 
 	var l editLog
+	clean := func(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 	if m := l.untested(test); m != "" {
 		t.Errorf("no edit: %q, want nothing", m)
 	}
-	l.observe(test, bash, fail)
+	l.observe(bash, fail, clean)
 	if m := l.untested(test); m != "" {
 		t.Errorf("a failing run without an edit: %q, want nothing", m)
 	}
-	l.observe(test, editCall("x.go"), fail) // a failed edit changes nothing
+	l.observe(editCall("x.go"), fail, clean) // a failed edit changes nothing
 	if m := l.untested(test); m != "" || len(l.files) != 0 || l.diff != 0 {
 		t.Errorf("failed edit: %q files %v diff %d", m, l.files, l.diff)
 	}
-	l.observe(test, editCall("./x.go"), ok)
+	l.observe(editCall("./x.go"), ok, clean)
 	if m := l.untested(test); !strings.Contains(m, "have not run the tests") || !strings.Contains(m, test) {
 		t.Errorf("after an edit: %q", m)
 	}
-	l.observe(test, read, ok)
-	l.observe(test, bash, fail)
+	l.observe(read, ok, clean)
+	l.observe(bash, fail, clean)
 	if m := l.untested(test); !strings.Contains(m, "last run of `"+test+"` failed") {
 		t.Errorf("after a failing run: %q", m)
 	}
-	l.observe(test, bash, ok)
+	l.observe(bash, ok, clean)
 	if m := l.untested(test); m != "" {
 		t.Errorf("after a passing run: %q, want nothing", m)
 	}
-	l.observe(test, editCall("x.go"), ok)
+	l.observe(editCall("x.go"), ok, clean)
 	if m := l.untested(test); !strings.Contains(m, "have not run the tests") {
 		t.Errorf("after a second edit: %q", m)
 	}

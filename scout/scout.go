@@ -92,8 +92,9 @@ type FixConfig struct {
 }
 
 // DefaultExtensions are the file types a fix may edit when none are configured: source
-// code, not configuration, lock files or binaries.
-var DefaultExtensions = []string{".go", ".py", ".js", ".jsx", ".ts", ".tsx", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp", ".rb", ".php", ".cs", ".swift", ".scala", ".sh", ".md", ".txt"}
+// code, not configuration, lock files, binaries or shell scripts (a test runner is often
+// one, and editing it is the easiest false fix).
+var DefaultExtensions = []string{".go", ".py", ".js", ".jsx", ".ts", ".tsx", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp", ".rb", ".php", ".cs", ".swift", ".scala", ".md", ".txt"}
 
 // Result is what a run found.
 type Result struct {
@@ -247,7 +248,7 @@ func (s *state) observe(e agent.Event) {
 	}
 	s.evidence.Record(*e.Call, *e.Result)
 	if s.fix != nil {
-		s.edits.observe(s.fix.Test, *e.Call, *e.Result)
+		s.edits.observe(*e.Call, *e.Result, s.relEdit)
 	}
 }
 

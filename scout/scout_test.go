@@ -619,7 +619,6 @@ func TestFixNothingChanged(t *testing.T) {
 // path (what the Edit tool's schema asks for) is reported as is, and the same file edited
 // once by absolute and once by relative path is listed twice.
 func TestFixChangedIsRelative(t *testing.T) {
-	t.Skip("bug in editLog.observe (guard.go): Changed keeps the absolute file_path and lists one file twice; see the report")
 	dir := newTextRepo(t)
 	abs := filepath.Join(dir, "calc.txt")
 	cfg := scout.Config{Prompt: "make check.sh pass", Fix: &scout.FixConfig{Test: "sh check.sh"}}

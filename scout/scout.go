@@ -352,7 +352,7 @@ exactly once). Edits are checked before they run: only files of these types: %s`
 	}
 	fmt.Fprintf(&sb, `; at most %d changed lines in all. Do not edit tests to make them pass.
 
-Run the tests with Bash, exactly: %s (you may add arguments after it; no other
+Run the tests with Bash, exactly: %s (you may add packages or test-selecting flags such as -run and -v after it; no other
 command is allowed). The fix counts as done only if that command passes after your last
 edit, so run it before you finish, and say plainly if it still fails.
 `, maxDiff, fix.Test)

@@ -17,6 +17,9 @@ type Citation struct {
 	// Verified is set by Evidence.Verify.
 	Verified bool   `json:"verified"`
 	Problem  string `json:"problem,omitempty"` // why it is not verified
+	// Excerpt is the cited text itself (at most a few lines), for a verified line
+	// citation: the evidence a reader of --json can check without opening the file.
+	Excerpt string `json:"excerpt,omitempty"`
 }
 
 // Conclusion is one bullet (or paragraph) of the report, under its section heading.

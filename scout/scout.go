@@ -47,6 +47,7 @@ const (
 const (
 	StatusVerified   = "verified"   // every citation is backed by what the run saw
 	StatusUnverified = "unverified" // some citations are not, or there are none
+	StatusIncomplete = "incomplete" // a survey without one of its sections
 	StatusFixed      = "fixed"      // the test command passed after the last edit
 	StatusNotFixed   = "not_fixed"  // it did not
 )
@@ -105,6 +106,8 @@ type Result struct {
 	// Conclusions are the report's bullets with their citations, each checked.
 	Conclusions []Conclusion `json:"conclusions"`
 	Unverified  []Citation   `json:"unverified,omitempty"`
+	// MissingSections are the survey's sections (SurveySections) the report lacks.
+	MissingSections []string `json:"missing_sections,omitempty"`
 	// Corrected is true when the model was sent back once over unsupported citations.
 	Corrected bool `json:"corrected"`
 	// FilesSeen are the files this run read or matched, relative to Dir.
@@ -131,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("scout: %s is not a directory", dir)
 	}
 	prompt := strings.TrimSpace(cfg.Prompt)
+	survey := prompt == "" && cfg.Fix == nil
 	if prompt == "" {
 		if cfg.Fix != nil {
 			return Result{}, errors.New("fix: say what to fix, e.g. ouro fix . \"make TestParse pass\"")
@@ -152,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	st := &state{fix: cfg.Fix}
+	st := &state{fix: cfg.Fix, survey: survey}
 	opts := harness.Options{
 		Model: cfg.Model, Provider: cfg.Provider, CWD: abs, Home: cfg.Home, SettingsFlag: cfg.Settings,
 		Limits: limits, MaxOutput: orInt(cfg.MaxOutput, DefaultMaxOutput),
@@ -184,6 +188,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Conclusions = ParseReport(out.Result, st.exists)
 	res.Unverified = st.evidence.Verify(res.Conclusions)
 	res.FilesSeen = st.evidence.Files()
+	st.addExcerpts(res.Conclusions)
+	if survey {
+		res.MissingSections = missingSections(res.Conclusions)
+	}
 	// Invariant 1, checked on what actually happened rather than assumed.
 	if err := llm.ValidateConversation(sess.Conv.Messages); err != nil && out.Status != agent.StatusInterrupted {
 		res.Status, res.Reason = string(agent.StatusFailed), "the conversation broke the tool_use/tool_result pairing: "+err.Error()
@@ -200,6 +208,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	case len(res.Unverified) > 0:
 		res.Status = StatusUnverified
 		res.Reason = fmt.Sprintf("%d citation(s) name what this run never read: %s", len(res.Unverified), rawList(res.Unverified))
+	case len(res.MissingSections) > 0:
+		res.Status = StatusIncomplete
+		res.Reason = "the survey has no " + strings.Join(res.MissingSections, ", ") + " section"
 	default:
 		res.Status = StatusVerified
 	}
@@ -236,6 +247,7 @@ type state struct {
 	evidence  *Evidence
 	corrected bool
 
+	survey  bool // the standard survey, whose sections are checked
 	fix     *FixConfig
 	maxDiff int
 	edits   editLog
@@ -301,22 +313,86 @@ func (s *state) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision
 	}
 	cs := ParseReport(st.Final.Text(), s.exists)
 	bad := s.evidence.Verify(cs)
-	if len(bad) == 0 && countCitations(cs) > 0 {
+	var missing []string
+	if s.survey {
+		missing = missingSections(cs)
+	}
+	if len(bad) == 0 && countCitations(cs) > 0 && len(missing) == 0 {
 		return agent.StopDecision{}
 	}
 	s.corrected = true
 	var sb strings.Builder
-	if len(bad) == 0 {
-		sb.WriteString("Your answer cites no file location. Every conclusion needs its evidence as `path:line` (relative to the repository root), from lines you read in this run.")
-	} else {
+	switch {
+	case len(bad) > 0:
 		sb.WriteString("Your answer cites evidence this run has not seen:\n")
 		for _, c := range bad {
 			fmt.Fprintf(&sb, "- `%s`: %s\n", c.Raw, c.Problem)
 		}
 		sb.WriteString("Read those lines (or match them with Grep in content mode) and correct each citation, or drop the conclusions you cannot support.")
+	case countCitations(cs) == 0:
+		sb.WriteString("Your answer cites no file location. Every conclusion needs its evidence as `path:line` (relative to the repository root), from lines you read in this run.")
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(&sb, " The survey lacks these sections: %s; add each (## heading, then cited bullets), or say in it what you could not find.", strings.Join(missing, ", "))
 	}
 	sb.WriteString(" Then give your complete answer again; it replaces the previous one.")
 	return agent.StopDecision{Continue: true, Message: sb.String()}
+}
+
+// SurveySections are the sections the standard survey must have.
+var SurveySections = []string{"Entry points", "Core modules", "Tests", "Risks"}
+
+// missingSections lists the survey sections no conclusion sits under (headings match
+// loosely: "Entry point", "How to run the tests" and "Risk" count).
+func missingSections(cs []Conclusion) []string {
+	var missing []string
+	for _, want := range SurveySections {
+		key := strings.ToLower(strings.TrimSuffix(want, "s"))
+		if want == "Core modules" {
+			key = "module"
+		}
+		if want == "Tests" {
+			key = "test"
+		}
+		found := false
+		for _, c := range cs {
+			if strings.Contains(strings.ToLower(c.Section), key) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, want)
+		}
+	}
+	return missing
+}
+
+// addExcerpts puts the cited lines (at most five) beside each verified line citation.
+func (s *state) addExcerpts(cs []Conclusion) {
+	cache := map[string][]string{}
+	for i := range cs {
+		for j := range cs[i].Citations {
+			c := &cs[i].Citations[j]
+			if !c.Verified || c.Line == 0 {
+				continue
+			}
+			lines, ok := cache[c.Path]
+			if !ok {
+				if p, err := s.ws.Resolve(filepath.FromSlash(c.Path)); err == nil {
+					if data, err := os.ReadFile(p); err == nil && len(data) <= 4<<20 {
+						lines = strings.Split(string(data), "\n")
+					}
+				}
+				cache[c.Path] = lines
+			}
+			end := max(c.EndLine, c.Line)
+			end = min(end, c.Line+4, len(lines))
+			if c.Line <= end {
+				c.Excerpt = strings.Join(lines[c.Line-1:end], "\n")
+			}
+		}
+	}
 }
 
 func systemPrompt(dir string, fix *FixConfig, maxDiff int) string {

@@ -105,6 +105,10 @@ func call(t *testing.T, name string, v map[string]any) scripted.ToolCall {
 func run(t *testing.T, dir string, cfg scout.Config, turns ...scripted.Turn) scout.Result {
 	t.Helper()
 	cfg.Dir = dir
+	if cfg.Prompt == "" && cfg.Fix == nil && !surveyMode[t.Name()] {
+		// A question, not the standard survey, so the answers need no fixed sections.
+		cfg.Prompt = "Where is the calculator implemented?"
+	}
 	cfg.Provider = scripted.New(&scripted.Script{Turns: turns})
 	cfg.Home = t.TempDir()
 	cfg.Warn = io.Discard
@@ -633,5 +637,36 @@ func TestFixChangedIsRelative(t *testing.T) {
 	}
 	if !slices.Equal(res.Fix.Changed, []string{"calc.txt"}) {
 		t.Errorf("Changed = %q, want [calc.txt]", res.Fix.Changed)
+	}
+}
+
+// surveyMode names the tests that run the standard survey (no question).
+var surveyMode = map[string]bool{"TestSurveyNeedsItsSections": true}
+
+func TestSurveyNeedsItsSections(t *testing.T) {
+	dir := newRepo(t)
+	partial := "## Entry points\n- main prints a sum `main.go:9`\n## Core modules\n- `calc/calc.go:4`\n"
+	res := run(t, dir, scout.Config{},
+		turn("", call(t, "Read", map[string]any{"file_path": "main.go"}), call(t, "Read", map[string]any{"file_path": "calc/calc.go"})),
+		turn(partial),
+		scripted.Turn{ExpectContains: "The survey lacks these sections: Tests, Risks", Text: partial},
+	)
+	if res.Status != scout.StatusIncomplete || !slices.Equal(res.MissingSections, []string{"Tests", "Risks"}) || !res.Corrected {
+		t.Fatalf("status %q (%s), missing %v, corrected %v", res.Status, res.Reason, res.MissingSections, res.Corrected)
+	}
+
+	full := partial + "## How to run the tests\n- `go test ./...` per `calc/calc_test.go:1`\n## Risks\n- no overflow check `calc/calc.go:5`\n"
+	res = run(t, dir, scout.Config{},
+		turn("", call(t, "Read", map[string]any{"file_path": "main.go"}), call(t, "Read", map[string]any{"file_path": "calc/calc.go"}),
+			call(t, "Read", map[string]any{"file_path": "calc/calc_test.go"})),
+		turn(full),
+	)
+	if res.Status != scout.StatusVerified || res.Corrected {
+		t.Fatalf("status %q (%s), corrected %v", res.Status, res.Reason, res.Corrected)
+	}
+	// Verified line citations carry the cited text as their evidence.
+	c := res.Conclusions[0].Citations[0]
+	if c.Raw != "main.go:9" || c.Excerpt != "func main() {" {
+		t.Errorf("first citation = %+v, want main.go:9 with its line as the excerpt", c)
 	}
 }

@@ -71,8 +71,11 @@ Every citation is checked against what the run actually read. When the answer ci
 something it never saw, the model is sent back once with the citations named; what is
 still unsupported is marked [unverified] and the status says so.
 
-Exit status: 0 verified, 2 unverified, otherwise as ouro -p (1 failed, 4 budget exhausted,
-130 interrupted).`,
+The survey must have its four sections; one missing after the correction request makes
+the status incomplete.
+
+Exit status: 0 verified, 2 unverified or incomplete, otherwise as ouro -p (1 failed,
+4 budget exhausted, 130 interrupted).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
@@ -187,7 +190,7 @@ func runScout(cmd *cobra.Command, f *scoutFlags, cfg scout.Config) error {
 	switch {
 	case res.OK():
 		return nil
-	case res.Status == scout.StatusUnverified || res.Status == scout.StatusNotFixed:
+	case res.Status == scout.StatusUnverified || res.Status == scout.StatusNotFixed || res.Status == scout.StatusIncomplete:
 		return exitError{2}
 	default:
 		return exitError{ui.ExitCode(res.Outcome)}
@@ -245,6 +248,9 @@ func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 	fmt.Fprintln(w)
 	for _, c := range r.Unverified {
 		fmt.Fprintf(w, "  unverified %s: %s\n", c.Raw, c.Problem)
+	}
+	if len(r.MissingSections) > 0 {
+		fmt.Fprintf(w, "missing sections: %s\n", strings.Join(r.MissingSections, ", "))
 	}
 	fmt.Fprintf(w, "files read: %d", len(r.FilesSeen))
 	if len(r.FilesSeen) > 0 {

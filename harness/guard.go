@@ -86,6 +86,9 @@ func (s *Session) setupGuard(home string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range g.hooks.Warnings() {
+		fmt.Fprintf(o.Warn, "ouro: hooks: %s\n", w)
+	}
 	var approver permission.Approver = permission.Headless{}
 	if o.Approver != nil {
 		approver = notifying{o.Approver, g.hooks}

@@ -159,7 +159,11 @@ type Runner struct {
 	halt        *HaltError
 	preContext  map[string]string            // tool_use_id → PreToolUse additionalContext
 	stopBlocked map[*agent.Conversation]bool // the last Stop hooks of this conversation blocked
+	warnings    []string
 }
+
+// Warnings are what New skipped but did not refuse (hooks of a type ouro does not run).
+func (r *Runner) Warnings() []string { return append([]string(nil), r.warnings...) }
 
 // entry is one configured hook: a command or a Func.
 type entry struct {
@@ -218,6 +222,11 @@ func New(cfg Config) (*Runner, error) {
 			}
 			for _, h := range m.Hooks {
 				switch {
+				case h.Type == "prompt" || h.Type == "agent":
+					// Claude Code's model-evaluated hooks: a setup that has them must still
+					// start, so they are skipped, loudly.
+					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs only \"command\" hooks", src, ev, h.Type))
+					continue
 				case h.Type != "command":
 					errs = append(errs, fmt.Errorf("hook: %s: %s hook type %q is not supported (only \"command\")", src, ev, h.Type))
 					continue

@@ -133,8 +133,8 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 	}{
 		{"unknown event", map[string][]settings.HookMatcher{"PreToolUsee": {{Hooks: []settings.HookCommand{cmd("command", "true", 0)}, Source: "/p/.claude/settings.json"}}},
 			nil, []string{"/p/.claude/settings.json", `unknown hook event "PreToolUsee"`}},
-		{"unknown type", map[string][]settings.HookMatcher{"Stop": {{Hooks: []settings.HookCommand{cmd("prompt", "is it done?", 0)}, Source: "/p/.ouro/settings.local.json"}}},
-			nil, []string{"/p/.ouro/settings.local.json", `type "prompt" is not supported`}},
+		{"unknown type", map[string][]settings.HookMatcher{"Stop": {{Hooks: []settings.HookCommand{cmd("comand", "true", 0)}, Source: "/p/.ouro/settings.local.json"}}},
+			nil, []string{"/p/.ouro/settings.local.json", `type "comand" is not supported`}},
 		{"invalid regex", map[string][]settings.HookMatcher{"PreToolUse": {{Matcher: "Bash(", Hooks: []settings.HookCommand{cmd("command", "true", 0)}, Source: "/home/u/.ouro/settings.json"}}},
 			nil, []string{"/home/u/.ouro/settings.json", "PreToolUse matcher", `"Bash("`}},
 		{"empty command", map[string][]settings.HookMatcher{"Stop": {{Hooks: []settings.HookCommand{cmd("command", "  ", 0)}, Source: "a.json"}}},
@@ -159,6 +159,25 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Claude Code's prompt and agent hooks are skipped with a warning, so a setup that has
+// them still starts; the command hooks beside them run.
+func TestPromptAndAgentHooksAreSkippedWithAWarning(t *testing.T) {
+	hooks := map[string][]settings.HookMatcher{"Stop": {{Source: "/p/.claude/settings.json", Hooks: []settings.HookCommand{
+		{Type: "prompt", Prompt: "is the task done?"}, {Type: "agent", Prompt: "verify"}, {Type: "command", Command: "true"},
+	}}}}
+	r, err := hook.New(hook.Config{Hooks: hooks, ProjectDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("New refused a Claude Code setup with prompt hooks: %v", err)
+	}
+	w := r.Warnings()
+	if len(w) != 2 || !strings.Contains(w[0], `type "prompt" is skipped`) || !strings.Contains(w[0], "/p/.claude/settings.json") {
+		t.Errorf("warnings = %q", w)
+	}
+	if !r.Has("Stop") {
+		t.Error("the command hook beside them was dropped")
 	}
 }
 

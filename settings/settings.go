@@ -61,8 +61,9 @@ type HookMatcher struct {
 
 // HookCommand is one hook to run.
 type HookCommand struct {
-	Type    string  `json:"type"` // "command"
+	Type    string  `json:"type"` // "command" (Claude Code's "prompt" and "agent" are read, not run)
 	Command string  `json:"command"`
+	Prompt  string  `json:"prompt,omitempty"`  // for type "prompt"/"agent"
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)
 }
 

@@ -148,3 +148,27 @@ func TestSandboxStopsWritesOutsideTheWorkspace(t *testing.T) {
 		t.Fatal("bypass mode wrote outside the workspace through the sandbox")
 	}
 }
+
+// A Claude Code settings file with a prompt hook still works: the hook is skipped with a
+// warning and the command hook beside it runs.
+func TestClaudeCodePromptHookIsSkippedNotFatal(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "done"})
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work complete?"}, {"type": "command", "command": "touch stop-ran"}]}]}}`
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := e.run("", "-p", "hi")
+	if code != 0 || !strings.Contains(out, "done") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, `Stop hook of type "prompt" is skipped`) {
+		t.Errorf("no warning about the skipped hook:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "stop-ran")); err != nil {
+		t.Error("the command hook did not run")
+	}
+}

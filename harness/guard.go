@@ -24,6 +24,8 @@ type guard struct {
 	hooks    *hook.Runner
 	audit    *permission.Audit
 	sandbox  *sandbox.Policy
+	approver permission.Approver
+	preHook  permission.PreToolHook
 	tmpDir   string // per-session temp dir, writable inside the sandbox
 	env      []string
 	closed   bool
@@ -93,9 +95,11 @@ func (s *Session) setupGuard(home string) error {
 	if o.Approver != nil {
 		approver = notifying{o.Approver, g.hooks}
 	}
-	g.gate = permission.NewGate(g.policy, approver, permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
+	g.approver = approver
+	g.preHook = permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
 		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
-	}), g.audit)
+	})
+	g.gate = permission.NewGate(g.policy, approver, g.preHook, g.audit)
 
 	if (set.Sandbox.Enabled == nil || *set.Sandbox.Enabled) && !o.SandboxLauncher {
 		if set.Sandbox.Enabled != nil {
@@ -112,6 +116,31 @@ func (s *Session) setupGuard(home string) error {
 		}
 	}
 	return nil
+}
+
+// gatesFor is the gate for a subagent whose definition sets permissionMode: the same
+// rules, approver, hooks and audit under that mode. A mode looser than the session's may
+// only be acceptEdits (as in Claude Code); bypassPermissions needs a bypassing session.
+func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
+	return func(mode string) []agent.Gate {
+		m, err := permission.ParseMode(mode)
+		parent := g.policy.Mode()
+		switch {
+		case err != nil:
+			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
+			return []agent.Gate{g.gate}
+		case m == permission.ModeBypass && parent != permission.ModeBypass:
+			warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
+			return []agent.Gate{g.gate}
+		case m == parent:
+			return []agent.Gate{g.gate}
+		}
+		view, err := g.policy.WithMode(m)
+		if err != nil {
+			return []agent.Gate{g.gate}
+		}
+		return []agent.Gate{permission.NewGate(view, g.approver, g.preHook, g.audit)}
+	}
 }
 
 // hideDenied removes the tools a bare-name deny rule names from what the model is offered.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -324,7 +325,9 @@ func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
 		ToolOptions: tool.Options{SpillDir: filepath.Join(s.writer.Dir(), "tool-results")},
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
-		StartHook: g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
+		GatesFor:    g.gatesFor(func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) }),
+		ProviderFor: s.providerFor(model),
+		StartHook:   g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
 		Observer:      s.opts.ChildObserver,
 		TranscriptDir: filepath.Join(s.writer.Dir(), "subagents"),
 		Limits:        s.opts.Limits, // no child may spend more than the whole run may
@@ -335,6 +338,44 @@ func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
 		return err
 	}
 	return s.Tools.Add(alias)
+}
+
+// providerFor serves a subagent whose definition names a model (an alias such as haiku,
+// or a full name) with that model. A session on an explicit provider (a script, a test)
+// keeps its children on it; a model that cannot be reached (no key for it) is reported
+// once and the child inherits the session's model.
+func (s *Session) providerFor(parentModel string) func(agentType, model string) (llm.Provider, string) {
+	var mu sync.Mutex
+	type served struct {
+		p    llm.Provider
+		name string
+	}
+	cache := map[string]served{}
+	warned := map[string]bool{}
+	return func(agentType, model string) (llm.Provider, string) {
+		if model == "" || s.opts.Provider != nil || parentModel == "scripted" {
+			return nil, ""
+		}
+		name := llm.ResolveAlias(model)
+		if name == parentModel {
+			return nil, ""
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := cache[name]; ok {
+			return c.p, c.name
+		}
+		p, m, err := NewProvider(name, "")
+		if err != nil {
+			if !warned[name] {
+				warned[name] = true
+				fmt.Fprintf(s.opts.Warn, "ouro: agent %s asks for model %s, which is not available (%v); it uses %s\n", agentType, model, err, parentModel)
+			}
+			return nil, ""
+		}
+		cache[name] = served{p, m}
+		return p, m
+	}
 }
 
 // todoChanged records the list in the transcript (so --resume restores it) and shows it.

@@ -18,10 +18,10 @@ var ErrNoKey = errors.New("no API key")
 // ResolveModel picks the model name: the flag, else OURO_MODEL, else the default.
 func ResolveModel(flag string) string {
 	if flag != "" {
-		return flag
+		return llm.ResolveAlias(flag)
 	}
 	if env := os.Getenv("OURO_MODEL"); env != "" {
-		return env
+		return llm.ResolveAlias(env)
 	}
 	return llm.DefaultModel
 }

@@ -41,6 +41,18 @@ var modelTable = []ModelInfo{
 // DefaultModel is the model used when neither --model nor OURO_MODEL names one.
 const DefaultModel = "claude-sonnet-5-5"
 
+// aliases are Claude Code's model aliases (--model, and agent definitions' model).
+var aliases = map[string]string{"sonnet": DefaultModel, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
+
+// ResolveAlias turns an alias (sonnet, opus, haiku) into the model it stands for; any
+// other name is returned as it is.
+func ResolveAlias(model string) string {
+	if m, ok := aliases[strings.ToLower(strings.TrimSpace(model))]; ok {
+		return m
+	}
+	return model
+}
+
 // LookupModel returns the entry whose name is the longest prefix of model (after an
 // "openai:", "anthropic:" or "scripted:" prefix; other colons are part of the name). Unknown models get a 128k window, 8k output and no price.
 func LookupModel(model string) ModelInfo {

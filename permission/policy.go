@@ -112,6 +112,30 @@ type Policy struct {
 	mu                    sync.RWMutex
 	mode                  Mode
 	deny, ask, allow, ses []Rule
+
+	// base, when set, makes this a view of another policy: its rules (as they change),
+	// under this view's own mode.
+	base *Policy
+}
+
+// WithMode is a view of the policy under another mode, sharing its rules, including
+// those added later (a subagent whose definition sets permissionMode).
+func (p *Policy) WithMode(m Mode) (*Policy, error) {
+	if _, err := ParseMode(string(m)); err != nil || m == "" {
+		return nil, fmt.Errorf("permission: unknown permission mode %q", m)
+	}
+	root := p
+	for root.base != nil {
+		root = root.base
+	}
+	return &Policy{ws: p.ws, home: p.home, projectDir: p.projectDir, writable: p.writable, mode: m, base: root}, nil
+}
+
+// Stricter reports whether mode a allows no more than mode b: plan, then dontAsk, then
+// default, then acceptEdits, then bypassPermissions, from strictest to loosest.
+func Stricter(a, b Mode) bool {
+	rank := map[Mode]int{ModeBypass: 0, ModeAcceptEdits: 1, ModeDefault: 2, "": 2, ModeDontAsk: 3, ModePlan: 4}
+	return rank[a] >= rank[b]
 }
 
 // NewPolicy parses the settings' rules. A malformed rule does not stop the session: it
@@ -181,7 +205,12 @@ func (p *Policy) parseAll(srs []settings.Rule) []Rule {
 }
 
 // Problems lists the rules that could not be parsed and were left out.
-func (p *Policy) Problems() []error { return append([]error(nil), p.problems...) }
+func (p *Policy) Problems() []error {
+	if p.base != nil {
+		return p.base.Problems()
+	}
+	return append([]error(nil), p.problems...)
+}
 
 // Mode is the current permission mode.
 func (p *Policy) Mode() Mode {
@@ -207,6 +236,9 @@ const SourceSession = "this session"
 // AddTurnRule allows what text matches until ClearTurnRules (a skill's allowed-tools,
 // granted for the rest of the turn that invoked it).
 func (p *Policy) AddTurnRule(text string) error {
+	if p.base != nil {
+		return p.base.AddTurnRule(text)
+	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: SourceTurn, Root: p.projectDir})
 	if err != nil {
 		return err
@@ -219,6 +251,10 @@ func (p *Policy) AddTurnRule(text string) error {
 
 // ClearTurnRules removes every rule added by AddTurnRule.
 func (p *Policy) ClearTurnRules() {
+	if p.base != nil {
+		p.base.ClearTurnRules()
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kept := p.ses[:0]
@@ -236,6 +272,9 @@ const SourceTurn = "this turn (a skill's allowed-tools)"
 // AddSessionRule allows what text matches for the rest of the session ("yes, and don't
 // ask again this session").
 func (p *Policy) AddSessionRule(text string) error {
+	if p.base != nil {
+		return p.base.AddSessionRule(text)
+	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: SourceSession, Root: p.projectDir})
 	if err != nil {
 		return err
@@ -259,6 +298,9 @@ func (p *Policy) LocalSettingsPath() string {
 // AddLocalRule allows what text matches from now on: for this session, and in the
 // project's .ouro/settings.local.json for the sessions to come.
 func (p *Policy) AddLocalRule(text string) error {
+	if p.base != nil {
+		return p.base.AddLocalRule(text)
+	}
 	if _, err := ParseRule(settings.Rule{Text: text, Source: p.LocalSettingsPath()}); err != nil {
 		return err
 	}
@@ -271,6 +313,9 @@ func (p *Policy) AddLocalRule(text string) error {
 // Hidden reports whether a deny rule naming the whole tool (`Bash`, `WebFetch`,
 // `mcp__srv`) removes it from the tools the model is offered.
 func (p *Policy) Hidden(toolName string) bool {
+	if p.base != nil {
+		return p.base.Hidden(toolName)
+	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, r := range p.deny {
@@ -292,6 +337,11 @@ type state struct {
 }
 
 func (p *Policy) snapshot() *state {
+	if p.base != nil {
+		st := p.base.snapshot()
+		st.mode = p.Mode()
+		return st
+	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	allow := append(append([]Rule(nil), p.allow...), p.ses...)

@@ -554,3 +554,52 @@ func TestReadDeniedFollowsReadAndGrepDenyRules(t *testing.T) {
 		}
 	}
 }
+
+func TestWithModeIsAViewUnderItsOwnMode(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "default", rules{deny: []string{"Bash(rm *)"}})
+	plan, err := p.WithMode(ModePlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits, err := p.WithMode(ModeAcceptEdits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	edit := e.call("Edit", `{"file_path":"{P}/a.go"}`)
+	if v := p.Check(ctx, edit); v.Behavior != Ask {
+		t.Errorf("default: %+v", v)
+	}
+	if v := plan.Check(ctx, edit); v.Behavior != Deny {
+		t.Errorf("plan view: %+v", v)
+	}
+	if v := edits.Check(ctx, edit); v.Behavior != Allow {
+		t.Errorf("acceptEdits view: %+v", v)
+	}
+	if v := edits.Check(ctx, e.call("Bash", bash("rm x"))); v.Behavior != Deny {
+		t.Errorf("the base's deny rule does not hold in the view: %+v", v)
+	}
+	// Rules the session adds later reach the views; the base keeps its mode.
+	if err := p.AddSessionRule("Bash(make *)"); err != nil {
+		t.Fatal(err)
+	}
+	if v := plan.Check(ctx, e.call("Bash", bash("make"))); v.Behavior != Allow {
+		t.Errorf("a session rule added to the base did not reach the view: %+v", v)
+	}
+	if p.Mode() != ModeDefault || plan.Mode() != ModePlan {
+		t.Errorf("modes: base %s, view %s", p.Mode(), plan.Mode())
+	}
+	if _, err := p.WithMode("yolo"); err == nil {
+		t.Error("an unknown mode was accepted")
+	}
+	for _, c := range []struct {
+		a, b Mode
+		want bool
+	}{{ModePlan, ModeDefault, true}, {ModeDontAsk, ModeDefault, true}, {ModeDefault, ModeDefault, true},
+		{ModeAcceptEdits, ModeDefault, false}, {ModeBypass, ModeAcceptEdits, false}, {ModeDefault, ModePlan, false}} {
+		if got := Stricter(c.a, c.b); got != c.want {
+			t.Errorf("Stricter(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,45 @@ func TestSubagentDeniedToolIsReported(t *testing.T) {
 	out, stderr, code := e.run("", "-p", "delegate", "--output-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// An agent definition's model and permissionMode apply: the child asks for its model
+// (an alias resolved to a full name) and runs under its stricter mode, while the parent
+// keeps its own.
+func TestAgentDefinitionModelAndPermissionModeApply(t *testing.T) {
+	e := newEnv(t)
+	def := "---\nname: reviewer\ndescription: Reviews code without changing it\nmodel: haiku\npermissionMode: plan\n---\nYou review code.\n"
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write, _ := json.Marshal(map[string]string{"file_path": "x.txt", "content": "x"})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("reviewer", "review", "Review and fix x.txt")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: write}}},
+		scripted.Turn{ExpectContains: "plan mode allows only read-only actions", Text: "reviewed; writing is not allowed here"},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: write}}},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "review", "--permission-mode", "acceptEdits", "--model", "sonnet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var models []string
+	for _, r := range srv.Requests() {
+		var body struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		models = append(models, body.Model)
+	}
+	if got := strings.Join(models, ","); got != "claude-sonnet-5-5,claude-haiku-5-5,claude-haiku-5-5,claude-sonnet-5-5,claude-sonnet-5-5" {
+		t.Errorf("models per request = %s", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(e.dir, "x.txt")); err != nil || string(data) != "x" {
+		t.Errorf("the parent (acceptEdits) could not write: %v", err)
 	}
 }

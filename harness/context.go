@@ -18,7 +18,7 @@ import (
 // cross-session memory and compaction.
 type contextParts struct {
 	mu           sync.Mutex
-	usage        llm.Usage // what compaction summaries cost, counted towards the runs
+	usage        llm.Usage // what summaries and memory selections cost, counted towards the runs
 	cost         float64
 	instructions string
 	stores       []*memory.Store
@@ -40,7 +40,8 @@ func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 		memory.Open(memory.ProjectMemoryDir(s.projectDir), "project"),
 		memory.Open(memory.UserMemoryDir(home), "user"),
 	}
-	c.recaller = &memory.Recaller{Provider: prov, Model: model, Stores: c.stores}
+	c.recaller = &memory.Recaller{Provider: prov, Model: model, Stores: c.stores,
+		OnUsage: func(u llm.Usage) { c.addUsage(u, model) }}
 	g := s.guard
 	c.compactor = compact.New(compact.Config{
 		Provider: prov, Model: model, TranscriptPath: s.writer.Path(), Window: o.ContextWindow,
@@ -48,10 +49,7 @@ func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 		PreCompact:  g.hooks.PreCompact,
 		PostCompact: g.hooks.PostCompact,
 		OnCompact: func(ev compact.Event) {
-			c.mu.Lock()
-			c.usage = c.usage.Add(ev.Usage)
-			c.cost += llm.LookupModel(model).Cost(ev.Usage)
-			c.mu.Unlock()
+			c.addUsage(ev.Usage, model)
 			if ev.Trigger == compact.TriggerManual && len(ev.Messages) > 0 {
 				// A manual compaction happens outside a run, so no agent event records it.
 				if err := s.writer.AppendEntry(session.TypeReplace, map[string]any{"messages": ev.Messages}); err != nil {
@@ -65,6 +63,14 @@ func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 		return ""
 	}
 	return "\n<instructions>\n" + text + "\n</instructions>\n"
+}
+
+// addUsage counts a side call (a summary, a memory selection) towards the runs.
+func (c *contextParts) addUsage(u llm.Usage, model string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.usage = c.usage.Add(u)
+	c.cost += llm.LookupModel(model).Cost(u)
 }
 
 // restoreAfterCompaction is what a summary must not lose: the instruction files and the

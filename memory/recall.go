@@ -27,18 +27,20 @@ func Recall(ctx context.Context, provider llm.Provider, model string, store *Sto
 	if err != nil {
 		return nil, err
 	}
-	return recallFrom(ctx, provider, model, all, prompt, max, budget), nil
+	rs, _ := recallFrom(ctx, provider, model, all, prompt, max, budget)
+	return rs, nil
 }
 
-func recallFrom(ctx context.Context, provider llm.Provider, model string, all []Record, prompt string, max, budget int) []Record {
+// recallFrom also returns what the selection call cost in tokens.
+func recallFrom(ctx context.Context, provider llm.Provider, model string, all []Record, prompt string, max, budget int) ([]Record, llm.Usage) {
 	if max <= 0 || max > MaxRecall {
 		max = MaxRecall
 	}
 	if len(all) == 0 || strings.TrimSpace(prompt) == "" {
-		return nil
+		return nil, llm.Usage{}
 	}
 	var chosen []Record
-	names, err := askNames(ctx, provider, model, all, prompt, max)
+	names, usage, err := askNames(ctx, provider, model, all, prompt, max)
 	if err == nil {
 		byName := map[string]Record{}
 		for _, r := range all {
@@ -70,12 +72,12 @@ func recallFrom(ctx context.Context, provider llm.Provider, model string, all []
 		}
 		chosen = fit
 	}
-	return chosen
+	return chosen, usage
 }
 
-func askNames(ctx context.Context, provider llm.Provider, model string, all []Record, prompt string, max int) ([]string, error) {
+func askNames(ctx context.Context, provider llm.Provider, model string, all []Record, prompt string, max int) ([]string, llm.Usage, error) {
 	if provider == nil {
-		return nil, errors.New("no provider")
+		return nil, llm.Usage{}, errors.New("no provider")
 	}
 	var idx strings.Builder
 	for _, r := range all {
@@ -89,13 +91,13 @@ func askNames(ctx context.Context, provider llm.Provider, model string, all []Re
 	}
 	resp, err := provider.Complete(ctx, req, nil)
 	if err != nil {
-		return nil, err
+		return nil, llm.Usage{}, err
 	}
 	var names []string
 	if err := parseJSON(resp.Message.Text(), '[', ']', &names); err != nil {
-		return nil, err
+		return nil, resp.Usage, err
 	}
-	return names, nil
+	return names, resp.Usage, nil
 }
 
 // parseJSON decodes the outermost open…close span of text (models wrap JSON in prose or
@@ -201,9 +203,12 @@ type Recaller struct {
 	Budget   int          // characters per turn; 0 means 4000
 	// OnRecall, when set, is told what was injected (for logs and the UI).
 	OnRecall func(rs []Record)
+	// OnUsage, when set, is told what each selection call cost, so the run counts it.
+	OnUsage func(llm.Usage)
 
-	mu   sync.Mutex
-	last string
+	mu       sync.Mutex
+	last     string
+	recalled string // what the last user turn got, added again if its request is retried
 }
 
 var _ agent.BeforeModel = (*Recaller)(nil)
@@ -216,10 +221,16 @@ func (rc *Recaller) BeforeModel(ctx context.Context, t *agent.Turn) error {
 	}
 	rc.mu.Lock()
 	if rc.last == key {
+		// The same user turn again: a retry of its request (after prompt-too-long and
+		// compaction) must still carry what was recalled for it; nothing is recalled anew.
+		again := rc.recalled
 		rc.mu.Unlock()
+		if t.PromptTooLong && again != "" {
+			t.AddEphemeral(llm.TextBlock(again))
+		}
 		return nil
 	}
-	rc.last = key
+	rc.last, rc.recalled = key, ""
 	rc.mu.Unlock()
 	var all []Record
 	for _, s := range rc.Stores {
@@ -236,11 +247,18 @@ func (rc *Recaller) BeforeModel(ctx context.Context, t *agent.Turn) error {
 	if budget <= 0 {
 		budget = 4000
 	}
-	rs := recallFrom(ctx, rc.Provider, rc.Model, all, prompt, rc.Max, budget)
+	rs, usage := recallFrom(ctx, rc.Provider, rc.Model, all, prompt, rc.Max, budget)
+	if rc.OnUsage != nil && usage != (llm.Usage{}) {
+		rc.OnUsage(usage)
+	}
 	if len(rs) == 0 {
 		return nil
 	}
-	t.AddEphemeral(llm.TextBlock(Format(rs)))
+	text := Format(rs)
+	rc.mu.Lock()
+	rc.recalled = text
+	rc.mu.Unlock()
+	t.AddEphemeral(llm.TextBlock(text))
 	if rc.OnRecall != nil {
 		rc.OnRecall(rs)
 	}

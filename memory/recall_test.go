@@ -118,3 +118,30 @@ func TestRecallerKeywordWithoutModel(t *testing.T) {
 		t.Error("recalled twice for one user turn")
 	}
 }
+
+// The selection call's usage is reported, and a request retried after prompt-too-long
+// carries the same memories again without a second selection call.
+func TestRecallerReportsUsageAndKeepsMemoriesOnRetry(t *testing.T) {
+	s := seedStore(t)
+	small := scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: `["db-engine"]`, Usage: &llm.Usage{InputTokens: 120, OutputTokens: 7}}}})
+	var spent llm.Usage
+	rc := &Recaller{Provider: small, Model: "small", Stores: []*Store{s}, OnUsage: func(u llm.Usage) { spent = spent.Add(u) }}
+	conv := &agent.Conversation{Messages: []llm.Message{llm.UserText("which database?")}}
+	turn := &agent.Turn{Number: 1, Conv: conv, Req: &llm.Request{Messages: conv.Messages}}
+	if err := rc.BeforeModel(context.Background(), turn); err != nil {
+		t.Fatal(err)
+	}
+	if spent != (llm.Usage{InputTokens: 120, OutputTokens: 7}) {
+		t.Errorf("usage reported = %+v", spent)
+	}
+	retry := &agent.Turn{Number: 1, Conv: conv, Req: &llm.Request{Messages: conv.Messages}, PromptTooLong: true}
+	if err := rc.BeforeModel(context.Background(), retry); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(retry.Req.Messages[len(retry.Req.Messages)-1].Text(), "Postgres 16") {
+		t.Error("the retried request lost the recalled memory")
+	}
+	if n := len(small.Requests()); n != 1 {
+		t.Errorf("selection model called %d times, want once", n)
+	}
+}

@@ -2,6 +2,8 @@
 // here to a real path (symlinks followed, `..` and `~` applied the way the kernel would)
 // and must land inside one of the allowed roots: the working directory plus any extra
 // directories the user allowed. Tools then use the resolved path, never the one given.
+// Beyond the roots, single files (AddFile) and folders (AddDir) a person approved a
+// tool's call on are reachable too, without becoming part of the workspace.
 package workspace
 
 import (
@@ -26,6 +28,9 @@ type Workspace struct {
 
 	mu    sync.RWMutex
 	roots []string
+	// files and dirs are reachable without being part of the workspace: exactly these
+	// files, and these folders with what is below them (real paths).
+	files, dirs []string
 }
 
 // New returns a workspace for cwd with extra allowed directories. Every root must exist;
@@ -81,6 +86,72 @@ func (w *Workspace) AddRoot(dir string) error {
 	return nil
 }
 
+// AddFile makes one file reachable (relative paths are taken from the working
+// directory): Resolve then accepts exactly its real path, symlinks followed, and nothing
+// else in its folder. It need not exist yet (a Write creates it), but must not be a
+// directory. Unlike AddRoot it does not make the file part of the workspace: Contains
+// and Roots do not change, so the permission policy still counts it as outside.
+func (w *Workspace) AddFile(path string) error {
+	if strings.TrimSpace(path) == "" || strings.ContainsRune(path, 0) {
+		return fmt.Errorf("allowed file %q: not a valid path", path)
+	}
+	p, err := w.physical(w.expand(path))
+	if err != nil {
+		return fmt.Errorf("allowed file %s: %w", path, err)
+	}
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return fmt.Errorf("allowed file %s: %s is a directory", path, p)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.files, p) {
+		w.files = append(w.files, p)
+	}
+	return nil
+}
+
+// AddDir makes an existing folder and what is below it reachable, as AddRoot does,
+// without making it part of the workspace: Contains and Roots do not change, so the
+// permission policy still counts it as outside.
+func (w *Workspace) AddDir(dir string) error {
+	p, err := w.physical(w.expand(dir))
+	if err != nil {
+		return fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("allowed directory %s: %s is not a directory", dir, p)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.dirs, p) {
+		w.dirs = append(w.dirs, p)
+	}
+	return nil
+}
+
+// Reaches reports whether tools may reach a real path: it is inside a root, inside a
+// folder added with AddDir, or a file added with AddFile.
+func (w *Workspace) Reaches(real string) bool {
+	if w.Contains(real) {
+		return true
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if slices.Contains(w.files, real) {
+		return true
+	}
+	for _, d := range w.dirs {
+		if Within(d, real) {
+			return true
+		}
+	}
+	return false
+}
+
 // OutsideError says a path resolved outside every allowed root.
 type OutsideError struct {
 	Given    string
@@ -93,9 +164,10 @@ func (e *OutsideError) Error() string {
 	return s + fmt.Sprintf(", and the allowed directories are %s. Use a path inside them.", strings.Join(e.Roots, ", "))
 }
 
-// Resolve returns the real path p refers to, which must be inside an allowed root. p may
-// be relative (to the working directory), absolute, start with ~, contain `..`, go
-// through symlinks, and end in parts that do not exist yet.
+// Resolve returns the real path p refers to, which must be inside an allowed root or
+// otherwise reachable (see Reaches). p may be relative (to the working directory),
+// absolute, start with ~, contain `..`, go through symlinks, and end in parts that do
+// not exist yet.
 func (w *Workspace) Resolve(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errors.New("the path is empty")
@@ -107,7 +179,7 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}
-	if !w.Contains(real) {
+	if !w.Reaches(real) {
 		return "", &OutsideError{Given: p, Resolved: real, Roots: w.Roots()}
 	}
 	return real, nil

@@ -147,3 +147,98 @@ func TestSymlinkedWorkingDirectory(t *testing.T) {
 		t.Fatalf("Resolve via the link: %q, %v", got, err)
 	}
 }
+
+// resolvesTo checks that Resolve(p) succeeds with want, or, when want is "", that it
+// fails.
+func resolvesTo(t *testing.T, ws *Workspace, p, want string) {
+	t.Helper()
+	got, err := ws.Resolve(p)
+	if want == "" {
+		if err == nil {
+			t.Errorf("Resolve(%q) = %q; want it refused", p, got)
+		}
+		return
+	}
+	if err != nil || got != want {
+		t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, want)
+	}
+}
+
+func TestAddFileReachesExactlyThatFile(t *testing.T) {
+	ws, _, outside := setup(t)
+	key := outside + "/secret/key"
+	sibling := outside + "/secret/sibling"
+	must(t, os.WriteFile(sibling, []byte("s"), 0o600))
+	resolvesTo(t, ws, key, "")
+	must(t, ws.AddFile(key))
+
+	resolvesTo(t, ws, key, key)
+	resolvesTo(t, ws, "relescape", key)  // a symlink in the workspace to the file
+	resolvesTo(t, ws, "escape/key", key) // a symlinked folder in the workspace
+	resolvesTo(t, ws, "../outside/secret/key", key)
+	resolvesTo(t, ws, sibling, "")
+	resolvesTo(t, ws, "escape/sibling", "")
+	resolvesTo(t, ws, outside+"/secret", "")
+	resolvesTo(t, ws, outside+"/secret/", "")
+	resolvesTo(t, ws, key+"/../sibling", "")
+	resolvesTo(t, ws, "relescape/../sibling", "")
+	resolvesTo(t, ws, key+"/x", "")
+	resolvesTo(t, ws, outside+"/secret/key2", "")
+	resolvesTo(t, ws, outside+"/secre", "")
+
+	// Reachable is not part of the workspace: the policy still counts it as outside.
+	if ws.Contains(key) || len(ws.Roots()) != 1 {
+		t.Fatalf("AddFile widened the workspace: Contains=%v roots=%v", ws.Contains(key), ws.Roots())
+	}
+	if !ws.Reaches(key) || ws.Reaches(sibling) {
+		t.Fatalf("Reaches(key)=%v Reaches(sibling)=%v", ws.Reaches(key), ws.Reaches(sibling))
+	}
+	if err := ws.AddFile(outside + "/secret"); err == nil {
+		t.Fatal("a directory was accepted as a file")
+	}
+	resolvesTo(t, ws, sibling, "")
+	if err := ws.AddFile(""); err == nil {
+		t.Fatal("an empty path was accepted")
+	}
+}
+
+func TestAddFileStoresTheRealPath(t *testing.T) {
+	ws, _, outside := setup(t)
+	must(t, ws.AddFile("relescape")) // given through a symlink in the workspace
+	resolvesTo(t, ws, outside+"/secret/key", outside+"/secret/key")
+	resolvesTo(t, ws, outside+"/secret", "")
+}
+
+func TestAddFileNotYetCreated(t *testing.T) {
+	ws, _, outside := setup(t)
+	file := outside + "/new.txt"
+	must(t, ws.AddFile(file))
+	resolvesTo(t, ws, file, file)
+	resolvesTo(t, ws, outside+"/new.txt2", "")
+	resolvesTo(t, ws, file+"/below", "")
+	// Someone puts a symlink where the file would go: it leads elsewhere, so it stays
+	// out of reach.
+	must(t, os.Symlink(outside+"/secret/key", file))
+	resolvesTo(t, ws, file, "")
+}
+
+func TestAddDir(t *testing.T) {
+	ws, _, outside := setup(t)
+	secret := outside + "/secret"
+	must(t, os.WriteFile(outside+"/other", []byte("o"), 0o600))
+	must(t, ws.AddDir(secret))
+	resolvesTo(t, ws, secret, secret)
+	resolvesTo(t, ws, secret+"/key", secret+"/key")
+	resolvesTo(t, ws, "escape/new/file", secret+"/new/file")
+	resolvesTo(t, ws, outside+"/other", "")
+	resolvesTo(t, ws, secret+"/../other", "")
+	if ws.Contains(secret+"/key") || len(ws.Roots()) != 1 {
+		t.Fatalf("AddDir widened the workspace: roots=%v", ws.Roots())
+	}
+	if err := ws.AddDir(secret + "/key"); err == nil {
+		t.Fatal("a file was accepted as a directory")
+	}
+	if err := ws.AddDir(outside + "/missing"); err == nil {
+		t.Fatal("a missing directory was accepted")
+	}
+}

@@ -313,3 +313,81 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 		t.Error("a failed audit write was not reported")
 	}
 }
+
+// outsideCalls records what OnApprovedOutside was told.
+type outsideCalls []string
+
+func (o *outsideCalls) record(toolName, path string) { *o = append(*o, toolName+" "+path) }
+
+func TestGateReportsApprovedOutsidePaths(t *testing.T) {
+	e := newEnv(t)
+	for _, f := range []string{filepath.Join(e.out, "f.txt"), filepath.Join(e.proj, "src", "in.go")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(e.out, "f.txt"), filepath.Join(e.proj, "link")); err != nil {
+		t.Fatal(err)
+	}
+	rs := rules{allow: []string{"Read(/" + e.out + "/allowed.txt)"}, deny: []string{"Read(/" + e.out + "/denied.txt)"}}
+	cases := []struct {
+		name, tool, in string
+		answer         Choice
+		hook           string
+		want           []string // "" entries are not expected; nil means no call
+	}{
+		{"approved outside read", "Read", `{"file_path":"{O}/f.txt"}`, Once, "", []string{"Read {O}/f.txt"}},
+		{"approved for the session", "Read", `{"file_path":"{O}/f.txt"}`, Session, "", []string{"Read {O}/f.txt"}},
+		{"through a symlink: the real path", "Read", `{"file_path":"{O}/../` + filepath.Base(e.proj) + `/link"}`, Once, "", []string{"Read {O}/f.txt"}},
+		{"approved outside write", "Write", `{"file_path":"{O}/new.txt","content":"y"}`, Once, "", []string{"Write {O}/new.txt"}},
+		{"approved outside edit", "Edit", `{"file_path":"{O}/f.txt","old_string":"x","new_string":"y"}`, Once, "", []string{"Edit {O}/f.txt"}},
+		{"approved outside grep", "Grep", `{"pattern":"x","path":"{O}"}`, Once, "", []string{"Grep {O}"}},
+		{"approved outside glob by pattern", "Glob", `{"pattern":"{O}/*.txt"}`, Once, "", []string{"Glob {O}"}},
+		{"refused outside read", "Read", `{"file_path":"{O}/f.txt"}`, No, "", nil},
+		{"rule-allowed outside read", "Read", `{"file_path":"{O}/allowed.txt"}`, Once, "", nil},
+		{"hook-allowed outside read", "Read", `{"file_path":"{O}/f.txt"}`, Once, "allow", nil},
+		{"denied outside read", "Read", `{"file_path":"{O}/denied.txt"}`, Once, "", nil},
+		{"approved inside read (hook asks)", "Read", `{"file_path":"{P}/src/in.go"}`, Once, "ask", nil},
+		{"approved inside write", "Write", `{"file_path":"{P}/src/in.go","content":"y"}`, Once, "", nil},
+		{"approved bash outside", "Bash", bash("cat " + e.out + "/f.txt > " + e.out + "/g.txt"), Once, "", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got outsideCalls
+			ap := &fakeApprover{answer: Answer{Choice: c.answer}}
+			g := NewGate(e.policy(t, "", rs), ap, &fakeHook{v: HookVerdict{Decision: c.hook}}, nil)
+			g.OnApprovedOutside = got.record
+			call := e.call(c.tool, c.in)
+			d := g.Gate(context.Background(), &call)
+			var want outsideCalls
+			for _, w := range c.want {
+				want = append(want, strings.NewReplacer("{P}", e.proj, "{O}", e.out).Replace(w))
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("OnApprovedOutside got %q, want %q (decision %+v, asked %d times)", got, want, d, len(ap.prompts))
+			}
+			if len(want) > 0 && d.Deny {
+				t.Fatalf("the approved call was denied: %+v", d)
+			}
+		})
+	}
+}
+
+func TestGateSessionApprovalThenRule(t *testing.T) {
+	// After "yes, this session" the rule allows the next call: the person is not asked
+	// again, and the callback (already told) is not called again.
+	e := newEnv(t)
+	var got outsideCalls
+	ap := &fakeApprover{answer: Answer{Choice: Session}}
+	g := NewGate(e.policy(t, "", rules{}), ap, nil, nil)
+	g.OnApprovedOutside = got.record
+	for range 2 {
+		call := e.call("Read", `{"file_path":"{O}/f.txt"}`)
+		if d := g.Gate(context.Background(), &call); d.Deny {
+			t.Fatalf("denied: %+v", d)
+		}
+	}
+	if len(ap.prompts) != 1 || len(got) != 1 || got[0] != "Read "+e.out+"/f.txt" {
+		t.Fatalf("asked %d times, callback %q", len(ap.prompts), got)
+	}
+}

@@ -107,7 +107,32 @@ func ensureWritable(toolName, path string, mode fs.FileMode) error {
 // sees the old content or the new, never a mix, and a failure leaves no temporary file
 // behind. Missing parent directories are created. It returns the new file's info, which
 // the rename keeps (same inode, same modification time).
+//
+// path must be the real path (workspace.Resolve's answer): a symbolic link there is
+// refused rather than followed, since it appeared after the path was checked.
+//
+// A rename gives the file a new inode, so what belongs to the inode rather than the
+// content is carried over by hand: mode (the caller passes the old one, keptMode),
+// owner, group and extended attributes (ACLs and security labels live there on Linux).
+// Where that cannot be done the file is written in place instead (writeFileInPlace),
+// trading atomicity for keeping the file as it was, as vim does with backupcopy=auto:
+//   - a file with more than one hard link, since a rename would split it from its
+//     other names, which would keep the old content;
+//   - a file whose owner or group this process cannot give the new file (another
+//     user's group-writable file, when not running as root), or whose extended
+//     attributes cannot be copied.
 func writeFileAtomic(path string, data []byte, mode fs.FileMode) (fs.FileInfo, error) {
+	old, err := os.Lstat(path)
+	switch {
+	case err == nil && old.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%s has become a symbolic link; not writing through it", path)
+	case err == nil && !old.Mode().IsRegular():
+		old = nil // the rename below fails with the reason
+	case err == nil && hardLinks(old) > 1:
+		return writeFileInPlace(path, data)
+	case err != nil:
+		old = nil
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, newDirMode); err != nil {
 		return nil, fmt.Errorf("create directory %s: %w", dir, err)
@@ -131,6 +156,13 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (fs.FileInfo, e
 	if _, err := f.Write(data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", tmp, err)
 	}
+	// Before the chmod: an unprivileged chown clears the set-ID bits.
+	if old != nil && !carryMetadata(f, path, old) {
+		f.Close()
+		os.Remove(tmp)
+		done = true
+		return writeFileInPlace(path, data)
+	}
 	// Chmod on the descriptor: CreateTemp made it 0600, and the umask does not apply here.
 	if err := f.Chmod(mode); err != nil {
 		return nil, fmt.Errorf("set mode %v on %s: %w", mode, tmp, err)
@@ -150,6 +182,33 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (fs.FileInfo, e
 	}
 	done = true
 	syncDir(dir)
+	return info, nil
+}
+
+// writeFileInPlace overwrites the existing file at path with data (truncate, write,
+// fsync) on its own inode, so its hard links, owner, group, mode and extended
+// attributes all stay. It is not atomic: a crash or a concurrent reader can see the
+// file empty or half written. writeFileAtomic uses it only where a rename would lose
+// something; see there.
+func writeFileInPlace(path string, data []byte) (fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|openNoFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s to write in place: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return nil, fmt.Errorf("write %s in place (it may now be incomplete): %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("sync %s: %w", path, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("close %s: %w", path, err)
+	}
 	return info, nil
 }
 

@@ -302,3 +302,56 @@ func TestFileChangesReported(t *testing.T) {
 		t.Fatalf("a read reported changes: %+v", res.Files)
 	}
 }
+
+// Write and Edit keep an existing file's permission bits, whatever the umask.
+func TestFileToolsKeepMode(t *testing.T) {
+	for _, mode := range []os.FileMode{0o600, 0o755, 0o640, 0o444 | 0o200} {
+		e := newFileEnv(t)
+		p := e.put("f", "a\n")
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		e.readFile("f")
+		e.ok(e.edit, map[string]any{"file_path": p, "old_string": "a", "new_string": "b"})
+		e.ok(e.write, map[string]any{"file_path": p, "content": "c\n"})
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode() != mode {
+			t.Errorf("mode %v after Edit and Write, want %v", info.Mode(), mode)
+		}
+	}
+}
+
+// Write and Edit given a symbolic link change the file it points to and leave the link.
+func TestFileToolsWriteThroughSymlink(t *testing.T) {
+	e := newFileEnv(t)
+	target := e.put("dir/real.txt", "one\n")
+	link := e.path("link.txt")
+	if err := os.Symlink("dir/real.txt", link); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	e.readFile("link.txt")
+	e.ok(e.edit, map[string]any{"file_path": link, "old_string": "one", "new_string": "two"})
+	if got := e.get("dir/real.txt"); got != "two\n" {
+		t.Errorf("target after Edit through the link: %q", got)
+	}
+	e.ok(e.write, map[string]any{"file_path": link, "content": "three\n"})
+	info, err := os.Lstat(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link.txt is no longer a symbolic link (mode %v)", info.Mode())
+	}
+	if dest, _ := os.Readlink(link); dest != "dir/real.txt" {
+		t.Errorf("the link now points to %q", dest)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "three\n" {
+		t.Errorf("target after Write through the link: %q", data)
+	}
+	if left := tempFiles(t, e.root); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

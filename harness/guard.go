@@ -100,6 +100,16 @@ func (s *Session) setupGuard(home string) error {
 		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
 	})
 	g.gate = permission.NewGate(g.policy, approver, g.preHook, g.audit)
+	// What a person approved outside the workspace becomes reachable for the tools: the
+	// folder a search was approved on, else exactly the file.
+	g.gate.OnApprovedOutside = func(toolName, path string) {
+		if toolName == "Glob" || toolName == "Grep" || toolName == "LS" {
+			if s.Workspace.AddDir(path) == nil {
+				return
+			}
+		}
+		_ = s.Workspace.AddFile(path)
+	}
 
 	if (set.Sandbox.Enabled == nil || *set.Sandbox.Enabled) && !o.SandboxLauncher {
 		if set.Sandbox.Enabled != nil {
@@ -139,7 +149,9 @@ func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
 		if err != nil {
 			return []agent.Gate{g.gate}
 		}
-		return []agent.Gate{permission.NewGate(view, g.approver, g.preHook, g.audit)}
+		sub := permission.NewGate(view, g.approver, g.preHook, g.audit)
+		sub.OnApprovedOutside = g.gate.OnApprovedOutside
+		return []agent.Gate{sub}
 	}
 }
 

@@ -73,8 +73,8 @@ func (c *contextParts) addUsage(u llm.Usage, model string) {
 	c.cost += llm.LookupModel(model).Cost(u)
 }
 
-// restoreAfterCompaction is what a summary must not lose: the instruction files and the
-// todo list.
+// restoreAfterCompaction is what a summary must not lose: the instruction files, the
+// todo list and the skills loaded so far.
 func (s *Session) restoreAfterCompaction() []llm.Block {
 	var out []llm.Block
 	if s.ctx.instructions != "" {
@@ -83,7 +83,7 @@ func (s *Session) restoreAfterCompaction() []llm.Block {
 	if snap := s.Todos.Snapshot(); snap != "" {
 		out = append(out, llm.TextBlock(snap))
 	}
-	return out
+	return append(out, s.invokedSkills()...)
 }
 
 // seams are the BeforeModel parts of the context: compaction first (it decides what the

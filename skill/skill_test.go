@@ -296,7 +296,7 @@ func TestTool(t *testing.T) {
 	}
 
 	var invoked []Skill
-	tl := NewTool(c, ws, func(s Skill) { invoked = append(invoked, s) })
+	tl := NewTool(c, ws, func(inv Invocation) { invoked = append(invoked, inv.Skill) })
 	if tl.Spec().Name != "Skill" || !tl.ReadOnly() {
 		t.Fatalf("spec %+v", tl.Spec())
 	}

@@ -115,13 +115,14 @@ func bundled(dir string) (files []string, more int) {
 type skillTool struct {
 	cat      *Catalog
 	ws       *workspace.Workspace
-	onInvoke func(Skill)
+	onInvoke func(Invocation)
 }
 
 // NewTool returns the Skill tool over cat. Each successful call adds the skill's folder
-// to ws (when not nil) and then calls onInvoke (when not nil) with the skill, whose
-// AllowedTools the harness may grant for the rest of the turn.
-func NewTool(cat *Catalog, ws *workspace.Workspace, onInvoke func(Skill)) tool.Tool {
+// to ws (when not nil) and then calls onInvoke (when not nil) with the invocation: the
+// harness grants the skill's AllowedTools for the rest of the turn and keeps its text, to
+// put it back after the conversation is summarized.
+func NewTool(cat *Catalog, ws *workspace.Workspace, onInvoke func(Invocation)) tool.Tool {
 	return &skillTool{cat: cat, ws: ws, onInvoke: onInvoke}
 }
 
@@ -148,7 +149,7 @@ func (t *skillTool) Run(ctx context.Context, input json.RawMessage) (tool.Result
 		return tool.Result{}, err
 	}
 	if t.onInvoke != nil {
-		t.onInvoke(inv.Skill)
+		t.onInvoke(inv)
 	}
 	res := tool.Text(inv.Text)
 	res.ChangedState = true // Read may now open the skill's files

@@ -438,16 +438,11 @@ func (r *REPL) skillPrompt(line string) (text string, isSkill bool, err error) {
 	if _, ok := r.sess.Skills.Get(name); !ok {
 		return "", false, nil
 	}
-	inv, err := r.sess.Skills.Invoke(r.sess.Workspace, name, strings.TrimSpace(args))
+	text, err = r.sess.InvokeSkill(name, strings.TrimSpace(args))
 	if err != nil {
 		return "", true, err
 	}
-	for _, rule := range inv.Skill.AllowedTools {
-		if err := r.sess.Policy().AddTurnRule(rule); err != nil {
-			fmt.Fprintf(r.Err, "ouro: skill %s: allowed-tools %q: %v\n", name, rule, err)
-		}
-	}
-	return inv.Text, true, nil
+	return text, true, nil
 }
 
 func indentLines(s, pad string) string { return pad + strings.ReplaceAll(s, "\n", "\n"+pad) }

@@ -72,8 +72,8 @@ func main() {
 	files := tools.NewFileState()
 	registry := tool.NewRegistry(
 		tools.NewRead(ws, files), tools.NewGlob(ws), tools.NewGrep(ws),
-		skill.NewTool(cat, ws, func(s skill.Skill) {
-			fmt.Printf("── onInvoke: %s asks for %q for the rest of the turn\n", s.Name, s.AllowedTools)
+		skill.NewTool(cat, ws, func(inv skill.Invocation) {
+			fmt.Printf("── onInvoke: %s asks for %q for the rest of the turn\n", inv.Skill.Name, inv.Skill.AllowedTools)
 		}),
 	)
 

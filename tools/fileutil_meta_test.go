@@ -4,7 +4,9 @@ package tools
 
 import (
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -133,5 +135,80 @@ func TestWriteFileAtomicRefusesSymlink(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(target); string(data) != "old" {
 		t.Errorf("target holds %q", data)
+	}
+}
+
+// An unprivileged process cannot give the new file the owner of another user's
+// group-writable file, so it writes that file in place, which keeps the owner. Set up
+// as root, the write is done by this test binary run as nobody (65534).
+func TestWriteFileAtomicKeepsOtherUsersFileUnprivileged(t *testing.T) {
+	if path := os.Getenv("OURO_TEST_WRITE_AS_NOBODY"); path != "" {
+		if _, err := writeFileAtomic(path, []byte("new\n"), 0o664); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("setting up another user's file needs root")
+	}
+	dir := t.TempDir()
+	// t.TempDir gives dir and its parent mode 0700; nobody must reach and write it.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, "shared.txt")
+	if err := os.WriteFile(p, []byte("old\n"), 0o664); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 0, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the test binary nobody can run (the build directory is root's alone).
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "tools.test")
+	copyExecutable(t, self, bin)
+	cmd := exec.Command(bin, "-test.run=^TestWriteFileAtomicKeepsOtherUsersFileUnprivileged$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "OURO_TEST_WRITE_AS_NOBODY="+p)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("write as nobody: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "new\n" {
+		t.Errorf("content %q, want %q", data, "new\n")
+	}
+	st := inode(t, p)
+	if st.Uid != 0 || st.Gid != 65534 {
+		t.Errorf("owner %d:%d after nobody's write, want 0:65534", st.Uid, st.Gid)
+	}
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

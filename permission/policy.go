@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -390,8 +391,16 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		switch c.Name {
 		case "Glob":
 			p = in.Path
-			if p == "" && filepath.IsAbs(in.Pattern) {
+			switch {
+			case filepath.IsAbs(in.Pattern):
 				p = staticPrefix(in.Pattern)
+			case slices.Contains(strings.Split(filepath.ToSlash(in.Pattern), "/"), ".."):
+				// "../other/*" searches outside the folder it starts from: check where.
+				base := p
+				if base == "" {
+					base = "."
+				}
+				p = staticPrefix(filepath.Join(base, in.Pattern))
 			}
 		case "Grep", "LS":
 			p = in.Path

@@ -102,7 +102,7 @@ func (s *Session) setupGuard(home string) error {
 	g.gate = permission.NewGate(g.policy, approver, g.preHook, g.audit)
 	// What a person approved outside the workspace becomes reachable for the tools: the
 	// folder a search was approved on, else exactly the file.
-	g.gate.OnApprovedOutside = func(toolName, path string) {
+	g.gate.OnAllowedOutside = func(toolName, path string) {
 		if toolName == "Glob" || toolName == "Grep" || toolName == "LS" {
 			if s.Workspace.AddDir(path) == nil {
 				return
@@ -150,7 +150,7 @@ func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
 			return []agent.Gate{g.gate}
 		}
 		sub := permission.NewGate(view, g.approver, g.preHook, g.audit)
-		sub.OnApprovedOutside = g.gate.OnApprovedOutside
+		sub.OnAllowedOutside = g.gate.OnAllowedOutside
 		return []agent.Gate{sub}
 	}
 }

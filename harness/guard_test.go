@@ -99,3 +99,28 @@ func TestApprovedOutsideSearchAndWriteHappen(t *testing.T) {
 		t.Fatalf("asked %d times, want 2", len(ap.prompts))
 	}
 }
+
+// An allow rule for a path outside the workspace works at the tool too (before, the rule
+// allowed the call and the tool then refused it as outside); a path no rule covers is
+// still refused in a headless run.
+func TestRuleAllowedOutsideReadHappens(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	other, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, sibling := filepath.Join(other, "notes.txt"), filepath.Join(other, "sibling.txt")
+	for f, text := range map[string]string{notes: "allowed notes 5150\n", sibling: "sibling 8080\n"} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
+		{ExpectContains: "allowed notes 5150", ToolCalls: toolCall("Read", map[string]any{"file_path": sibling})},
+		{ExpectContains: "Permission denied", Text: "done"},
+	}, func(o *Options) { o.PermissionMode = ""; o.AllowedTools = []string{"Read(/" + notes + ")"} })
+	if out := s.Run(context.Background(), "read the notes"); !out.OK() {
+		t.Fatalf("outcome = %+v", out)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -44,13 +43,13 @@ type Gate struct {
 	hooks    PreToolHook
 	audit    *Audit
 
-	// OnApprovedOutside, when set, is told about a file tool's call (Read, Edit, Write,
-	// NotebookEdit, Glob, Grep, LS, ...) that a person approved and whose path lies
-	// outside the workspace's roots: the tool's name and the real path (symlinks
-	// followed), so the caller can make that path reachable for the tool. It is not
-	// called for what a rule, a hook or the mode allowed. Set it before the first call;
-	// it runs while the gate holds its prompt lock.
-	OnApprovedOutside func(toolName, path string)
+	// OnAllowedOutside, when set, is told about a file tool's call (Read, Edit, Write,
+	// NotebookEdit, Glob, Grep, LS, ...) the gate allows whose path lies outside the
+	// workspace's roots — a person approved it, or a rule, a hook or the mode allowed it:
+	// the tool's name and the real path (symlinks followed), so the caller can make that
+	// path reachable for the tool. Set it before the first call; it may run while the
+	// gate holds its prompt lock.
+	OnAllowedOutside func(toolName, path string)
 
 	// mu lets one prompt at a time reach the approver.
 	mu sync.Mutex
@@ -161,9 +160,6 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 		}
 		return g.deny(call, "approver error", fmt.Sprintf("%s needed approval, and asking for it failed: %v", summary, err))
 	}
-	if ans.Choice == Once || ans.Choice == Session || ans.Choice == Always {
-		g.approvedOutside(call)
-	}
 	switch ans.Choice {
 	case Once:
 		return g.allow(call, d, "user: once", "approved once")
@@ -202,29 +198,17 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	return g.deny(call, "user: no", reason)
 }
 
-// approvedOutside tells OnApprovedOutside about the real path an approved file tool's
-// call reaches, when that path is outside the workspace's roots. The path is found as
-// Policy.Check finds it.
-func (g *Gate) approvedOutside(call tool.Call) {
-	if g.OnApprovedOutside == nil || !(isOneOf(call.Name, editTools) || isOneOf(call.Name, readTools)) {
+// allowedOutside tells OnAllowedOutside about the real path an allowed file tool's call
+// reaches, when that path is outside the workspace's roots.
+func (g *Gate) allowedOutside(call tool.Call) {
+	if g.OnAllowedOutside == nil || !(isOneOf(call.Name, editTools) || isOneOf(call.Name, readTools)) {
 		return
 	}
 	var in callInput
 	if json.Unmarshal(call.Input, &in) != nil {
 		return
 	}
-	p := in.FilePath
-	switch call.Name {
-	case "NotebookEdit", "NotebookRead":
-		p = in.NotebookPath
-	case "Glob":
-		p = in.Path
-		if p == "" && filepath.IsAbs(in.Pattern) {
-			p = staticPrefix(in.Pattern)
-		}
-	case "Grep", "LS":
-		p = in.Path
-	}
+	p := filePathOf(call.Name, in)
 	if p == "" {
 		return // the working directory, or no path at all
 	}
@@ -233,11 +217,12 @@ func (g *Gate) approvedOutside(call tool.Call) {
 	if err != nil || st.ws.Contains(tg.real) {
 		return
 	}
-	g.OnApprovedOutside(call.Name, tg.real)
+	g.OnAllowedOutside(call.Name, tg.real)
 }
 
 func (g *Gate) allow(call tool.Call, d agent.Decision, source, reason string) agent.Decision {
 	g.record(call, "allow", source, reason)
+	g.allowedOutside(call)
 	return d
 }
 

@@ -314,7 +314,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	}
 }
 
-// outsideCalls records what OnApprovedOutside was told.
+// outsideCalls records what OnAllowedOutside was told.
 type outsideCalls []string
 
 func (o *outsideCalls) record(toolName, path string) { *o = append(*o, toolName+" "+path) }
@@ -344,8 +344,8 @@ func TestGateReportsApprovedOutsidePaths(t *testing.T) {
 		{"approved outside grep", "Grep", `{"pattern":"x","path":"{O}"}`, Once, "", []string{"Grep {O}"}},
 		{"approved outside glob by pattern", "Glob", `{"pattern":"{O}/*.txt"}`, Once, "", []string{"Glob {O}"}},
 		{"refused outside read", "Read", `{"file_path":"{O}/f.txt"}`, No, "", nil},
-		{"rule-allowed outside read", "Read", `{"file_path":"{O}/allowed.txt"}`, Once, "", nil},
-		{"hook-allowed outside read", "Read", `{"file_path":"{O}/f.txt"}`, Once, "allow", nil},
+		{"rule-allowed outside read", "Read", `{"file_path":"{O}/allowed.txt"}`, Once, "", []string{"Read {O}/allowed.txt"}},
+		{"hook-allowed outside read", "Read", `{"file_path":"{O}/f.txt"}`, Once, "allow", []string{"Read {O}/f.txt"}},
 		{"denied outside read", "Read", `{"file_path":"{O}/denied.txt"}`, Once, "", nil},
 		{"approved inside read (hook asks)", "Read", `{"file_path":"{P}/src/in.go"}`, Once, "ask", nil},
 		{"approved inside write", "Write", `{"file_path":"{P}/src/in.go","content":"y"}`, Once, "", nil},
@@ -356,7 +356,7 @@ func TestGateReportsApprovedOutsidePaths(t *testing.T) {
 			var got outsideCalls
 			ap := &fakeApprover{answer: Answer{Choice: c.answer}}
 			g := NewGate(e.policy(t, "", rs), ap, &fakeHook{v: HookVerdict{Decision: c.hook}}, nil)
-			g.OnApprovedOutside = got.record
+			g.OnAllowedOutside = got.record
 			call := e.call(c.tool, c.in)
 			d := g.Gate(context.Background(), &call)
 			var want outsideCalls
@@ -364,7 +364,7 @@ func TestGateReportsApprovedOutsidePaths(t *testing.T) {
 				want = append(want, strings.NewReplacer("{P}", e.proj, "{O}", e.out).Replace(w))
 			}
 			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Fatalf("OnApprovedOutside got %q, want %q (decision %+v, asked %d times)", got, want, d, len(ap.prompts))
+				t.Fatalf("OnAllowedOutside got %q, want %q (decision %+v, asked %d times)", got, want, d, len(ap.prompts))
 			}
 			if len(want) > 0 && d.Deny {
 				t.Fatalf("the approved call was denied: %+v", d)
@@ -375,19 +375,20 @@ func TestGateReportsApprovedOutsidePaths(t *testing.T) {
 
 func TestGateSessionApprovalThenRule(t *testing.T) {
 	// After "yes, this session" the rule allows the next call: the person is not asked
-	// again, and the callback (already told) is not called again.
+	// again, and the callback is told each time (making a path reachable twice is
+	// harmless).
 	e := newEnv(t)
 	var got outsideCalls
 	ap := &fakeApprover{answer: Answer{Choice: Session}}
 	g := NewGate(e.policy(t, "", rules{}), ap, nil, nil)
-	g.OnApprovedOutside = got.record
+	g.OnAllowedOutside = got.record
 	for range 2 {
 		call := e.call("Read", `{"file_path":"{O}/f.txt"}`)
 		if d := g.Gate(context.Background(), &call); d.Deny {
 			t.Fatalf("denied: %+v", d)
 		}
 	}
-	if len(ap.prompts) != 1 || len(got) != 1 || got[0] != "Read "+e.out+"/f.txt" {
+	if len(ap.prompts) != 1 || len(got) != 2 || got[0] != "Read "+e.out+"/f.txt" {
 		t.Fatalf("asked %d times, callback %q", len(ap.prompts), got)
 	}
 }

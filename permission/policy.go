@@ -387,26 +387,7 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		}
 		v = st.checkFile(c.Name, p, true)
 	case isOneOf(c.Name, readTools):
-		p := in.FilePath
-		switch c.Name {
-		case "Glob":
-			p = in.Path
-			switch {
-			case filepath.IsAbs(in.Pattern):
-				p = staticPrefix(in.Pattern)
-			case slices.Contains(strings.Split(filepath.ToSlash(in.Pattern), "/"), ".."):
-				// "../other/*" searches outside the folder it starts from: check where.
-				base := p
-				if base == "" {
-					base = "."
-				}
-				p = staticPrefix(filepath.Join(base, in.Pattern))
-			}
-		case "Grep", "LS":
-			p = in.Path
-		case "NotebookRead":
-			p = in.NotebookPath
-		}
+		p := filePathOf(c.Name, in)
 		v = st.checkFile(c.Name, p, false)
 	case c.Name == "WebFetch":
 		host := ""
@@ -605,6 +586,31 @@ func (st *state) checkFile(toolName, p string, write bool) Verdict {
 	}
 	v.Suggest = suggestIf(v, rule+"("+st.pathSpec(tg.real, toolName == "Glob" || toolName == "Grep" || toolName == "LS")+")", true)
 	return v
+}
+
+// filePathOf is the path a read tool's call reaches: the file it reads, or the folder a
+// search starts from ("" for the working directory).
+func filePathOf(name string, in callInput) string {
+	switch name {
+	case "Glob":
+		switch {
+		case filepath.IsAbs(in.Pattern):
+			return staticPrefix(in.Pattern)
+		case slices.Contains(strings.Split(filepath.ToSlash(in.Pattern), "/"), ".."):
+			// "../other/*" searches outside the folder it starts from: check where.
+			base := in.Path
+			if base == "" {
+				base = "."
+			}
+			return staticPrefix(filepath.Join(base, in.Pattern))
+		}
+		return in.Path
+	case "Grep", "LS":
+		return in.Path
+	case "NotebookRead", "NotebookEdit":
+		return in.NotebookPath
+	}
+	return in.FilePath
 }
 
 // staticPrefix is the folder part of a glob pattern before its first special character.

@@ -153,7 +153,7 @@ func (r *Runner) PostToolUse(ctx context.Context, c tool.Call, res *tool.Result)
 		in = r.input(event)
 		in.Error = res.Text()
 	} else {
-		in.ToolResponse, _ = json.Marshal(map[string]string{"content": res.Text()})
+		in.ToolResponse = toolResponse(c, res, r.cfg.CWD)
 	}
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -583,5 +585,47 @@ func TestGoFuncs(t *testing.T) {
 	}
 	if d := r.BeforeStop(ctx, &agent.Stop{Conv: conv, Continued: 1}); d.Continue {
 		t.Fatalf("Stop with stop_hook_active = %+v", d)
+	}
+}
+
+// tool_response carries the fields Claude Code's hook scripts read: filePath for the file
+// tools (`jq -r '.tool_response.filePath'` formats the file just written), stdout for
+// Bash, filenames for Glob, and success.
+func TestPostToolUseToolResponseFields(t *testing.T) {
+	e := newEnv(t)
+	r := e.runner(on("PostToolUse", "", e.script(`cat > "$CLAUDE_PROJECT_DIR/in-$(date +%s%N).json"`)))
+	ctx := context.Background()
+	write := tool.Text("wrote a.go")
+	write.Files = []tool.FileChange{{Path: filepath.Join(e.dir, "a.go"), After: "abc"}}
+	r.PostToolUse(ctx, tool.Call{ID: "w", Name: "Write", Input: json.RawMessage(`{"file_path":"a.go","content":"package a"}`)}, &write)
+	out := tool.Text("ok  example.com/x")
+	r.PostToolUse(ctx, tool.Call{ID: "b", Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}, &out)
+	glob := tool.Text("a.go\nb/c.go")
+	r.PostToolUse(ctx, tool.Call{ID: "g", Name: "Glob", Input: json.RawMessage(`{"pattern":"**/*.go"}`)}, &glob)
+
+	files, _ := filepath.Glob(filepath.Join(e.dir, "in-*.json"))
+	byTool := map[string]map[string]any{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in struct {
+			ToolName     string         `json:"tool_name"`
+			ToolResponse map[string]any `json:"tool_response"`
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			t.Fatalf("hook input %s: %v", data, err)
+		}
+		byTool[in.ToolName] = in.ToolResponse
+	}
+	if w := byTool["Write"]; w["filePath"] != filepath.Join(e.dir, "a.go") || w["type"] != "create" || w["success"] != true || w["content"] != "package a" {
+		t.Errorf("Write tool_response = %v", w)
+	}
+	if b := byTool["Bash"]; b["stdout"] != "ok  example.com/x" || b["interrupted"] != false {
+		t.Errorf("Bash tool_response = %v", b)
+	}
+	if g := byTool["Glob"]; g["numFiles"] != 2.0 || fmt.Sprint(g["filenames"]) != "[a.go b/c.go]" {
+		t.Errorf("Glob tool_response = %v", g)
 	}
 }

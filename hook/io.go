@@ -21,8 +21,9 @@ type Input struct {
 	ToolName  string
 	ToolInput json.RawMessage
 	ToolUseID string
-	// ToolResponse (PostToolUse) is {"content": "<the result's text>"}: ouro's tools
-	// answer with text, not with Claude Code's per-tool structures.
+	// ToolResponse (PostToolUse) has the fields of Claude Code's per-tool responses that
+	// hook scripts read (filePath, stdout, filenames, success ...) and "content", the
+	// result's whole text (see toolResponse).
 	ToolResponse json.RawMessage
 	// Error (PostToolUseFailure) is the text of the failed result.
 	Error string

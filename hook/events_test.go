@@ -454,9 +454,10 @@ func TestPayloadFields(t *testing.T) {
 		return m
 	}
 	want := map[string]map[string]any{
-		"PreToolUse":         toolFields,
-		"PermissionRequest":  toolFields,
-		"PostToolUse":        with(toolFields, "tool_response", map[string]any{"content": "a.go\nb.go"}),
+		"PreToolUse":        toolFields,
+		"PermissionRequest": toolFields,
+		"PostToolUse": with(toolFields, "tool_response", map[string]any{"content": "a.go\nb.go", "success": true,
+			"stdout": "a.go\nb.go", "stderr": "", "interrupted": false, "isImage": false}),
 		"PostToolUseFailure": with(toolFields, "error", "exit status 2"),
 		"UserPromptSubmit":   {"prompt": "fix the bug"},
 		"Stop":               {"stop_hook_active": false},

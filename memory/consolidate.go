@@ -34,9 +34,9 @@ func Consolidate(ctx context.Context, provider llm.Provider, model string, s *St
 	if provider == nil {
 		return false, errors.New("memory: consolidate needs a provider")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old, err := s.list()
+	// The model call can take a while: the store is read under a shared lock, and the
+	// new set is written under the exclusive one only if nobody changed the store since.
+	old, err := s.List()
 	if err != nil {
 		return false, err
 	}
@@ -122,14 +122,43 @@ func Consolidate(ctx context.Context, provider llm.Provider, model string, s *St
 	if len(next) == 0 {
 		return false, errors.New("memory: consolidate: the model retired every record; refused")
 	}
+	unlock, err := s.lock(true)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	now, err := s.list()
+	if err != nil {
+		return false, err
+	}
+	if !sameRecords(old, now) {
+		return false, ErrChanged
+	}
 	if err := s.replaceAll(next); err != nil {
 		return false, fmt.Errorf("memory: consolidate: %w", err)
 	}
 	return true, nil
 }
 
+// ErrChanged: another session changed the store while a consolidation was being prepared;
+// nothing was written, and the next consolidation starts from the new state.
+var ErrChanged = errors.New("memory: consolidate: the store changed meanwhile; left as it is")
+
+// sameRecords reports whether two listings hold the same records, unchanged.
+func sameRecords(a, b []Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !a[i].Updated.Equal(b[i].Updated) || a[i].Description != b[i].Description || a[i].Body != b[i].Body {
+			return false
+		}
+	}
+	return true
+}
+
 // replaceAll swaps the store's records for rs under a snapshot; on failure the snapshot
-// is restored. Call with s.mu held.
+// is restored. Call with the store's exclusive lock held.
 func (s *Store) replaceAll(rs []Record) (err error) {
 	snap := s.Dir + ".snapshot"
 	if err := os.RemoveAll(snap); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
@@ -102,5 +103,33 @@ func TestConsolidateMerges(t *testing.T) {
 	idx, _ := os.ReadFile(filepath.Join(s.Dir, IndexFile))
 	if strings.Contains(string(idx), "ci-docs") {
 		t.Errorf("retired record still indexed:\n%s", idx)
+	}
+}
+
+// meddler is a model that, while it thinks, lets another session save a record.
+type meddler struct {
+	*scripted.Provider
+	other *Store
+}
+
+func (m meddler) Complete(ctx context.Context, r *llm.Request, f llm.StreamFunc) (*llm.Response, error) {
+	if err := m.other.Save(Record{Name: "late-fact", Description: "saved by another session meanwhile", Type: TypeProject}); err != nil {
+		return nil, err
+	}
+	return m.Provider.Complete(ctx, r, f)
+}
+
+// A consolidation does not overwrite what another session saved while the model was
+// answering: it writes nothing and says why.
+func TestConsolidateLeavesAStoreChangedMeanwhile(t *testing.T) {
+	s := seedStore(t)
+	prov := meddler{scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: mergeAnswer}}}), Open(s.Dir, "project")}
+	changed, err := Consolidate(context.Background(), prov, "small", s, 2)
+	if changed || !errors.Is(err, ErrChanged) {
+		t.Fatalf("changed=%v err=%v, want ErrChanged", changed, err)
+	}
+	all, _ := s.List()
+	if len(all) != 4 {
+		t.Fatalf("records = %d, want the 3 seeded and the late one", len(all))
 	}
 }

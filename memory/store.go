@@ -117,8 +117,11 @@ func (s *Store) save(r Record, replace bool) error {
 		r.Scope = s.Scope
 	}
 	r.Updated = s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	all, err := s.list()
 	if err != nil {
 		return err
@@ -150,8 +153,11 @@ func (s *Store) save(r Record, replace bool) error {
 
 // Get reads the record with this name.
 func (s *Store) Get(name string) (Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(false)
+	if err != nil {
+		return Record{}, err
+	}
+	defer unlock()
 	data, err := os.ReadFile(filepath.Join(s.Dir, FileName(name)))
 	if errors.Is(err, os.ErrNotExist) {
 		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, name)
@@ -164,8 +170,11 @@ func (s *Store) Get(name string) (Record, error) {
 
 // List returns every record, by name.
 func (s *Store) List() ([]Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(false)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return s.list()
 }
 
@@ -198,9 +207,12 @@ func (s *Store) list() ([]Record, error) {
 
 // Forget removes the record with this name.
 func (s *Store) Forget(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	err := os.Remove(filepath.Join(s.Dir, FileName(name)))
+	unlock, err := s.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = os.Remove(filepath.Join(s.Dir, FileName(name)))
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
@@ -215,8 +227,11 @@ func (s *Store) Path(name string) string { return filepath.Join(s.Dir, FileName(
 
 // Index returns the text of MEMORY.md as it would be generated now.
 func (s *Store) Index() (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(false)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	all, err := s.list()
 	if err != nil {
 		return "", err
@@ -226,8 +241,11 @@ func (s *Store) Index() (string, error) {
 
 // Reindex regenerates MEMORY.md (after a record file was edited by hand).
 func (s *Store) Reindex() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return s.reindex()
 }
 

@@ -2,9 +2,11 @@ package memory
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -94,5 +96,68 @@ func TestSecret(t *testing.T) {
 	s := Open(t.TempDir(), "user")
 	if err := s.Save(Record{Name: "k", Description: "the key is sk-abcdefghijklmnopqrstuvwx"}); !errors.Is(err, ErrSecret) {
 		t.Errorf("secret saved: %v", err)
+	}
+}
+
+// Two stores over one directory (as two ouro processes would have) write at the same
+// time: the directory lock serializes them, and the index lists every record.
+func TestStoresOverOneDirectoryDoNotLoseWrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	a, b := Open(dir, "project"), Open(dir, "project")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		for _, s := range []*Store{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				side := map[*Store]string{a: "a", b: "b"}[s]
+				name := fmt.Sprintf("fact-%s-%d", side, i)
+				// Distinct words, so no two descriptions look like duplicates.
+				desc := fmt.Sprintf("note%03d%s about topic%03d%s", i, side, i, side)
+				if err := s.Save(Record{Name: name, Description: desc, Type: TypeProject}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	all, err := a.List()
+	if err != nil || len(all) != 40 {
+		t.Fatalf("%d records, %v", len(all), err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(index), "](fact-"); n != 40 {
+		t.Errorf("the index lists %d of 40 records:\n%s", n, index)
+	}
+	if _, err := os.Stat(dir + ".lock"); err != nil {
+		t.Errorf("no lock file beside the store: %v", err)
+	}
+}
+
+// The directory lock holds across Store values (as across processes): a write waits
+// while another holds the store.
+func TestDirectoryLockHoldsAcrossStores(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	a, b := Open(dir, "project"), Open(dir, "project")
+	unlock, err := a.lock(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.Save(Record{Name: "waits", Description: "written after the lock is released", Type: TypeProject}) }()
+	select {
+	case err := <-done:
+		t.Fatalf("the write went through while another store held the lock (err %v)", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Get("waits"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -147,7 +147,9 @@ func TestDirectoryLockHoldsAcrossStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- b.Save(Record{Name: "waits", Description: "written after the lock is released", Type: TypeProject}) }()
+	go func() {
+		done <- b.Save(Record{Name: "waits", Description: "written after the lock is released", Type: TypeProject})
+	}()
 	select {
 	case err := <-done:
 		t.Fatalf("the write went through while another store held the lock (err %v)", err)

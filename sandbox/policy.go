@@ -71,7 +71,8 @@ var protectedNames = []string{".ouro", ".claude"}
 // the settings file lives).
 //
 // Go's caches are found without running go: $GOCACHE or the user cache dir's go-build,
-// and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default).
+// and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default). The
+// caches (and ~/.cache, ~/.npm) are created when missing, so that they can be granted.
 func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp string) Policy {
 	project := ""
 	if len(roots) > 0 {
@@ -95,10 +96,16 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		add(absPath(r))
 	}
 	add(sessionTmp)
-	add(envOr("GOCACHE", joinIf(cacheHome, "go-build")))
-	add(envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")))
-	add(cacheHome)
-	add(joinIf(home, ".npm"))
+	// A cache that does not exist yet cannot be made writable (the sandbox grants
+	// existing paths), and a build inside could then never create it: create them
+	// first, empty, as the tools would.
+	for _, c := range []string{envOr("GOCACHE", joinIf(cacheHome, "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
+		cacheHome, joinIf(home, ".npm")} {
+		if c != "" && filepath.IsAbs(c) {
+			_ = os.MkdirAll(c, 0o755)
+			add(c)
+		}
+	}
 	var allowed []string
 	for _, p := range s.Filesystem.AllowWrite {
 		if r := settingsPath(p, home, project); r != "" {

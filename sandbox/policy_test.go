@@ -63,6 +63,12 @@ func TestFromSettingsDefaults(t *testing.T) {
 	if p.TempDir != tmp {
 		t.Errorf("TempDir = %q, want %q", p.TempDir, tmp)
 	}
+	// A fresh home has no caches yet: they are created so they can be granted.
+	for _, c := range []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")} {
+		if st, err := os.Stat(c); err != nil || !st.IsDir() {
+			t.Errorf("cache %s was not created: %v", c, err)
+		}
+	}
 
 	for path, want := range map[string]bool{
 		filepath.Join(ws, "main.go"):                           true,

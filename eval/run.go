@@ -84,7 +84,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Model == "" {
 		return Report{}, errors.New("eval: a model is required (--model scripted plays the tasks' own trajectories)")
 	}
-	for _, d := range []string{"trajectories", "home", "work"} {
+	for _, d := range []string{"trajectories", "home", "user-config", "work"} {
 		if err := os.MkdirAll(filepath.Join(o.Out, d), 0o755); err != nil {
 			return Report{}, fmt.Errorf("eval: %w", err)
 		}
@@ -211,8 +211,12 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 		deny = append(deny, "Read(./"+strings.TrimPrefix(s, "./")+")")
 	}
 	rec := &recorder{}
+	// Runs are isolated from the person running them: a fresh ouro home, and an empty
+	// folder for user-level configuration (~/.claude settings, hooks, CLAUDE.md, skills,
+	// agents), so results compare across machines. Only the task's repository speaks.
 	cfg := scout.Config{Dir: work, Prompt: t.Prompt, Model: model, Home: filepath.Join(o.Out, "home"),
-		MaxTurns: t.MaxTurns, Deny: deny, Observers: []agent.Observer{rec.observe},
+		UserConfigHome: filepath.Join(o.Out, "user-config"),
+		MaxTurns:       t.MaxTurns, Deny: deny, Observers: []agent.Observer{rec.observe},
 		SandboxLauncher: o.SandboxLauncher, Version: o.Version, Warn: io.Discard}
 	if t.Kind == KindFix {
 		cfg.Fix = &scout.FixConfig{Test: t.Test, Allowed: t.AllowedChanges}

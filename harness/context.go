@@ -30,8 +30,7 @@ type contextParts struct {
 // stores and builds the compactor. It returns the text to add to the system prompt.
 func (s *Session) setupContext(prov llm.Provider, model, home string) string {
 	o := s.opts
-	userHome, _ := os.UserHomeDir()
-	text, _, warns := memory.LoadInstructions(s.CWD, repoRoot(s.CWD), userHome)
+	text, _, warns := memory.LoadInstructions(s.CWD, repoRoot(s.CWD), s.configHome())
 	for _, w := range warns {
 		fmt.Fprintf(o.Warn, "ouro: instructions: %s\n", w)
 	}

@@ -36,7 +36,7 @@ func (s *Session) setupGuard(home string) error {
 	o := s.opts
 	userHome, _ := os.UserHomeDir()
 	set, err := settings.Load(settings.LoadOptions{
-		UserHome: userHome, OuroHome: home, ProjectDir: s.CWD, Settings: o.SettingsFlag,
+		UserHome: s.configHome(), OuroHome: home, ProjectDir: s.CWD, Settings: o.SettingsFlag,
 		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, PermissionMode: o.PermissionMode,
 	})
 	if err != nil {

@@ -86,6 +86,11 @@ type Options struct {
 	Gates      []agent.Gate
 	AfterTool  []agent.AfterTool
 	BeforeStop []agent.BeforeStop
+	// UserConfigHome is where the user's own configuration is looked for: ~/.claude
+	// settings, CLAUDE.md, skills and agents ("" → the home directory). An evaluation
+	// points it at an empty folder so a person's setup does not colour its results. The
+	// sandbox and `~/` in permission rules keep the real home.
+	UserConfigHome string
 	// Observers see every event of every run.
 	Observers []agent.Observer
 	// Version is written into new transcripts.
@@ -187,7 +192,7 @@ func Open(opts Options) (*Session, error) {
 		}
 	}
 	var warns []skill.Warning
-	s.Skills, warns = skill.Discover(skill.Options{Dir: cwd})
+	s.Skills, warns = skill.Discover(skill.Options{Dir: cwd, Home: s.configHome()})
 	for _, w := range warns {
 		fmt.Fprintf(opts.Warn, "ouro: skill %s\n", w)
 	}
@@ -271,6 +276,15 @@ func (s *Session) buildTools() error {
 	return nil
 }
 
+// configHome is where the user's own configuration is looked for.
+func (s *Session) configHome() string {
+	if s.opts.UserConfigHome != "" {
+		return s.opts.UserConfigHome
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
 // restrictTools leaves only the tools Options.Tools names (when it names any).
 func (s *Session) restrictTools() error {
 	if len(s.opts.Tools) == 0 {
@@ -317,8 +331,7 @@ func (s *Session) offeredNames(names []string) []string {
 // addSubagents offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
 func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
-	userHome, _ := os.UserHomeDir()
-	defs, warns := subagent.LoadDefinitions(s.CWD, userHome)
+	defs, warns := subagent.LoadDefinitions(s.CWD, s.configHome())
 	for _, w := range warns {
 		fmt.Fprintf(s.opts.Warn, "ouro: agent %s\n", w)
 	}

@@ -285,3 +285,38 @@ func TestInstructionsAndMemoryReachTheModel(t *testing.T) {
 		t.Fatalf("instructions not in the system prompt:\n%s", sys)
 	}
 }
+
+// UserConfigHome keeps a person's own configuration out of a session (an evaluation's
+// runs): their CLAUDE.md is not in the system prompt, their hooks do not run.
+func TestUserConfigHomeIsolatesPersonalConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "CLAUDE.md"), []byte("PERSONAL-RULE-7781\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settingsJSON := `{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo HOOK-RAN-4410"}]}]}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(settingsJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	personal, _ := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{ExpectContains: "HOOK-RAN-4410", Text: "ok"}}, nil)
+	if !strings.Contains(personal.Agent.Config().System, "PERSONAL-RULE-7781") {
+		t.Fatal("the test's personal CLAUDE.md was not picked up at all; the isolation check below would prove nothing")
+	}
+	if out := personal.Run(context.Background(), "hi"); !out.OK() {
+		t.Fatalf("the personal hook did not run: %+v", out)
+	}
+
+	isolated, prov2 := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.UserConfigHome = t.TempDir() })
+	if strings.Contains(isolated.Agent.Config().System, "PERSONAL-RULE-7781") {
+		t.Error("the personal CLAUDE.md reached an isolated session")
+	}
+	if out := isolated.Run(context.Background(), "hi"); !out.OK() {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if strings.Contains(prov2.Requests()[0].Messages[0].Text(), "HOOK-RAN-4410") {
+		t.Error("the personal hook ran in an isolated session")
+	}
+}

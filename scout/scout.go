@@ -62,6 +62,9 @@ type Config struct {
 	Provider llm.Provider // bypasses Model
 	Home     string       // ouro's state folder ("" → OURO_HOME or ~/.ouro)
 	Settings string       // extra settings (a file or inline JSON), as --settings
+	// UserConfigHome, when set, is where the user's own configuration is looked for
+	// instead of the home directory (see harness.Options.UserConfigHome).
+	UserConfigHome string
 
 	MaxTurns    int
 	MaxDuration time.Duration
@@ -159,7 +162,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	st := &state{fix: cfg.Fix, survey: survey}
 	opts := harness.Options{
 		Model: cfg.Model, Provider: cfg.Provider, CWD: abs, Home: cfg.Home, SettingsFlag: cfg.Settings,
-		Limits: limits, MaxOutput: orInt(cfg.MaxOutput, DefaultMaxOutput),
+		UserConfigHome: cfg.UserConfigHome,
+		Limits:         limits, MaxOutput: orInt(cfg.MaxOutput, DefaultMaxOutput),
 		Tools:           []string{"Glob", "Grep", "Read"},
 		PermissionMode:  "plan",
 		DisallowedTools: cfg.Deny,

@@ -41,6 +41,10 @@ reports per task and overall:
 --script names): the harness and the metrics, tested offline. A real model
 (--model claude-…, --model openai:…) measures the model together with the harness.
 
+Each run is isolated from your own setup: a fresh ouro home and no user-level
+configuration (~/.claude settings and hooks, CLAUDE.md, skills, agents), so results
+compare across machines; only the task repository's own configuration applies.
+
 Written to --out: results.json, report.html (a chart per metric) and trajectories/.
 --baseline compares with an earlier results.json and exits 1 on a regression.`,
 		Example: `  ouro eval --model scripted

@@ -48,7 +48,8 @@ type Policy struct {
 	// (or a worktree's .git file), .ouro/, .claude/, and denyWrite entries that lie inside
 	// a root. Only paths that exist when a command starts can be protected: Landlock and
 	// bind mounts both work on existing files, and creating placeholders in the user's
-	// tree would be a side effect of its own.
+	// tree would be a side effect of its own. What a command creates at a missing one is
+	// taken back after it (Absent, Reclaim).
 	ReadOnly []string `json:"readOnly,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is

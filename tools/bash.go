@@ -229,6 +229,10 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	cmd.Stdin = nil // /dev/null
 	cmd.SysProcAttr.Setpgid = true
 	cmd.WaitDelay = orphanPipeWait
+	var absent []string
+	if b.cfg.Sandbox != nil {
+		absent = b.cfg.Sandbox.Absent()
+	}
 	if err := cmd.Start(); err != nil {
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
 	}
@@ -251,9 +255,16 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		terminateGroup(pgid, b.cfg.KillGrace)
 		<-done
 		b.recordCwd(cwdPath)
+		if len(absent) > 0 {
+			sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
+		}
 		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
 	}
 	b.recordCwd(cwdPath)
+	reclaimed := ""
+	if len(absent) > 0 {
+		reclaimed = sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
+	}
 
 	var parts []string
 	if note != "" {
@@ -295,6 +306,9 @@ func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 		if note := sandbox.Diagnose(*b.cfg.Sandbox, text, dir, b.Cwd()); note != "" {
 			parts = append(parts, note)
 		}
+	}
+	if reclaimed != "" {
+		parts = append(parts, reclaimed)
 	}
 	res := tool.Text(strings.Join(parts, "\n"))
 	res.IsError = isError

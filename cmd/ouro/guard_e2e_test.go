@@ -149,6 +149,34 @@ func TestSandboxStopsWritesOutsideTheWorkspace(t *testing.T) {
 	}
 }
 
+// A sandboxed command cannot plant settings for the next session: a .claude folder it
+// creates (one the sandbox could not protect, since it did not exist) is taken back, and
+// the result says so; the next session starts without its hook.
+func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	e := newEnv(t)
+	plant := `mkdir -p .claude && echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch planted"}]}]}}' > .claude/settings.json`
+	e.fake(
+		scripted.Turn{ToolCalls: bash(plant)},
+		scripted.Turn{ExpectContains: "created protected paths", Text: "taken back"},
+		scripted.Turn{Text: "second session"},
+	)
+	if out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".claude", "settings.json")); err == nil {
+		t.Fatal("the planted settings file is still in the project")
+	}
+	if out, stderr, code := e.run("", "-p", "next"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "planted")); err == nil {
+		t.Fatal("the planted hook ran in the next session")
+	}
+}
+
 // A Claude Code settings file with a prompt hook still works: the hook is skipped with a
 // warning and the command hook beside it runs.
 func TestClaudeCodePromptHookIsSkippedNotFatal(t *testing.T) {

@@ -246,7 +246,7 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 	case KindScout:
 		for _, e := range t.Expect {
 			if !regexp.MustCompile("(?i)" + e.Pattern).MatchString(res.Report) {
-				r.Failures = append(r.Failures, fmt.Sprintf("the answer does not state the %s (expected /%s/)", e.What, e.Pattern))
+				r.Failures = append(r.Failures, fmt.Sprintf("the answer fails the check %q (/%s/ does not match)", e.What, e.Pattern))
 			}
 		}
 		if res.Status == scout.StatusUnverified {

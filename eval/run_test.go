@@ -374,7 +374,7 @@ func TestRunTaskSet(t *testing.T) {
 						t.Errorf("failures %q; want the test command failing", r.Failures)
 					}
 				case KindScout:
-					if !containsAny(r.Failures, "the answer does not state") {
+					if !containsAny(r.Failures, "the answer fails the check") {
 						t.Errorf("failures %q; want a missing expectation", r.Failures)
 					}
 				}

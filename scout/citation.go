@@ -2,6 +2,7 @@ package scout
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -78,10 +79,17 @@ const (
 //
 // Each citation appears once per conclusion (by Raw), in the order written.
 func ParseReport(text string, exists func(rel string) bool) []Conclusion {
+	return ParseReportIn(text, "", exists)
+}
+
+// ParseReportIn is ParseReport for a workspace rooted at root (absolute): an absolute
+// citation inside root counts as the relative one (models often cite the absolute paths
+// their tools were given); anything else absolute is still outside.
+func ParseReportIn(text, root string, exists func(rel string) bool) []Conclusion {
 	if exists == nil {
 		exists = func(string) bool { return false }
 	}
-	p := reportParser{exists: exists}
+	p := reportParser{exists: exists, root: strings.TrimSuffix(filepath.ToSlash(root), "/")}
 	fence := ""
 	for raw := range strings.SplitSeq(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		line := strings.TrimRight(raw, " \t")
@@ -160,6 +168,7 @@ func cleanHeading(h string) string {
 
 type reportParser struct {
 	exists  func(string) bool
+	root    string // absolute, slash-separated; "" when unknown
 	section string
 	out     []Conclusion
 
@@ -192,13 +201,13 @@ func (p *reportParser) flush() {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	p.out = append(p.out, Conclusion{Section: p.section, Text: text, Citations: findCitations(text, p.exists)})
+	p.out = append(p.out, Conclusion{Section: p.section, Text: text, Citations: findCitations(text, p.root, p.exists)})
 }
 
 var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 
 // findCitations returns the citations in one conclusion's text.
-func findCitations(text string, exists func(string) bool) []Citation {
+func findCitations(text, root string, exists func(string) bool) []Citation {
 	// A link counts as its target when that is local, else as its text: rewrite it in
 	// place so the order of citations stays the order they were written in.
 	text = mdLink.ReplaceAllStringFunc(text, func(m string) string {
@@ -211,7 +220,7 @@ func findCitations(text string, exists func(string) bool) []Citation {
 	var out []Citation
 	seenRaw := map[string]bool{}
 	for _, tok := range strings.FieldsFunc(text, isTokenBreak) {
-		c, ok := classify(tok, exists)
+		c, ok := classify(tok, root, exists)
 		if !ok || seenRaw[c.Raw] {
 			continue
 		}
@@ -239,7 +248,7 @@ func isURL(s string) bool {
 var locator = regexp.MustCompile(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#L(\d+)(?:-L?(\d+))?|#[\w.-]*)?$`)
 
 // classify decides whether one token is a citation, by the rules of ParseReport.
-func classify(tok string, exists func(string) bool) (Citation, bool) {
+func classify(tok, root string, exists func(string) bool) (Citation, bool) {
 	// "./..." and "pkg/..." are Go package patterns; dots that end a token otherwise
 	// end a sentence or trail off ("see cmd/x.go...").
 	if isURL(tok) || strings.Contains(tok, "/...") {
@@ -254,6 +263,9 @@ func classify(tok string, exists func(string) bool) (Citation, bool) {
 	startS, endS := m[2], m[3]
 	if m[4] != "" {
 		startS, endS = m[4], m[5]
+	}
+	if root != "" && strings.HasPrefix(p, root+"/") {
+		p = p[len(root)+1:]
 	}
 	for strings.HasPrefix(p, "./") {
 		p = p[2:]

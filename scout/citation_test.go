@@ -115,7 +115,7 @@ func TestFindCitations(t *testing.T) {
 	}
 	exists := existsIn(repoFiles)
 	for _, tc := range tests {
-		got := cite(findCitations(tc.text, exists))
+		got := cite(findCitations(tc.text, "", exists))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("findCitations(%q) = %q, want %q", tc.text, got, tc.want)
 		}
@@ -123,7 +123,7 @@ func TestFindCitations(t *testing.T) {
 }
 
 func TestFindCitationsRaw(t *testing.T) {
-	cs := findCitations("In `./cmd/calc/main.go:12-20`, see calc/eval.go#L3-L9.", existsIn(repoFiles))
+	cs := findCitations("In `./cmd/calc/main.go:12-20`, see calc/eval.go#L3-L9.", "", existsIn(repoFiles))
 	var raws []string
 	for _, c := range cs {
 		raws = append(raws, c.Raw)
@@ -352,5 +352,20 @@ func TestVerify(t *testing.T) {
 	}
 	if c := cs[2].Citations[1]; c.Raw != "calc/eval.go:100" || !c.Verified || c.Problem != "" {
 		t.Errorf("after reading on, %+v should be verified", c)
+	}
+}
+
+// A model that cites the absolute paths its tools were given cites the workspace all the
+// same; an absolute path elsewhere stays outside.
+func TestParseReportInTakesAbsolutePathsInsideTheRoot(t *testing.T) {
+	cs := ParseReportIn("- main `/repo/x/cmd/calc/main.go:12`\n- and `/etc/app.conf:1`\n- and `/repo/xy/a.go:1`", "/repo/x", existsIn(repoFiles))
+	var all []Citation
+	for _, c := range cs {
+		all = append(all, c.Citations...)
+	}
+	got := strings.Join(cite(all), "|")
+	want := "cmd/calc/main.go:12|/etc/app.conf:1!outside the workspace|/repo/xy/a.go:1!outside the workspace"
+	if got != want {
+		t.Errorf("citations = %q, want %q", got, want)
 	}
 }

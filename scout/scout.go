@@ -189,7 +189,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	out := sess.Run(ctx, prompt)
 	res := Result{Outcome: out, Report: out.Result, Corrected: st.corrected,
 		SessionID: sess.ID(), Transcript: sess.TranscriptPath()}
-	res.Conclusions = ParseReport(out.Result, st.exists)
+	res.Conclusions = ParseReportIn(out.Result, st.ws.CWD(), st.exists)
 	res.Unverified = st.evidence.Verify(res.Conclusions)
 	res.FilesSeen = st.evidence.Files()
 	st.addExcerpts(res.Conclusions)
@@ -315,7 +315,7 @@ func (s *state) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision
 	if s.corrected {
 		return agent.StopDecision{}
 	}
-	cs := ParseReport(st.Final.Text(), s.exists)
+	cs := ParseReportIn(st.Final.Text(), s.ws.CWD(), s.exists)
 	bad := s.evidence.Verify(cs)
 	var missing []string
 	if s.survey {

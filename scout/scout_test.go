@@ -670,3 +670,20 @@ func TestSurveyNeedsItsSections(t *testing.T) {
 		t.Errorf("first citation = %+v, want main.go:9 with its line as the excerpt", c)
 	}
 }
+
+// A model citing the absolute paths its tools were given is verified like one citing
+// relative paths.
+func TestAbsoluteCitationsInsideTheRepositoryVerify(t *testing.T) {
+	dir := newRepo(t)
+	abs := filepath.Join(dir, "calc", "calc.go")
+	res := run(t, dir, scout.Config{},
+		turn("", call(t, "Read", map[string]any{"file_path": abs})),
+		turn("- Add lives in `"+abs+":4`"),
+	)
+	if res.Status != scout.StatusVerified || res.Corrected {
+		t.Fatalf("status %q (%s), corrected %v", res.Status, res.Reason, res.Corrected)
+	}
+	if c := res.Conclusions[0].Citations[0]; c.Path != "calc/calc.go" || c.Line != 4 || !c.Verified {
+		t.Errorf("citation = %+v", c)
+	}
+}

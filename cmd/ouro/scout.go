@@ -101,8 +101,9 @@ func newFixCmd() *cobra.Command {
 		Long: `ouro fix is the scout with one guarded editing tool and one test command. Before
 an edit runs it is checked: the path is inside the repository, the file is one --allow
 permits and of a type --types permits, old_string occurs exactly once, and the run's
-changed lines stay within --max-diff-lines. Bash runs the --test command (arguments may
-follow it) and nothing else.
+changed lines stay within --max-diff-lines. Bash runs the --test command and nothing
+else (packages, and flags that select or report tests such as -run and -v, may follow
+it; flags that run other programs, such as go test -exec, may not).
 
 A fix is reported done only if the test command passes after the last edit: the model
 is sent back once if it stops without a passing run, and ouro runs the command itself

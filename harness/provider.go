@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
@@ -80,3 +81,41 @@ func (e *noKeyError) Error() string {
 }
 
 func (e *noKeyError) Unwrap() []error { return []error{ErrNoKey, e.err} }
+
+// providerFor serves a subagent whose definition names a model (an alias such as haiku,
+// or a full name) with that model. A session on an explicit provider (a script, a test)
+// keeps its children on it; a model that cannot be reached (no key for it) is reported
+// once and the child inherits the session's model.
+func (s *Session) providerFor(parentModel string) func(agentType, model string) (llm.Provider, string) {
+	var mu sync.Mutex
+	type served struct {
+		p    llm.Provider
+		name string
+	}
+	cache := map[string]served{}
+	warned := map[string]bool{}
+	return func(agentType, model string) (llm.Provider, string) {
+		if model == "" || s.opts.Provider != nil || parentModel == "scripted" {
+			return nil, ""
+		}
+		name := llm.ResolveAlias(model)
+		if name == parentModel {
+			return nil, ""
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := cache[name]; ok {
+			return c.p, c.name
+		}
+		p, m, err := NewProvider(name, "")
+		if err != nil {
+			if !warned[name] {
+				warned[name] = true
+				fmt.Fprintf(s.opts.Warn, "ouro: agent %s asks for model %s, which is not available (%v); it uses %s\n", agentType, model, err, parentModel)
+			}
+			return nil, ""
+		}
+		cache[name] = served{p, m}
+		return p, m
+	}
+}

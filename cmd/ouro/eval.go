@@ -16,7 +16,7 @@ import (
 func newEvalCmd() *cobra.Command {
 	var (
 		tasksDir, model, script, out, baseline string
-		runs                                   int
+		runs, parallel                         int
 		only                                   []string
 		keep, asJSON                           bool
 	)
@@ -54,6 +54,9 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs <= 0 {
 				return fmt.Errorf("--runs must be at least 1")
+			}
+			if parallel < 0 {
+				return fmt.Errorf("--parallel must not be negative")
 			}
 			if tasksDir == "" {
 				tasksDir = filepath.Join("eval", "tasks")
@@ -100,7 +103,7 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
 			rep, err := eval.Run(ctx, eval.Options{Tasks: tasks, TaskSet: tasksDir, Model: model, Script: script, Runs: runs,
-				Out: out, Keep: keep, Progress: errOut, SandboxLauncher: true, Version: version})
+				Out: out, Keep: keep, Parallel: parallel, Progress: errOut, SandboxLauncher: true, Version: version})
 			if err != nil {
 				return err
 			}
@@ -140,6 +143,7 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 	fl.StringVar(&model, "model", "", "scripted (the tasks' own trajectories, the default), a Claude model name, or openai:NAME")
 	fl.StringVar(&script, "script", "reference", "with --model scripted: which trajectory to play (tasks without it are skipped)")
 	fl.IntVar(&runs, "runs", 1, "runs per task")
+	fl.IntVar(&parallel, "parallel", 0, "runs at once (default: the CPUs, at most 4; use 1 to stay under a provider's rate limit)")
 	fl.StringVar(&out, "out", "", "where to write results.json, report.html and the trajectories (default eval-results/TIME)")
 	fl.StringVar(&baseline, "baseline", "", "an earlier results.json to compare with; a regression exits 1")
 	fl.StringArrayVar(&only, "task", nil, "run only this task (repeatable)")

@@ -322,3 +322,37 @@ func TestToolsFlagOffersOnlyTheNamedTools(t *testing.T) {
 		t.Errorf("--tools Nope: exit %d, %s", code, stderr)
 	}
 }
+
+// With a real model name, eval measures the model through the real SDK: here the fake
+// server speaks the Anthropic wire protocol and plays the task's reference answers.
+func TestEvalWithAModelNameGoesThroughTheProvider(t *testing.T) {
+	e := newEnv(t)
+	tasks := filepath.Join(moduleRoot(t), "eval", "tasks")
+	script, err := scripted.Load(filepath.Join(tasks, "go-scout-entry", "scripts", "reference.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := e.fake(script.Turns...)
+	out, stderr, code := e.run("", "eval", "--model", "claude-sonnet-5-5", "--tasks", tasks, "--task", "go-scout-entry",
+		"--out", filepath.Join(e.home, "real"), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var rep struct {
+		Model   string `json:"model"`
+		Overall struct {
+			Runs        int     `json:"runs"`
+			SuccessRate float64 `json:"success_rate"`
+			CostUSD     float64 `json:"cost_usd"`
+		} `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if rep.Model != "claude-sonnet-5-5" || rep.Overall.Runs != 1 || rep.Overall.SuccessRate != 1 || rep.Overall.CostUSD <= 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	if n := len(srv.Requests()); n != len(script.Turns) {
+		t.Errorf("%d requests reached the provider, want %d", n, len(script.Turns))
+	}
+}

@@ -201,11 +201,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.Status, res.Reason = string(agent.StatusFailed), "the conversation broke the tool_use/tool_result pairing: "+err.Error()
 		return res, nil
 	}
+	if cfg.Fix != nil && out.Status != agent.StatusInterrupted && ctx.Err() == nil {
+		// Even a run that ran out of turns or time leaves its edits: say whether the
+		// tests pass with them.
+		res.Fix = st.finishFix(ctx, sess)
+	}
 	switch {
 	case out.Status != agent.StatusCompleted:
 		res.Status, res.Reason = string(out.Status), out.Reason
 	case cfg.Fix != nil:
-		res.Fix = st.finishFix(ctx, sess)
 		res.Status, res.Reason = res.Fix.Status, res.Fix.Reason
 	case countCitations(res.Conclusions) == 0:
 		res.Status, res.Reason = StatusUnverified, "the report cites no file location"

@@ -687,3 +687,17 @@ func TestAbsoluteCitationsInsideTheRepositoryVerify(t *testing.T) {
 		t.Errorf("citation = %+v", c)
 	}
 }
+
+// A fix that runs out of turns still reports what its edits left: the test verdict.
+func TestFixOutOfTurnsStillReportsTheTests(t *testing.T) {
+	dir := newRepo(t)
+	writeFiles(t, dir, map[string]string{"check.sh": "grep -q fixed notes.txt\n", "notes.txt": "broken\n"})
+	res := run(t, dir, scout.Config{Prompt: "make check.sh pass", MaxTurns: 2, Fix: &scout.FixConfig{Test: "sh check.sh", Extensions: []string{".txt"}}},
+		turn("", call(t, "Read", map[string]any{"file_path": "notes.txt"})),
+		turn("", call(t, "Edit", map[string]any{"file_path": "notes.txt", "old_string": "broken", "new_string": "fixed"})),
+		turn("never reached"),
+	)
+	if res.Status != "budget_exhausted" || res.Fix == nil || !res.Fix.TestPassed || res.Fix.Status != scout.StatusFixed {
+		t.Fatalf("status %q, fix %+v", res.Status, res.Fix)
+	}
+}

@@ -93,7 +93,8 @@ func WriteHTML(w io.Writer, r Report, cmp *Comparison) error {
 		{"invalid tool call rate", fmtPct(o.InvalidCallRate), fmt.Sprintf("%d of %d calls", o.InvalidCalls, o.ToolCalls)},
 		{"out-of-bounds requests", fmt.Sprint(o.OutOfBounds), "total over the runs"},
 		{"average turns", fmtNum(o.AvgTurns), "model calls per run"},
-		{"context tokens", fmtTokens(o.AvgContextTokens), "input tokens per run"},
+		{"context tokens", fmtTokens(o.AvgContextTokens), fmt.Sprintf("input tokens per run; about %s tool definitions, %s tool results",
+			fmtTokens(o.AvgToolDefinitionTokens), fmtTokens(o.AvgToolResultTokens))},
 		{"false completion rate", fmtPct(o.FalseCompletionRate), fmt.Sprintf("%d claimed done but failed", o.FalseCompletions)},
 	}
 	for _, m := range reportMetrics {

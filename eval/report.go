@@ -125,6 +125,10 @@ func WriteTable(w io.Writer, r Report) error {
 	lines[len(lines)-2] = strings.Repeat("-", width)
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteString("\n")
+	if o := r.Overall; o.AvgToolDefinitionTokens+o.AvgToolResultTokens > 0 {
+		fmt.Fprintf(&b, "of the context per run, about %s is tool definitions and %s tool results\n",
+			fmtTokens(o.AvgToolDefinitionTokens), fmtTokens(o.AvgToolResultTokens))
+	}
 
 	writeRunLines(&b, r, "failures", func(run RunResult) []string {
 		if run.Success || run.Skipped != "" {

@@ -28,12 +28,17 @@ type RunResult struct {
 	OutOfBound   []string `json:"out_of_bound,omitempty"` // one line per out-of-bounds request
 	Turns        int      `json:"turns"`                  // model calls
 	// ContextTokens is every input token sent (fresh, cache writes and cache reads).
-	ContextTokens int           `json:"context_tokens"`
-	OutputTokens  int           `json:"output_tokens"`
-	CostUSD       float64       `json:"cost_usd"`
-	Status        string        `json:"status"` // the run's outcome status (completed, budget_exhausted …)
-	Reason        string        `json:"reason,omitempty"`
-	Duration      time.Duration `json:"duration"`
+	ContextTokens int `json:"context_tokens"`
+	// Of those, about how many were tool definitions (sent with every request) and tool
+	// results (each sent from its turn on): estimated at four bytes a token, to answer
+	// the seed's question of what tools cost the context.
+	ToolDefinitionTokens int           `json:"tool_definition_tokens"`
+	ToolResultTokens     int           `json:"tool_result_tokens"`
+	OutputTokens         int           `json:"output_tokens"`
+	CostUSD              float64       `json:"cost_usd"`
+	Status               string        `json:"status"` // the run's outcome status (completed, budget_exhausted …)
+	Reason               string        `json:"reason,omitempty"`
+	Duration             time.Duration `json:"duration"`
 	// Transcript is the trajectory's JSONL file, kept under the output folder.
 	Transcript string `json:"transcript,omitempty"`
 }
@@ -52,6 +57,9 @@ type Metrics struct {
 	// AvgTurns and AvgContextTokens are per run.
 	AvgTurns         float64 `json:"avg_turns"`
 	AvgContextTokens float64 `json:"avg_context_tokens"`
+	// The estimated shares of tool definitions and tool results in them, per run.
+	AvgToolDefinitionTokens float64 `json:"avg_tool_definition_tokens"`
+	AvgToolResultTokens     float64 `json:"avg_tool_result_tokens"`
 	// FalseCompletionRate = false completions / runs; FalseCompletions is the count.
 	FalseCompletionRate float64 `json:"false_completion_rate"`
 	FalseCompletions    int     `json:"false_completions"`
@@ -83,7 +91,7 @@ type Report struct {
 // Summarize computes the metrics over runs, ignoring skipped ones.
 func Summarize(runs []RunResult) Metrics {
 	var m Metrics
-	var turns, tokens int
+	var turns, tokens, defs, results int
 	for _, r := range runs {
 		if r.Skipped != "" {
 			continue
@@ -100,6 +108,8 @@ func Summarize(runs []RunResult) Metrics {
 		m.OutOfBounds += r.OutOfBounds
 		turns += r.Turns
 		tokens += r.ContextTokens
+		defs += r.ToolDefinitionTokens
+		results += r.ToolResultTokens
 		m.CostUSD += r.CostUSD
 	}
 	if m.Runs == 0 {
@@ -110,6 +120,8 @@ func Summarize(runs []RunResult) Metrics {
 	m.FalseCompletionRate = float64(m.FalseCompletions) / n
 	m.AvgTurns = float64(turns) / n
 	m.AvgContextTokens = float64(tokens) / n
+	m.AvgToolDefinitionTokens = float64(defs) / n
+	m.AvgToolResultTokens = float64(results) / n
 	if m.ToolCalls > 0 {
 		m.InvalidCallRate = float64(m.InvalidCalls) / float64(m.ToolCalls)
 	}

@@ -232,6 +232,8 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 	r.OutputTokens = out.Usage.OutputTokens
 	r.Claimed = out.Status == agent.StatusCompleted
 	rec.classify(&r, out.Denials, work)
+	r.ToolDefinitionTokens = res.ToolDefinitionBytes / 4 * out.Turns
+	r.ToolResultTokens = rec.resultTokens()
 	if res.Transcript != "" {
 		dst := filepath.Join(o.Out, "trajectories", fmt.Sprintf("%s-run%d.jsonl", t.Name, n))
 		if err := copyFile(res.Transcript, dst); err == nil {
@@ -269,15 +271,23 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 type recorder struct {
 	mu    sync.Mutex
 	calls []callRecord
+	turns int // model calls so far
 }
 
 type callRecord struct {
 	call    tool.Call
 	text    string
 	isError bool
+	turn    int // the model call that asked for it
 }
 
 func (c *recorder) observe(e agent.Event) {
+	if e.Type == agent.EventTurnStart {
+		c.mu.Lock()
+		c.turns = e.Turn
+		c.mu.Unlock()
+		return
+	}
 	if e.Type != agent.EventToolEnd || e.Call == nil || e.Result == nil {
 		return
 	}
@@ -288,8 +298,20 @@ func (c *recorder) observe(e agent.Event) {
 		}
 	}
 	c.mu.Lock()
-	c.calls = append(c.calls, callRecord{call: *e.Call, text: sb.String(), isError: e.Result.IsError})
+	c.calls = append(c.calls, callRecord{call: *e.Call, text: sb.String(), isError: e.Result.IsError, turn: e.Turn})
 	c.mu.Unlock()
+}
+
+// resultTokens estimates what the tool results cost the context: each result is sent
+// again with every request after its own (four bytes a token).
+func (c *recorder) resultTokens() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := 0
+	for _, cr := range c.calls {
+		total += len(cr.text) / 4 * max(1, c.turns-cr.turn)
+	}
+	return total
 }
 
 // classify counts the calls, the invalid ones (no new information) and the

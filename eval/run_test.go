@@ -763,3 +763,35 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("ok line %q", got)
 	}
 }
+
+// The context a run consumed is broken down into what tools cost it: their definitions,
+// sent with every request, and their results, sent again with each later request.
+func TestContextBreakdown(t *testing.T) {
+	isolate(t)
+	var task []Task
+	for _, tk := range loadTaskSet(t) {
+		if tk.Name == "go-scout-entry" {
+			task = append(task, tk)
+		}
+	}
+	rep, err := Run(context.Background(), Options{Tasks: task, Model: Scripted, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Tasks[0].Runs[0]
+	if r.ToolDefinitionTokens <= 0 || r.ToolResultTokens <= 0 || r.ToolDefinitionTokens+r.ToolResultTokens > r.ContextTokens {
+		t.Fatalf("definitions %d + results %d of %d context tokens", r.ToolDefinitionTokens, r.ToolResultTokens, r.ContextTokens)
+	}
+	if m := rep.Overall; m.AvgToolDefinitionTokens != float64(r.ToolDefinitionTokens) || m.AvgToolResultTokens != float64(r.ToolResultTokens) {
+		t.Errorf("overall = %+v", m)
+	}
+}
+
+func TestResultTokensCountEachLaterRequest(t *testing.T) {
+	c := &recorder{turns: 4}
+	c.calls = []callRecord{{text: strings.Repeat("x", 400), turn: 1}, {text: strings.Repeat("y", 40), turn: 3}}
+	// 100 tokens sent with requests 2, 3 and 4; 10 tokens sent with request 4.
+	if got := c.resultTokens(); got != 310 {
+		t.Errorf("resultTokens = %d, want 310", got)
+	}
+}

@@ -17,6 +17,7 @@ package scout
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,6 +120,8 @@ type Result struct {
 	Fix        *FixResult `json:"fix,omitempty"`
 	SessionID  string     `json:"session_id"`
 	Transcript string     `json:"transcript"`
+	// ToolDefinitionBytes is the size of the tool definitions sent with every request.
+	ToolDefinitionBytes int `json:"tool_definition_bytes"`
 }
 
 // OK reports whether the run reached its goal: a verified survey, or a confirmed fix.
@@ -189,6 +192,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	out := sess.Run(ctx, prompt)
 	res := Result{Outcome: out, Report: out.Result, Corrected: st.corrected,
 		SessionID: sess.ID(), Transcript: sess.TranscriptPath()}
+	if specs, err := json.Marshal(sess.Tools.Specs()); err == nil {
+		res.ToolDefinitionBytes = len(specs)
+	}
 	res.Conclusions = ParseReportIn(out.Result, st.ws.CWD(), st.exists)
 	res.Unverified = st.evidence.Verify(res.Conclusions)
 	res.FilesSeen = st.evidence.Files()

@@ -67,16 +67,9 @@ func (w *Workspace) Roots() []string {
 // AddRoot allows another directory (relative paths are taken from the working
 // directory). It must exist and be a directory.
 func (w *Workspace) AddRoot(dir string) error {
-	p, err := w.physical(w.expand(dir))
+	p, err := w.existingDir(dir)
 	if err != nil {
-		return fmt.Errorf("allowed directory %s: %w", dir, err)
-	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("allowed directory %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("allowed directory %s: %s is not a directory", dir, p)
+		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -84,6 +77,22 @@ func (w *Workspace) AddRoot(dir string) error {
 		w.roots = append(w.roots, p)
 	}
 	return nil
+}
+
+// existingDir is dir's real path, which must be an existing directory.
+func (w *Workspace) existingDir(dir string) (string, error) {
+	p, err := w.physical(w.expand(dir))
+	if err != nil {
+		return "", fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("allowed directory %s: %s is not a directory", dir, p)
+	}
+	return p, nil
 }
 
 // AddFile makes one file reachable (relative paths are taken from the working
@@ -114,16 +123,9 @@ func (w *Workspace) AddFile(path string) error {
 // without making it part of the workspace: Contains and Roots do not change, so the
 // permission policy still counts it as outside.
 func (w *Workspace) AddDir(dir string) error {
-	p, err := w.physical(w.expand(dir))
+	p, err := w.existingDir(dir)
 	if err != nil {
-		return fmt.Errorf("allowed directory %s: %w", dir, err)
-	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("allowed directory %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("allowed directory %s: %s is not a directory", dir, p)
+		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

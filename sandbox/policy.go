@@ -68,8 +68,8 @@ var protectedNames = []string{".ouro", ".claude"}
 // FromSettings computes the policy for a session: roots are the workspace roots, home is
 // the user's home directory and sessionTmp the session's temp dir ("" for none). Paths in
 // allowWrite and denyWrite are read as Claude Code reads them: "//abs" is /abs, "~/x" is
-// under home, "/x" and relative paths are under the first root (the project root, where
-// the settings file lives).
+// under home; settings.Load has already anchored "/x" and relative paths to the root of
+// the file that names them, and any left are taken under the first root (the project).
 //
 // Go's caches are found without running go: $GOCACHE or the user cache dir's go-build,
 // and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default). The

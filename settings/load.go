@@ -311,8 +311,27 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 		s.Sandbox.Network.Allow, m.netSet = *sb.Network.Allow, true
 	}
 	s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, sb.Network.AllowPorts...)
-	s.Sandbox.Filesystem.AllowWrite = append(s.Sandbox.Filesystem.AllowWrite, sb.Filesystem.AllowWrite...)
-	s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, sb.Filesystem.DenyWrite...)
+	for _, w := range sb.Filesystem.AllowWrite {
+		s.Sandbox.Filesystem.AllowWrite = append(s.Sandbox.Filesystem.AllowWrite, rootSandboxPath(w, l.root))
+	}
+	for _, w := range sb.Filesystem.DenyWrite {
+		s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, rootSandboxPath(w, l.root))
+	}
+}
+
+// rootSandboxPath anchors a sandbox path to the file that names it, as its `/path` rule
+// specifiers are: "/x" and "x" lie under the file's root (the project for project files,
+// the home folder for user files) and become "//" absolute; "//abs" and "~/" paths are
+// kept for the sandbox to read.
+func rootSandboxPath(p, root string) string {
+	switch {
+	case p == "" || root == "" || strings.HasPrefix(p, "//") || p == "~" || strings.HasPrefix(p, "~/"):
+		return p
+	case strings.HasPrefix(p, "/"):
+		return "/" + filepath.Join(root, p[1:])
+	default:
+		return "/" + filepath.Join(root, p)
+	}
 }
 
 // absDir joins a relative additional directory to the root of the file that names it,

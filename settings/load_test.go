@@ -182,7 +182,7 @@ func TestLoadHooksConcatenateWithSource(t *testing.T) {
 func TestLoadSandboxAndDirectories(t *testing.T) {
 	tr := newTree(t)
 	write(t, filepath.Join(tr.home, ".claude", "settings.json"),
-		`{"sandbox":{"enabled":true,"network":{"allow":true,"allowPorts":[443]},"filesystem":{"allowWrite":["~/.cargo"]}},
+		`{"sandbox":{"enabled":true,"network":{"allow":true,"allowPorts":[443]},"filesystem":{"allowWrite":["~/.cargo", "/build", "//opt/cache"]}},
 		  "permissions":{"additionalDirectories":["shared"]}}`)
 	write(t, filepath.Join(tr.proj, ".ouro", "settings.json"),
 		`{"sandbox":{"enabled":false,"network":{"allow":false,"allowPorts":[22]},"filesystem":{"denyWrite":["secrets"]}},
@@ -200,8 +200,12 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	if !reflect.DeepEqual(s.Sandbox.Network.AllowPorts, []int{22, 443}) {
 		t.Errorf("ports = %v", s.Sandbox.Network.AllowPorts)
 	}
-	if !reflect.DeepEqual(s.Sandbox.Filesystem.AllowWrite, []string{"~/.cargo"}) || !reflect.DeepEqual(s.Sandbox.Filesystem.DenyWrite, []string{"secrets"}) {
-		t.Errorf("filesystem = %+v", s.Sandbox.Filesystem)
+	// "/x" and "x" lie under the root of the file that names them, as rule specifiers do:
+	// the home folder for a user file, the project for a project file.
+	wantAllow := []string{"~/.cargo", "/" + filepath.Join(tr.home, "build"), "//opt/cache"}
+	wantDeny := []string{"/" + filepath.Join(tr.proj, "secrets")}
+	if !reflect.DeepEqual(s.Sandbox.Filesystem.AllowWrite, wantAllow) || !reflect.DeepEqual(s.Sandbox.Filesystem.DenyWrite, wantDeny) {
+		t.Errorf("filesystem = %+v, want allow %q deny %q", s.Sandbox.Filesystem, wantAllow, wantDeny)
 	}
 	want := []string{filepath.Join(filepath.Dir(tr.proj), "docs"), "/abs", filepath.Join(tr.home, "shared")}
 	if !reflect.DeepEqual(s.Permissions.AdditionalDirectories, want) {

@@ -75,7 +75,7 @@ func (s *Session) setupGuard(home string) error {
 	g.hooks, err = hook.New(hook.Config{
 		Hooks: set.Hooks, ProjectDir: s.CWD, SessionID: s.writer.ID(), TranscriptPath: s.writer.Path(), CWD: s.CWD,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
-		Env:            g.env, ShowUser: o.ShowUser,
+		Env:            g.env, ShowUser: o.ShowUser, Judge: s.judge,
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {

@@ -220,6 +220,7 @@ func (r *Runner) stop(ctx context.Context, event, agentType string, s *agent.Sto
 	r.mu.Unlock()
 	in := r.input(event)
 	in.StopHookActive, in.AgentType = active, agentType
+	in.conv = s.Conv
 	var reasons []string
 	blocked := false
 	for _, x := range r.fire(ctx, in) {

@@ -105,6 +105,8 @@ type Config struct {
 	// ShowUser, when set, receives what hooks want the user (not the model) to see:
 	// systemMessage, stderr of exit 2 on events that cannot block, stop reasons.
 	ShowUser func(string)
+	// Judge, when set, answers prompt hooks (see prompt.go); without it they are skipped.
+	Judge Judge
 }
 
 // Run reports one hook execution.
@@ -222,10 +224,22 @@ func New(cfg Config) (*Runner, error) {
 			}
 			for _, h := range m.Hooks {
 				switch {
+				case h.Type == "prompt" && promptEvents[ev] && cfg.Judge != nil && strings.TrimSpace(h.Prompt) != "":
+					r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, fn: r.promptFunc(h)})
+					continue
 				case h.Type == "prompt" || h.Type == "agent":
 					// Claude Code's model-evaluated hooks: a setup that has them must still
-					// start, so they are skipped, loudly.
-					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs only \"command\" hooks", src, ev, h.Type))
+					// start, so those ouro cannot run are skipped, loudly.
+					why := "ouro runs prompt hooks on Stop and SubagentStop only"
+					switch {
+					case h.Type == "agent":
+						why = "ouro does not run agent hooks"
+					case cfg.Judge == nil:
+						why = "no model is available to judge it"
+					case strings.TrimSpace(h.Prompt) == "":
+						why = "it has no prompt"
+					}
+					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: %s", src, ev, h.Type, why))
 					continue
 				case h.Type != "command":
 					errs = append(errs, fmt.Errorf("hook: %s: %s hook type %q is not supported (only \"command\")", src, ev, h.Type))

@@ -3,6 +3,7 @@ package hook_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -393,5 +396,52 @@ func TestNonBlockingExitCodes(t *testing.T) {
 	}
 	if runs[2].ExitCode != 127 || runs[2].Message != "exit status 127" {
 		t.Errorf("Stop run = %+v", runs[2])
+	}
+}
+
+// A prompt hook on Stop asks the judge: "no" sends the agent back with the reason, "yes"
+// or "impossible" lets it stop, and a judge that fails lets it stop too (fail open).
+func TestPromptHookOnStop(t *testing.T) {
+	hooks := map[string][]settings.HookMatcher{"Stop": {{Source: "/p/.claude/settings.json", Hooks: []settings.HookCommand{
+		{Type: "prompt", Prompt: "Were the tests run? Input: $ARGUMENTS", Model: "haiku", Timeout: 5},
+	}}}}
+	var asked []hook.JudgeRequest
+	answers := []struct {
+		ans hook.JudgeAnswer
+		err error
+	}{
+		{hook.JudgeAnswer{OK: false, Reason: "no test run in the transcript"}, nil},
+		{hook.JudgeAnswer{OK: true}, nil},
+		{hook.JudgeAnswer{OK: false, Impossible: true, Reason: "there are no tests"}, nil},
+		{hook.JudgeAnswer{}, errors.New("overloaded")},
+	}
+	var runs []hook.Run
+	r, err := hook.New(hook.Config{Hooks: hooks, ProjectDir: t.TempDir(), SessionID: "s1",
+		Observer: func(run hook.Run) { runs = append(runs, run) },
+		Judge: func(_ context.Context, req hook.JudgeRequest) (hook.JudgeAnswer, error) {
+			a := answers[len(asked)]
+			asked = append(asked, req)
+			return a.ans, a.err
+		}})
+	if err != nil || len(r.Warnings()) != 0 {
+		t.Fatalf("New: %v, warnings %q", err, r.Warnings())
+	}
+	conv := &agent.Conversation{Messages: []llm.Message{llm.UserText("fix it")}}
+	ctx := context.Background()
+	d := r.BeforeStop(ctx, &agent.Stop{Conv: conv})
+	if !d.Continue || !strings.Contains(d.Message, "no test run in the transcript") {
+		t.Fatalf("a no did not send the agent back: %+v", d)
+	}
+	req := asked[0]
+	if req.Model != "haiku" || req.Event != "Stop" || !strings.Contains(req.Prompt, `"session_id":"s1"`) || len(req.Messages) != 1 {
+		t.Errorf("judge request = %+v", req)
+	}
+	for _, name := range []string{"yes", "impossible", "judge error"} {
+		if d := r.BeforeStop(ctx, &agent.Stop{Conv: conv, Continued: 1}); d.Continue {
+			t.Errorf("%s: the stop was blocked: %+v", name, d)
+		}
+	}
+	if last := runs[len(runs)-1]; last.Outcome != hook.OutcomeError || !strings.Contains(last.Message, "overloaded") {
+		t.Errorf("the failed judgement was not reported as an error: %+v", last)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ouroagent/ouro/agent"
 )
 
 // Input is what a hook receives: for a command hook, the JSON on its stdin. Which
@@ -36,6 +38,9 @@ type Input struct {
 	Trigger            string // PreCompact, PostCompact: manual|auto
 	CustomInstructions string // PreCompact
 	Message            string // Notification
+
+	// conv is the conversation that wants to stop (Stop, SubagentStop), for prompt hooks.
+	conv *agent.Conversation
 }
 
 // MarshalJSON writes the payload of Input's event: the common fields and the event's own.

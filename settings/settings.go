@@ -64,6 +64,7 @@ type HookCommand struct {
 	Type    string  `json:"type"` // "command" (Claude Code's "prompt" and "agent" are read, not run)
 	Command string  `json:"command"`
 	Prompt  string  `json:"prompt,omitempty"`  // for type "prompt"/"agent"
+	Model   string  `json:"model,omitempty"`   // for type "prompt": the judging model
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)
 }
 

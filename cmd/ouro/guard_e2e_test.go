@@ -177,26 +177,60 @@ func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
 	}
 }
 
-// A Claude Code settings file with a prompt hook still works: the hook is skipped with a
-// warning and the command hook beside it runs.
-func TestClaudeCodePromptHookIsSkippedNotFatal(t *testing.T) {
+// A Claude Code settings file with hooks ouro does not run still works: an agent hook is
+// skipped with a warning and the command hook beside it runs.
+func TestClaudeCodeAgentHookIsSkippedNotFatal(t *testing.T) {
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "done"})
-	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work complete?"}, {"type": "command", "command": "touch stop-ran"}]}]}}`
-	if err := os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Verify the work"}, {"type": "command", "command": "touch stop-ran"}]}]}}`
+	writeSettings(t, e.dir, settings)
 	out, stderr, code := e.run("", "-p", "hi")
 	if code != 0 || !strings.Contains(out, "done") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(stderr, `Stop hook of type "prompt" is skipped`) {
+	if !strings.Contains(stderr, `Stop hook of type "agent" is skipped`) {
 		t.Errorf("no warning about the skipped hook:\n%s", stderr)
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "stop-ran")); err != nil {
 		t.Error("the command hook did not run")
+	}
+}
+
+func writeSettings(t *testing.T, dir, settings string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Claude Code prompt hook on Stop is judged by a model: a "no" sends the agent back
+// with the model's reason, a "yes" lets it stop.
+func TestClaudeCodePromptHookOnStopIsJudged(t *testing.T) {
+	e := newEnv(t)
+	writeSettings(t, e.dir, `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the agent run the tests? $ARGUMENTS"}]}]}}`)
+	srv := e.fake(
+		scripted.Turn{Text: "All done."},
+		scripted.Turn{ExpectContains: "Condition:\nDid the agent run the tests?", Text: `{"ok": false, "reason": "the tests were never run; run go test ./..."}`},
+		scripted.Turn{ExpectContains: "the tests were never run", ToolCalls: bash("go vet ./...")},
+		scripted.Turn{Text: "Now checked."},
+		scripted.Turn{ExpectContains: "[called Bash", Text: `{"ok": true}`},
+	)
+	out, stderr, code := e.run("", "-p", "finish", "--allowedTools", "Bash(go vet *)")
+	if code != 0 || !strings.Contains(out, "Now checked.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5 (two judgements)", len(reqs))
+	}
+	var judge struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(reqs[1].Body, &judge)
+	if judge.Model != "claude-haiku-5-5" {
+		t.Errorf("judged by %q, want the small model", judge.Model)
 	}
 }

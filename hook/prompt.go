@@ -1,0 +1,90 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/settings"
+)
+
+// Prompt hooks are Claude Code's model-judged hooks ("type": "prompt"): instead of a
+// command, a small model is asked whether a condition holds, from the transcript. ouro
+// runs them where they matter most, at Stop and SubagentStop: a "no" sends the agent back
+// with the model's reason, as a blocking Stop hook does. Like Claude Code, they fail
+// open: a timeout, an error or an unreadable answer lets the stop happen.
+
+// JudgeRequest is what a prompt hook asks the model.
+type JudgeRequest struct {
+	Event  string // Stop or SubagentStop
+	Model  string // the hook's model field; "" leaves the choice to the judge
+	Prompt string // the hook's prompt, $ARGUMENTS replaced by the hook input
+	Input  json.RawMessage
+	// Messages are the conversation that wants to stop (the subagent's for SubagentStop).
+	Messages []llm.Message
+}
+
+// JudgeAnswer is the model's verdict.
+type JudgeAnswer struct {
+	OK         bool   `json:"ok"`
+	Reason     string `json:"reason"`
+	Impossible bool   `json:"impossible,omitempty"` // the condition cannot be met: let it stop
+}
+
+// Judge asks a model; the harness provides it (see Config.Judge).
+type Judge func(ctx context.Context, req JudgeRequest) (JudgeAnswer, error)
+
+// promptEvents are the events prompt hooks run on.
+var promptEvents = map[string]bool{Stop: true, SubagentStop: true}
+
+// DefaultPromptTimeout bounds a prompt hook that sets no timeout, as in Claude Code.
+const DefaultPromptTimeout = 30 * time.Second
+
+// promptFunc turns a prompt hook into an in-process hook that asks the judge.
+func (r *Runner) promptFunc(h settings.HookCommand) *Func {
+	timeout := time.Duration(h.Timeout * float64(time.Second))
+	if timeout <= 0 {
+		timeout = DefaultPromptTimeout
+	}
+	name := "prompt: " + clipWords(h.Prompt, 60)
+	return &Func{Name: name, Run: func(ctx context.Context, in Input) (Output, error) {
+		payload, err := json.Marshal(in)
+		if err != nil {
+			return Output{}, err
+		}
+		prompt := h.Prompt
+		if strings.Contains(prompt, "$ARGUMENTS") {
+			prompt = strings.ReplaceAll(prompt, "$ARGUMENTS", string(payload))
+		}
+		var msgs []llm.Message
+		if in.conv != nil {
+			msgs = in.conv.Messages
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		ans, err := r.cfg.Judge(ctx, JudgeRequest{Event: in.Event, Model: h.Model, Prompt: prompt, Input: payload, Messages: msgs})
+		if err != nil {
+			return Output{}, fmt.Errorf("the model could not judge (%w); the stop goes ahead", err)
+		}
+		if ans.OK || ans.Impossible {
+			return Output{}, nil
+		}
+		reason := strings.TrimSpace(ans.Reason)
+		if reason == "" {
+			return Output{}, errors.New("the model said no without a reason; the stop goes ahead")
+		}
+		return Output{Decision: "block", Reason: reason}, nil
+	}}
+}
+
+func clipWords(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

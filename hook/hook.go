@@ -230,7 +230,7 @@ func New(cfg Config) (*Runner, error) {
 				case h.Type == "prompt" || h.Type == "agent":
 					// Claude Code's model-evaluated hooks: a setup that has them must still
 					// start, so those ouro cannot run are skipped, loudly.
-					why := "ouro runs prompt hooks on Stop and SubagentStop only"
+					why := "ouro runs prompt hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
 					switch {
 					case h.Type == "agent":
 						why = "ouro does not run agent hooks"

@@ -445,3 +445,28 @@ func TestPromptHookOnStop(t *testing.T) {
 		t.Errorf("the failed judgement was not reported as an error: %+v", last)
 	}
 }
+
+// A prompt hook on PreToolUse denies a call the model judges against the condition; a
+// "yes" leaves the decision to the rules.
+func TestPromptHookOnPreToolUse(t *testing.T) {
+	hooks := map[string][]settings.HookMatcher{"PreToolUse": {{Matcher: "Bash", Hooks: []settings.HookCommand{
+		{Type: "prompt", Prompt: "Is this command safe to run without review? $ARGUMENTS"},
+	}}}}
+	r, err := hook.New(hook.Config{Hooks: hooks, ProjectDir: t.TempDir(),
+		Judge: func(_ context.Context, req hook.JudgeRequest) (hook.JudgeAnswer, error) {
+			if strings.Contains(req.Prompt, "curl") {
+				return hook.JudgeAnswer{OK: false, Reason: "it downloads and runs a script"}, nil
+			}
+			return hook.JudgeAnswer{OK: true}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if v := r.PreToolUse(ctx, bash("b1", "curl -s x | sh")); v.Decision != "deny" || !strings.Contains(v.Reason, "downloads and runs") {
+		t.Errorf("verdict = %+v, want deny with the model's reason", v)
+	}
+	if v := r.PreToolUse(ctx, bash("b2", "ls")); v.Decision != "" {
+		t.Errorf("a yes decided %+v; it should leave the rules to decide", v)
+	}
+}

@@ -13,14 +13,16 @@ import (
 )
 
 // Prompt hooks are Claude Code's model-judged hooks ("type": "prompt"): instead of a
-// command, a small model is asked whether a condition holds, from the transcript. ouro
-// runs them where they matter most, at Stop and SubagentStop: a "no" sends the agent back
-// with the model's reason, as a blocking Stop hook does. Like Claude Code, they fail
-// open: a timeout, an error or an unreadable answer lets the stop happen.
+// command, a small model is asked whether a condition holds. ouro runs them at Stop and
+// SubagentStop (judged from the conversation: a "no" sends the agent back with the
+// model's reason, as a blocking Stop hook does), at PreToolUse (a "no" denies the call)
+// and at UserPromptSubmit (a "no" drops the prompt). A "yes" expresses no opinion: rules
+// and other hooks still decide. Like Claude Code's, they fail open: a timeout, an error
+// or an unreadable answer blocks nothing.
 
 // JudgeRequest is what a prompt hook asks the model.
 type JudgeRequest struct {
-	Event  string // Stop or SubagentStop
+	Event  string // Stop, SubagentStop, PreToolUse or UserPromptSubmit
 	Model  string // the hook's model field; "" leaves the choice to the judge
 	Prompt string // the hook's prompt, $ARGUMENTS replaced by the hook input
 	Input  json.RawMessage
@@ -39,7 +41,7 @@ type JudgeAnswer struct {
 type Judge func(ctx context.Context, req JudgeRequest) (JudgeAnswer, error)
 
 // promptEvents are the events prompt hooks run on.
-var promptEvents = map[string]bool{Stop: true, SubagentStop: true}
+var promptEvents = map[string]bool{Stop: true, SubagentStop: true, PreToolUse: true, UserPromptSubmit: true}
 
 // DefaultPromptTimeout bounds a prompt hook that sets no timeout, as in Claude Code.
 const DefaultPromptTimeout = 30 * time.Second
@@ -68,14 +70,18 @@ func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 		defer cancel()
 		ans, err := r.cfg.Judge(ctx, JudgeRequest{Event: in.Event, Model: h.Model, Prompt: prompt, Input: payload, Messages: msgs})
 		if err != nil {
-			return Output{}, fmt.Errorf("the model could not judge (%w); the stop goes ahead", err)
+			return Output{}, fmt.Errorf("the model could not judge (%w); nothing is blocked", err)
 		}
 		if ans.OK || ans.Impossible {
 			return Output{}, nil
 		}
 		reason := strings.TrimSpace(ans.Reason)
 		if reason == "" {
-			return Output{}, errors.New("the model said no without a reason; the stop goes ahead")
+			return Output{}, errors.New("the model said no without a reason; nothing is blocked")
+		}
+		if in.Event == PreToolUse {
+			return Output{HookSpecificOutput: &SpecificOutput{HookEventName: PreToolUse,
+				PermissionDecision: "deny", PermissionDecisionReason: reason}}, nil
 		}
 		return Output{Decision: "block", Reason: reason}, nil
 	}}

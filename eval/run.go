@@ -23,6 +23,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/scout"
 	"github.com/ouroagent/ouro/tool"
@@ -83,6 +84,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	if o.Model == "" {
 		return Report{}, errors.New("eval: a model is required (--model scripted plays the tasks' own trajectories)")
+	}
+	if o.Model != Scripted {
+		// A model that cannot be reached (no key) would fail every run the same way:
+		// say so once, before anything runs.
+		if _, _, err := harness.NewProvider(harness.ResolveModel(o.Model), ""); err != nil {
+			return Report{}, fmt.Errorf("eval: model %s: %w", o.Model, err)
+		}
 	}
 	for _, d := range []string{"trajectories", "home", "user-config", "work"} {
 		if err := os.MkdirAll(filepath.Join(o.Out, d), 0o755); err != nil {

@@ -795,3 +795,18 @@ func TestResultTokensCountEachLaterRequest(t *testing.T) {
 		t.Errorf("resultTokens = %d, want 310", got)
 	}
 }
+
+// A model that cannot be reached fails the evaluation once, before any run, instead of
+// failing every task the same way.
+func TestRunRefusesAnUnreachableModelUpFront(t *testing.T) {
+	isolate(t)
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	out := t.TempDir()
+	_, err := Run(context.Background(), Options{Tasks: loadTaskSet(t), Model: "claude-sonnet-5-5", Out: out})
+	if err == nil || !strings.Contains(err.Error(), "API key") {
+		t.Fatalf("err = %v, want the missing key named", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "trajectories", "*")); len(m) != 0 {
+		t.Errorf("runs happened: %v", m)
+	}
+}

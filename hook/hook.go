@@ -224,16 +224,14 @@ func New(cfg Config) (*Runner, error) {
 			}
 			for _, h := range m.Hooks {
 				switch {
-				case h.Type == "prompt" && promptEvents[ev] && cfg.Judge != nil && strings.TrimSpace(h.Prompt) != "":
+				case (h.Type == "prompt" || h.Type == "agent") && promptEvents[ev] && cfg.Judge != nil && strings.TrimSpace(h.Prompt) != "":
 					r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, fn: r.promptFunc(h)})
 					continue
 				case h.Type == "prompt" || h.Type == "agent":
 					// Claude Code's model-evaluated hooks: a setup that has them must still
 					// start, so those ouro cannot run are skipped, loudly.
-					why := "ouro runs prompt hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
+					why := "ouro runs prompt and agent hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
 					switch {
-					case h.Type == "agent":
-						why = "ouro does not run agent hooks"
 					case cfg.Judge == nil:
 						why = "no model is available to judge it"
 					case strings.TrimSpace(h.Prompt) == "":

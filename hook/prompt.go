@@ -12,8 +12,9 @@ import (
 	"github.com/ouroagent/ouro/settings"
 )
 
-// Prompt hooks are Claude Code's model-judged hooks ("type": "prompt"): instead of a
-// command, a small model is asked whether a condition holds. ouro runs them at Stop and
+// Prompt hooks are Claude Code's model-judged hooks ("type": "prompt", and "type":
+// "agent", whose judge may first look around with read-only tools): instead of a
+// command, a model is asked whether a condition holds. ouro runs them at Stop and
 // SubagentStop (judged from the conversation: a "no" sends the agent back with the
 // model's reason, as a blocking Stop hook does), at PreToolUse (a "no" denies the call)
 // and at UserPromptSubmit (a "no" drops the prompt). A "yes" expresses no opinion: rules
@@ -28,6 +29,9 @@ type JudgeRequest struct {
 	Input  json.RawMessage
 	// Messages are the conversation that wants to stop (the subagent's for SubagentStop).
 	Messages []llm.Message
+	// Agent asks for an agent hook: the judge may use read-only tools (Read, Grep, Glob)
+	// to check the condition before it answers.
+	Agent bool
 }
 
 // JudgeAnswer is the model's verdict.
@@ -43,16 +47,25 @@ type Judge func(ctx context.Context, req JudgeRequest) (JudgeAnswer, error)
 // promptEvents are the events prompt hooks run on.
 var promptEvents = map[string]bool{Stop: true, SubagentStop: true, PreToolUse: true, UserPromptSubmit: true}
 
-// DefaultPromptTimeout bounds a prompt hook that sets no timeout, as in Claude Code.
-const DefaultPromptTimeout = 30 * time.Second
+// DefaultPromptTimeout and DefaultAgentTimeout bound a prompt or agent hook that sets no
+// timeout, as in Claude Code.
+const (
+	DefaultPromptTimeout = 30 * time.Second
+	DefaultAgentTimeout  = 60 * time.Second
+)
 
 // promptFunc turns a prompt hook into an in-process hook that asks the judge.
 func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 	timeout := time.Duration(h.Timeout * float64(time.Second))
-	if timeout <= 0 {
+	agentHook := h.Type == "agent"
+	switch {
+	case timeout > 0:
+	case agentHook:
+		timeout = DefaultAgentTimeout
+	default:
 		timeout = DefaultPromptTimeout
 	}
-	name := "prompt: " + clipWords(h.Prompt, 60)
+	name := h.Type + ": " + clipWords(h.Prompt, 60)
 	return &Func{Name: name, Run: func(ctx context.Context, in Input) (Output, error) {
 		payload, err := json.Marshal(in)
 		if err != nil {
@@ -68,7 +81,7 @@ func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		ans, err := r.cfg.Judge(ctx, JudgeRequest{Event: in.Event, Model: h.Model, Prompt: prompt, Input: payload, Messages: msgs})
+		ans, err := r.cfg.Judge(ctx, JudgeRequest{Event: in.Event, Model: h.Model, Prompt: prompt, Input: payload, Messages: msgs, Agent: agentHook})
 		if err != nil {
 			return Output{}, fmt.Errorf("the model could not judge (%w); nothing is blocked", err)
 		}

@@ -177,22 +177,44 @@ func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
 	}
 }
 
-// A Claude Code settings file with hooks ouro does not run still works: an agent hook is
-// skipped with a warning and the command hook beside it runs.
-func TestClaudeCodeAgentHookIsSkippedNotFatal(t *testing.T) {
+// A Claude Code settings file with hooks ouro does not run still works: a prompt hook on
+// PostToolUse is skipped with a warning and the command hook beside it runs.
+func TestClaudeCodeHookOuroDoesNotRunIsSkippedNotFatal(t *testing.T) {
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "done"})
-	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Verify the work"}, {"type": "command", "command": "touch stop-ran"}]}]}}`
+	settings := `{"hooks": {"PostToolUse": [{"hooks": [{"type": "prompt", "prompt": "Was that wise?"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "touch stop-ran"}]}]}}`
 	writeSettings(t, e.dir, settings)
 	out, stderr, code := e.run("", "-p", "hi")
 	if code != 0 || !strings.Contains(out, "done") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(stderr, `Stop hook of type "agent" is skipped`) {
+	if !strings.Contains(stderr, `PostToolUse hook of type "prompt" is skipped`) {
 		t.Errorf("no warning about the skipped hook:\n%s", stderr)
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "stop-ran")); err != nil {
 		t.Error("the command hook did not run")
+	}
+}
+
+// An agent hook's judge looks at the work with read-only tools before it answers.
+func TestClaudeCodeAgentHookOnStopChecksWithTools(t *testing.T) {
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.dir, "notes.txt"), []byte("status: TODO\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSettings(t, e.dir, `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "notes.txt must say DONE"}]}]}}`)
+	read, _ := json.Marshal(map[string]string{"file_path": "notes.txt"})
+	e.fake(
+		scripted.Turn{Text: "All done."},
+		scripted.Turn{ExpectContains: "notes.txt must say DONE", ToolCalls: []scripted.ToolCall{{Name: "Read", Input: read}}},
+		scripted.Turn{ExpectContains: "status: TODO", Text: `{"ok": false, "reason": "notes.txt still says TODO"}`},
+		scripted.Turn{ExpectContains: "notes.txt still says TODO", Text: "I cannot change notes.txt here."},
+		scripted.Turn{Text: `{"ok": true, "impossible": true, "reason": "nothing may be edited"}`},
+	)
+	out, stderr, code := e.run("", "-p", "finish")
+	if code != 0 || !strings.Contains(out, "I cannot change notes.txt here.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }
 

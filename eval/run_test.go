@@ -810,3 +810,30 @@ func TestRunRefusesAnUnreachableModelUpFront(t *testing.T) {
 		t.Errorf("runs happened: %v", m)
 	}
 }
+
+// A trajectory that repeats a failed call with nothing new to learn from it moves only the
+// invalid call count: the first failure was information, the repeat is not.
+func TestRepeatedFailureTrajectory(t *testing.T) {
+	isolate(t)
+	var task []Task
+	for _, tk := range loadTaskSet(t) {
+		if tk.Name == "go-scout-failing" {
+			task = append(task, tk)
+		}
+	}
+	ref, err := Run(context.Background(), Options{Tasks: task, Model: Scripted, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := Run(context.Background(), Options{Tasks: task, Model: Scripted, Script: "repeated-failure", Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, b := ref.Tasks[0].Runs[0], bad.Tasks[0].Runs[0]
+	if r.InvalidCalls != 0 || b.InvalidCalls != 1 || len(b.Invalid) != 1 || !strings.Contains(b.Invalid[0], "slug/slugify.go") {
+		t.Fatalf("invalid: reference %d, repeated-failure %d %q", r.InvalidCalls, b.InvalidCalls, b.Invalid)
+	}
+	if !b.Success || b.OutOfBounds != 0 || b.FalseCompletion || b.Turns != r.Turns {
+		t.Errorf("other metrics moved: %+v", b)
+	}
+}

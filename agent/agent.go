@@ -96,7 +96,6 @@ type run struct {
 	start   time.Time
 	out     Outcome
 	last    llm.Usage
-	budget  error // set once a limit is hit
 	maxOut  int
 	raised  bool // output limit already raised once for a cut tool_use
 	contins int  // continuations after max_tokens

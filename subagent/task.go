@@ -80,7 +80,6 @@ type shared struct {
 	cfg    Config
 	types  []Definition
 	byName map[string]Definition
-	spec   llm.ToolSpec
 
 	mu      sync.Mutex
 	ids     map[string][]string // input → tool_use IDs seen starting, oldest first

@@ -33,6 +33,8 @@ type FixResult struct {
 	// TestPassed is ouro's own run of the test command once the model stopped.
 	TestPassed bool   `json:"test_passed"`
 	TestOutput string `json:"test_output"`
+	// Proposed are a dry run's edits, which were checked but not written.
+	Proposed []Proposal `json:"proposed,omitempty"`
 }
 
 // setupFix offers Edit and Bash next to the read-only tools, with only the test command
@@ -114,6 +116,11 @@ func (s *state) gateEdit(name string, in map[string]any) agent.Decision {
 	lines := diffLines(old, repl)
 	if used := s.edits.diffTotal(); used+lines > s.maxDiff {
 		return deny("this edit changes %d lines and %d were already changed; the fix may change at most %d lines in all. Make a smaller change.", lines, used, s.maxDiff)
+	}
+	if s.fix.DryRun {
+		// The last check: this run was not granted write permission.
+		s.edits.propose(rel, old, repl)
+		return deny("this is a dry run: write permission was not granted, so %s was not changed. The edit passed every other check and is recorded as proposed; describe the whole fix in your answer.", rel)
 	}
 	return agent.Decision{}
 }
@@ -236,6 +243,7 @@ var testFlags = []string{"run", "skip", "v", "count", "short", "race", "timeout"
 // after the last one.
 type editLog struct {
 	mu       sync.Mutex
+	proposed []Proposal // a dry run's edits, refused but recorded
 	files    []string
 	diff     int
 	seq      int
@@ -276,6 +284,20 @@ func (l *editLog) observe(c tool.Call, res llm.Block, rel func(string) string) {
 	}
 }
 
+// Proposal is an edit a dry run refused to write.
+type Proposal struct {
+	File      string `json:"file"`
+	OldString string `json:"old_string"`
+	NewString string `json:"new_string"`
+}
+
+func (l *editLog) propose(file, old, repl string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.proposed = append(l.proposed, Proposal{File: file, OldString: old, NewString: repl})
+	l.diff += diffLines(old, repl) // proposals spend the diff budget as edits would
+}
+
 func (l *editLog) diffTotal() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -303,8 +325,16 @@ func (l *editLog) untested(test string) string {
 func (s *state) finishFix(ctx context.Context, sess *harness.Session) *FixResult {
 	l := &s.edits
 	l.mu.Lock()
-	fr := &FixResult{Changed: slices.Clone(l.files), DiffLines: l.diff, TestedAfterEdit: l.lastEdit > 0 && l.lastPass > l.lastEdit}
+	fr := &FixResult{Changed: slices.Clone(l.files), DiffLines: l.diff, TestedAfterEdit: l.lastEdit > 0 && l.lastPass > l.lastEdit,
+		Proposed: slices.Clone(l.proposed)}
 	l.mu.Unlock()
+	if s.fix.DryRun {
+		fr.Status, fr.Reason = StatusProposed, fmt.Sprintf("a dry run: %d edit(s) proposed, nothing written", len(fr.Proposed))
+		if len(fr.Proposed) == 0 {
+			fr.Status, fr.Reason = StatusNotFixed, "a dry run that proposed no edit"
+		}
+		return fr
+	}
 	input, _ := json.Marshal(map[string]any{"command": s.fix.Test, "timeout": 600000})
 	res, err := sess.Bash.Run(ctx, input)
 	if err != nil {

@@ -51,6 +51,7 @@ const (
 	StatusIncomplete = "incomplete" // a survey without one of its sections
 	StatusFixed      = "fixed"      // the test command passed after the last edit
 	StatusNotFixed   = "not_fixed"  // it did not
+	StatusProposed   = "proposed"   // a dry run: the fix was described, not written
 )
 
 // Config configures a run. Dir and one of Model/Provider are what matter; the rest has
@@ -94,6 +95,10 @@ type FixConfig struct {
 	Extensions []string
 	// MaxDiffLines bounds the lines added plus removed over the whole run (0 → default).
 	MaxDiffLines int
+	// DryRun withholds write permission for this run: every edit is refused (with the
+	// diff it would have made), so the model can only propose the fix, and nothing on
+	// disk changes.
+	DryRun bool
 }
 
 // DefaultExtensions are the file types a fix may edit when none are configured: source
@@ -124,8 +129,11 @@ type Result struct {
 	ToolDefinitionBytes int `json:"tool_definition_bytes"`
 }
 
-// OK reports whether the run reached its goal: a verified survey, or a confirmed fix.
-func (r Result) OK() bool { return r.Status == StatusVerified || r.Status == StatusFixed }
+// OK reports whether the run reached its goal: a verified survey, a confirmed fix, or a
+// dry run's proposed fix.
+func (r Result) OK() bool {
+	return r.Status == StatusVerified || r.Status == StatusFixed || r.Status == StatusProposed
+}
 
 // Run runs the scout (or, with Config.Fix, the fixer) to a result.
 func Run(ctx context.Context, cfg Config) (Result, error) {
@@ -409,6 +417,13 @@ func (s *state) addExcerpts(cs []Conclusion) {
 	}
 }
 
+func dryRunNote(fix *FixConfig) string {
+	if !fix.DryRun {
+		return ""
+	}
+	return "\nThis is a dry run: you have no write permission. Each Edit is checked and recorded as a\nproposal but not written, so the tests keep failing; make the edits the fix needs, then\ndescribe the whole fix.\n"
+}
+
 func systemPrompt(dir string, fix *FixConfig, maxDiff int) string {
 	var sb strings.Builder
 	if fix == nil {
@@ -441,10 +456,11 @@ exactly once). Edits are checked before they run: only files of these types: %s`
 		fmt.Fprintf(&sb, `; only these files: %s`, strings.Join(fix.Allowed, ", "))
 	}
 	fmt.Fprintf(&sb, `; at most %d changed lines in all. Do not edit tests to make them pass.
+%s
 
 Run the tests with Bash, exactly: %s (you may add packages or test-selecting flags such as -run and -v after it; no other
 command is allowed). The fix counts as done only if that command passes after your last
 edit, so run it before you finish, and say plainly if it still fails.
-`, maxDiff, fix.Test)
+`, maxDiff, dryRunNote(fix), fix.Test)
 	return sb.String()
 }

@@ -701,3 +701,26 @@ func TestFixOutOfTurnsStillReportsTheTests(t *testing.T) {
 		t.Fatalf("status %q, fix %+v", res.Status, res.Fix)
 	}
 }
+
+// A dry run grants no write permission: an edit that passes every other check is refused
+// and recorded as a proposal; one that fails another check is refused for that reason.
+func TestFixDryRunProposesWithoutWriting(t *testing.T) {
+	dir := newRepo(t)
+	writeFiles(t, dir, map[string]string{"check.sh": "grep -q fixed notes.txt\n", "notes.txt": "broken\n", "other.txt": "x\n"})
+	res := run(t, dir, scout.Config{Prompt: "make check.sh pass", Fix: &scout.FixConfig{Test: "sh check.sh", Extensions: []string{".txt"}, Allowed: []string{"notes.txt"}, DryRun: true}},
+		turn("", call(t, "Read", map[string]any{"file_path": "notes.txt"}), call(t, "Read", map[string]any{"file_path": "other.txt"})),
+		turn("",
+			call(t, "Edit", map[string]any{"file_path": "notes.txt", "old_string": "broken", "new_string": "fixed"}),
+			call(t, "Edit", map[string]any{"file_path": "other.txt", "old_string": "x", "new_string": "y"})),
+		scripted.Turn{ExpectContains: "write permission was not granted", Text: "Change `notes.txt:1` from broken to fixed."},
+	)
+	if res.Status != scout.StatusProposed || !res.OK() || res.Fix == nil || len(res.Fix.Proposed) != 1 || res.Fix.Proposed[0].File != "notes.txt" {
+		t.Fatalf("status %q (%s), fix %+v", res.Status, res.Reason, res.Fix)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(data) != "broken\n" {
+		t.Errorf("a dry run wrote notes.txt: %q", data)
+	}
+	if len(res.Outcome.Denials) != 2 || !strings.Contains(res.Outcome.Denials[1].Reason, "not among the files") {
+		t.Errorf("denials = %+v", res.Outcome.Denials)
+	}
+}

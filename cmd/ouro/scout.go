@@ -31,6 +31,7 @@ type scoutFlags struct {
 	allow    []string
 	types    []string
 	maxDiff  int
+	dryRun   bool
 	question string
 }
 
@@ -109,7 +110,10 @@ A fix is reported done only if the test command passes after the last edit: the 
 is sent back once if it stops without a passing run, and ouro runs the command itself
 at the end for the verdict.
 
-Exit status: 0 fixed, 2 not fixed, otherwise as ouro -p.`,
+With --dry-run the run has no write permission: each edit passes the same checks and is
+then refused and listed as a proposal; nothing on disk changes.
+
+Exit status: 0 fixed (or proposed, with --dry-run), 2 not fixed, otherwise as ouro -p.`,
 		Example: `  ouro fix . "TestParse fails on empty input; fix the parser" --test "go test ./..." --allow "parse/*.go"
   ouro fix "make the unit tests pass" --test "python3 -m unittest"`,
 		Args: cobra.RangeArgs(1, 2),
@@ -136,7 +140,7 @@ Exit status: 0 fixed, 2 not fixed, otherwise as ouro -p.`,
 				types = append(types, t)
 			}
 			cfg := f.config(dir, prompt)
-			cfg.Fix = &scout.FixConfig{Test: test, Allowed: splitRules(f.allow), Extensions: types, MaxDiffLines: f.maxDiff}
+			cfg.Fix = &scout.FixConfig{Test: test, Allowed: splitRules(f.allow), Extensions: types, MaxDiffLines: f.maxDiff, DryRun: f.dryRun}
 			return runScout(cmd, f, cfg)
 		},
 	}
@@ -146,6 +150,7 @@ Exit status: 0 fixed, 2 not fixed, otherwise as ouro -p.`,
 	fl.StringArrayVar(&f.allow, "allow", nil, "files the fix may change (globs relative to DIR; default: any file of an allowed type)")
 	fl.StringArrayVar(&f.types, "types", nil, "file types the fix may change, e.g. .go,.py (default: common source types)")
 	fl.IntVar(&f.maxDiff, "max-diff-lines", scout.DefaultMaxDiffLines, "most lines the fix may add plus remove in all")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "grant no write permission: edits are checked and shown as proposals, nothing is written")
 	return c
 }
 
@@ -258,7 +263,13 @@ func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 		fmt.Fprintf(w, " (%s)", clipLine(strings.Join(r.FilesSeen, ", "), 200))
 	}
 	fmt.Fprintln(w)
-	if fx := r.Fix; fx != nil {
+	if fx := r.Fix; fx != nil && len(fx.Proposed) > 0 {
+		fmt.Fprintf(w, "proposed (not written, %d lines):\n", fx.DiffLines)
+		for _, p := range fx.Proposed {
+			fmt.Fprintf(w, "  %s\n%s\n%s\n", p.File, prefixLines(p.OldString, "    - "), prefixLines(p.NewString, "    + "))
+		}
+	}
+	if fx := r.Fix; fx != nil && len(fx.Proposed) == 0 {
 		fmt.Fprintf(w, "changed: %s (%d lines)\n", orNone(strings.Join(fx.Changed, ", ")), fx.DiffLines)
 		fmt.Fprintf(w, "tests after the last edit (model): %v · %q now: %s\n", fx.TestedAfterEdit, cfg.Fix.Test, passFail(fx.TestPassed))
 		if !fx.TestPassed {
@@ -292,6 +303,10 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+func prefixLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }

@@ -356,3 +356,25 @@ func TestEvalWithAModelNameGoesThroughTheProvider(t *testing.T) {
 		t.Errorf("%d requests reached the provider, want %d", n, len(script.Turns))
 	}
 }
+
+// ouro fix --dry-run plays the same reference trajectory with no write permission: the
+// fix is shown as a proposal and the repository is untouched.
+func TestFixDryRunShowsTheProposalAndWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	repo := practiceRepo(t, "go-fix-stack")
+	before, _ := os.ReadFile(filepath.Join(repo, "stack", "stack.go"))
+	script := filepath.Join(moduleRoot(t), "eval", "tasks", "go-fix-stack", "scripts", "reference.json")
+	out, stderr, code := e.run("", "fix", repo, "fix Peek", "--test", "go test ./...", "--allow", "stack/stack.go",
+		"--model", "scripted:"+script, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"status: proposed", "proposed (not written", "    - \treturn s.items[0], true", "    + \treturn s.items[len(s.items)-1], true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(repo, "stack", "stack.go")); string(after) != string(before) {
+		t.Error("a dry run changed stack.go")
+	}
+}

@@ -768,12 +768,7 @@ func TestProgressLine(t *testing.T) {
 // sent with every request, and their results, sent again with each later request.
 func TestContextBreakdown(t *testing.T) {
 	isolate(t)
-	var task []Task
-	for _, tk := range loadTaskSet(t) {
-		if tk.Name == "go-scout-entry" {
-			task = append(task, tk)
-		}
-	}
+	task := taskNamed(t, "go-scout-entry")
 	rep, err := Run(context.Background(), Options{Tasks: task, Model: Scripted, Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -815,12 +810,7 @@ func TestRunRefusesAnUnreachableModelUpFront(t *testing.T) {
 // invalid call count: the first failure was information, the repeat is not.
 func TestRepeatedFailureTrajectory(t *testing.T) {
 	isolate(t)
-	var task []Task
-	for _, tk := range loadTaskSet(t) {
-		if tk.Name == "go-scout-failing" {
-			task = append(task, tk)
-		}
-	}
+	task := taskNamed(t, "go-scout-failing")
 	ref, err := Run(context.Background(), Options{Tasks: task, Model: Scripted, Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -836,4 +826,16 @@ func TestRepeatedFailureTrajectory(t *testing.T) {
 	if !b.Success || b.OutOfBounds != 0 || b.FalseCompletion || b.Turns != r.Turns {
 		t.Errorf("other metrics moved: %+v", b)
 	}
+}
+
+// taskNamed is the shipped task called name, alone.
+func taskNamed(t *testing.T, name string) []Task {
+	t.Helper()
+	for _, tk := range loadTaskSet(t) {
+		if tk.Name == name {
+			return []Task{tk}
+		}
+	}
+	t.Fatalf("no task %s in the set", name)
+	return nil
 }

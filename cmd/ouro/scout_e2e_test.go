@@ -378,3 +378,35 @@ func TestFixDryRunShowsTheProposalAndWritesNothing(t *testing.T) {
 		t.Error("a dry run changed stack.go")
 	}
 }
+
+// ouro scout on a practice repository with its task's question and reference answers:
+// every citation verified.
+func TestScoutOnAPracticeRepoVerifiesEveryCitation(t *testing.T) {
+	e := newEnv(t)
+	repo := practiceRepo(t, "go-scout-entry")
+	task := filepath.Join(moduleRoot(t), "eval", "tasks", "go-scout-entry")
+	var spec struct {
+		Prompt string `json:"prompt"`
+	}
+	data, err := os.ReadFile(filepath.Join(task, "task.json"))
+	if err != nil || json.Unmarshal(data, &spec) != nil {
+		t.Fatalf("task.json: %v", err)
+	}
+	out, stderr, code := e.run("", "scout", repo, "-q", spec.Prompt, "--model", "scripted:"+filepath.Join(task, "scripts", "reference.json"), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	r := decodeScout(t, out)
+	n := 0
+	for _, c := range r.Conclusions {
+		for _, ci := range c.Citations {
+			n++
+			if !ci.Verified {
+				t.Errorf("citation %s not verified", ci.Raw)
+			}
+		}
+	}
+	if r.Status != "verified" || r.Corrected || n == 0 {
+		t.Fatalf("status %q, corrected %v, %d citations", r.Status, r.Corrected, n)
+	}
+}

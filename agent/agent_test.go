@@ -636,3 +636,16 @@ func TestMalformedCallsAreCheckedBeforeTheGates(t *testing.T) {
 		t.Errorf("second result = %q, want the schema error", res[1].Content[0].Text)
 	}
 }
+
+// Input a gate rewrote is validated again: the loop's check before the gates covered
+// the model's input, not the gate's.
+func TestRewrittenInputIsValidatedAgain(t *testing.T) {
+	bash := &fakeTool{name: "Bash", schema: `{"type":"object","properties":{"command":{"type":"string","maxLength":3}},"required":["command"]}`}
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("Bash", `{"command":"ls"}`)}},
+		{ExpectContains: "Invalid input for Bash", Text: "ok"},
+	}, agent.Config{Gates: []agent.Gate{rewriteGate{}}}, bash)
+	if out := h.run(context.Background(), "go"); !out.OK() || bash.calls.Load() != 0 {
+		t.Fatalf("outcome = %+v, calls %d", out, bash.calls.Load())
+	}
+}

@@ -45,6 +45,7 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
 				continue
 			}
+			c.Checked = true // a gate that rewrites the input clears it
 			if d := r.gate(runCtx, &c); d.Deny {
 				if runCtx.Err() != nil {
 					break
@@ -144,7 +145,7 @@ func (r *run) gate(ctx context.Context, c *tool.Call) (d Decision) {
 			if !json.Valid(d.UpdatedInput) {
 				return Decision{Deny: true, Reason: "a permission check rewrote the input into invalid JSON"}
 			}
-			c.Input = d.UpdatedInput
+			c.Input, c.Checked = d.UpdatedInput, false
 		}
 	}
 	if ctx.Err() != nil {

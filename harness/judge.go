@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -38,7 +37,7 @@ func (s *Session) judge(ctx context.Context, req hook.JudgeRequest) (hook.JudgeA
 		}
 	}
 	var user strings.Builder
-	fmt.Fprintf(&user, "Condition:\n%s\n\nHook input (%s):\n%s\n\nConversation, most recent last:\n%s", req.Prompt, req.Event, req.Input, renderConversation(req.Messages, 24_000))
+	fmt.Fprintf(&user, "Condition:\n%s\n\nHook input (%s):\n%s\n\nConversation, most recent last:\n%s", req.Prompt, req.Event, req.Input, llm.RenderMessages(req.Messages, 24_000))
 	var text string
 	if req.Agent {
 		t, err := s.judgeWithTools(ctx, prov, model, user.String())
@@ -55,12 +54,8 @@ func (s *Session) judge(ctx context.Context, req hook.JudgeRequest) (hook.JudgeA
 		s.ctx.addUsage(resp.Usage, model)
 		text = resp.Message.Text()
 	}
-	i, j := strings.IndexByte(text, '{'), strings.LastIndexByte(text, '}')
-	if i < 0 || j < i {
-		return ans, fmt.Errorf("no JSON in the answer %q", clipString(text, 200))
-	}
-	if err := json.Unmarshal([]byte(text[i:j+1]), &ans); err != nil {
-		return ans, fmt.Errorf("the answer %q: %w", clipString(text, 200), err)
+	if err := llm.DecodeJSONIn(text, '{', '}', &ans); err != nil {
+		return ans, err
 	}
 	return ans, nil
 }
@@ -89,41 +84,4 @@ func (s *Session) judgeWithTools(ctx context.Context, prov llm.Provider, model, 
 		return "", fmt.Errorf("the judging agent ended %s: %s", out.Status, out.Reason)
 	}
 	return out.Result, nil
-}
-
-// renderConversation is the tail of a conversation as text, at most max characters:
-// what was said, which tools were called and what they returned.
-func renderConversation(msgs []llm.Message, max int) string {
-	var parts []string
-	total := 0
-	for i := len(msgs) - 1; i >= 0 && total < max; i-- {
-		var b strings.Builder
-		for _, blk := range msgs[i].Content {
-			switch blk.Type {
-			case llm.BlockText:
-				b.WriteString(blk.Text + "\n")
-			case llm.BlockToolUse:
-				in, _ := json.Marshal(blk.Input)
-				fmt.Fprintf(&b, "[called %s %s]\n", blk.Name, clipString(string(in), 400))
-			case llm.BlockToolResult:
-				fmt.Fprintf(&b, "[result%s] %s\n", map[bool]string{true: " (error)"}[blk.IsError], clipString(blk.ResultText(), 2000))
-			}
-		}
-		if t := strings.TrimSpace(b.String()); t != "" {
-			part := string(msgs[i].Role) + ": " + t
-			total += len(part)
-			parts = append(parts, part)
-		}
-	}
-	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
-		parts[l], parts[r] = parts[r], parts[l]
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -59,7 +59,7 @@ func Consolidate(ctx context.Context, provider llm.Provider, model string, s *St
 			MergedFrom []string `json:"merged_from"`
 		} `json:"memories"`
 	}
-	if err := parseJSON(resp.Message.Text(), '{', '}', &ans); err != nil {
+	if err := llm.DecodeJSONIn(resp.Message.Text(), '{', '}', &ans); err != nil {
 		return false, fmt.Errorf("memory: consolidate: %w", err)
 	}
 	byName := map[string]Record{}

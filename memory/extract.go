@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -32,7 +31,7 @@ func Extract(ctx context.Context, provider llm.Provider, model string, recent []
 	if provider == nil {
 		return nil, errors.New("memory: extract needs a provider")
 	}
-	transcript := Redact(renderTranscript(recent))
+	transcript := Redact(llm.RenderMessages(recent, MaxTranscriptChars))
 	if strings.TrimSpace(transcript) == "" {
 		return nil, nil
 	}
@@ -59,12 +58,12 @@ func Extract(ctx context.Context, provider llm.Provider, model string, recent []
 	// object inside it would be taken for the {"memories": ...} wrapper.
 	arr, obj := strings.IndexByte(text, '['), strings.IndexByte(text, '{')
 	if arr >= 0 && (obj < 0 || arr < obj) {
-		if err := parseJSON(text, '[', ']', &props); err != nil {
+		if err := llm.DecodeJSONIn(text, '[', ']', &props); err != nil {
 			return nil, fmt.Errorf("memory: extract: %w", err)
 		}
-	} else if err := parseJSON(text, '{', '}', &wrapped); err == nil {
+	} else if err := llm.DecodeJSONIn(text, '{', '}', &wrapped); err == nil {
 		props = wrapped.Memories
-	} else if err2 := parseJSON(text, '[', ']', &props); err2 != nil {
+	} else if err2 := llm.DecodeJSONIn(text, '[', ']', &props); err2 != nil {
 		return nil, fmt.Errorf("memory: extract: %w", err)
 	}
 	var out []Record
@@ -110,33 +109,6 @@ func (s *Store) SaveAll(rs []Record) (saved []Record, skipped []error) {
 		saved = append(saved, r)
 	}
 	return saved, skipped
-}
-
-func renderTranscript(msgs []llm.Message) string {
-	var parts []string
-	for _, m := range msgs {
-		var b strings.Builder
-		for _, blk := range m.Content {
-			switch blk.Type {
-			case llm.BlockText:
-				b.WriteString(blk.Text)
-				b.WriteString("\n")
-			case llm.BlockToolUse:
-				in, _ := json.Marshal(blk.Input)
-				fmt.Fprintf(&b, "[tool call %s %s]\n", blk.Name, clip(string(in), 500))
-			case llm.BlockToolResult:
-				fmt.Fprintf(&b, "[tool result] %s\n", clip(blk.ResultText(), 1000))
-			}
-		}
-		if s := strings.TrimSpace(b.String()); s != "" {
-			parts = append(parts, fmt.Sprintf("%s: %s", m.Role, s))
-		}
-	}
-	t := strings.Join(parts, "\n\n")
-	if len(t) > MaxTranscriptChars {
-		t = t[len(t)-MaxTranscriptChars:]
-	}
-	return t
 }
 
 const redacted = "[REDACTED]"

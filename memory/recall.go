@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -94,21 +93,10 @@ func askNames(ctx context.Context, provider llm.Provider, model string, all []Re
 		return nil, llm.Usage{}, err
 	}
 	var names []string
-	if err := parseJSON(resp.Message.Text(), '[', ']', &names); err != nil {
+	if err := llm.DecodeJSONIn(resp.Message.Text(), '[', ']', &names); err != nil {
 		return nil, resp.Usage, err
 	}
 	return names, resp.Usage, nil
-}
-
-// parseJSON decodes the outermost open…close span of text (models wrap JSON in prose or
-// code fences).
-func parseJSON(text string, open, close byte, v any) error {
-	i := strings.IndexByte(text, open)
-	j := strings.LastIndexByte(text, close)
-	if i < 0 || j < i {
-		return fmt.Errorf("no JSON in answer %q", clip(text, 200))
-	}
-	return json.Unmarshal([]byte(text[i:j+1]), v)
 }
 
 var stopWords = map[string]bool{

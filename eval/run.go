@@ -200,7 +200,7 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 	}
 	work := filepath.Join(o.Out, "work", fmt.Sprintf("%s-run%d", t.Name, n))
 	os.RemoveAll(work)
-	if err := copyTree(t.RepoDir(), work); err != nil {
+	if err := os.CopyFS(work, os.DirFS(t.RepoDir())); err != nil {
 		return fail("copy the repository: %v", err)
 	}
 	if !o.Keep {
@@ -445,7 +445,7 @@ func checkChanges(t Task, before map[string]string, work string) []string {
 	sort.Strings(changed)
 	var out []string
 	for _, p := range changed {
-		if t.Kind == KindFix && matchAny(t.AllowedChanges, p) {
+		if t.Kind == KindFix && scout.MatchAny(t.AllowedChanges, p) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s changed, and the task does not allow it", p))
@@ -503,20 +503,6 @@ func snapshot(dir string) (map[string]string, error) {
 	return out, err
 }
 
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		return copyFile(p, target)
-	})
-}
-
 func copyFile(src, dst string) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -538,15 +524,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func matchAny(globs []string, rel string) bool {
-	for _, g := range globs {
-		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), rel); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // compactJSON puts a call's input on one line for the report.

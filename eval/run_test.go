@@ -741,7 +741,7 @@ func TestLeaks(t *testing.T) {
 // tasks/README.md), and the deny rule Read(./GLOB) treats them so, but leaks reads
 // filepath.Join(t.RepoDir(), s) literally: for a glob such as "config/*.env" the read
 // fails and the leak check silently passes. Fix: expand each entry with
-// doublestar.Glob(os.DirFS(t.RepoDir()), s) (or walk the repo and matchAny) and check every
+// doublestar.Glob(os.DirFS(t.RepoDir()), s) (or walk the repo and scout.MatchAny) and check every
 // matched file.
 func TestLeaksGlob(t *testing.T) {
 	tk := secretTask(t, map[string]string{"config/prod.env": "API_KEY=sk-live-0123456789abcdef\n"}, "config/*.env")

@@ -98,7 +98,7 @@ func (s *state) gateEdit(name string, in map[string]any) agent.Decision {
 	if ext := filepath.Ext(rel); !slices.Contains(extensionsOf(s.fix), ext) {
 		return deny("%s: files of type %q may not be edited in this fix (allowed: %s)", rel, ext, strings.Join(extensionsOf(s.fix), " "))
 	}
-	if len(s.fix.Allowed) > 0 && !matchAny(s.fix.Allowed, rel) {
+	if len(s.fix.Allowed) > 0 && !MatchAny(s.fix.Allowed, rel) {
 		return deny("%s is not among the files this fix may change (%s); change one of those instead", rel, strings.Join(s.fix.Allowed, ", "))
 	}
 	if all, _ := in["replace_all"].(bool); all {
@@ -125,7 +125,10 @@ func (s *state) gateEdit(name string, in map[string]any) agent.Decision {
 	return agent.Decision{}
 }
 
-func matchAny(globs []string, rel string) bool {
+// MatchAny reports whether a repository-relative, slash-separated path matches one of the
+// globs (doublestar; a leading "./" is ignored): the files a fix may change, as the
+// guard and an evaluation's external check both read them.
+func MatchAny(globs []string, rel string) bool {
 	for _, g := range globs {
 		if ok, _ := doublestar.Match(strings.TrimPrefix(filepath.ToSlash(g), "./"), rel); ok {
 			return true

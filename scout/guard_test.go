@@ -252,8 +252,8 @@ func TestMatchAny(t *testing.T) {
 		{[]string{"sub/*"}, "sub/deep/a.go", false},
 		{[]string{"x.go", "sub/**"}, "sub/deep/a.go", true},
 	} {
-		if got := matchAny(c.globs, c.rel); got != c.want {
-			t.Errorf("matchAny(%q, %q) = %v, want %v", c.globs, c.rel, got, c.want)
+		if got := MatchAny(c.globs, c.rel); got != c.want {
+			t.Errorf("MatchAny(%q, %q) = %v, want %v", c.globs, c.rel, got, c.want)
 		}
 	}
 }

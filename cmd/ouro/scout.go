@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/scout"
 	"github.com/ouroagent/ouro/ui"
 )
@@ -207,7 +208,7 @@ func runScout(cmd *cobra.Command, f *scoutFlags, cfg scout.Config) error {
 func progress(w io.Writer) agent.Observer {
 	return func(e agent.Event) {
 		if e.Type == agent.EventToolStart && e.Call != nil {
-			fmt.Fprintf(w, "  %s %s\n", e.Call.Name, clipLine(string(e.Call.Input), 100))
+			fmt.Fprintf(w, "  %s %s\n", e.Call.Name, clipLine(permission.SummarizeInput(*e.Call), 100))
 		}
 	}
 }

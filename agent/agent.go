@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/llm"
@@ -29,7 +30,8 @@ type Config struct {
 	Provider llm.Provider
 	Model    string
 	System   string
-	Tools    *tool.Registry
+	// Tools checks and runs the model's calls (a *tool.Registry); nil offers none.
+	Tools Tools
 	// MaxOutput is the output token limit per response; 0 means min(model max, 32000).
 	MaxOutput int
 	Limits    Limits
@@ -101,6 +103,11 @@ type run struct {
 	contins int  // continuations after max_tokens
 	stops   int  // consecutive BeforeStop continuations
 
+	// emitMu delivers events one at a time: a running tool's progress arrives from its
+	// own goroutine while the loop waits for it.
+	emitMu   sync.Mutex
+	progress func(tool.Call, tool.Progress) // made once per run, shared by its calls
+
 	sideUsage0 llm.Usage // SideUsage totals when the run started
 	sideCost0  float64
 }
@@ -131,10 +138,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block)
 	if a.cfg.SideUsage != nil {
 		r.sideUsage0, r.sideCost0 = a.cfg.SideUsage()
 	}
-	runCtx := ctx
 	if d := a.cfg.Limits.MaxDuration; d > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errWallTime)
 		defer cancel()
 	}
 	defer func() {
@@ -152,11 +158,13 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block)
 		r.finish(StatusFailed, "there is nothing to answer: the conversation is empty and no prompt was given")
 		return
 	}
-	r.loop(ctx, runCtx)
+	r.loop(ctx)
 	return
 }
 
 func (r *run) emit(e Event) {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
 	for _, o := range r.a.cfg.Observers {
 		o(e)
 	}
@@ -172,25 +180,32 @@ func (r *run) finish(s Status, reason string) {
 	r.out.Reason = reason
 }
 
-// ctxStatus names why runCtx ended: the caller's cancellation or the time budget.
-func (r *run) ctxEnded(ctx, runCtx context.Context) bool {
-	if ctx.Err() != nil {
-		r.finish(StatusInterrupted, "interrupted by the user")
-		return true
+// errWallTime is the cancel cause of a run's context when its time budget runs out; any
+// other cause is the caller's (an interrupt).
+var errWallTime = errors.New("the run reached its wall-time limit")
+
+// timeUp reports whether ctx ended because the run's time budget ran out.
+func timeUp(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errWallTime) }
+
+// ctxEnded finishes the run if ctx ended, naming why: the time budget or an interrupt.
+func (r *run) ctxEnded(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
 	}
-	if runCtx.Err() != nil {
+	if timeUp(ctx) {
 		r.out.Budget = BudgetTime
 		r.finish(StatusBudgetExhausted, fmt.Sprintf("the run reached its wall-time limit of %s", r.a.cfg.Limits.MaxDuration))
 		return true
 	}
-	return false
+	r.finish(StatusInterrupted, "interrupted by the user")
+	return true
 }
 
-func (r *run) loop(ctx, runCtx context.Context) {
+func (r *run) loop(ctx context.Context) {
 	cfg := &r.a.cfg
 	promptRetried := false
 	for {
-		if r.ctxEnded(ctx, runCtx) {
+		if r.ctxEnded(ctx) {
 			return
 		}
 		if b := r.checkBudget(); b != nil {
@@ -199,11 +214,11 @@ func (r *run) loop(ctx, runCtx context.Context) {
 			return
 		}
 		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut}
-		turn := &Turn{Number: r.out.Turns + 1, Conv: r.conv, Req: req, Usage: r.out.Usage, LastUsage: r.last, CostUSD: r.out.CostUSD, PromptTooLong: promptRetried}
+		turn := &Turn{Number: r.out.Turns + 1, Conv: r.conv, Req: req, Usage: r.out.Usage, LastUsage: r.last, CostUSD: r.out.CostUSD, PromptTooLong: promptRetried, emit: r.emit}
 		r.emit(Event{Type: EventTurnStart, Turn: turn.Number})
 		for _, s := range cfg.BeforeModel {
-			if err := s.BeforeModel(runCtx, turn); err != nil {
-				if r.ctxEnded(ctx, runCtx) {
+			if err := s.BeforeModel(ctx, turn); err != nil {
+				if r.ctxEnded(ctx) {
 					return
 				}
 				r.finish(StatusFailed, "preparing the model call: "+err.Error())
@@ -213,11 +228,11 @@ func (r *run) loop(ctx, runCtx context.Context) {
 		if turn.replaced {
 			r.emit(Event{Type: EventReplace, Turn: turn.Number, Messages: r.conv.Messages})
 		}
-		resp, err := cfg.Provider.Complete(runCtx, req, func(d llm.Delta) {
+		resp, err := cfg.Provider.Complete(ctx, req, func(d llm.Delta) {
 			r.emit(Event{Type: EventDelta, Turn: turn.Number, Delta: d})
 		})
 		if err != nil {
-			if r.ctxEnded(ctx, runCtx) {
+			if r.ctxEnded(ctx) {
 				return
 			}
 			if llm.IsKind(err, llm.ErrKindPromptTooLong) && !promptRetried && len(cfg.BeforeModel) > 0 {
@@ -269,7 +284,7 @@ func (r *run) loop(ctx, runCtx context.Context) {
 			r.out.Result = msg.Text()
 			r.endTurn(turn.Number)
 			if r.stops < cfg.MaxStopContinues {
-				if cont, text := r.beforeStop(runCtx, msg); cont {
+				if cont, text := r.beforeStop(ctx, msg); cont {
 					r.stops++
 					r.append(llm.UserText(text))
 					continue
@@ -284,9 +299,9 @@ func (r *run) loop(ctx, runCtx context.Context) {
 		r.contins = 0
 		// Limits are checked before the next model call, not here: the calls were already
 		// paid for, and running them costs no tokens.
-		question, abort := r.dispatch(ctx, runCtx, calls)
+		question, abort := r.dispatch(ctx, calls)
 		r.endTurn(turn.Number)
-		if r.ctxEnded(ctx, runCtx) {
+		if r.ctxEnded(ctx) {
 			return
 		}
 		if abort != "" {

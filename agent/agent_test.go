@@ -32,7 +32,8 @@ func (f *fakeTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: f.name, Description: "test tool", InputSchema: json.RawMessage(schema)}
 }
 func (f *fakeTool) ReadOnly() bool { return f.readOnly }
-func (f *fakeTool) Run(ctx context.Context, in json.RawMessage) (tool.Result, error) {
+func (f *fakeTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	in := x.Input
 	f.calls.Add(1)
 	if f.run == nil {
 		return tool.Text("ok " + string(in)), nil
@@ -217,7 +218,7 @@ func TestWritesRunOneAtATimeInOrder(t *testing.T) {
 
 type denyGate struct{ name string }
 
-func (g denyGate) Gate(_ context.Context, c *tool.Call) agent.Decision {
+func (g denyGate) Gate(_ context.Context, c tool.Call) agent.Decision {
 	if c.Name == g.name {
 		return agent.Decision{Deny: true, Reason: "rule Bash(rm *) denies it"}
 	}
@@ -241,7 +242,7 @@ func TestGateDenialIsAnErrorResultAndRecorded(t *testing.T) {
 
 type rewriteGate struct{}
 
-func (rewriteGate) Gate(_ context.Context, c *tool.Call) agent.Decision {
+func (rewriteGate) Gate(_ context.Context, c tool.Call) agent.Decision {
 	return agent.Decision{UpdatedInput: json.RawMessage(`{"command":"ls -la"}`)}
 }
 

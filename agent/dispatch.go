@@ -16,62 +16,73 @@ import (
 // in order; a run of consecutive read-only calls runs concurrently (bounded). It returns
 // the question of the first call that needs the user's input and the reason of the first
 // call that asks to abort the run, if any.
-func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question, abort string) {
+func (r *run) dispatch(ctx context.Context, calls []llm.Block) (question, abort string) {
+	tools := r.a.cfg.Tools
 	results := make([]tool.Result, len(calls))
 	done := make([]bool, len(calls))
+	// Every call is checked (tool exists, input fits its schema) before anything runs:
+	// checking has no effects, and read-only grouping needs to know the tool.
+	valid := make([]tool.Valid, len(calls))
+	ok := make([]bool, len(calls))
+	for k, b := range calls {
+		c := callOf(b)
+		if !json.Valid(c.Input) {
+			results[k] = tool.Errorf("Invalid input for %s: the input is not valid JSON (%d bytes), so the call was not run. Send the call again with complete JSON.", c.Name, len(c.Input))
+			continue
+		}
+		valid[k], results[k], ok[k] = tools.Check(c)
+	}
+	readOnly := func(k int) bool { return ok[k] && valid[k].ReadOnly() }
 	for i := 0; i < len(calls); {
-		if runCtx.Err() != nil {
+		if ctx.Err() != nil {
 			break
 		}
 		j := i + 1
-		if r.readOnly(calls[i]) {
-			for j < len(calls) && r.readOnly(calls[j]) {
+		if readOnly(i) {
+			for j < len(calls) && readOnly(j) {
 				j++
 			}
 		}
-		var ready []tool.Call
+		var ready []tool.Valid
 		var at []int
 		for k := i; k < j; k++ {
-			c := callOf(calls[k])
-			if !json.Valid(c.Input) {
-				results[k] = tool.Errorf("Invalid input for %s: the input is not valid JSON (%d bytes), so the call was not run. Send the call again with complete JSON.", c.Name, len(c.Input))
+			if !ok[k] {
 				done[k] = true
+				c := callOf(calls[k])
 				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
 				continue
 			}
-			if bad, ok := r.a.cfg.Tools.Check(c); !ok {
-				results[k] = bad
-				done[k] = true
-				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
-				continue
-			}
-			c.Checked = true // a gate that rewrites the input clears it
-			if d := r.gate(runCtx, &c); d.Deny {
-				if runCtx.Err() != nil {
+			v, d := r.gate(ctx, valid[k])
+			if d.Deny {
+				if ctx.Err() != nil {
 					break
 				}
+				c := v.Call()
 				results[k] = tool.Errorf("Permission denied: %s", d.Reason)
 				done[k] = true
 				r.out.Denials = append(r.out.Denials, Denial{ToolName: c.Name, ToolUseID: c.ID, ToolInput: c.Input, Reason: d.Reason})
 				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
 				continue
 			}
-			ready = append(ready, c)
+			ready = append(ready, v)
 			at = append(at, k)
 		}
+		started := make([]tool.Call, len(ready))
 		for n := range ready {
-			r.emit(Event{Type: EventToolStart, Turn: r.out.Turns, Call: &ready[n]})
+			started[n] = ready[n].Call()
+			r.emit(Event{Type: EventToolStart, Turn: r.out.Turns, Call: &started[n]})
 		}
-		out := r.runCalls(runCtx, ready)
-		for n, c := range ready {
+		out := r.runCalls(ctx, ready)
+		for n := range ready {
+			c := &started[n]
 			res := out[n].res
 			for _, s := range r.a.cfg.AfterTool {
-				r.safeAfter(runCtx, s, c, &res)
+				r.safeAfter(ctx, s, *c, &res)
 			}
 			k := at[n]
 			results[k] = res
 			done[k] = true
-			r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(res.Block(c.ID)), Start: out[n].start, End: out[n].end})
+			r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: c, Result: ptr(res.Block(c.ID)), Start: out[n].start, End: out[n].end})
 			if question == "" && res.NeedsInput != "" {
 				question = res.NeedsInput
 			}
@@ -84,7 +95,7 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 	blocks := make([]llm.Block, len(calls))
 	for k, c := range calls {
 		if !done[k] {
-			if ctx.Err() == nil && runCtx.Err() != nil {
+			if timeUp(ctx) {
 				results[k] = tool.Errorf("Not run: the run reached its wall-time limit of %s.", r.a.cfg.Limits.MaxDuration)
 			} else {
 				results[k] = tool.Interrupted()
@@ -96,27 +107,38 @@ func (r *run) dispatch(ctx, runCtx context.Context, calls []llm.Block) (question
 	return question, abort
 }
 
-func (r *run) readOnly(b llm.Block) bool {
-	t, ok := r.a.cfg.Tools.Get(b.Name)
-	return ok && tool.IsReadOnly(t, b.Input)
-}
-
 type timed struct {
 	res        tool.Result
 	start, end time.Time
 }
 
-// runCalls runs calls concurrently (bounded by MaxParallel) and returns results in order,
-// each with when it ran.
-func (r *run) runCalls(ctx context.Context, calls []tool.Call) []timed {
+// runCalls runs calls concurrently when all of them only read (bounded by MaxParallel),
+// otherwise one after another, and returns results in order, each with when it ran. A
+// call's progress reports become EventToolProgress events until the call returns.
+func (r *run) runCalls(ctx context.Context, calls []tool.Valid) []timed {
 	out := make([]timed, len(calls))
+	if r.progress == nil {
+		r.progress = func(c tool.Call, p tool.Progress) {
+			r.emit(Event{Type: EventToolProgress, Turn: r.out.Turns, Call: &c, Progress: &p})
+		}
+	}
 	one := func(i int) {
 		out[i].start = time.Now()
-		out[i].res = r.a.cfg.Tools.Run(ctx, calls[i])
+		out[i].res = r.a.cfg.Tools.RunValid(ctx, calls[i], r.progress)
 		out[i].end = time.Now()
 	}
-	if len(calls) == 1 {
-		one(0)
+	parallel := len(calls) > 1
+	for _, v := range calls {
+		parallel = parallel && v.ReadOnly()
+	}
+	if !parallel {
+		for i := range calls {
+			if i > 0 && ctx.Err() != nil {
+				out[i].res = tool.Interrupted()
+				continue
+			}
+			one(i)
+		}
 		return out
 	}
 	sem := make(chan struct{}, r.a.cfg.MaxParallel)
@@ -133,28 +155,36 @@ func (r *run) runCalls(ctx context.Context, calls []tool.Call) []timed {
 	return out
 }
 
-// gate asks every Gate in order; the first denial wins. A gate that panics denies: a
-// broken permission check must fail closed.
-func (r *run) gate(ctx context.Context, c *tool.Call) (d Decision) {
+// gate asks every Gate in order; the first denial wins. A gate that rewrites the input
+// gets the new call checked again (a rewrite into something invalid is refused), so what
+// runs has always passed validation. A gate that panics denies: a broken permission check
+// must fail closed.
+func (r *run) gate(ctx context.Context, v tool.Valid) (tool.Valid, Decision) {
 	for _, g := range r.a.cfg.Gates {
-		d = safeGate(ctx, g, c)
+		d := safeGate(ctx, g, v.Call())
 		if d.Deny {
-			return d
+			return v, d
 		}
 		if len(d.UpdatedInput) > 0 {
 			if !json.Valid(d.UpdatedInput) {
-				return Decision{Deny: true, Reason: "a permission check rewrote the input into invalid JSON"}
+				return v, Decision{Deny: true, Reason: "a permission check rewrote the input into invalid JSON"}
 			}
-			c.Input, c.Checked = d.UpdatedInput, false
+			c := v.Call()
+			c.Input = d.UpdatedInput
+			nv, bad, ok := r.a.cfg.Tools.Check(c)
+			if !ok {
+				return v, Decision{Deny: true, Reason: "a permission check rewrote the input into one the tool does not accept: " + bad.Text()}
+			}
+			v = nv
 		}
 	}
 	if ctx.Err() != nil {
-		return Decision{Deny: true, Reason: "interrupted before the call ran"}
+		return v, Decision{Deny: true, Reason: "interrupted before the call ran"}
 	}
-	return Decision{}
+	return v, Decision{}
 }
 
-func safeGate(ctx context.Context, g Gate, c *tool.Call) (d Decision) {
+func safeGate(ctx context.Context, g Gate, c tool.Call) (d Decision) {
 	defer func() {
 		if p := recover(); p != nil {
 			d = Decision{Deny: true, Reason: fmt.Sprintf("the permission check failed (%v), so the call was not run", p)}

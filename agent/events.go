@@ -24,6 +24,9 @@ const (
 	// Result set on end, with Start and End when the call actually ran).
 	EventToolStart EventType = "tool_start"
 	EventToolEnd   EventType = "tool_end"
+	// EventToolProgress: a running call reported progress (Call and Progress set). It may
+	// come from the call's own goroutine, between its EventToolStart and EventToolEnd.
+	EventToolProgress EventType = "tool_progress"
 	// EventTurnEnd: the turn's messages are all appended; a good point to fsync.
 	EventTurnEnd EventType = "turn_end"
 	// EventNotice: something the user should know that is not a message (a retry, a
@@ -33,8 +36,9 @@ const (
 	EventOutcome EventType = "outcome"
 )
 
-// Event is one observation of a run. Events are delivered synchronously from the
-// goroutine that called Run, in order; an observer must not block for long.
+// Event is one observation of a run. Events are delivered one at a time, in order, from
+// the goroutine that called Run (a tool's progress from the tool's goroutine while the
+// loop waits for it); an observer must not block for long.
 type Event struct {
 	Type     EventType
 	Turn     int
@@ -44,6 +48,7 @@ type Event struct {
 	Messages []llm.Message
 	Call     *tool.Call
 	Result   *llm.Block
+	Progress *tool.Progress
 	Text     string
 	Outcome  *Outcome
 	// Start and End bound the execution of a call (EventToolEnd; zero if it never ran).

@@ -32,7 +32,28 @@ type Turn struct {
 	// the loop retries once after the seams have had their chance to shrink it.
 	PromptTooLong bool
 
-	replaced bool
+	replaced  bool
+	ephemeral bool // Req.Messages is a copy with blocks Conv lacks
+	emit      func(Event)
+}
+
+// AppendUser adds a user message with blocks to the conversation for good, before this
+// request is sent (a notification a background task left for the model). Observers see
+// it as an EventMessage, so the transcript keeps it.
+func (t *Turn) AppendUser(blocks ...llm.Block) {
+	if len(blocks) == 0 {
+		return
+	}
+	t.Conv.Messages = append(t.Conv.Messages, llm.Message{Role: llm.RoleUser, Content: blocks})
+	m := &t.Conv.Messages[len(t.Conv.Messages)-1]
+	if t.ephemeral {
+		t.Req.Messages = append(t.Req.Messages, *m) // keep the copy's extra blocks
+	} else {
+		t.Req.Messages = t.Conv.Messages
+	}
+	if t.emit != nil {
+		t.emit(Event{Type: EventMessage, Turn: t.Number, Message: m})
+	}
 }
 
 // ReplaceMessages swaps the conversation's history (for compaction) and keeps Req in step.
@@ -40,6 +61,7 @@ func (t *Turn) ReplaceMessages(msgs []llm.Message) {
 	t.Conv.Messages = msgs
 	t.Req.Messages = msgs
 	t.replaced = true
+	t.ephemeral = false
 }
 
 // AddEphemeral appends blocks to the last message of this request only; the conversation
@@ -59,6 +81,7 @@ func (t *Turn) AddEphemeral(blocks ...llm.Block) {
 		msgs[n-1] = last
 	}
 	t.Req.Messages = msgs
+	t.ephemeral = true
 }
 
 // BeforeModel runs before every model call.
@@ -76,9 +99,20 @@ type Decision struct {
 	UpdatedInput json.RawMessage
 }
 
-// Gate runs before each tool call, in order; the first denial wins.
+// Gate runs before each tool call, in order; the first denial wins. The call has passed
+// its tool's schema; a gate changes it only through Decision.UpdatedInput, which the loop
+// validates again.
 type Gate interface {
-	Gate(ctx context.Context, c *tool.Call) Decision
+	Gate(ctx context.Context, c tool.Call) Decision
+}
+
+// Tools is what the loop needs from the tools it offers (a *tool.Registry): their specs
+// for the request, a check that turns a call into a tool.Valid, and running a checked
+// call. Only the registry makes a tool.Valid, so nothing reaches a tool unvalidated.
+type Tools interface {
+	Specs() []llm.ToolSpec
+	Check(c tool.Call) (v tool.Valid, bad tool.Result, ok bool)
+	RunValid(ctx context.Context, v tool.Valid, onProgress func(tool.Call, tool.Progress)) tool.Result
 }
 
 // AfterTool runs after each call and may change its result (output budget, hooks, audit).

@@ -24,7 +24,8 @@ func (t bigTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: t.name, Description: "returns a large output", InputSchema: json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string"}}}`)}
 }
 func (t bigTool) ReadOnly() bool { return true }
-func (t bigTool) Run(ctx context.Context, in json.RawMessage) (tool.Result, error) {
+func (t bigTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	in := x.Input
 	var v struct {
 		FilePath string `json:"file_path"`
 	}

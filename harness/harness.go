@@ -19,6 +19,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
@@ -133,6 +134,8 @@ type Session struct {
 	// task is the Task tool (alias Agent); its children's usage is added to each outcome.
 	task *subagent.Tool
 	ctx  *contextParts
+	// notes holds what tools notify (Exec.Notify) until the next model call.
+	notes *notify.Queue
 }
 
 // Open resolves the model, builds the tools and opens (or resumes) the transcript.
@@ -221,12 +224,12 @@ func Open(opts Options) (*Session, error) {
 		return fail(err)
 	}
 	reminder := todo.NewReminder(s.Todos, 0)
-	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe, s.task.Observe}, opts.Observers...)
+	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe}, opts.Observers...)
 	s.Agent, err = agent.New(agent.Config{
 		Provider: prov, Model: model, System: system, Tools: s.Tools,
 		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
 		SideUsage:   s.sideUsage, // subagents and compaction summaries spend the run's budget too
-		BeforeModel: append([]agent.BeforeModel{g.hooks}, append(s.ctx.seams(), reminder)...),
+		BeforeModel: append([]agent.BeforeModel{g.hooks, s.notes}, append(s.ctx.seams(), reminder)...),
 		Gates:       append([]agent.Gate{g.gate}, opts.Gates...),
 		AfterTool:   append([]agent.AfterTool{g.hooks, g}, opts.AfterTool...),
 		BeforeStop:  append([]agent.BeforeStop{g.hooks}, opts.BeforeStop...),
@@ -272,7 +275,8 @@ func (s *Session) buildTools() error {
 			return err
 		}
 	}
-	s.Tools.SetOptions(tool.Options{SpillDir: spill})
+	s.notes = &notify.Queue{}
+	s.Tools.SetOptions(tool.Options{SpillDir: spill, Notify: s.notes})
 	return nil
 }
 
@@ -338,7 +342,7 @@ func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
 	g := s.guard
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: prov, Model: model, BaseSystem: system, Tools: s.Tools,
-		ToolOptions: tool.Options{SpillDir: filepath.Join(s.writer.Dir(), "tool-results")},
+		ToolOptions: tool.Options{SpillDir: filepath.Join(s.writer.Dir(), "tool-results"), Notify: s.notes},
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
 		GatesFor:    g.gatesFor(func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) }),

@@ -21,7 +21,8 @@ func (e echoTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: e.name, Description: "echoes", InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 func (echoTool) ReadOnly() bool { return false }
-func (echoTool) Run(_ context.Context, in json.RawMessage) (tool.Result, error) {
+func (echoTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
+	in := x.Input
 	return tool.Text("ran " + string(in)), nil
 }
 
@@ -29,8 +30,8 @@ func (echoTool) Run(_ context.Context, in json.RawMessage) (tool.Result, error) 
 // needs here: deny refuses, updatedInput replaces the input.
 type gate struct{ r *hook.Runner }
 
-func (g gate) Gate(ctx context.Context, c *tool.Call) agent.Decision {
-	v := g.r.PreToolUse(ctx, *c)
+func (g gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
+	v := g.r.PreToolUse(ctx, c)
 	return agent.Decision{Deny: v.Decision == "deny", Reason: v.Reason, UpdatedInput: v.UpdatedInput}
 }
 

@@ -77,10 +77,10 @@ func (g *Gate) Policy() *Policy { return g.policy }
 // rule asks the approver even when a hook allowed (a hook's allow cannot override a
 // deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
 // anything else asks.
-func (g *Gate) Gate(ctx context.Context, c *tool.Call) agent.Decision {
+func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	var hv HookVerdict
 	if g.hooks != nil {
-		hv = g.hooks.PreToolUse(ctx, *c)
+		hv = g.hooks.PreToolUse(ctx, c)
 	}
 	hookSource := "PreToolUse hook"
 	if hv.Source != "" {
@@ -91,9 +91,9 @@ func (g *Gate) Gate(ctx context.Context, c *tool.Call) agent.Decision {
 		if reason == "" {
 			reason = "no reason given"
 		}
-		return g.deny(*c, hookSource, fmt.Sprintf("a PreToolUse hook blocked %s %s: %s", c.Name, SummarizeInput(*c), reason))
+		return g.deny(c, hookSource, fmt.Sprintf("a PreToolUse hook blocked %s %s: %s", c.Name, SummarizeInput(c), reason))
 	}
-	call := *c
+	call := c
 	var d agent.Decision
 	if len(hv.UpdatedInput) > 0 {
 		call.Input = hv.UpdatedInput

@@ -74,7 +74,7 @@ func TestGateOrder(t *testing.T) {
 			h := &fakeHook{v: HookVerdict{Decision: c.hook, Reason: "hook says so", Source: "check.sh"}}
 			g := NewGate(p, ap, h, nil)
 			call := e.call("Bash", bash(c.command))
-			d := g.Gate(context.Background(), &call)
+			d := g.Gate(context.Background(), call)
 			got := allowed
 			switch {
 			case d.Deny:
@@ -103,21 +103,21 @@ func TestGateUpdatedInputIsWhatThePolicyJudges(t *testing.T) {
 	// A harmless call rewritten into a denied one is denied.
 	h := &fakeHook{v: HookVerdict{UpdatedInput: json.RawMessage(bash("curl evil.sh"))}}
 	call := e.call("Bash", bash("ls"))
-	if d := NewGate(p, ap, h, nil).Gate(context.Background(), &call); !d.Deny || !strings.Contains(d.Reason, "curl evil.sh") {
+	if d := NewGate(p, ap, h, nil).Gate(context.Background(), call); !d.Deny || !strings.Contains(d.Reason, "curl evil.sh") {
 		t.Errorf("rewritten into a denied command: %+v", d)
 	}
 
 	// A denied call rewritten into a harmless one runs, with the new input.
 	h.v = HookVerdict{UpdatedInput: json.RawMessage(bash("ls -la"))}
 	call = e.call("Bash", bash("curl x"))
-	d := NewGate(p, ap, h, nil).Gate(context.Background(), &call)
+	d := NewGate(p, ap, h, nil).Gate(context.Background(), call)
 	if d.Deny || string(d.UpdatedInput) != bash("ls -la") {
 		t.Errorf("rewritten into a read-only command: %+v", d)
 	}
 	// The prompt for a rewritten call shows the rewritten action.
 	h.v = HookVerdict{UpdatedInput: json.RawMessage(bash("npm test"))}
 	call = e.call("Bash", bash("ls"))
-	NewGate(p, ap, h, nil).Gate(context.Background(), &call)
+	NewGate(p, ap, h, nil).Gate(context.Background(), call)
 	if len(ap.prompts) != 1 || ap.prompts[0].Summary != "npm test" || string(ap.prompts[0].Call.Input) != bash("npm test") {
 		t.Errorf("prompts = %+v", ap.prompts)
 	}
@@ -125,7 +125,7 @@ func TestGateUpdatedInputIsWhatThePolicyJudges(t *testing.T) {
 
 func TestGateApproverAnswers(t *testing.T) {
 	e := newEnv(t)
-	goTest := func() *tool.Call { c := e.call("Bash", bash("go test ./...")); return &c }
+	goTest := func() tool.Call { return e.call("Bash", bash("go test ./...")) }
 
 	t.Run("no with reason", func(t *testing.T) {
 		ap := &fakeApprover{answer: Answer{Choice: No, Reason: "use make test"}}
@@ -152,7 +152,7 @@ func TestGateApproverAnswers(t *testing.T) {
 		g := NewGate(p, ap, nil, nil)
 		g.Gate(context.Background(), goTest())
 		other := e.call("Bash", bash("go test -run X ./pkg"))
-		if d := g.Gate(context.Background(), &other); d.Deny || len(ap.prompts) != 1 {
+		if d := g.Gate(context.Background(), other); d.Deny || len(ap.prompts) != 1 {
 			t.Errorf("the session rule did not cover the next go test: %+v, prompts %d", d, len(ap.prompts))
 		}
 		if _, err := os.Stat(p.LocalSettingsPath()); err == nil {
@@ -164,14 +164,14 @@ func TestGateApproverAnswers(t *testing.T) {
 		p := e.policy(t, "", rules{})
 		g := NewGate(p, ap, nil, nil)
 		edit := e.call("Edit", `{"file_path":"{P}/src/x.go"}`)
-		if d := g.Gate(context.Background(), &edit); d.Deny {
+		if d := g.Gate(context.Background(), edit); d.Deny {
 			t.Fatal(d.Reason)
 		}
 		data, err := os.ReadFile(p.LocalSettingsPath())
 		if err != nil || !strings.Contains(string(data), `"Edit(src/x.go)"`) {
 			t.Errorf("settings.local.json = %s (%v)", data, err)
 		}
-		if d := g.Gate(context.Background(), &edit); d.Deny || len(ap.prompts) != 1 {
+		if d := g.Gate(context.Background(), edit); d.Deny || len(ap.prompts) != 1 {
 			t.Errorf("asked again after always: %d prompts", len(ap.prompts))
 		}
 		os.Remove(p.LocalSettingsPath())
@@ -181,7 +181,7 @@ func TestGateApproverAnswers(t *testing.T) {
 		p := e.policy(t, "", rules{})
 		g := NewGate(p, ap, nil, nil)
 		c := e.call("Write", `{"file_path":"{P}/.git/hooks/pre-commit"}`)
-		if d := g.Gate(context.Background(), &c); d.Deny {
+		if d := g.Gate(context.Background(), c); d.Deny {
 			t.Fatal(d.Reason)
 		}
 		if ap.prompts[0].SuggestedRule != "" || !strings.Contains(ap.prompts[0].Reach, "protected") {
@@ -190,7 +190,7 @@ func TestGateApproverAnswers(t *testing.T) {
 		if _, err := os.Stat(p.LocalSettingsPath()); err == nil {
 			t.Error("a rule was saved for a protected path")
 		}
-		g.Gate(context.Background(), &c)
+		g.Gate(context.Background(), c)
 		if len(ap.prompts) != 2 {
 			t.Error("a protected write was approved for good")
 		}
@@ -204,7 +204,7 @@ func TestGateApproverAnswers(t *testing.T) {
 			}
 		}
 		c := e.call("Edit", `{"file_path":"{P}/.claude/settings.json"}`)
-		d := NewGate(e.policy(t, "", rules{}), nil, nil, nil).Gate(context.Background(), &c)
+		d := NewGate(e.policy(t, "", rules{}), nil, nil, nil).Gate(context.Background(), c)
 		if !d.Deny || !strings.Contains(d.Reason, "protected path") || strings.Contains(d.Reason, "--allowedTools") {
 			t.Errorf("headless protected write: %+v", d)
 		}
@@ -213,7 +213,7 @@ func TestGateApproverAnswers(t *testing.T) {
 		ap := &fakeApprover{answer: Answer{Choice: Once}}
 		h := &fakeHook{v: HookVerdict{Decision: "ask", Reason: "double-check"}}
 		ls := e.call("Bash", bash("ls"))
-		d := NewGate(e.policy(t, "dontAsk", rules{}), ap, h, nil).Gate(context.Background(), &ls)
+		d := NewGate(e.policy(t, "dontAsk", rules{}), ap, h, nil).Gate(context.Background(), ls)
 		if !d.Deny || !strings.Contains(d.Reason, "double-check") || len(ap.prompts) != 0 {
 			t.Errorf("%+v", d)
 		}
@@ -241,7 +241,7 @@ func TestGateDenialReasons(t *testing.T) {
 	p := e.policy(t, "", rules{deny: []string{"Read(./.env)"}})
 	g := NewGate(p, nil, &fakeHook{}, nil)
 	c := e.call("Read", `{"file_path":"{P}/.env"}`)
-	d := g.Gate(context.Background(), &c)
+	d := g.Gate(context.Background(), c)
 	for _, w := range []string{e.proj + "/.env", "Read(./.env)", filepath.Join(e.proj, ".ouro", "settings.json")} {
 		if !strings.Contains(d.Reason, w) {
 			t.Errorf("reason %q lacks %q", d.Reason, w)
@@ -249,7 +249,7 @@ func TestGateDenialReasons(t *testing.T) {
 	}
 	h := &fakeHook{v: HookVerdict{Decision: "deny", Reason: "no pushes on Fridays"}}
 	c = e.call("Bash", bash("git push"))
-	d = NewGate(p, nil, h, nil).Gate(context.Background(), &c)
+	d = NewGate(p, nil, h, nil).Gate(context.Background(), c)
 	if !strings.Contains(d.Reason, "PreToolUse hook") || !strings.Contains(d.Reason, "git push") || !strings.Contains(d.Reason, "no pushes on Fridays") {
 		t.Errorf("hook denial reason %q", d.Reason)
 	}
@@ -275,7 +275,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	for i, cmd := range []string{"make all", "curl x", "npm i", "echo blocked"} {
 		c := e.call("Bash", bash(cmd))
 		c.ID = "toolu_" + string(rune('a'+i))
-		g.Gate(context.Background(), &c)
+		g.Gate(context.Background(), c)
 	}
 	if err := g.AuditError(); err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	}
 	// Writing to a closed audit is reported, not fatal.
 	c := e.call("Bash", bash("ls"))
-	if d := g.Gate(context.Background(), &c); d.Deny {
+	if d := g.Gate(context.Background(), c); d.Deny {
 		t.Error(d.Reason)
 	}
 	if g.AuditError() == nil {
@@ -358,7 +358,7 @@ func TestGateReportsApprovedOutsidePaths(t *testing.T) {
 			g := NewGate(e.policy(t, "", rs), ap, &fakeHook{v: HookVerdict{Decision: c.hook}}, nil)
 			g.OnAllowedOutside = got.record
 			call := e.call(c.tool, c.in)
-			d := g.Gate(context.Background(), &call)
+			d := g.Gate(context.Background(), call)
 			var want outsideCalls
 			for _, w := range c.want {
 				want = append(want, strings.NewReplacer("{P}", e.proj, "{O}", e.out).Replace(w))
@@ -384,7 +384,7 @@ func TestGateSessionApprovalThenRule(t *testing.T) {
 	g.OnAllowedOutside = got.record
 	for range 2 {
 		call := e.call("Read", `{"file_path":"{O}/f.txt"}`)
-		if d := g.Gate(context.Background(), &call); d.Deny {
+		if d := g.Gate(context.Background(), call); d.Deny {
 			t.Fatalf("denied: %+v", d)
 		}
 	}

@@ -339,7 +339,7 @@ func (s *state) finishFix(ctx context.Context, sess *harness.Session) *FixResult
 		return fr
 	}
 	input, _ := json.Marshal(map[string]any{"command": s.fix.Test, "timeout": 600000})
-	res, err := sess.Bash.Run(ctx, input)
+	res, err := sess.Bash.Run(ctx, tool.NewExec(tool.Call{Name: "Bash", Input: input}, nil, nil))
 	if err != nil {
 		res = tool.Errorf("%v", err)
 	}

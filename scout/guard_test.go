@@ -275,7 +275,7 @@ func TestGateRefusesOutside(t *testing.T) {
 	}
 	gate := func(s *state, name string, in map[string]any) (bool, string) {
 		raw, _ := json.Marshal(in)
-		d := s.Gate(t.Context(), &tool.Call{Name: name, Input: raw})
+		d := s.Gate(t.Context(), tool.Call{Name: name, Input: raw})
 		return d.Deny, d.Reason
 	}
 	scoutState := &state{ws: ws}

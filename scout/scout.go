@@ -301,7 +301,7 @@ var pathFields = []string{"file_path", "path"}
 
 // Gate refuses any call whose path leaves the workspace (invariant 2), and for a fix,
 // any edit outside the guard's limits.
-func (s *state) Gate(_ context.Context, c *tool.Call) agent.Decision {
+func (s *state) Gate(_ context.Context, c tool.Call) agent.Decision {
 	in, _ := decodeObject(c.Input)
 	for _, f := range pathFields {
 		p, ok := in[f].(string)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -300,7 +301,7 @@ func TestTool(t *testing.T) {
 	if tl.Spec().Name != "Skill" || !tl.ReadOnly() {
 		t.Fatalf("spec %+v", tl.Spec())
 	}
-	res, err := tl.Run(context.Background(), json.RawMessage(`{"skill":"with-files","args":"report.pdf"}`))
+	res, err := tl.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"skill":"with-files","args":"report.pdf"}`)))
 	if err != nil || res.IsError {
 		t.Fatalf("run: %v %v", err, res.Text())
 	}
@@ -333,13 +334,13 @@ func TestTool(t *testing.T) {
 	}
 
 	// Arguments without $ARGUMENTS in the body are appended.
-	res, err = tl.Run(context.Background(), json.RawMessage(`{"skill":"/folded","args":"x y"}`))
+	res, err = tl.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"skill":"/folded","args":"x y"}`)))
 	if err != nil || !strings.HasSuffix(res.Text(), "Body of folded.\n\nARGUMENTS: x y") {
 		t.Errorf("folded: %v %q", err, res.Text())
 	}
 
 	// Unknown name: an error listing what exists; onInvoke not called.
-	_, err = tl.Run(context.Background(), json.RawMessage(`{"skill":"nope"}`))
+	_, err = tl.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"skill":"nope"}`)))
 	if err == nil || !strings.Contains(err.Error(), `unknown skill "nope"`) || !strings.Contains(err.Error(), "folded, literal, with-files") {
 		t.Errorf("unknown: %v", err)
 	}

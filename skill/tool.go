@@ -133,7 +133,8 @@ func (t *skillTool) Spec() llm.ToolSpec {
 // ReadOnly: loading a skill writes nothing; it only widens what Read may open.
 func (t *skillTool) ReadOnly() bool { return true }
 
-func (t *skillTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (t *skillTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in struct {
 		Skill string `json:"skill"`
 		Args  string `json:"args"`

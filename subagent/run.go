@@ -21,8 +21,12 @@ import (
 )
 
 // runChild runs one child of type d for in and turns its outcome into the parent's result.
-func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, callID string) tool.Result {
+func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
 	cfg := sh.cfg
+	callID := x.ID
+	if callID == "" {
+		callID = directID() // run directly, not as a model's call
+	}
 	names := sh.toolNames(d)
 	reg := tool.NewRegistry()
 	reg.SetOptions(cfg.ToolOptions)
@@ -70,9 +74,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, call
 			"description": in.Description, "depth": cfg.Depth + 1})
 		observers = append(observers, tr.observe)
 	}
-	if nested != nil {
-		observers = append(observers, nested.Observe)
-	}
+	observers = append(observers, progressOf(d.Name, x))
 	if cfg.Observer != nil {
 		observers = append(observers, func(e agent.Event) { cfg.Observer(callID, e) })
 	}
@@ -273,3 +275,20 @@ func (t *transcript) close() {
 	_ = t.w.Sync()
 	_ = t.w.Close()
 }
+
+// progressOf reports a child's steps as the Task call's progress: each model call and
+// each tool it starts, so a person watching sees more than a silent wait.
+func progressOf(typ string, x *tool.Exec) agent.Observer {
+	return func(e agent.Event) {
+		switch e.Type {
+		case agent.EventTurnStart:
+			x.Progress(tool.Progress{Message: fmt.Sprintf("%s: turn %d", typ, e.Turn)})
+		case agent.EventToolStart:
+			x.Progress(tool.Progress{Message: typ + ": " + e.Call.Name})
+		}
+	}
+}
+
+// directID names a child whose Task call has no tool_use id (the tool was run directly,
+// not through a registry), so its transcript still gets a unique name.
+func directID() string { return "direct-" + uuid.NewString()[:8] }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,8 @@ func (f *fakeTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: f.name, Description: f.name, InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 func (f *fakeTool) ReadOnly() bool { return f.readOnly }
-func (f *fakeTool) Run(ctx context.Context, in json.RawMessage) (tool.Result, error) {
+func (f *fakeTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	in := x.Input
 	if f.run == nil {
 		return tool.Text(f.name + " ran"), nil
 	}
@@ -106,7 +108,16 @@ func TestTwoExploreTasksRunConcurrently(t *testing.T) {
 	if !task.ReadOnlyInput(input(t, Explore, "x")) || task.ReadOnlyInput(input(t, GeneralPurpose, "x")) {
 		t.Fatal("Explore should be read-only and general-purpose not")
 	}
-	a, err := agent.New(agent.Config{Provider: parent, Model: "scripted", Tools: parentTools, Observers: []agent.Observer{task.Observe}})
+	// The parent's observer sees each child's steps as progress of the Task call that
+	// started it, tagged with that call's own id.
+	progress := map[string][]string{}
+	a, err := agent.New(agent.Config{Provider: parent, Model: "scripted", Tools: parentTools, Observers: []agent.Observer{func(e agent.Event) {
+		if e.Type == agent.EventToolProgress {
+			mu.Lock()
+			progress[e.Call.ID] = append(progress[e.Call.ID], e.Progress.Message)
+			mu.Unlock()
+		}
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +155,9 @@ func TestTwoExploreTasksRunConcurrently(t *testing.T) {
 		if seen[id] == 0 {
 			t.Errorf("no child events tagged %s: %v", id, seen)
 		}
+		if p := progress[id]; !slices.Contains(p, "Explore: turn 1") || !slices.Contains(p, "Explore: Grep") {
+			t.Errorf("progress of %s = %q, want the child's turns and tool calls", id, p)
+		}
 		tr, err := session.Load(filepath.Join(dir, "Explore-"+id+".jsonl"))
 		if err != nil {
 			t.Fatalf("transcript: %v", err)
@@ -168,7 +182,7 @@ func TestTwoExploreTasksRunConcurrently(t *testing.T) {
 
 type denyGate struct{ name string }
 
-func (g denyGate) Gate(_ context.Context, c *tool.Call) agent.Decision {
+func (g denyGate) Gate(_ context.Context, c tool.Call) agent.Decision {
 	if c.Name == g.name {
 		return agent.Decision{Deny: true, Reason: "Bash is not allowed here"}
 	}
@@ -187,7 +201,7 @@ func TestChildToolDeniedByGate(t *testing.T) {
 	}})
 	task, _ := NewTool(Config{Provider: child, Model: "scripted", Tools: parentTools, Gates: []agent.Gate{denyGate{"Bash"}},
 		Definitions: []Definition{{Name: "runner", Description: "runs things", Tools: []string{"Bash"}, Source: "project"}}})
-	res, err := task.Run(context.Background(), input(t, "runner", "clean up"))
+	res, err := task.Run(context.Background(), tool.ExecInput(input(t, "runner", "clean up")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +222,7 @@ func TestChildTurnLimitIsError(t *testing.T) {
 	}
 	child := scripted.New(&scripted.Script{Turns: turns})
 	task, _ := NewTool(Config{Provider: child, Model: "scripted", Tools: parentTools, MaxTurns: 2})
-	res, _ := task.Run(context.Background(), input(t, Explore, "loop"))
+	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, Explore, "loop")))
 	txt := res.Text()
 	if !res.IsError || !strings.Contains(txt, "limit of 2 turns") || !strings.Contains(txt, "budget_exhausted (turns)") {
 		t.Errorf("result %q (error %v)", txt, res.IsError)
@@ -219,14 +233,14 @@ func TestChildFailureAndInterruptAreErrors(t *testing.T) {
 	parentTools := tool.NewRegistry(&fakeTool{name: "Read", readOnly: true})
 	failing := scripted.New(&scripted.Script{Turns: []scripted.Turn{{Fault: &scripted.Fault{Status: 400, Message: "bad request"}}}})
 	task, _ := NewTool(Config{Provider: failing, Model: "scripted", Tools: parentTools})
-	res, _ := task.Run(context.Background(), input(t, Explore, "x"))
+	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, Explore, "x")))
 	if !res.IsError || !strings.Contains(res.Text(), "failed") {
 		t.Errorf("failure: %q", res.Text())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	task, _ = NewTool(Config{Provider: scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "hi"}}}), Model: "scripted", Tools: parentTools})
-	res, _ = task.Run(ctx, input(t, Explore, "x"))
+	res, _ = task.Run(ctx, tool.ExecInput(input(t, Explore, "x")))
 	if !res.IsError || !strings.Contains(res.Text(), "interrupted") {
 		t.Errorf("interrupt: %q", res.Text())
 	}
@@ -236,7 +250,7 @@ func TestUnknownTypeListsTypes(t *testing.T) {
 	reg := tool.NewRegistry(&fakeTool{name: "Read", readOnly: true})
 	task, alias := NewTool(Config{Provider: scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "x"}}}), Model: "scripted", Tools: reg,
 		Definitions: []Definition{{Name: "reviewer", Description: "reviews diffs", Source: "user"}}})
-	res, _ := task.Run(context.Background(), input(t, "nope", "x"))
+	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, "nope", "x")))
 	if !res.IsError || !strings.Contains(res.Text(), "Explore, general-purpose, reviewer") {
 		t.Errorf("direct: %q", res.Text())
 	}
@@ -280,7 +294,7 @@ func TestNestedTaskUsageRollsUp(t *testing.T) {
 	task, _ := NewTool(Config{Provider: prov, Model: "scripted", Tools: reg,
 		Definitions: []Definition{{Name: "lead", Description: "inherits", Source: "project"}}})
 	reg.Add(task)
-	res, _ := task.Run(context.Background(), input(t, "lead", "outer"))
+	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, "lead", "outer")))
 	if res.IsError || !strings.Contains(res.Text(), "outer done") || !strings.Contains(res.Text(), "1113 tokens") {
 		t.Errorf("result %q", res.Text())
 	}
@@ -375,7 +389,7 @@ func TestStartAndStopHooks(t *testing.T) {
 		},
 		StopHook: func(typ string) agent.BeforeStop { types = append(types, typ); return stopOnce{&stops} },
 	})
-	res, _ := task.Run(context.Background(), input(t, Explore, "go"))
+	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, Explore, "go")))
 	if res.IsError || !strings.HasPrefix(res.Text(), "checked answer") || stops != 2 {
 		t.Errorf("result %q, stop hook ran %d times", res.Text(), stops)
 	}

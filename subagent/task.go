@@ -69,8 +69,7 @@ type Config struct {
 	Warn func(string)
 }
 
-// Tool is the Task tool (or its Agent alias). Both share one state: the usage totals and
-// the tool_use IDs seen through Observe.
+// Tool is the Task tool (or its Agent alias). Both share one state: the usage totals.
 type Tool struct {
 	name string
 	sh   *shared
@@ -81,12 +80,10 @@ type shared struct {
 	types  []Definition
 	byName map[string]Definition
 
-	mu      sync.Mutex
-	ids     map[string][]string // input → tool_use IDs seen starting, oldest first
-	counter int
-	usage   llm.Usage
-	cost    float64
-	parent  *shared // usage also counts here (a nested Task tool)
+	mu     sync.Mutex
+	usage  llm.Usage
+	cost   float64
+	parent *shared // usage also counts here (a nested Task tool)
 }
 
 // NewTool returns the Task tool and its Agent alias, sharing one state.
@@ -100,7 +97,7 @@ func NewTool(cfg Config) (task, agentAlias *Tool) {
 	if cfg.Tools == nil {
 		cfg.Tools = tool.NewRegistry()
 	}
-	sh := &shared{cfg: cfg, byName: map[string]Definition{}, ids: map[string][]string{}}
+	sh := &shared{cfg: cfg, byName: map[string]Definition{}}
 	for _, d := range BuiltIns() {
 		sh.byName[d.Name] = d
 		sh.types = append(sh.types, d)
@@ -195,37 +192,6 @@ func (t *Tool) ReadOnlyInput(input json.RawMessage) bool {
 	return true
 }
 
-// Observe is an agent.Observer for the parent's loop: it notes the tool_use ID of each
-// Task call as it starts so the child's transcript and events carry it. Without it,
-// children are numbered instead.
-func (t *Tool) Observe(e agent.Event) {
-	if e.Type != agent.EventToolStart || e.Call == nil || (e.Call.Name != TaskName && e.Call.Name != AgentName) {
-		return
-	}
-	t.sh.mu.Lock()
-	k := string(e.Call.Input)
-	t.sh.ids[k] = append(t.sh.ids[k], e.Call.ID)
-	t.sh.mu.Unlock()
-}
-
-// callID returns the tool_use ID noted for input, or the next counter value.
-func (sh *shared) callID(input json.RawMessage) string {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	k := string(input)
-	if q := sh.ids[k]; len(q) > 0 {
-		id := q[0]
-		if len(q) == 1 {
-			delete(sh.ids, k)
-		} else {
-			sh.ids[k] = q[1:]
-		}
-		return id
-	}
-	sh.counter++
-	return fmt.Sprintf("%d", sh.counter)
-}
-
 // toolNames is the tools a child of d gets, in the parent's order: Explore the read-only
 // ones, general-purpose all but Task/Agent, a definition without tools all (Task only
 // while nesting is allowed), else those it names that exist.
@@ -290,7 +256,8 @@ type taskInput struct {
 }
 
 // Run implements tool.Tool: it runs one child to its end.
-func (t *Tool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	sh := t.sh
 	var in taskInput
 	if err := json.Unmarshal(input, &in); err != nil {
@@ -308,5 +275,5 @@ func (t *Tool) Run(ctx context.Context, input json.RawMessage) (tool.Result, err
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.Errorf("The prompt is empty: say what the %s agent should do.", d.Name), nil
 	}
-	return sh.runChild(ctx, d, in, sh.callID(input)), nil
+	return sh.runChild(ctx, d, in, x), nil
 }

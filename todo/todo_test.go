@@ -21,7 +21,7 @@ func (noop) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Noop", Description: "does nothing", InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 func (noop) ReadOnly() bool { return true }
-func (noop) Run(context.Context, json.RawMessage) (tool.Result, error) {
+func (noop) Run(context.Context, *tool.Exec) (tool.Result, error) {
 	return tool.Text("ok"), nil
 }
 
@@ -233,7 +233,7 @@ func TestValidationErrors(t *testing.T) {
 			list := NewList()
 			list.Set([]Item{st(c, Pending)})
 			tl := NewToolConfig(list, ToolConfig{MaxItems: tc.max})
-			res, err := tl.Run(context.Background(), todos(tc.items...))
+			res, err := tl.Run(context.Background(), tool.ExecInput(todos(tc.items...)))
 			if err != nil || !res.IsError {
 				t.Fatalf("want an error result, got %+v, %v", res, err)
 			}
@@ -359,7 +359,7 @@ func TestConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			for j := range 50 {
 				items := []Item{{Content: fmt.Sprint("task ", i), ActiveForm: "doing", Status: InProgress}, {Content: fmt.Sprint("next ", j), ActiveForm: "x", Status: Pending}}
-				if res, _ := tl.Run(context.Background(), todos(items...)); res.IsError {
+				if res, _ := tl.Run(context.Background(), tool.ExecInput(todos(items...))); res.IsError {
 					t.Error(res.Text())
 					return
 				}

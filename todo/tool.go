@@ -84,7 +84,8 @@ func (t *todoTool) Spec() llm.ToolSpec {
 // may run alongside reads. Its results set ChangedState.
 func (t *todoTool) ReadOnly() bool { return true }
 
-func (t *todoTool) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (t *todoTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in struct {
 		Todos *[]Item `json:"todos"`
 	}

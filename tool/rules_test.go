@@ -30,7 +30,8 @@ func (s *scriptedTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: s.name, Description: "d", InputSchema: json.RawMessage(sch)}
 }
 func (s *scriptedTool) ReadOnly() bool { return s.readOnly }
-func (s *scriptedTool) Run(_ context.Context, in json.RawMessage) (tool.Result, error) {
+func (s *scriptedTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
+	in := x.Input
 	s.runs++
 	return s.result(in)
 }

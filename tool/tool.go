@@ -24,9 +24,11 @@ type Tool interface {
 	// ReadOnly reports whether the tool only observes (never writes files or runs
 	// commands); read-only calls may run concurrently.
 	ReadOnly() bool
-	// Run executes one call. A returned error becomes an is_error result carrying its
-	// text; a Result may also set IsError itself.
-	Run(ctx context.Context, input json.RawMessage) (Result, error)
+	// Run executes one call: x carries the call itself (its tool_use id, name and input,
+	// which the registry has validated against the schema) and what the tool may do while
+	// it runs (report progress, notify the session); ctx cancels it. A returned error
+	// becomes an is_error result carrying its text; a Result may also set IsError itself.
+	Run(ctx context.Context, x *Exec) (Result, error)
 }
 
 // InputReadOnly is implemented by tools whose effect depends on the input (a Task call
@@ -49,10 +51,6 @@ type Call struct {
 	ID    string
 	Name  string
 	Input json.RawMessage
-	// Checked says Registry.Check already passed this exact Name and Input (the loop
-	// checks before the permission gates), so Run need not validate it again. Whoever
-	// changes Input must clear it.
-	Checked bool
 }
 
 // Result is what a call produced.
@@ -130,6 +128,9 @@ type Options struct {
 	// MaxRepeats is how many refused repetitions of a failed call in a row end the run
 	// (0 means DefaultMaxRepeats).
 	MaxRepeats int
+	// Notify is the session's notification sink, handed to every call (Exec.Notify); nil
+	// drops notifications.
+	Notify Notifier
 }
 
 // Registry holds the tools offered to the model and dispatches calls to them. It keeps
@@ -214,19 +215,38 @@ func (r *Registry) Specs() []llm.ToolSpec {
 // SetOptions sets the output budget, spill directory and repetition bound.
 func (r *Registry) SetOptions(o Options) { r.opts = o }
 
-// Run dispatches one call. It never panics and always returns a result: an unknown name
-// lists the tools that exist; input that breaks the tool's schema names each bad field,
-// the value received and what is allowed; a call identical to one that failed while
-// nothing changed is not run again; a panic in a tool becomes an error result; and an
-// output past the budget is spilled to a file the model can Read.
+// Run checks one call and, if it is valid, runs it (Check, then RunValid). It never
+// panics and always returns a result.
 func (r *Registry) Run(ctx context.Context, c Call) Result {
+	v, bad, ok := r.Check(c)
+	if !ok {
+		return bad
+	}
+	return r.RunValid(ctx, v, nil)
+}
+
+// RunValid runs a checked call. It never panics and always returns a result: a call
+// identical to one that failed while nothing changed is not run again; a panic in a tool
+// becomes an error result; and an output past the budget is spilled to a file the model
+// can Read. onProgress (may be nil) receives the tool's progress reports while it runs. A Valid made by
+// another registry (or the zero Valid) is checked again against this one.
+func (r *Registry) RunValid(ctx context.Context, v Valid, onProgress func(Call, Progress)) Result {
+	if v.reg != r {
+		var bad Result
+		var ok bool
+		if v, bad, ok = r.Check(v.call); !ok {
+			return bad
+		}
+	}
+	c := v.call
 	key := callKey(c)
 	if res, blocked := r.checkRepeat(key, c.Name); blocked {
 		return res
 	}
-	t := r.tools[c.Name]
-	res, ran := r.execute(ctx, t, c)
-	mayChange := ran && !IsReadOnly(t, c.Input)
+	x := &Exec{Call: c, progress: onProgress, notify: r.opts.Notify}
+	res, ran := r.execute(ctx, v.tool, x)
+	x.ended.Store(true)
+	mayChange := ran && !v.ReadOnly()
 	if ctx.Err() != nil {
 		// An interrupted call is no evidence either way: never refuse its retry.
 		r.touch(mayChange)
@@ -238,42 +258,38 @@ func (r *Registry) Run(ctx context.Context, c Call) Result {
 }
 
 // Check validates a call without running it: the tool must exist and the input must be
-// an object that fits its schema. The loop checks before asking permission, so a
-// malformed call is reported as what it is, never put to a rule or a person.
-func (r *Registry) Check(c Call) (Result, bool) {
+// an object that fits its schema. Only a call that passes becomes a Valid, the one thing
+// RunValid runs. The loop checks before asking permission, so a malformed call is reported
+// as what it is, never put to a rule or a person; on failure bad is the result to send.
+func (r *Registry) Check(c Call) (v Valid, bad Result, ok bool) {
 	t := r.tools[c.Name]
 	if t == nil {
 		names := r.Names()
 		sort.Strings(names)
-		return Errorf("Unknown tool %q. The tools that exist are: %s.", c.Name, strings.Join(names, ", ")), false
+		return Valid{}, Errorf("Unknown tool %q. The tools that exist are: %s.", c.Name, strings.Join(names, ", ")), false
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-		return Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200)), false
+		return Valid{}, Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200)), false
 	}
 	if err := r.schemas[c.Name].check(c.Input); err != nil {
-		return Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
+		return Valid{}, Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
 	}
-	return Result{}, true
+	return Valid{call: c, tool: t, reg: r}, Result{}, true
 }
 
-// execute validates and runs a call; ran reports whether the tool itself was invoked.
-func (r *Registry) execute(ctx context.Context, t Tool, c Call) (res Result, ran bool) {
-	if t == nil || !c.Checked {
-		if bad, ok := r.Check(c); !ok {
-			return bad, false
-		}
-	}
+// execute runs a checked call; ran reports whether the tool itself was invoked.
+func (r *Registry) execute(ctx context.Context, t Tool, x *Exec) (res Result, ran bool) {
 	if err := ctx.Err(); err != nil {
 		return Interrupted(), false
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			ran = true
-			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", c.Name, p, clip(string(debug.Stack()), 2000))
+			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", x.Name, p, clip(string(debug.Stack()), 2000))
 		}
 	}()
-	out, err := t.Run(ctx, c.Input)
+	out, err := t.Run(ctx, x)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return Interrupted(), true

@@ -26,7 +26,8 @@ func (f *fake) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: f.name, Description: "the " + f.name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 func (f *fake) ReadOnly() bool { return f.readOnly }
-func (f *fake) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (f *fake) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	f.calls++
 	if f.run == nil {
 		return tool.Text("ran " + f.name + " with " + string(input)), nil
@@ -492,7 +493,7 @@ func (failingTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "fail", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}
 }
 
-func (failingTool) Run(context.Context, json.RawMessage) (tool.Result, error) {
+func (failingTool) Run(context.Context, *tool.Exec) (tool.Result, error) {
 	return tool.Errorf("it failed"), nil
 }
 

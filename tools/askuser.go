@@ -114,7 +114,8 @@ const askSchema = `{
 }`
 
 // Run implements tool.Tool.
-func (a *AskUserQuestion) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (a *AskUserQuestion) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	qs, err := parseQuestions(input)
 	if err != nil {
 		return tool.Result{}, err

@@ -79,7 +79,7 @@ func TestAskUserQuestionInteractive(t *testing.T) {
 		{Question: "Which database should we use?", Labels: []string{"SQLite"}},
 		{Question: "Which checks should run in CI?", Labels: []string{"Lint", "Race"}, Text: "and vet"},
 	}}
-	res, err := NewAskUserQuestion(asker).Run(context.Background(), json.RawMessage(twoQuestions))
+	res, err := NewAskUserQuestion(asker).Run(context.Background(), tool.ExecInput(json.RawMessage(twoQuestions)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestAskUserQuestionAskerOutcomes(t *testing.T) {
 		if tc.cancel {
 			cancel()
 		}
-		res, err := NewAskUserQuestion(tc.asker).Run(ctx, json.RawMessage(one))
+		res, err := NewAskUserQuestion(tc.asker).Run(ctx, tool.ExecInput(json.RawMessage(one)))
 		cancel()
 		got := res.Text()
 		if err != nil {
@@ -134,7 +134,7 @@ func TestAskUserQuestionAskerOutcomes(t *testing.T) {
 
 func TestAskUserQuestionHeadless(t *testing.T) {
 	a := NewAskUserQuestion(nil)
-	res, err := a.Run(context.Background(), json.RawMessage(twoQuestions))
+	res, err := a.Run(context.Background(), tool.ExecInput(json.RawMessage(twoQuestions)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestAskUserQuestionInvalidInput(t *testing.T) {
 	asker := &fakeAsker{}
 	for _, tc := range cases {
 		for _, a := range []*AskUserQuestion{NewAskUserQuestion(nil), NewAskUserQuestion(asker)} {
-			res, err := a.Run(context.Background(), json.RawMessage(tc.input))
+			res, err := a.Run(context.Background(), tool.ExecInput(json.RawMessage(tc.input)))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)
 			}
@@ -210,8 +210,8 @@ func TestAskUserQuestionInvalidInput(t *testing.T) {
 	}
 
 	// Every problem is named at once.
-	_, err := NewAskUserQuestion(nil).Run(context.Background(), json.RawMessage(
-		`{"questions": [{"question": "", "header": "Far too long a header", "multiSelect": false, "options": [{"label": "A"}]}]}`))
+	_, err := NewAskUserQuestion(nil).Run(context.Background(), tool.ExecInput(json.RawMessage(
+		`{"questions": [{"question": "", "header": "Far too long a header", "multiSelect": false, "options": [{"label": "A"}]}]}`)))
 	for _, want := range []string{"question must not be empty", "header", "options must hold", "description is required"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("combined error %v does not mention %q", err, want)

@@ -189,7 +189,8 @@ func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error)
 }
 
 // Run implements tool.Tool.
-func (b *Bash) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	in, timeout, err := b.parseInput(input)
 	if err != nil {
 		return tool.Result{}, err

@@ -35,7 +35,7 @@ func bashCall(t testing.TB, command string, timeoutMS float64) json.RawMessage {
 
 func runBash(t testing.TB, b *Bash, command string, timeoutMS float64) tool.Result {
 	t.Helper()
-	res, err := b.Run(context.Background(), bashCall(t, command, timeoutMS))
+	res, err := b.Run(context.Background(), tool.ExecInput(bashCall(t, command, timeoutMS)))
 	if err != nil {
 		t.Fatalf("Run(%q): %v", command, err)
 	}
@@ -250,7 +250,7 @@ func TestBashInvalidInput(t *testing.T) {
 		{`"echo hi"`, "must be a JSON object, got string"},
 	}
 	for _, tc := range cases {
-		_, err := b.Run(context.Background(), json.RawMessage(tc.input))
+		_, err := b.Run(context.Background(), tool.ExecInput(json.RawMessage(tc.input)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", tc.input, err, tc.want)
 		}
@@ -362,7 +362,7 @@ func TestBashCancelKillsAndReturnsCtxErr(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := b.Run(ctx, bashCall(t, "sleep 60 & echo $! > bg.pid; wait", 0))
+		res, err := b.Run(ctx, tool.ExecInput(bashCall(t, "sleep 60 & echo $! > bg.pid; wait", 0)))
 		done <- outcome{res, err}
 	}()
 
@@ -385,7 +385,7 @@ func TestBashCancelKillsAndReturnsCtxErr(t *testing.T) {
 	assertGone(t, pid)
 
 	// A context that is already done runs nothing.
-	if _, err := b.Run(ctx, bashCall(t, "touch never", 0)); !errors.Is(err, context.Canceled) || fileExists(filepath.Join(dir, "never")) {
+	if _, err := b.Run(ctx, tool.ExecInput(bashCall(t, "touch never", 0))); !errors.Is(err, context.Canceled) || fileExists(filepath.Join(dir, "never")) {
 		t.Errorf("with a cancelled context: err = %v, command ran: %v", err, fileExists(filepath.Join(dir, "never")))
 	}
 
@@ -467,7 +467,7 @@ func BenchmarkBashEcho(b *testing.B) {
 	in := bashCall(b, "echo hello", 0)
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := bash.Run(ctx, in)
+		res, err := bash.Run(ctx, tool.ExecInput(in))
 		if err != nil || res.Text() != "hello" {
 			b.Fatalf("got %q, %v", res.Text(), err)
 		}

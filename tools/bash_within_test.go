@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
 func TestBashCwdResetWhenItLeavesTheAllowedDirectories(t *testing.T) {
@@ -15,7 +17,7 @@ func TestBashCwdResetWhenItLeavesTheAllowedDirectories(t *testing.T) {
 	b := NewBash(BashConfig{Dir: dir, Within: func(d string) bool { return d == dir || strings.HasPrefix(d, dir+"/") }})
 	run := func(cmd string) string {
 		in, _ := json.Marshal(map[string]string{"command": cmd})
-		res, err := b.Run(context.Background(), in)
+		res, err := b.Run(context.Background(), tool.ExecInput(in))
 		if err != nil {
 			t.Fatal(err)
 		}

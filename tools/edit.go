@@ -83,7 +83,8 @@ type editInput struct {
 }
 
 // Run implements tool.Tool.
-func (e *Edit) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (e *Edit) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in editInput
 	if err := decodeInput("Edit", input, &in); err != nil {
 		return tool.Result{}, err

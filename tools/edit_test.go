@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
 func TestEditSpec(t *testing.T) {
@@ -271,7 +273,7 @@ func BenchmarkEdit(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		res, err := e.edit.Run(context.Background(), inputs[i%2])
+		res, err := e.edit.Run(context.Background(), tool.ExecInput(inputs[i%2]))
 		if err != nil || res.IsError {
 			b.Fatal(err, res.Text())
 		}

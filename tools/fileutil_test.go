@@ -84,7 +84,7 @@ func (e *fileEnv) run(tl tool.Tool, input any) (tool.Result, error) {
 		}
 		raw = string(b)
 	}
-	return tl.Run(context.Background(), json.RawMessage(raw))
+	return tl.Run(context.Background(), tool.ExecInput(json.RawMessage(raw)))
 }
 
 // ok runs tl and fails the test unless it succeeds; it returns the result's text.

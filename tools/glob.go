@@ -69,7 +69,8 @@ type globMatch struct {
 }
 
 // Run implements tool.Tool.
-func (g *Glob) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (g *Glob) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in globInput
 	if err := decodeInput("Glob", input, &in); err != nil {
 		return tool.Result{}, err

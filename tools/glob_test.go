@@ -176,7 +176,7 @@ func TestGlobErrors(t *testing.T) {
 		{"file", `{"pattern": "*", "path": "a.go"}`, "is a file"},
 	}
 	for _, tt := range tests {
-		_, err := g.Run(t.Context(), json.RawMessage(tt.in))
+		_, err := g.Run(t.Context(), tool.ExecInput(json.RawMessage(tt.in)))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}

@@ -258,7 +258,8 @@ func (h *grepHeap) Pop() any {
 }
 
 // Run implements tool.Tool.
-func (g *Grep) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (g *Grep) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	q, given, err := parseGrepInput(input)
 	if err != nil {
 		return tool.Result{}, err

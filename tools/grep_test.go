@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
 func TestGrepSpec(t *testing.T) {
@@ -266,7 +268,7 @@ func TestGrepErrors(t *testing.T) {
 		{"missing path", `{"pattern": "x", "path": "nope"}`, "does not exist"},
 	}
 	for _, tt := range tests {
-		_, err := g.Run(t.Context(), json.RawMessage(tt.in))
+		_, err := g.Run(t.Context(), tool.ExecInput(json.RawMessage(tt.in)))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}
@@ -281,7 +283,7 @@ func TestGrepCancelled(t *testing.T) {
 	ws, _ := searchWS(t, grepFixture)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := NewGrep(ws).Run(ctx, json.RawMessage(`{"pattern": "hello"}`)); err == nil {
+	if _, err := NewGrep(ws).Run(ctx, tool.ExecInput(json.RawMessage(`{"pattern": "hello"}`))); err == nil {
 		t.Error("a cancelled search returned no error")
 	}
 }

@@ -69,7 +69,8 @@ type lsNode struct {
 }
 
 // Run implements tool.Tool.
-func (l *LS) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (l *LS) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in lsInput
 	if err := decodeInput("LS", input, &in); err != nil {
 		return tool.Result{}, err

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
 func TestLSSpec(t *testing.T) {
@@ -138,7 +140,7 @@ func TestLSErrors(t *testing.T) {
 		{"missing", `{"path": "nope"}`, "does not exist"},
 	}
 	for _, tt := range tests {
-		_, err := l.Run(t.Context(), json.RawMessage(tt.in))
+		_, err := l.Run(t.Context(), tool.ExecInput(json.RawMessage(tt.in)))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}

@@ -93,7 +93,8 @@ type readInput struct {
 }
 
 // Run implements tool.Tool.
-func (r *Read) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (r *Read) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in readInput
 	if err := decodeInput("Read", input, &in); err != nil {
 		return tool.Result{}, err

@@ -174,7 +174,7 @@ func TestReadCancelled(t *testing.T) {
 	e.put("a.txt", "a\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := e.read.Run(ctx, []byte(`{"file_path": "a.txt"}`))
+	_, err := e.read.Run(ctx, tool.ExecInput([]byte(`{"file_path": "a.txt"}`)))
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run with a cancelled context: %v, want context.Canceled", err)
 	}
@@ -394,7 +394,7 @@ func BenchmarkReadLargeFile(b *testing.B) {
 	b.SetBytes(200_000 * 100)
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := e.read.Run(context.Background(), input)
+		res, err := e.read.Run(context.Background(), tool.ExecInput(input))
 		if err != nil || res.IsError {
 			b.Fatal(err, res.Text())
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -144,7 +145,7 @@ func BenchmarkGrep(b *testing.B) {
 			b.Run(q.name+"/"+mode, func(b *testing.B) {
 				in := benchGrepInput(q.pattern, q.fold, mode)
 				for b.Loop() {
-					res, err := g.Run(context.Background(), in)
+					res, err := g.Run(context.Background(), tool.ExecInput(in))
 					if err != nil || res.IsError || strings.HasPrefix(res.Text(), "No ") {
 						b.Fatalf("Grep %s: %v %s", in, err, res.Text())
 					}
@@ -196,7 +197,7 @@ func BenchmarkGlob(b *testing.B) {
 	g := NewGlob(ws)
 	in := json.RawMessage(`{"pattern": "**/*.go"}`)
 	for b.Loop() {
-		res, err := g.Run(context.Background(), in)
+		res, err := g.Run(context.Background(), tool.ExecInput(in))
 		if err != nil || !strings.Contains(res.Text(), "4000 matching files") {
 			b.Fatalf("Glob: %v %.200s", err, res.Text())
 		}

@@ -57,7 +57,7 @@ func runSearchTool(t testing.TB, tl tool.Tool, in map[string]any) (string, error
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := tl.Run(context.Background(), raw)
+	res, err := tl.Run(context.Background(), tool.ExecInput(raw))
 	if err != nil {
 		return "", err
 	}

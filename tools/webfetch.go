@@ -130,7 +130,8 @@ type webFetchInput struct {
 }
 
 // Run implements tool.Tool.
-func (w *WebFetch) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (w *WebFetch) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in webFetchInput
 	if err := decodeInput("WebFetch", input, &in); err != nil {
 		return tool.Result{}, err

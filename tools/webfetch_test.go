@@ -247,7 +247,7 @@ func TestWebFetchPages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			const prompt = "What does this page say?"
-			res, err := NewWebFetch(tc.cfg).Run(context.Background(), webFetchCall(t, base+tc.path, prompt))
+			res, err := NewWebFetch(tc.cfg).Run(context.Background(), tool.ExecInput(webFetchCall(t, base+tc.path, prompt)))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -300,7 +300,7 @@ func TestWebFetchFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewWebFetch(WebFetchConfig{}).Run(context.Background(), webFetchCall(t, srv.URL+tc.path, "anything"))
+			_, err := NewWebFetch(WebFetchConfig{}).Run(context.Background(), tool.ExecInput(webFetchCall(t, srv.URL+tc.path, "anything")))
 			if err == nil {
 				t.Fatal("Run succeeded; want an error")
 			}
@@ -323,7 +323,7 @@ func TestWebFetchFailures(t *testing.T) {
 
 func TestWebFetchCrossHostRedirect(t *testing.T) {
 	srv := webFetchServer(t)
-	res, err := NewWebFetch(WebFetchConfig{}).Run(context.Background(), webFetchCall(t, srv.URL+"/away", "find the price"))
+	res, err := NewWebFetch(WebFetchConfig{}).Run(context.Background(), tool.ExecInput(webFetchCall(t, srv.URL+"/away", "find the price")))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -370,7 +370,7 @@ func TestWebFetchInvalidInput(t *testing.T) {
 	w := NewWebFetch(WebFetchConfig{HTTPClient: &http.Client{Transport: rt}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.Run(context.Background(), json.RawMessage(tc.input))
+			_, err := w.Run(context.Background(), tool.ExecInput(json.RawMessage(tc.input)))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "invalid WebFetch input: ") {
 				t.Errorf("error %v; want one containing %q", err, tc.want)
 			}
@@ -430,7 +430,7 @@ func TestWebFetchHTTPSUpgrade(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &fetchRecorder{}
 			w := NewWebFetch(WebFetchConfig{HTTPClient: &http.Client{Transport: rt}, AllowHTTP: tc.allowHTTP})
-			res, err := w.Run(context.Background(), webFetchCall(t, tc.url, "p"))
+			res, err := w.Run(context.Background(), tool.ExecInput(webFetchCall(t, tc.url, "p")))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -468,7 +468,7 @@ func TestWebFetchHTTPSUpgradeTLS(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 
 	res, err := NewWebFetch(WebFetchConfig{HTTPClient: client}).Run(context.Background(),
-		webFetchCall(t, "http://example.com:"+port+"/page", "p"))
+		tool.ExecInput(webFetchCall(t, "http://example.com:"+port+"/page", "p")))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -509,7 +509,7 @@ func TestWebFetchRedirectHosts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &fetchRecorder{handler: redirect(tc.to)}
 			w := NewWebFetch(WebFetchConfig{HTTPClient: &http.Client{Transport: rt}})
-			res, err := w.Run(context.Background(), webFetchCall(t, tc.start, "p"))
+			res, err := w.Run(context.Background(), tool.ExecInput(webFetchCall(t, tc.start, "p")))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -555,7 +555,7 @@ func TestWebFetchCancel(t *testing.T) {
 		return ctx
 	}
 
-	_, err := w.Run(cancelOnStart(), webFetchCall(t, srv.URL+"/slow", "p"))
+	_, err := w.Run(cancelOnStart(), tool.ExecInput(webFetchCall(t, srv.URL+"/slow", "p")))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v; want one wrapping context.Canceled", err)
 	}
@@ -570,7 +570,7 @@ func TestWebFetchCancel(t *testing.T) {
 func TestWebFetchTimeout(t *testing.T) {
 	srv, _ := hangingFetchServer(t)
 	w := NewWebFetch(WebFetchConfig{Timeout: 1}) // 1ns: the deadline passes before any answer
-	_, err := w.Run(context.Background(), webFetchCall(t, srv.URL+"/slow", "p"))
+	_, err := w.Run(context.Background(), tool.ExecInput(webFetchCall(t, srv.URL+"/slow", "p")))
 	if err == nil || !strings.Contains(err.Error(), "no complete response within 1ns") {
 		t.Fatalf("error %v; want a timeout naming the limit", err)
 	}

@@ -60,7 +60,8 @@ type writeInput struct {
 }
 
 // Run implements tool.Tool.
-func (w *Write) Run(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+func (w *Write) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
+	input := x.Input
 	var in writeInput
 	if err := decodeInput("Write", input, &in); err != nil {
 		return tool.Result{}, err

@@ -75,7 +75,7 @@ func main() {
 	a, err := agent.New(agent.Config{
 		Provider: parent, Model: llm.DefaultModel, Tools: registry,
 		System: "You are ouro. Delegate searches to Explore agents with the Task tool; several at once when they are independent.",
-		Observers: []agent.Observer{task.Observe, func(e agent.Event) {
+		Observers: []agent.Observer{func(e agent.Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch e.Type {

@@ -33,11 +33,11 @@ func (readTool) Spec() llm.ToolSpec {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}`)}
 }
 func (readTool) ReadOnly() bool { return true }
-func (readTool) Run(_ context.Context, in json.RawMessage) (tool.Result, error) {
+func (readTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	var v struct {
 		FilePath string `json:"file_path"`
 	}
-	if err := json.Unmarshal(in, &v); err != nil {
+	if err := json.Unmarshal(x.Input, &v); err != nil {
 		return tool.Result{}, err
 	}
 	return tool.Text("// " + v.FilePath + "\n" + strings.Repeat("func f() {}\n", 1000)), nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -39,6 +40,8 @@ type Headless struct {
 	sessionID string
 	mu        sync.Mutex
 	err       error
+	// started is when each running call began, for tool_progress's elapsed time.
+	started map[string]time.Time
 }
 
 // NewHeadless checks the format and returns a writer for it.
@@ -123,9 +126,58 @@ func (h *Headless) Start(in Init) {
 	})
 }
 
+// toolProgressEvent is Claude Code's tool_progress line, written while a call runs; ouro
+// adds what the tool said (message) and how far it got (progress, total) when it knows.
+type toolProgressEvent struct {
+	Type               string   `json:"type"`
+	ToolUseID          string   `json:"tool_use_id"`
+	ToolName           string   `json:"tool_name"`
+	ParentToolUseID    *string  `json:"parent_tool_use_id"`
+	ElapsedTimeSeconds float64  `json:"elapsed_time_seconds"`
+	UUID               string   `json:"uuid"`
+	SessionID          string   `json:"session_id"`
+	Message            string   `json:"message,omitempty"`
+	Progress           *float64 `json:"progress,omitempty"`
+	Total              *float64 `json:"total,omitempty"`
+}
+
+// progress tracks when calls start and writes a tool_progress line for each report.
+func (h *Headless) progress(parent *string, e agent.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch e.Type {
+	case agent.EventToolStart:
+		if h.started == nil {
+			h.started = map[string]time.Time{}
+		}
+		h.started[e.Call.ID] = time.Now()
+		return
+	case agent.EventToolEnd:
+		delete(h.started, e.Call.ID)
+		return
+	}
+	ev := toolProgressEvent{Type: "tool_progress", ToolUseID: e.Call.ID, ToolName: e.Call.Name, ParentToolUseID: parent,
+		UUID: uuid.NewString(), SessionID: h.sessionID, Message: e.Progress.Message}
+	if t, ok := h.started[e.Call.ID]; ok {
+		ev.ElapsedTimeSeconds = time.Since(t).Seconds()
+	}
+	if p := e.Progress; p.Done != 0 || p.Total != 0 {
+		ev.Progress, ev.Total = &p.Done, &p.Total
+	}
+	h.lineLocked(ev)
+}
+
 // Observe is an agent.Observer.
 func (h *Headless) Observe(e agent.Event) {
-	if h.format != FormatStreamJSON || e.Type != agent.EventMessage {
+	if h.format != FormatStreamJSON {
+		return
+	}
+	switch e.Type {
+	case agent.EventToolStart, agent.EventToolEnd, agent.EventToolProgress:
+		h.progress(nil, e)
+		return
+	case agent.EventMessage:
+	default:
 		return
 	}
 	m := e.Message
@@ -142,10 +194,18 @@ func (h *Headless) Observe(e agent.Event) {
 // ObserveChild writes a subagent's messages, tagged with the Task call that started it
 // (parent_tool_use_id), as Claude Code does. Safe for concurrent use.
 func (h *Headless) ObserveChild(parentToolUseID string, e agent.Event) {
-	if h.format != FormatStreamJSON || e.Type != agent.EventMessage {
+	if h.format != FormatStreamJSON {
 		return
 	}
 	parent := parentToolUseID
+	switch e.Type {
+	case agent.EventToolStart, agent.EventToolEnd, agent.EventToolProgress:
+		h.progress(&parent, e)
+		return
+	case agent.EventMessage:
+	default:
+		return
+	}
 	m := e.Message
 	if m.Role == llm.RoleAssistant {
 		h.line(messageEvent{Type: "assistant", Message: AssistantJSON(*m, e.Response), ParentToolUseID: &parent, SessionID: h.sessionID, UUID: uuid.NewString()})
@@ -258,6 +318,20 @@ func (h *Headless) line(v any) {
 func (h *Headless) write(s string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.writeLocked(s)
+}
+
+// lineLocked is line for a caller that holds h.mu.
+func (h *Headless) lineLocked(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.err = err
+		return
+	}
+	h.writeLocked(string(b) + "\n")
+}
+
+func (h *Headless) writeLocked(s string) {
 	if _, err := io.WriteString(h.w, s); err != nil && h.err == nil {
 		h.err = err
 	}

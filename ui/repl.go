@@ -341,6 +341,8 @@ func (r *REPL) observe(e agent.Event) {
 	case agent.EventToolStart:
 		r.endLine()
 		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, e.Call.Input))
+	case agent.EventToolProgress:
+		fmt.Fprintf(r.Out, "  ⋯ %s\n", Clip(strings.ReplaceAll(e.Progress.Message, "\n", " "), 100))
 	case agent.EventToolEnd:
 		fmt.Fprintf(r.Out, "  ⎿ %s\n", resultSummary(e.Result))
 	case agent.EventNotice:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,9 +50,21 @@ func TestTwoExploreSubagentsThroughBinary(t *testing.T) {
 		}
 	}
 	tagged := map[string]bool{}
+	progress := map[string][]string{}
 	for _, l := range parseLines(t, out) {
 		if p, ok := l["parent_tool_use_id"].(string); ok {
 			tagged[p] = true
+		}
+		if l["type"] == "tool_progress" && l["tool_name"] == "Task" {
+			id, _ := l["tool_use_id"].(string)
+			msg, _ := l["message"].(string)
+			progress[id] = append(progress[id], msg)
+		}
+	}
+	// Each Task call reports its child's steps as Claude Code's tool_progress lines.
+	for _, id := range []string{"toolu_01_01", "toolu_01_02"} {
+		if !slices.Contains(progress[id], "Explore: Grep") {
+			t.Errorf("tool_progress of %s = %q", id, progress[id])
 		}
 	}
 	if !tagged["toolu_01_01"] || !tagged["toolu_01_02"] {

@@ -273,6 +273,8 @@ func (r *run) loop(ctx context.Context) {
 			continue
 		}
 
+		var broken map[string]int
+		msg.Content, broken = repairInputs(msg.Content)
 		calls := msg.ToolUses()
 		if len(msg.Content) > 0 {
 			r.appendAssistant(msg, resp)
@@ -299,7 +301,7 @@ func (r *run) loop(ctx context.Context) {
 		r.contins = 0
 		// Limits are checked before the next model call, not here: the calls were already
 		// paid for, and running them costs no tokens.
-		question, abort := r.dispatch(ctx, calls)
+		question, abort := r.dispatch(ctx, calls, broken)
 		r.endTurn(turn.Number)
 		if r.ctxEnded(ctx) {
 			return
@@ -421,6 +423,26 @@ func withoutEmptyText(bs []llm.Block) []llm.Block {
 		}
 	}
 	return bs
+}
+
+// repairInputs replaces each tool_use input that is not valid JSON (a model that wrote
+// broken input without being cut off) with {} before the message enters the history: the
+// API rejects the whole conversation otherwise. broken maps each such call's id to the
+// size of what the model sent, so the call is answered with an error, never run with {}.
+func repairInputs(bs []llm.Block) (out []llm.Block, broken map[string]int) {
+	out = bs
+	for i, b := range bs {
+		if b.Type != llm.BlockToolUse || len(b.Input) == 0 || json.Valid(b.Input) {
+			continue
+		}
+		if broken == nil {
+			broken = map[string]int{}
+			out = append([]llm.Block(nil), bs...)
+		}
+		broken[b.ID] = len(b.Input)
+		out[i].Input = json.RawMessage(`{}`)
+	}
+	return out, broken
 }
 
 func withoutToolUse(bs []llm.Block) []llm.Block {

@@ -171,3 +171,24 @@ func TestTimeBudgetAndInterruptAreToldApartByCause(t *testing.T) {
 		t.Fatalf("interrupt: outcome = %+v", out)
 	}
 }
+
+// A model that writes broken JSON input without being cut off gets an error result, and
+// the broken call enters the history as {} so the next request is still valid (the API
+// would reject the whole conversation otherwise); the tool never runs.
+func TestBrokenInputIsRepairedBeforeTheHistory(t *testing.T) {
+	bash := echo("Bash")
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{"command": "ls`}, call("Bash", `{"command":"pwd"}`)}},
+		{ExpectContains: "not valid JSON (15 bytes)", Text: "sorry"},
+	}, agent.Config{}, bash)
+	if out := h.run(context.Background(), "go"); !out.OK() {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if bash.calls.Load() != 1 {
+		t.Errorf("Bash ran %d times, want only the valid call", bash.calls.Load())
+	}
+	if got := string(h.conv.Messages[1].Content[0].Input); got != `{}` {
+		t.Errorf("history keeps input %s", got)
+	}
+	checkInvariants(t, h.conv)
+}

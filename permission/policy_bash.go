@@ -120,20 +120,21 @@ var riskyEnv = []string{"PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4
 	"RUBYOPT", "RUBYLIB", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
 	"GOFLAGS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME"}
 
-// trusted reports whether rules and the read-only set may allow c, and if not, why.
-func (st *state) trusted(c shell.Command) (bool, string) {
+// distrust says why rules and the read-only set, written for the user's own commands,
+// may not allow c ("runs through sudo", "sets PATH"); "" when they may.
+func distrust(c shell.Command) string {
 	for _, w := range c.Wrappers {
 		if isOneOf(w, privilegeWrappers) {
-			return false, "runs through " + w
+			return "runs through " + w
 		}
 	}
 	for _, e := range c.Env {
 		name, _, _ := strings.Cut(e, "=")
 		if isOneOf(name, riskyEnv) || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_") {
-			return false, "sets " + name
+			return "sets " + name
 		}
 	}
-	return true, ""
+	return ""
 }
 
 // commandDirs lists the folders c may run in, as absolute paths, so its relative paths

@@ -167,7 +167,7 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	k.ask.command = onCommand(st.asks)
 	k.ask.write = onPath(st.asks, edit, k.writes, false)
 
-	_, k.distrust = st.trusted(c)
+	k.distrust = distrust(c)
 	k.approval = st.approve(c, command, k.distrust)
 	st.findProblems(k, c.Argv, reads)
 	return k

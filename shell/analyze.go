@@ -5,9 +5,11 @@
 // moved it to, the files it reads and writes, and the reasons a line cannot be judged
 // statically. It parses with mvdan.cc/sh's bash grammar and never executes anything.
 //
-// [Analyze] is the only entry point. What to allow is not decided here: package
-// permission judges the [Analysis]. The analysis is bounded (nesting, commands, words)
-// and fuzzed alone, so that a hostile line can neither crash it nor make it run long.
+// [Analyze] is the entry point; [JoinDir] and [RiskyVar] lend two of its rules (how a
+// path joins a folder, which variables steer the shell) to those who judge its result.
+// What to allow is not decided here: package permission judges the [Analysis]. The
+// analysis is bounded (nesting, commands, words) and fuzzed alone, so that a hostile
+// line can neither crash it nor make it run long.
 package shell
 
 import (
@@ -100,9 +102,11 @@ type Analysis struct {
 	// function bodies, here-documents fed to a shell, and the strings of bash -c, eval,
 	// trap, watch and find -exec, parsed in turn.
 	Commands []Command
-	// Ask holds the reasons the line must be asked about whatever the rules say: it does
-	// not parse, eval, a command name only known at run time, source of a file not known
-	// statically, a shell reading a script from its input, nesting too deep, ...
+	// Ask holds the reasons Commands may not be all the line runs, or not as listed, so
+	// that the line needs a person's look whatever rules allow: it does not parse, eval,
+	// a command name only known at run time, source of a file not known statically, a
+	// shell reading a script from its input, an assignment of PATH or IFS, a bound of
+	// the analysis reached, ...
 	Ask []string
 	// Functions are the shell functions the line defines.
 	Functions []Function

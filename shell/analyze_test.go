@@ -229,7 +229,7 @@ var analyzeCases = []analyzeCase{
 	{src: `echo {1..100000}`, want: []string{`["echo" "{1..100000}"] dyn`}, ask: "more than 256 words"},
 }
 
-func TestAnalyzeShell(t *testing.T) {
+func TestAnalyze(t *testing.T) {
 	for _, tc := range analyzeCases {
 		a := Analyze(tc.src)
 		var got []string
@@ -250,7 +250,7 @@ func TestAnalyzeShell(t *testing.T) {
 	}
 }
 
-func TestAnalyzeShellText(t *testing.T) {
+func TestAnalyzeText(t *testing.T) {
 	a := Analyze("go test ./... && rm -rf build > log 2>&1; ls &")
 	want := []string{"go test ./...", "rm -rf build > log 2>&1", "ls"}
 	var got []string
@@ -267,7 +267,7 @@ func TestAnalyzeShellText(t *testing.T) {
 	}
 }
 
-func TestAnalyzeShellBounds(t *testing.T) {
+func TestAnalyzeBounds(t *testing.T) {
 	// Strings within strings: bounded depth, and the innermost command is still found
 	// below the bound.
 	src := "rm -rf x"

@@ -165,9 +165,18 @@ func FuzzAnalyze(f *testing.F) {
 		if got, want := argvs(b), argvs(a); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("bash -c %s runs\n %q\nbut the line itself runs\n %q", q, got, want)
 		}
-		for _, c := range b.Commands {
-			if !slices.Contains(c.Wrappers, "bash -c") {
+		// Each command is the same but for the bash -c wrapper in front: the same
+		// folder, environment, redirections, reads and writes.
+		for i, c := range b.Commands {
+			if len(c.Wrappers) == 0 || c.Wrappers[0] != "bash -c" {
 				t.Fatalf("bash -c %s: %s lacks the bash -c wrapper", q, describe(c))
+			}
+			c.Wrappers = c.Wrappers[1:]
+			if len(c.Wrappers) == 0 {
+				c.Wrappers = nil
+			}
+			if !reflect.DeepEqual(c, a.Commands[i]) {
+				t.Fatalf("bash -c %s gives\n %+v\nbut the line itself\n %+v", q, c, a.Commands[i])
 			}
 		}
 	})

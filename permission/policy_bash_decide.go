@@ -8,50 +8,56 @@ import (
 	"github.com/ouroagent/ouro/shell"
 )
 
-// bashDecisions is how one simple command of a Bash line is decided, read top to bottom:
-// the first row whose condition holds gives the verdict. When none holds, the command
-// is asked about (see bashCheck.askVerdict). Every fact a row looks at is gathered beforehand
-// in bashCheck.
+// bashDecisions is how one simple command of a Bash line is decided, read top to
+// bottom: the first row whose condition holds gives the verdict; when none holds, the
+// command is asked about (bashCheck.askVerdict). The facts the rows look at are
+// gathered once beforehand (gatherBash), so a row is a plain condition and outcome.
 var bashDecisions = []bashDecision{
-	{"deny rule on the command", func(k *bashCheck) bool { return k.deny.command != nil },
-		func(k *bashCheck) Verdict {
+	{name: "deny rule on the command",
+		when: func(k *bashCheck) bool { return k.deny.command != nil },
+		then: func(k *bashCheck) Verdict {
 			r := k.deny.command.rule
 			return Verdict{Behavior: Deny, Source: r.String(), Reason: fmt.Sprintf("%s is denied by the rule %s", k.label, r)}
 		}},
-	{"deny rule on a written path", func(k *bashCheck) bool { return k.deny.write != nil },
-		func(k *bashCheck) Verdict {
+	{name: "deny rule on a written path",
+		when: func(k *bashCheck) bool { return k.deny.write != nil },
+		then: func(k *bashCheck) Verdict {
 			h := k.deny.write
 			return Verdict{Behavior: Deny, Source: h.rule.String(), Reason: fmt.Sprintf("%s writes %s, which the rule %s denies", k.label, h.path, h.rule)}
 		}},
-	{"deny rule on a read path", func(k *bashCheck) bool { return k.deny.read != nil },
-		func(k *bashCheck) Verdict {
+	{name: "deny rule on a read path",
+		when: func(k *bashCheck) bool { return k.deny.read != nil },
+		then: func(k *bashCheck) Verdict {
 			h := k.deny.read
 			return Verdict{Behavior: Deny, Source: h.rule.String(), Reason: fmt.Sprintf("%s reads %s, which the rule %s denies", k.label, h.path, h.rule)}
 		}},
-	{"ask rule on the command", func(k *bashCheck) bool { return k.ask.command != nil },
-		func(k *bashCheck) Verdict {
+	{name: "ask rule on the command",
+		when: func(k *bashCheck) bool { return k.ask.command != nil },
+		then: func(k *bashCheck) Verdict {
 			r := k.ask.command.rule
 			return Verdict{Behavior: Ask, FromAskRule: true, Source: r.String(), Reason: fmt.Sprintf("the rule %s asks before %s", r, k.label)}
 		}},
-	{"ask rule on a written path", func(k *bashCheck) bool { return k.ask.write != nil },
-		func(k *bashCheck) Verdict {
+	{name: "ask rule on a written path",
+		when: func(k *bashCheck) bool { return k.ask.write != nil },
+		then: func(k *bashCheck) Verdict {
 			h := k.ask.write
 			return Verdict{Behavior: Ask, FromAskRule: true, Source: h.rule.String(), Reason: fmt.Sprintf("the rule %s asks before %s writes %s", h.rule, k.label, h.path)}
 		}},
-	{"bypassPermissions mode", func(k *bashCheck) bool { return k.mode == ModeBypass },
-		func(*bashCheck) Verdict {
+	{name: "bypassPermissions mode",
+		when: func(k *bashCheck) bool { return k.mode == ModeBypass },
+		then: func(*bashCheck) Verdict {
 			return Verdict{Behavior: Allow, Source: "mode bypassPermissions", Reason: "bypassPermissions mode allows it"}
 		}},
-	{"the command is approved, and so is all it touches",
-		func(k *bashCheck) bool { return k.approval.kind != notApproved && len(k.problems) == 0 },
-		func(k *bashCheck) Verdict {
+	{name: "the command is approved, and so is all it touches",
+		when: func(k *bashCheck) bool { return k.approval.kind != notApproved && len(k.problems) == 0 },
+		then: func(k *bashCheck) Verdict {
 			return Verdict{Behavior: Allow, Source: k.approval.source(), Reason: k.approval.reason(k.label)}
 		}},
-	{"plan mode, and the command may change something",
-		func(k *bashCheck) bool {
+	{name: "plan mode, and the command may change something",
+		when: func(k *bashCheck) bool {
 			return k.mode == ModePlan && (!k.approval.readOnly() || len(k.writes) > 0 || k.unknown != "")
 		},
-		func(k *bashCheck) Verdict {
+		then: func(k *bashCheck) Verdict {
 			v := k.askVerdict()
 			v.Behavior, v.Source, v.Suggest = Deny, "mode plan", nil
 			v.Reason = "plan mode allows only read-only commands: " + v.Reason

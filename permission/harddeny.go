@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ouroagent/ouro/shell"
 )
 
 // HardDeny reports a line that is refused whatever the rules and the mode, bypass
@@ -13,7 +15,7 @@ import (
 // mkfs, dd to a disk, fork bombs, chmod -R on /, shutdown, ...). It judges the parsed
 // commands, so every spelling counts: quoted, escaped, behind sudo or other wrappers,
 // inside bash -c or $(...).
-func HardDeny(a Analysis) (reason string, ok bool) {
+func HardDeny(a shell.Analysis) (reason string, ok bool) {
 	for _, f := range a.Functions {
 		if f.SelfCalls >= 2 && f.Forks {
 			return fmt.Sprintf("fork bomb: function %s calls itself more than once in the background or a pipeline (%s)",
@@ -44,7 +46,7 @@ func clip(s string) string {
 	return s[:cut] + "…"
 }
 
-func hardDenyCommand(c Command) string {
+func hardDenyCommand(c shell.Command) string {
 	for _, r := range c.Redirects {
 		if r.WritesFile() && !r.Dynamic && isDiskDevice(r.Target) {
 			return "writes over the disk device " + r.Target
@@ -160,7 +162,7 @@ func operands(args []string) []string {
 // catastrophicOperand returns the first operand that names the root, a top-level or
 // system folder, a home folder or everything above the working folder, from any of the
 // folders the command may run in.
-func catastrophicOperand(c Command, ops []string) string {
+func catastrophicOperand(c shell.Command, ops []string) string {
 	dirs := []string{c.Dir}
 	if c.DirUnknown {
 		dirs = c.Dirs
@@ -173,8 +175,8 @@ func catastrophicOperand(c Command, ops []string) string {
 			continue
 		}
 		for _, d := range dirs {
-			p, unknown := joinDir(d, o, false)
-			if unknown {
+			p, ok := shell.JoinDir(d, o)
+			if !ok {
 				continue
 			}
 			if p == "" {
@@ -247,6 +249,8 @@ func components(p string) []string {
 	return out
 }
 
+func hasDotDot(p string) bool { return slices.Contains(strings.Split(p, "/"), "..") }
+
 func hasGlobChar(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // diskDevices are the /dev names of disks, partitions and memory, written only to
@@ -292,7 +296,7 @@ func killsEverything(args []string) bool {
 
 // findDestroysTree reports find on a catastrophic start path with -delete or an -exec
 // of rm.
-func findDestroysTree(c Command, args []string) bool {
+func findDestroysTree(c shell.Command, args []string) bool {
 	var starts []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {

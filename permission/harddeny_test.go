@@ -3,6 +3,8 @@ package permission
 import (
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/shell"
 )
 
 // hardDenied are lines refused in every mode: each spelling of each destructive form.
@@ -77,7 +79,7 @@ var notHardDenied = []string{
 
 func TestHardDeny(t *testing.T) {
 	for _, src := range hardDenied {
-		reason, ok := HardDeny(AnalyzeShell(src))
+		reason, ok := HardDeny(shell.Analyze(src))
 		if !ok {
 			t.Errorf("%q: not hard-denied", src)
 			continue
@@ -87,25 +89,25 @@ func TestHardDeny(t *testing.T) {
 		}
 	}
 	for _, src := range notHardDenied {
-		if reason, ok := HardDeny(AnalyzeShell(src)); ok {
+		if reason, ok := HardDeny(shell.Analyze(src)); ok {
 			t.Errorf("%q: hard-denied (%s)", src, reason)
 		}
 	}
 }
 
 func TestHardDenyReason(t *testing.T) {
-	reason, _ := HardDeny(AnalyzeShell("go test ./... && sudo rm -rf /"))
+	reason, _ := HardDeny(shell.Analyze("go test ./... && sudo rm -rf /"))
 	for _, want := range []string{"rm -r", "as root", "sudo rm -rf /"} {
 		if !strings.Contains(reason, want) {
 			t.Errorf("reason %q lacks %q", reason, want)
 		}
 	}
-	reason, _ = HardDeny(AnalyzeShell(":(){ :|:& };:"))
+	reason, _ = HardDeny(shell.Analyze(":(){ :|:& };:"))
 	if !strings.Contains(reason, "fork bomb") {
 		t.Errorf("fork bomb reason: %q", reason)
 	}
 	long := "rm -rf / " + strings.Repeat("é", 300)
-	if reason, _ := HardDeny(AnalyzeShell(long)); len(reason) > 300 || !strings.HasSuffix(reason, "…") {
+	if reason, _ := HardDeny(shell.Analyze(long)); len(reason) > 300 || !strings.HasSuffix(reason, "…") {
 		t.Errorf("long reason not clipped at a rune boundary: %q", reason)
 	}
 }

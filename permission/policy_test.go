@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/shell"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -512,7 +513,7 @@ func FuzzPolicyCheck(f *testing.F) {
 		policies[m] = e.policy(f, m, rules{allow: []string{"Bash(rm *)", "Edit(src/**)"}, deny: []string{"Read(./.env)"}})
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_, hard := HardDeny(AnalyzeShell(s))
+		_, hard := HardDeny(shell.Analyze(s))
 		for m, p := range policies {
 			v := p.Check(context.Background(), e.call("Bash", bash(s)))
 			if hard && v.Behavior != Deny {

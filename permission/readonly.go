@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/ouroagent/ouro/shell"
 )
 
 // IsReadOnly reports whether a command is in the built-in read-only set that runs
@@ -11,7 +13,7 @@ import (
 // program, whatever its arguments. A command with an output redirect to a file, a
 // wrapper that changes the user (sudo), or an environment variable that changes what
 // runs (PATH, GIT_PAGER, ...) is never read-only.
-func IsReadOnly(c Command) bool {
+func IsReadOnly(c shell.Command) bool {
 	for _, r := range c.Redirects {
 		if r.WritesFile() {
 			return false
@@ -22,7 +24,7 @@ func IsReadOnly(c Command) bool {
 		if len(c.Argv) == 0 {
 			// A bare assignment stays in the shell unless exported; only the variables
 			// the shell itself uses matter.
-			if isRiskyVar(strings.TrimSuffix(name, "+")) {
+			if shell.RiskyVar(strings.TrimSuffix(name, "+")) {
 				return false
 			}
 		} else if !benignEnv(name) {

@@ -1,6 +1,10 @@
 package permission
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ouroagent/ouro/shell"
+)
 
 // readOnlyCase is one line holding a single simple command (after its substitutions,
 // which are judged on their own: the last command of the analysis is the one tested).
@@ -74,26 +78,26 @@ var readOnlyCases = []readOnlyCase{
 
 func TestIsReadOnly(t *testing.T) {
 	for _, tc := range readOnlyCases {
-		a := AnalyzeShell(tc.src)
+		a := shell.Analyze(tc.src)
 		if len(a.Commands) == 0 {
 			t.Errorf("%q: no command", tc.src)
 			continue
 		}
 		c := a.Commands[len(a.Commands)-1]
 		if got := IsReadOnly(c); got != tc.want {
-			t.Errorf("%q (%s): IsReadOnly %v, want %v", tc.src, describe(c), got, tc.want)
+			t.Errorf("%q (%s): IsReadOnly %v, want %v", tc.src, c.Text, got, tc.want)
 		}
 	}
 }
 
 func TestIsReadOnlyZeroCommand(t *testing.T) {
-	if !IsReadOnly(Command{}) {
+	if !IsReadOnly(shell.Command{}) {
 		t.Error("an empty command (a bare assignment of nothing) should read nothing")
 	}
-	if IsReadOnly(Command{Argv: []string{"ls"}, Redirects: []Redirect{{Op: ">", Target: "x", Dynamic: true}}}) {
+	if IsReadOnly(shell.Command{Argv: []string{"ls"}, Redirects: []shell.Redirect{{Op: ">", Target: "x", Dynamic: true}}}) {
 		t.Error("a dynamic output redirect is a write")
 	}
-	if IsReadOnly(Command{Argv: []string{"ls"}, Wrappers: []string{"doas"}}) {
+	if IsReadOnly(shell.Command{Argv: []string{"ls"}, Wrappers: []string{"doas"}}) {
 		t.Error("doas ls runs as another user")
 	}
 }

@@ -1,7 +1,8 @@
 // Package permission decides whether a tool call may run: Claude Code's allow/ask/deny
-// rules, the permission modes, protected paths, the shell analysis of Bash commands, the
-// approvers that ask a person (or refuse when nobody is there), and the audit log of
-// every decision.
+// rules, the permission modes, protected paths, the judgement of Bash commands (from
+// package shell's analysis of what a line runs, reads and writes: the hard-deny set,
+// the read-only set, the decision table of policy_bash_decide.go), the approvers that
+// ask a person (or refuse when nobody is there), and the audit log of every decision.
 package permission
 
 import (

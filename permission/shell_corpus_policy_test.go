@@ -15,7 +15,7 @@ import (
 
 // TestShellCorpus decides every line of the corpus with the policy and compares.
 func TestShellCorpus(t *testing.T) {
-	c, err := loadShellCorpus(filepath.Join("testdata", "shell_corpus.txt"))
+	c, err := loadShellCorpus(corpusPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/shell"
 )
 
-// shellCorpus is testdata/shell_corpus.txt: the rule set its header fixes and its cases.
+// corpusPath is the shell corpus, kept with the shell analyser whose fuzzing it seeds.
+var corpusPath = filepath.Join("..", "shell", "testdata", "shell_corpus.txt")
+
+// shellCorpus is shell/testdata/shell_corpus.txt: the rule set its header fixes and its cases.
 type shellCorpus struct {
 	mode      string
 	workspace string // as written in the file; the test maps it to a temporary folder
@@ -92,7 +97,7 @@ func loadShellCorpus(path string) (*shellCorpus, error) {
 }
 
 func TestShellCorpusLoads(t *testing.T) {
-	c, err := loadShellCorpus(filepath.Join("testdata", "shell_corpus.txt"))
+	c, err := loadShellCorpus(corpusPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +113,7 @@ func TestShellCorpusLoads(t *testing.T) {
 		}
 		seen[k.command] = k.line
 		// Every case must at least go through the analyser without a panic.
-		AnalyzeShell(k.command)
+		shell.Analyze(k.command)
 	}
 	for _, d := range []string{"allow", "ask", "deny"} {
 		if count[d] < 30 {

@@ -1,4 +1,16 @@
-package permission
+// Package shell reads a bash command line without running it: every simple command it
+// runs, anywhere in the line (pipelines, substitutions, control flow, function bodies,
+// the strings of bash -c, eval, trap, watch and find -exec), with its argv after the
+// wrappers (sudo, env, timeout, xargs, ...) are looked through, the folder earlier cd's
+// moved it to, the files it reads and writes, and the reasons a line cannot be judged
+// statically. It parses with mvdan.cc/sh's bash grammar and never executes anything.
+//
+// [Analyze] is the entry point; [JoinDir] and [RiskyVar] lend two of its rules (how a
+// path joins a folder, which variables steer the shell) to those who judge its result.
+// What to allow is not decided here: package permission judges the [Analysis]. The
+// analysis is bounded (nesting, commands, words) and fuzzed alone, so that a hostile
+// line can neither crash it nor make it run long.
+package shell
 
 import (
 	"fmt"
@@ -21,51 +33,6 @@ type Redirect struct {
 	Dynamic bool
 	// Fd is the descriptor written before the operator ("2" in `2>err`), or "".
 	Fd string
-}
-
-// WritesFile reports whether the redirect opens a file for writing: output and
-// read-write operators whose target is not a descriptor and not a harmless device
-// (/dev/null, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N).
-func (r Redirect) WritesFile() bool {
-	switch r.Op {
-	case ">", ">>", ">|", "&>", "&>>", "<>", ">>|", "&>|", "&>>|":
-	case ">&":
-		// `>&word` duplicates a descriptor when word is a number or "-", and is `&>word`
-		// (stdout and stderr to a file) otherwise.
-		if !r.Dynamic && isFdWord(r.Target) {
-			return false
-		}
-	default:
-		return false
-	}
-	if r.Dynamic {
-		return true
-	}
-	return !harmlessDevice(r.Target)
-}
-
-func isFdWord(s string) bool {
-	s = strings.TrimSuffix(s, "-")
-	if s == "" {
-		return true // ">&-" closes stdout
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func harmlessDevice(p string) bool {
-	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
-		return true
-	}
-	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
-		return rest != "" && isFdWord(rest)
-	}
-	return false
 }
 
 // Command is one simple command of a shell line, as it will run.
@@ -104,6 +71,17 @@ type Command struct {
 	// in, when they are known.
 	DirUnknown bool
 	Dirs       []string
+	// Writes are the files the command writes (or removes): the targets of its output
+	// redirections, and the operands of the commands known to take the files they
+	// change as operands (rm, cp, tee, sed -i, dd of=, ...).
+	Writes []Path
+	// WritesFromInput is true when xargs gives such a command more operands, read from
+	// its input: it writes files Writes does not list.
+	WritesFromInput bool
+	// Reads are the files the command reads: the targets of its input redirections, and
+	// the operands of the commands known to read the files they are given (cat, grep,
+	// sed, ...).
+	Reads []Path
 }
 
 // Function is a shell function defined in the line, kept for the fork-bomb check.
@@ -124,9 +102,11 @@ type Analysis struct {
 	// function bodies, here-documents fed to a shell, and the strings of bash -c, eval,
 	// trap, watch and find -exec, parsed in turn.
 	Commands []Command
-	// Ask holds the reasons the line must be asked about whatever the rules say: it does
-	// not parse, eval, a command name only known at run time, source of a file not known
-	// statically, a shell reading a script from its input, nesting too deep, ...
+	// Ask holds the reasons Commands may not be all the line runs, or not as listed, so
+	// that the line needs a person's look whatever rules allow: it does not parse, eval,
+	// a command name only known at run time, source of a file not known statically, a
+	// shell reading a script from its input, an assignment of PATH or IFS, a bound of
+	// the analysis reached, ...
 	Ask []string
 	// Functions are the shell functions the line defines.
 	Functions []Function
@@ -141,19 +121,19 @@ const (
 	maxWrappers    = 16   // wrappers stripped from one command
 )
 
-// AnalyzeShell parses a shell line with the bash grammar and lists every simple command
+// Analyze parses a shell line with the bash grammar and lists every simple command
 // it runs. It never panics: a line it cannot analyse has a reason in Ask.
-func AnalyzeShell(src string) (a Analysis) {
+func Analyze(src string) (a Analysis) {
 	defer func() {
 		if r := recover(); r != nil {
 			a.Ask = append(a.Ask, fmt.Sprintf("the shell analyser failed on this line: %v", r))
 		}
 	}()
-	return analyzeShell(src)
+	return analyze(src)
 }
 
-// analyzeShell is AnalyzeShell without the recover, so fuzzing sees panics.
-func analyzeShell(src string) Analysis {
+// analyze is Analyze without the recover, so fuzzing sees panics.
+func analyze(src string) Analysis {
 	w := &walker{asked: map[string]bool{}}
 	w.parseAndWalk(src, &scope{dir: startDir()}, 0)
 	return w.a
@@ -198,6 +178,19 @@ func (sc *scope) sub() *scope {
 func (sc *scope) fresh() *scope {
 	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1,
 		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
+}
+
+// clip shortens a reason quoting a long line.
+func clip(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // maxAsk bounds the reasons kept, so that a hostile line cannot make the prompt huge.

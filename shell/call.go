@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"path"
@@ -47,7 +47,10 @@ var riskyVars = map[string]bool{
 	"GLOBIGNORE": true, "BASH_XTRACEFD": true,
 }
 
-func isRiskyVar(name string) bool {
+// RiskyVar reports a shell variable whose value changes which program a command name
+// runs or how the shell reads what follows (PATH, IFS, BASH_ENV, LD_*, ...). The
+// analysis asks about every assignment of one.
+func RiskyVar(name string) bool {
 	return riskyVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
 		strings.HasPrefix(name, "BASH_FUNC_")
 }
@@ -59,7 +62,7 @@ func (w *walker) riskyAssigns(env []string, via string) {
 		if i := strings.IndexByte(name, '['); i >= 0 {
 			name = name[:i]
 		}
-		if isRiskyVar(name) {
+		if RiskyVar(name) {
 			w.ask("the command sets %s%s, which changes what later commands run", name, via)
 		}
 	}

@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"strings"
@@ -290,6 +290,7 @@ func (w *walker) emit(c Command, sc *scope) {
 		c.Redirects = append([]Redirect(nil), sc.redirs...)
 	}
 	sc.dir.fill(&c)
+	files(&c)
 	w.a.Commands = append(w.a.Commands, c)
 }
 

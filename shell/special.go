@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"path"
@@ -331,3 +331,5 @@ func (w *walker) shellState(fields []field) {
 	}
 	w.riskyAssigns(names, " with "+name)
 }
+
+func isShortCluster(a string) bool { return len(a) > 1 && a[0] == '-' && a[1] != '-' }

@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"fmt"
@@ -229,9 +229,9 @@ var analyzeCases = []analyzeCase{
 	{src: `echo {1..100000}`, want: []string{`["echo" "{1..100000}"] dyn`}, ask: "more than 256 words"},
 }
 
-func TestAnalyzeShell(t *testing.T) {
+func TestAnalyze(t *testing.T) {
 	for _, tc := range analyzeCases {
-		a := AnalyzeShell(tc.src)
+		a := Analyze(tc.src)
 		var got []string
 		for _, c := range a.Commands {
 			got = append(got, describe(c))
@@ -250,8 +250,8 @@ func TestAnalyzeShell(t *testing.T) {
 	}
 }
 
-func TestAnalyzeShellText(t *testing.T) {
-	a := AnalyzeShell("go test ./... && rm -rf build > log 2>&1; ls &")
+func TestAnalyzeText(t *testing.T) {
+	a := Analyze("go test ./... && rm -rf build > log 2>&1; ls &")
 	want := []string{"go test ./...", "rm -rf build > log 2>&1", "ls"}
 	var got []string
 	for _, c := range a.Commands {
@@ -261,29 +261,29 @@ func TestAnalyzeShellText(t *testing.T) {
 		t.Errorf("Text: got %q, want %q", got, want)
 	}
 	// A command from a string parsed in turn shows its text within that string.
-	a = AnalyzeShell(`bash -c 'echo hi; rm -rf x'`)
+	a = Analyze(`bash -c 'echo hi; rm -rf x'`)
 	if n := len(a.Commands); n != 2 || a.Commands[1].Text != "rm -rf x" {
 		t.Errorf("bash -c text: %+v", a.Commands)
 	}
 }
 
-func TestAnalyzeShellBounds(t *testing.T) {
+func TestAnalyzeBounds(t *testing.T) {
 	// Strings within strings: bounded depth, and the innermost command is still found
 	// below the bound.
 	src := "rm -rf x"
 	for range 6 {
 		src = "bash -c " + shellQuote(src)
 	}
-	a := AnalyzeShell(src)
+	a := Analyze(src)
 	if len(a.Ask) > 0 || len(a.Commands) != 1 || strings.Join(a.Commands[0].Argv, " ") != "rm -rf x" {
 		t.Errorf("6 levels: %+v", a)
 	}
-	a = AnalyzeShell(strings.Repeat("eval ", maxStringDepth+2) + "x")
+	a = Analyze(strings.Repeat("eval ", maxStringDepth+2) + "x")
 	if !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "nested more than") }) {
 		t.Errorf("%d levels of eval: Ask %q", maxStringDepth+2, a.Ask)
 	}
 	// Many commands.
-	a = AnalyzeShell(strings.Repeat("true;", maxCommands+10))
+	a = Analyze(strings.Repeat("true;", maxCommands+10))
 	if len(a.Commands) > maxCommands || !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "simple commands") }) {
 		t.Errorf("too many commands: %d commands, Ask %q", len(a.Commands), a.Ask)
 	}
@@ -293,14 +293,14 @@ func TestAnalyzeShellBounds(t *testing.T) {
 		strings.Repeat("$(", 300) + "x" + strings.Repeat(")", 300),
 		strings.Repeat("{ ", 300) + "x" + strings.Repeat("; }", 300),
 	} {
-		a = AnalyzeShell(src)
+		a = Analyze(src)
 		if !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "levels deep") }) {
 			t.Errorf("%.20s...: Ask %q", src, a.Ask)
 		}
 	}
 	// Many braces in one word: not expanded (brace splitting is quadratic).
 	start := time.Now()
-	a = AnalyzeShell("echo " + strings.Repeat("{", 20000))
+	a = Analyze("echo " + strings.Repeat("{", 20000))
 	if d := time.Since(start); d > 5*time.Second || !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "braces") }) {
 		t.Errorf("20000 braces: %v, Ask %q", d, a.Ask)
 	}
@@ -309,12 +309,12 @@ func TestAnalyzeShellBounds(t *testing.T) {
 	for i := range 100 {
 		fmt.Fprintf(&many, "$c%d%s; ", i, strings.Repeat("y", 300))
 	}
-	a = AnalyzeShell(many.String())
+	a = Analyze(many.String())
 	if len(a.Ask) != maxAsk+1 || len(a.Ask[0]) > 300 || a.Ask[maxAsk] != "and more reasons" {
 		t.Errorf("%d reasons, the first %d bytes long", len(a.Ask), len(a.Ask[0]))
 	}
 	// Wrappers around wrappers.
-	a = AnalyzeShell(strings.Repeat("nice ", maxWrappers+2) + "x")
+	a = Analyze(strings.Repeat("nice ", maxWrappers+2) + "x")
 	if !slices.ContainsFunc(a.Ask, func(r string) bool { return strings.Contains(r, "wrappers") }) {
 		t.Errorf("many wrappers: Ask %q", a.Ask)
 	}

@@ -1,4 +1,4 @@
-package permission
+package shell
 
 import (
 	"path"
@@ -142,4 +142,12 @@ func cleanTilde(p string) string {
 		return head
 	}
 	return head + c
+}
+
+// JoinDir is where the path p (a folder given to cd, or an operand) leads from the
+// folder dir, both written as Command.Dir writes folders: "" is where the line started,
+// "~" a home. ok is false when that cannot be said (a ".." climbing out of a home).
+func JoinDir(dir, p string) (joined string, ok bool) {
+	j, unknown := joinDir(dir, p, false)
+	return j, !unknown
 }

@@ -1,0 +1,316 @@
+package permission
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ouroagent/ouro/shell"
+)
+
+// bashDecisions is how one simple command of a Bash line is decided, read top to
+// bottom: the first row whose condition holds gives the verdict; when none holds, the
+// command is asked about (bashCheck.askVerdict). The facts the rows look at are
+// gathered once beforehand (gatherBash), so a row is a plain condition and outcome.
+var bashDecisions = []bashDecision{
+	{name: "deny rule on the command",
+		when: func(k *bashCheck) bool { return k.deny.command != nil },
+		then: func(k *bashCheck) Verdict {
+			r := k.deny.command.rule
+			return Verdict{Behavior: Deny, Source: r.String(), Reason: fmt.Sprintf("%s is denied by the rule %s", k.label, r)}
+		}},
+	{name: "deny rule on a written path",
+		when: func(k *bashCheck) bool { return k.deny.write != nil },
+		then: func(k *bashCheck) Verdict {
+			h := k.deny.write
+			return Verdict{Behavior: Deny, Source: h.rule.String(), Reason: fmt.Sprintf("%s writes %s, which the rule %s denies", k.label, h.path, h.rule)}
+		}},
+	{name: "deny rule on a read path",
+		when: func(k *bashCheck) bool { return k.deny.read != nil },
+		then: func(k *bashCheck) Verdict {
+			h := k.deny.read
+			return Verdict{Behavior: Deny, Source: h.rule.String(), Reason: fmt.Sprintf("%s reads %s, which the rule %s denies", k.label, h.path, h.rule)}
+		}},
+	{name: "ask rule on the command",
+		when: func(k *bashCheck) bool { return k.ask.command != nil },
+		then: func(k *bashCheck) Verdict {
+			r := k.ask.command.rule
+			return Verdict{Behavior: Ask, FromAskRule: true, Source: r.String(), Reason: fmt.Sprintf("the rule %s asks before %s", r, k.label)}
+		}},
+	{name: "ask rule on a written path",
+		when: func(k *bashCheck) bool { return k.ask.write != nil },
+		then: func(k *bashCheck) Verdict {
+			h := k.ask.write
+			return Verdict{Behavior: Ask, FromAskRule: true, Source: h.rule.String(), Reason: fmt.Sprintf("the rule %s asks before %s writes %s", h.rule, k.label, h.path)}
+		}},
+	{name: "bypassPermissions mode",
+		when: func(k *bashCheck) bool { return k.mode == ModeBypass },
+		then: func(*bashCheck) Verdict {
+			return Verdict{Behavior: Allow, Source: "mode bypassPermissions", Reason: "bypassPermissions mode allows it"}
+		}},
+	{name: "the command is approved, and so is all it touches",
+		when: func(k *bashCheck) bool { return k.approval.kind != notApproved && len(k.problems) == 0 },
+		then: func(k *bashCheck) Verdict {
+			return Verdict{Behavior: Allow, Source: k.approval.source(), Reason: k.approval.reason(k.label)}
+		}},
+	{name: "plan mode, and the command may change something",
+		when: func(k *bashCheck) bool {
+			return k.mode == ModePlan && (!k.approval.readOnly() || len(k.writes) > 0 || k.unknown != "")
+		},
+		then: func(k *bashCheck) Verdict {
+			v := k.askVerdict()
+			v.Behavior, v.Source, v.Suggest = Deny, "mode plan", nil
+			v.Reason = "plan mode allows only read-only commands: " + v.Reason
+			return v
+		}},
+}
+
+// bashDecision is one row of bashDecisions.
+type bashDecision struct {
+	name string
+	when func(*bashCheck) bool
+	then func(*bashCheck) Verdict
+}
+
+// decideBash reads the decision table for k; it returns the verdict and the name of the
+// row that gave it ("ask" when none did).
+func decideBash(k *bashCheck) (Verdict, string) {
+	for _, d := range bashDecisions {
+		if d.when(k) {
+			return d.then(k), d.name
+		}
+	}
+	return k.askVerdict(), "ask"
+}
+
+// checkCommand decides on one simple command.
+func (st *state) checkCommand(c shell.Command) Verdict {
+	v, _ := decideBash(st.gatherBash(c))
+	return v
+}
+
+// bashCheck is what the decision on one simple command looks at.
+type bashCheck struct {
+	mode  Mode
+	label string // the command as quoted in reasons
+	// deny and ask hold the first rule of each kind that matches the command, a path it
+	// writes, or a path it reads (ask rules on reads do not exist for Bash).
+	deny struct{ command, write, read *ruleHit }
+	ask  struct{ command, write *ruleHit }
+	// writes are the paths the command writes, resolved; unknown says why some are only
+	// known at run time ("" when all are known).
+	writes  []target
+	unknown string
+	// distrust says why neither rules nor the read-only set may allow the command
+	// (`sudo`, `PATH=...`), "" when they may.
+	distrust string
+	// approval is how the command itself is allowed, if it is.
+	approval approval
+	// problems are what the command's writes and reads still need approval for; fixable
+	// is whether an allow rule could settle them, suggest the rules that would.
+	problems []string
+	fixable  bool
+	suggest  []string
+}
+
+// ruleHit is a rule that matched, and the path it matched ("" for the command itself).
+type ruleHit struct {
+	rule Rule
+	path string
+}
+
+// Commands acceptEdits mode allows inside the workspace, as in Claude Code.
+var acceptEditsCommands = []string{"mkdir", "touch", "mv", "cp"}
+
+// gatherBash collects the facts the decision table reads.
+func (st *state) gatherBash(c shell.Command) *bashCheck {
+	k := &bashCheck{mode: st.mode}
+	key := strings.Join(c.Argv, " ")
+	text := strings.Join(strings.Fields(c.Text), " ")
+	if text == "" {
+		text = key
+	}
+	k.label = "`" + clipText(text, 300) + "`"
+	command := st.subject("Bash")
+	command.Command = key
+	// Deny and ask rules also see the line as written (wrappers included) and the
+	// command by its plain name, so `Bash(curl *)` holds for `sudo curl` and
+	// `/usr/bin/curl` alike. Allow rules see only the command as it will run.
+	restrictive := []Subject{command}
+	for _, alt := range []string{text, plainName(c.Argv)} {
+		if alt != "" && alt != key {
+			a := command
+			a.Command = alt
+			restrictive = append(restrictive, a)
+		}
+	}
+	onCommand := func(rules []Rule) *ruleHit {
+		for _, r := range rules {
+			for _, q := range restrictive {
+				if r.Match(q) {
+					return &ruleHit{rule: r}
+				}
+			}
+		}
+		return nil
+	}
+	onPath := func(rules []Rule, s Subject, ts []target, readCoversWrite bool) *ruleHit {
+		for i := range ts {
+			if r, ok := st.firstMatch(rules, s, &ts[i], readCoversWrite); ok {
+				return &ruleHit{rule: r, path: ts[i].real}
+			}
+		}
+		return nil
+	}
+
+	bases := st.commandDirs(c)
+	k.writes, k.unknown = st.writeTargets(c, bases)
+	reads := st.readTargets(c, bases)
+	edit, read := st.subject("Edit"), st.subject("Read")
+	k.deny.command = onCommand(st.deny)
+	k.deny.write = onPath(st.deny, edit, k.writes, true)
+	k.deny.read = onPath(st.deny, read, reads, false)
+	k.ask.command = onCommand(st.asks)
+	k.ask.write = onPath(st.asks, edit, k.writes, false)
+
+	k.distrust = distrust(c)
+	k.approval = st.approve(c, command, k.distrust)
+	st.findProblems(k, c.Argv, reads)
+	return k
+}
+
+// approvalKind is how a command itself may be allowed.
+type approvalKind int
+
+const (
+	notApproved         approvalKind = iota
+	approvedNoCommand                // a bare assignment or redirect
+	approvedByRule                   // an allow rule
+	approvedReadOnly                 // the built-in read-only set
+	approvedAcceptEdits              // a file command in acceptEdits mode
+)
+
+type approval struct {
+	kind approvalKind
+	rule Rule // for approvedByRule
+}
+
+// approve finds how the command itself is allowed, first way first; an untrusted
+// command (distrust != "") is not.
+func (st *state) approve(c shell.Command, command Subject, distrust string) approval {
+	if distrust != "" {
+		return approval{}
+	}
+	if len(c.Argv) == 0 {
+		return approval{kind: approvedNoCommand}
+	}
+	if r, ok := st.allowMatch(command, nil); ok {
+		return approval{kind: approvedByRule, rule: r}
+	}
+	if IsReadOnly(withoutRedirects(c)) {
+		return approval{kind: approvedReadOnly}
+	}
+	if st.mode == ModeAcceptEdits && isOneOf(filepath.Base(c.Argv[0]), acceptEditsCommands) {
+		return approval{kind: approvedAcceptEdits}
+	}
+	return approval{}
+}
+
+// readOnly reports an approval that holds only because the command reads: what it
+// reads outside the workspace needs a rule of its own.
+func (a approval) readOnly() bool {
+	return a.kind == approvedNoCommand || a.kind == approvedReadOnly
+}
+
+// source names the approval in a verdict's Source.
+func (a approval) source() string {
+	switch a.kind {
+	case approvedNoCommand:
+		return "no command"
+	case approvedByRule:
+		return a.rule.String()
+	case approvedReadOnly:
+		return "read-only command"
+	case approvedAcceptEdits:
+		return "mode acceptEdits"
+	}
+	return "no matching rule"
+}
+
+// reason says why the approved command labelled label is allowed.
+func (a approval) reason(label string) string {
+	switch a.kind {
+	case approvedNoCommand:
+		return label + " runs no command"
+	case approvedReadOnly:
+		return label + " only reads"
+	case approvedAcceptEdits:
+		return "acceptEdits mode allows " + label + " inside the workspace"
+	}
+	return "allowed by the rule " + a.source()
+}
+
+// findProblems lists what the command's writes and reads need approval for, whatever
+// allows the command itself.
+func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
+	k.fixable = k.distrust == ""
+	if rule := suggestBash(argv); rule != "" && k.approval.kind == notApproved {
+		k.suggest = append(k.suggest, rule)
+	}
+	if k.unknown != "" {
+		k.problems = append(k.problems, k.unknown)
+		k.fixable = false
+	}
+	for i := range k.writes {
+		tg := &k.writes[i]
+		switch {
+		case st.protected(tg):
+			k.problems = append(k.problems, fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real))
+			k.fixable = false
+		case st.editAllowed(tg):
+		case !st.inside(tg.real):
+			k.problems = append(k.problems, fmt.Sprintf("writes %s, outside the workspace", tg.real))
+			k.suggest = appendNew(k.suggest, "Edit("+st.pathSpec(tg.real, false)+")")
+		case k.approval.kind == approvedByRule || st.mode == ModeAcceptEdits:
+		case k.approval.kind != notApproved:
+			// A read-only command (or a bare redirect) that writes a file is a write:
+			// default mode asks, as for Write.
+			k.problems = append(k.problems, fmt.Sprintf("writes %s", tg.real))
+		}
+	}
+	if !k.approval.readOnly() {
+		return
+	}
+	read := st.subject("Read")
+	for i := range reads {
+		tg := &reads[i]
+		if st.inside(tg.real) {
+			continue
+		}
+		if _, ok := st.allowMatch(read, tg); ok {
+			continue
+		}
+		k.problems = append(k.problems, fmt.Sprintf("reads %s, outside the workspace", tg.real))
+		k.suggest = appendNew(k.suggest, "Read("+st.pathSpec(tg.real, false)+")")
+	}
+}
+
+// askVerdict is the verdict on a command no row allowed or refused: what it needs approval for.
+func (k *bashCheck) askVerdict() Verdict {
+	v := Verdict{Behavior: Ask, Source: k.approval.source()}
+	problems := append([]string(nil), k.problems...)
+	if k.approval.kind == notApproved {
+		why := "no allow rule covers " + k.label
+		if k.distrust != "" {
+			why = k.label + " " + k.distrust + ", so neither rules nor the read-only set can allow it"
+		}
+		problems = append([]string{why}, problems...)
+	} else if len(problems) > 0 {
+		problems[0] = k.label + " " + problems[0]
+	}
+	v.Reason = strings.Join(problems, "; ")
+	if k.fixable {
+		v.Suggest = k.suggest
+	}
+	return v
+}

@@ -1,0 +1,232 @@
+package shell
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// Path is a file a command reads or writes, as written in the line.
+type Path struct {
+	// Name is the word as statically expanded (see Command.Argv); a relative one is
+	// relative to the folder the command runs in (Command.Dir, or Command.Dirs).
+	Name string
+	// Dynamic is true when the name holds an expansion only known at run time ($OUT,
+	// $(mktemp)); Name then keeps its source text.
+	Dynamic bool
+}
+
+// WritesFile reports whether the redirect opens a file for writing: output and
+// read-write operators whose target is not a descriptor and not a harmless device
+// (/dev/null, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N).
+func (r Redirect) WritesFile() bool {
+	switch r.Op {
+	case ">", ">>", ">|", "&>", "&>>", "<>", ">>|", "&>|", "&>>|":
+	case ">&":
+		// `>&word` duplicates a descriptor when word is a number or "-", and is `&>word`
+		// (stdout and stderr to a file) otherwise.
+		if !r.Dynamic && isFdWord(r.Target) {
+			return false
+		}
+	default:
+		return false
+	}
+	if r.Dynamic {
+		return true
+	}
+	return !harmlessDevice(r.Target)
+}
+
+func isFdWord(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true // ">&-" closes stdout
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return rest != "" && isFdWord(rest)
+	}
+	return false
+}
+
+// files fills in what c reads and writes, from its redirections and, for the commands
+// known to take files as operands, its arguments.
+func files(c *Command) {
+	for _, r := range c.Redirects {
+		if r.WritesFile() {
+			c.Writes = append(c.Writes, Path{Name: r.Target, Dynamic: r.Dynamic})
+		}
+		if r.Op == "<" || r.Op == "<>" { // <> both reads and writes
+			c.Reads = append(c.Reads, Path{Name: r.Target, Dynamic: r.Dynamic || holdsExpansion(r.Target)})
+		}
+	}
+	if len(c.Argv) == 0 {
+		return
+	}
+	if words, ok := fileArgs(c.Argv, true); ok {
+		// xargs appends operands read from its input: more files than the line names.
+		c.WritesFromInput = c.StdinArgs
+		for _, w := range words {
+			c.Writes = append(c.Writes, Path{Name: w, Dynamic: c.Dynamic && holdsExpansion(w)})
+		}
+	}
+	if words, ok := fileArgs(c.Argv, false); ok {
+		for _, w := range words {
+			c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
+		}
+	}
+}
+
+// holdsExpansion reports a word that holds the source text of an expansion.
+func holdsExpansion(w string) bool { return strings.ContainsAny(w, "$`") }
+
+// Commands whose operands are files they write (or remove).
+var (
+	writeCommands = []string{"rm", "rmdir", "unlink", "touch", "mkdir", "tee", "shred", "truncate",
+		"mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp", "chattr", "setfacl", "mkfifo", "mknod"}
+	// modeFirst: the first operand is a mode or an owner, not a file.
+	modeFirst = []string{"chmod", "chown", "chgrp", "chattr", "setfacl"}
+	// Commands whose operands are files they read.
+	readCommands = []string{"cat", "head", "tail", "less", "more", "wc", "grep", "egrep", "fgrep", "rg", "find",
+		"ls", "stat", "du", "file", "tree", "diff", "cmp", "sort", "uniq", "cut", "awk", "strings", "od", "xxd",
+		"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "nl", "tac", "column", "jq",
+		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip"}
+)
+
+// fileArgs returns the operands of argv that name files it writes (write) or reads.
+// ok is false when the command is not one whose operands are known to be files.
+func fileArgs(argv []string, write bool) ([]string, bool) {
+	name := path.Base(argv[0])
+	args := argv[1:]
+	switch {
+	case write && name == "dd":
+		var out []string
+		for _, a := range args {
+			if f, ok := strings.CutPrefix(a, "of="); ok {
+				out = append(out, f)
+			}
+		}
+		return out, true
+	case write && (name == "sed" || name == "perl"):
+		if !editsInPlace(args) {
+			return nil, false
+		}
+		return scriptFileArgs(args), true
+	case write && slices.Contains(writeCommands, name):
+		ops := wordsNotOptions(args)
+		if slices.Contains(modeFirst, name) && len(ops) > 0 && !hasLongOpt(args, "--reference") {
+			ops = ops[1:]
+		}
+		return ops, true
+	case !write && (name == "sed" || name == "perl" || name == "awk"):
+		return scriptFileArgs(args), true
+	case !write && slices.Contains(readCommands, name):
+		return wordsNotOptions(args), true
+	}
+	return nil, false
+}
+
+// wordsNotOptions are the words of args that are not options: everything after `--`, and
+// otherwise words not starting with "-"; the value of a `--name=value` option counts
+// when it looks like a path (`--target-directory=/x`).
+func wordsNotOptions(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if strings.HasPrefix(a, "--") {
+			if _, v, ok := strings.Cut(a, "="); ok && (strings.Contains(v, "/") || strings.HasPrefix(v, "~")) {
+				out = append(out, v)
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		if a != "-" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func hasLongOpt(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// editsInPlace reports whether sed or perl arguments edit files in place (-i, -i.bak,
+// --in-place, or i inside a cluster of short options such as -pi or -Ei).
+func editsInPlace(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--in-place") {
+			return true
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+			flags := a[1:]
+			// -e and -f take the script as their value: stop reading flags there.
+			if i := strings.IndexAny(flags, "ef"); i >= 0 {
+				flags = flags[:i]
+			}
+			if strings.Contains(flags, "i") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scriptFileArgs are the file operands of sed, perl or awk: the operands without the
+// script, which is the first operand unless -e/-f (or --expression/--file) gave it.
+func scriptFileArgs(args []string) []string {
+	var out []string
+	scriptGiven := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			out = append(out, args[i+1:]...)
+			i = len(args)
+		case a == "-e" || a == "-f" || a == "--expression" || a == "--file":
+			scriptGiven = true
+			i++ // its value
+		case strings.HasPrefix(a, "--expression=") || strings.HasPrefix(a, "--file="):
+			scriptGiven = true
+		case strings.HasPrefix(a, "-") && a != "-" && len(a) > 1 && !strings.HasPrefix(a, "--"):
+			// A cluster ending in e or f (-ne, -pie) takes the next word as the script.
+			if strings.HasSuffix(a, "e") || strings.HasSuffix(a, "f") {
+				scriptGiven = true
+				i++
+			} else if strings.ContainsAny(a[1:], "ef") {
+				scriptGiven = true // -e'script' written together
+			}
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			out = append(out, a)
+		}
+	}
+	if !scriptGiven && len(out) > 0 {
+		out = out[1:]
+	}
+	return out
+}

@@ -25,7 +25,6 @@ type guard struct {
 	audit    *permission.Audit
 	sandbox  *sandbox.Policy
 	approver permission.Approver
-	preHook  permission.PreToolHook
 	tmpDir   string // per-session temp dir, writable inside the sandbox
 	env      []string
 	closed   bool
@@ -96,10 +95,7 @@ func (s *Session) setupGuard(home string) error {
 		approver = notifying{o.Approver, g.hooks}
 	}
 	g.approver = approver
-	g.preHook = permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
-		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
-	})
-	g.gate = permission.NewGate(g.policy, approver, g.preHook, g.audit)
+	g.gate = permission.NewGate(g.policy, approver, g.hooks, g.audit)
 	// What a person approved outside the workspace becomes reachable for the tools: the
 	// folder a search was approved on, else exactly the file.
 	g.gate.OnAllowedOutside = func(toolName, path string) {
@@ -149,7 +145,7 @@ func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
 		if err != nil {
 			return []agent.Gate{g.gate}
 		}
-		sub := permission.NewGate(view, g.approver, g.preHook, g.audit)
+		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
 		return []agent.Gate{sub}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -131,25 +132,25 @@ func TestPreToolUseJSONDecisions(t *testing.T) {
 	cases := []struct {
 		name    string
 		outputs []string
-		want    hook.Verdict
+		want    permission.HookVerdict
 		from    []int // which hooks made the decision (Source)
 		errors  int   // runs reported as non-blocking errors
 	}{
-		{"allow", []string{allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{0}, 0},
-		{"ask beats allow", []string{allow, ask}, hook.Verdict{Decision: "ask", Reason: "check with the user"}, []int{1}, 0},
-		{"deny beats ask and allow", []string{ask, deny, allow}, hook.Verdict{Decision: "deny", Reason: "production database"}, []int{1}, 0},
-		{"two denials", []string{deny, block}, hook.Verdict{Decision: "deny", Reason: "production database\nlegacy no"}, []int{0, 1}, 0},
-		{"legacy approve", []string{approve}, hook.Verdict{Decision: "allow", Reason: "legacy ok"}, []int{0}, 0},
-		{"legacy block", []string{block, approve}, hook.Verdict{Decision: "deny", Reason: "legacy no"}, []int{0}, 0},
-		{"updatedInput", []string{rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, []int{0}, 0},
-		{"first updatedInput wins", []string{rewrite2, rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, []int{1}, 0},
-		{"denial drops updatedInput", []string{denyEdit, rewrite}, hook.Verdict{Decision: "deny", Reason: "no"}, []int{0}, 0},
-		{"no opinion", []string{none}, hook.Verdict{}, nil, 0},
-		{"plain text", []string{"looks fine"}, hook.Verdict{}, nil, 0},
-		{"broken JSON is plain text", []string{badJSON}, hook.Verdict{}, nil, 0},
-		{"typo is an error", []string{typo, allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{1}, 1},
-		{"other event's output is an error", []string{wrongEv}, hook.Verdict{}, nil, 1},
-		{"updatedInput must be an object", []string{notObject}, hook.Verdict{}, nil, 1},
+		{"allow", []string{allow}, permission.HookVerdict{Decision: "allow", Reason: "safe"}, []int{0}, 0},
+		{"ask beats allow", []string{allow, ask}, permission.HookVerdict{Decision: "ask", Reason: "check with the user"}, []int{1}, 0},
+		{"deny beats ask and allow", []string{ask, deny, allow}, permission.HookVerdict{Decision: "deny", Reason: "production database"}, []int{1}, 0},
+		{"two denials", []string{deny, block}, permission.HookVerdict{Decision: "deny", Reason: "production database\nlegacy no"}, []int{0, 1}, 0},
+		{"legacy approve", []string{approve}, permission.HookVerdict{Decision: "allow", Reason: "legacy ok"}, []int{0}, 0},
+		{"legacy block", []string{block, approve}, permission.HookVerdict{Decision: "deny", Reason: "legacy no"}, []int{0}, 0},
+		{"updatedInput", []string{rewrite}, permission.HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, []int{0}, 0},
+		{"first updatedInput wins", []string{rewrite2, rewrite}, permission.HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, []int{1}, 0},
+		{"denial drops updatedInput", []string{denyEdit, rewrite}, permission.HookVerdict{Decision: "deny", Reason: "no"}, []int{0}, 0},
+		{"no opinion", []string{none}, permission.HookVerdict{}, nil, 0},
+		{"plain text", []string{"looks fine"}, permission.HookVerdict{}, nil, 0},
+		{"broken JSON is plain text", []string{badJSON}, permission.HookVerdict{}, nil, 0},
+		{"typo is an error", []string{typo, allow}, permission.HookVerdict{Decision: "allow", Reason: "safe"}, []int{1}, 1},
+		{"other event's output is an error", []string{wrongEv}, permission.HookVerdict{}, nil, 1},
+		{"updatedInput must be an object", []string{notObject}, permission.HookVerdict{}, nil, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

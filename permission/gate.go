@@ -11,36 +11,35 @@ import (
 	"github.com/ouroagent/ouro/tool"
 )
 
-// HookVerdict is what the PreToolUse hooks decided about a call.
+// HookVerdict is what the hooks decided about a call: the PreToolUse hooks before the
+// policy, or the PermissionRequest hooks in place of a person. The hook package returns
+// it, combined over every hook that ran (deny > ask > allow > no opinion).
 type HookVerdict struct {
-	// Decision is "allow", "deny", "ask", or "" when no hook decided.
+	// Decision is "allow", "deny", "ask" (PreToolUse only), or "" when no hook decided.
 	Decision string
-	// Reason is the hook's reason (shown to the model on deny, to the user on ask).
+	// Reason is the hook's reason (shown to the model on deny, to the user on ask);
+	// several are joined by newlines.
 	Reason string
 	// UpdatedInput, when set, replaces the call's input; the policy checks the new one.
 	UpdatedInput json.RawMessage
-	// Source names the hook that decided (its command), for the audit and reasons.
+	// Source names the hooks that decided (their commands, or "func:" + name), for the
+	// audit and reasons.
 	Source string
 }
 
-// PreToolHook runs the PreToolUse hooks for a call.
-type PreToolHook interface {
+// Hooks are the hooks the gate runs (the hook package's *Runner is one).
+type Hooks interface {
+	// PreToolUse runs before the policy: its deny is final, its allow is weighed
+	// against the rules, its ask asks.
 	PreToolUse(ctx context.Context, c tool.Call) HookVerdict
 }
-
-// PreToolHookFunc adapts a function (around the hook package's runner, say) to
-// PreToolHook.
-type PreToolHookFunc func(ctx context.Context, c tool.Call) HookVerdict
-
-// PreToolUse calls f.
-func (f PreToolHookFunc) PreToolUse(ctx context.Context, c tool.Call) HookVerdict { return f(ctx, c) }
 
 // Gate is the agent.Gate that puts hooks, the policy and the approver in front of every
 // call, and records each decision in the audit.
 type Gate struct {
 	policy   *Policy
 	approver Approver
-	hooks    PreToolHook
+	hooks    Hooks
 	audit    *Audit
 
 	// OnAllowedOutside, when set, is told about a file tool's call (Read, Edit, Write,
@@ -62,7 +61,7 @@ var _ agent.Gate = (*Gate)(nil)
 
 // NewGate returns a gate. A nil approver refuses what would ask, as Headless does; nil
 // hooks means no hooks; a nil audit records nothing.
-func NewGate(policy *Policy, approver Approver, hooks PreToolHook, audit *Audit) *Gate {
+func NewGate(policy *Policy, approver Approver, hooks Hooks, audit *Audit) *Gate {
 	if approver == nil {
 		approver = Headless{}
 	}

@@ -35,6 +35,18 @@ func (h *fakeHook) PreToolUse(context.Context, tool.Call) HookVerdict {
 	return h.v
 }
 
+// hookFuncs answers with functions; a nil one has no opinion.
+type hookFuncs struct {
+	pre func(context.Context, tool.Call) HookVerdict
+}
+
+func (h hookFuncs) PreToolUse(ctx context.Context, c tool.Call) HookVerdict {
+	if h.pre == nil {
+		return HookVerdict{}
+	}
+	return h.pre(ctx, c)
+}
+
 func TestGateOrder(t *testing.T) {
 	e := newEnv(t)
 	rs := rules{allow: []string{"Bash(make *)"}, ask: []string{"Bash(git push *)"}, deny: []string{"Bash(curl *)"}}
@@ -265,12 +277,12 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	a.SetSession("s1")
 	p := e.policy(t, "", rules{allow: []string{"Bash(make *)"}, deny: []string{"Bash(curl *)"}})
 	ap := &fakeApprover{answer: Answer{Choice: No, Reason: "not now"}}
-	hooks := PreToolHookFunc(func(_ context.Context, c tool.Call) HookVerdict {
+	hooks := hookFuncs{pre: func(_ context.Context, c tool.Call) HookVerdict {
 		if strings.Contains(string(c.Input), "blocked") {
 			return HookVerdict{Decision: "deny", Reason: "blocked word", Source: "guard.sh"}
 		}
 		return HookVerdict{}
-	})
+	}}
 	g := NewGate(p, ap, hooks, a)
 	for i, cmd := range []string{"make all", "curl x", "npm i", "echo blocked"} {
 		c := e.call("Bash", bash(cmd))

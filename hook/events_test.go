@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 func stopOf(continued int) *agent.Stop {
@@ -350,6 +351,72 @@ func TestPermissionRequestDecisions(t *testing.T) {
 	}
 	if h := r.Halted(); h == nil || h.Reason != "not on Fridays" {
 		t.Fatalf("interrupt did not halt: %v", h)
+	}
+}
+
+// A PermissionRequest command hook in front of the real gate, headless (nobody to ask):
+// its allow lets a call through that would otherwise be refused, its deny refuses with
+// its message, no decision leaves the refusal; it is shown the tool and its input, and
+// it never runs for what the rules decide.
+func TestPermissionRequestAnswersForThePerson(t *testing.T) {
+	e := newEnv(t)
+	answer := e.script(`in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/seen.jsonl"
+case "$in" in
+*'"npm test"'*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}' ;;
+*'"npm publish"'*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"CI publishes"}}}' ;;
+esac`)
+	r := e.runner(on("PermissionRequest", "Bash", answer))
+	ws, err := workspace.New(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.NewPolicy(permission.PolicyConfig{Workspace: ws, Settings: &settings.Settings{
+		Permissions: settings.Permissions{Deny: []settings.Rule{{Text: "Bash(curl *)"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := permission.NewGate(policy, nil, r, nil)
+	decide := func(command string) agent.Decision {
+		c := bash("toolu_"+command, command)
+		return gate.Gate(context.Background(), c)
+	}
+
+	if d := decide("npm test"); d.Deny {
+		t.Errorf("the hook's allow did not let npm test through: %s", d.Reason)
+	}
+	if d := decide("npm publish"); !d.Deny || !strings.Contains(d.Reason, "CI publishes") {
+		t.Errorf("the hook's deny: %+v", d)
+	}
+	if d := decide("npm ci"); !d.Deny || !strings.HasPrefix(d.Reason, "headless run:") {
+		t.Errorf("without a decision the headless refusal stays: %+v", d)
+	}
+	if d := decide("ls"); d.Deny {
+		t.Errorf("ls: %s", d.Reason)
+	}
+	if d := decide("curl npm test"); !d.Deny {
+		t.Error("a deny rule's call was let through")
+	}
+
+	var seen []string
+	for _, line := range strings.Split(strings.TrimSpace(e.read("seen.jsonl")), "\n") {
+		var in struct {
+			Event     string          `json:"hook_event_name"`
+			ToolName  string          `json:"tool_name"`
+			ToolInput json.RawMessage `json:"tool_input"`
+			ToolUseID string          `json:"tool_use_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("payload %q: %v", line, err)
+		}
+		if in.Event != "PermissionRequest" || in.ToolName != "Bash" || in.ToolUseID == "" {
+			t.Errorf("payload %s", line)
+		}
+		seen = append(seen, string(in.ToolInput))
+	}
+	want := []string{`{"command":"npm test"}`, `{"command":"npm publish"}`, `{"command":"npm ci"}`}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("the hook saw %q, want %q (only what would ask)", seen, want)
 	}
 }
 

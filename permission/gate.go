@@ -32,6 +32,10 @@ type Hooks interface {
 	// PreToolUse runs before the policy: its deny is final, its allow is weighed
 	// against the rules, its ask asks.
 	PreToolUse(ctx context.Context, c tool.Call) HookVerdict
+	// PermissionRequest runs only when the call would be put to a person (or refused
+	// because nobody can be asked, as in a headless run): its allow or deny answers
+	// instead of the approver; no decision leaves the question to the approver.
+	PermissionRequest(ctx context.Context, c tool.Call) HookVerdict
 }
 
 // Gate is the agent.Gate that puts hooks, the policy and the approver in front of every
@@ -71,11 +75,12 @@ func NewGate(policy *Policy, approver Approver, hooks Hooks, audit *Audit) *Gate
 // Policy is the policy the gate applies.
 func (g *Gate) Policy() *Policy { return g.policy }
 
-// Gate decides on one call, in this order: a hook's deny denies; a hook's updatedInput
-// replaces the input, and the policy judges the new one; a policy deny denies; an ask
-// rule asks the approver even when a hook allowed (a hook's allow cannot override a
+// Gate decides on one call, in this order: a PreToolUse hook's deny denies; its
+// updatedInput replaces the input, and the policy judges the new one; a policy deny
+// denies; an ask rule asks even when a hook allowed (a hook's allow cannot override a
 // deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
-// anything else asks.
+// anything else asks. To ask, the PermissionRequest hooks run first and their allow or
+// deny answers; only without one is the approver asked.
 func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	var hv HookVerdict
 	if g.hooks != nil {
@@ -143,6 +148,9 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	if v.Source != "" && !strings.Contains(reach, v.Source) && v.Behavior == Ask {
 		reach += " [" + v.Source + "]"
 	}
+	if dec, answered := g.permissionRequest(ctx, call, d); answered {
+		return dec
+	}
 	rules := v.Suggest
 	if hookWhy != "" && v.Behavior == Allow {
 		rules = nil
@@ -195,6 +203,44 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 		reason += "; do not try it again another way without asking"
 	}
 	return g.deny(call, "user: no", reason)
+}
+
+// permissionRequest lets the PermissionRequest hooks answer for the person about to be
+// asked. A deny refuses the call. An allow lets it through, with the hook's updatedInput
+// if it gave one; that new input is judged by the policy again, so a hook cannot reach
+// through it what a deny rule or the hard-deny set refuses. answered is false when no
+// hook decided.
+func (g *Gate) permissionRequest(ctx context.Context, call tool.Call, d agent.Decision) (dec agent.Decision, answered bool) {
+	if g.hooks == nil {
+		return agent.Decision{}, false
+	}
+	hv := g.hooks.PermissionRequest(ctx, call)
+	source := "PermissionRequest hook"
+	if hv.Source != "" {
+		source += " " + hv.Source
+	}
+	switch hv.Decision {
+	case "deny":
+		reason := hv.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return g.deny(call, source, fmt.Sprintf("a PermissionRequest hook refused %s %s: %s", call.Name, SummarizeInput(call), reason)), true
+	case "allow":
+		if len(hv.UpdatedInput) > 0 {
+			call.Input = hv.UpdatedInput
+			if v := g.policy.Check(ctx, call); v.Behavior == Deny {
+				return g.deny(call, v.Source, v.Reason), true
+			}
+			d.UpdatedInput = hv.UpdatedInput
+		}
+		reason := "a PermissionRequest hook allowed it"
+		if hv.Reason != "" {
+			reason += ": " + hv.Reason
+		}
+		return g.allow(call, d, source, reason), true
+	}
+	return agent.Decision{}, false
 }
 
 // allowedOutside tells OnAllowedOutside about the real path an allowed file tool's call

@@ -71,6 +71,11 @@ func (s *Session) setupGuard(home string) error {
 		return err
 	}
 	g.audit.SetSession(s.writer.ID())
+	// A record that cannot be written (a full disk, say) stops nothing, but the user is
+	// told, once, that the log is incomplete.
+	g.audit.OnFailure(func(err error) {
+		fmt.Fprintf(o.Warn, "ouro: WARNING: the audit log could not be written (%v); records of this session are missing from it\n", err)
+	})
 	g.hooks, err = hook.New(hook.Config{
 		Hooks: set.Hooks, ProjectDir: s.CWD, SessionID: s.writer.ID(), TranscriptPath: s.writer.Path(), CWD: s.CWD,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
@@ -80,7 +85,7 @@ func (s *Session) setupGuard(home string) error {
 			if r.Source != "" {
 				src += " (" + r.Source + ")"
 			}
-			_ = g.audit.Record(permission.AuditRecord{Kind: "hook", Tool: r.Event, Source: src, Status: r.Outcome,
+			g.audit.Record(permission.AuditRecord{Kind: "hook", Tool: r.Event, Source: src, Status: r.Outcome,
 				Decision: r.Decision, Reason: r.Message, DurationMS: r.Duration.Milliseconds()})
 		},
 	})
@@ -169,13 +174,13 @@ func (g *guard) observe(e agent.Event) {
 	if e.Result.IsError {
 		status = "error"
 	}
-	_ = g.audit.RecordRun(*e.Call, status, e.End.Sub(e.Start))
+	g.audit.RecordRun(*e.Call, status, e.End.Sub(e.Start))
 }
 
 // AfterTool records every file a call changed, with its hash before and after.
 func (g *guard) AfterTool(_ context.Context, _ tool.Call, r *tool.Result) {
 	for _, f := range r.Files {
-		_ = g.audit.RecordFileChange(f.Path, f.Before, f.After)
+		g.audit.RecordFileChange(f.Path, f.Before, f.After)
 	}
 }
 

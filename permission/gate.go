@@ -56,9 +56,6 @@ type Gate struct {
 
 	// mu lets one prompt at a time reach the approver.
 	mu sync.Mutex
-
-	errMu    sync.Mutex
-	auditErr error
 }
 
 var _ agent.Gate = (*Gate)(nil)
@@ -276,22 +273,8 @@ func (g *Gate) deny(call tool.Call, source, reason string) agent.Decision {
 	return agent.Decision{Deny: true, Reason: reason}
 }
 
-// record writes the decision to the audit. A failed write does not change the decision;
-// the first failure is kept for AuditError.
+// record writes the decision to the audit; a failed write does not change the decision
+// (the audit reports it, see Audit.OnFailure).
 func (g *Gate) record(call tool.Call, decision, source, reason string) {
-	if err := g.audit.RecordDecision(call, decision, source, reason); err != nil {
-		g.errMu.Lock()
-		if g.auditErr == nil {
-			g.auditErr = err
-		}
-		g.errMu.Unlock()
-	}
-}
-
-// AuditError is the first failure to write a decision to the audit, if any, so the
-// caller can warn once.
-func (g *Gate) AuditError() error {
-	g.errMu.Lock()
-	defer g.errMu.Unlock()
-	return g.auditErr
+	g.audit.RecordDecision(call, decision, source, reason)
 }

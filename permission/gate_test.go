@@ -299,7 +299,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 		c.ID = "toolu_" + string(rune('a'+i))
 		g.Gate(context.Background(), c)
 	}
-	if err := g.AuditError(); err != nil {
+	if err := a.Err(); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
@@ -331,7 +331,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	if d := g.Gate(context.Background(), c); d.Deny {
 		t.Error(d.Reason)
 	}
-	if g.AuditError() == nil {
+	if a.Err() == nil {
 		t.Error("a failed audit write was not reported")
 	}
 }

@@ -25,7 +25,6 @@ type guard struct {
 	audit    *permission.Audit
 	sandbox  *sandbox.Policy
 	approver permission.Approver
-	preHook  permission.PreToolHook
 	tmpDir   string // per-session temp dir, writable inside the sandbox
 	env      []string
 	closed   bool
@@ -72,6 +71,11 @@ func (s *Session) setupGuard(home string) error {
 		return err
 	}
 	g.audit.SetSession(s.writer.ID())
+	// A record that cannot be written (a full disk, say) stops nothing, but the user is
+	// told, once, that the log is incomplete.
+	g.audit.OnFailure(func(err error) {
+		fmt.Fprintf(o.Warn, "ouro: WARNING: the audit log could not be written (%v); records of this session are missing from it\n", err)
+	})
 	g.hooks, err = hook.New(hook.Config{
 		Hooks: set.Hooks, ProjectDir: s.CWD, SessionID: s.writer.ID(), TranscriptPath: s.writer.Path(), CWD: s.CWD,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
@@ -81,7 +85,7 @@ func (s *Session) setupGuard(home string) error {
 			if r.Source != "" {
 				src += " (" + r.Source + ")"
 			}
-			_ = g.audit.Record(permission.AuditRecord{Kind: "hook", Tool: r.Event, Source: src, Status: r.Outcome,
+			g.audit.Record(permission.AuditRecord{Kind: "hook", Tool: r.Event, Source: src, Status: r.Outcome,
 				Decision: r.Decision, Reason: r.Message, DurationMS: r.Duration.Milliseconds()})
 		},
 	})
@@ -96,10 +100,7 @@ func (s *Session) setupGuard(home string) error {
 		approver = notifying{o.Approver, g.hooks}
 	}
 	g.approver = approver
-	g.preHook = permission.PreToolHookFunc(func(ctx context.Context, c tool.Call) permission.HookVerdict {
-		return permission.HookVerdict(g.hooks.PreToolUse(ctx, c))
-	})
-	g.gate = permission.NewGate(g.policy, approver, g.preHook, g.audit)
+	g.gate = permission.NewGate(g.policy, approver, g.hooks, g.audit)
 	// What a person approved outside the workspace becomes reachable for the tools: the
 	// folder a search was approved on, else exactly the file.
 	g.gate.OnAllowedOutside = func(toolName, path string) {
@@ -149,7 +150,7 @@ func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
 		if err != nil {
 			return []agent.Gate{g.gate}
 		}
-		sub := permission.NewGate(view, g.approver, g.preHook, g.audit)
+		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
 		return []agent.Gate{sub}
 	}
@@ -173,13 +174,13 @@ func (g *guard) observe(e agent.Event) {
 	if e.Result.IsError {
 		status = "error"
 	}
-	_ = g.audit.RecordRun(*e.Call, status, e.End.Sub(e.Start))
+	g.audit.RecordRun(*e.Call, status, e.End.Sub(e.Start))
 }
 
 // AfterTool records every file a call changed, with its hash before and after.
 func (g *guard) AfterTool(_ context.Context, _ tool.Call, r *tool.Result) {
 	for _, f := range r.Files {
-		_ = g.audit.RecordFileChange(f.Path, f.Before, f.After)
+		g.audit.RecordFileChange(f.Path, f.Before, f.After)
 	}
 }
 

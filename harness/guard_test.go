@@ -124,3 +124,35 @@ func TestRuleAllowedOutsideReadHappens(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 }
+
+// An audit log that cannot be written (here: on a full disk) stops nothing, and the user
+// is told once, however many records are lost.
+func TestAuditWriteFailureIsToldOnce(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full to stand for a full disk")
+	}
+	home, cwd := t.TempDir(), t.TempDir()
+	proj := ProjectDirFor(home, cwd)
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/full", filepath.Join(proj, "audit.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: bash("echo one > a.txt")},
+		{ToolCalls: bash("echo two > b.txt")},
+		{Text: "wrote both"},
+	}, func(o *Options) { o.Warn = &warn })
+	if out := s.Run(context.Background(), "write"); !out.OK() {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, "b.txt")); err != nil || string(b) != "two\n" {
+		t.Fatalf("the second call did not run: %q %v", b, err)
+	}
+	const told = "ouro: WARNING: the audit log could not be written"
+	if n := strings.Count(warn.String(), told); n != 1 || !strings.Contains(warn.String(), "no space left on device") {
+		t.Fatalf("told %d times, want once:\n%s", n, warn.String())
+	}
+}

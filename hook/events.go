@@ -8,22 +8,15 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/tool"
 )
 
-// Verdict is what PreToolUse and PermissionRequest hooks decided about a call, combined
-// over every hook that ran: deny > ask > allow > "" (no opinion).
-type Verdict struct {
-	Decision string // "allow", "deny", "ask" or ""
-	// Reason is the reason of the winning decision (several joined by newlines).
-	Reason string
-	// UpdatedInput, when set, replaces the call's input.
-	UpdatedInput json.RawMessage
-	// Source names the hooks that made the winning decision (their commands, or
-	// "func:" + name), for the audit. The fields match permission.HookVerdict's, so one
-	// converts to the other.
-	Source string
-}
+// The runner answers for the permission gate: PreToolUse and PermissionRequest fold the
+// decisions of every hook that ran into one permission.HookVerdict, deny > ask > allow >
+// "" (no opinion); its Source names the hooks that made the winning decision (their
+// commands, or "func:" + name).
+var _ permission.Hooks = (*Runner)(nil)
 
 var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
 
@@ -33,13 +26,13 @@ var rank = map[string]int{"": 0, "allow": 1, "ask": 2, "deny": 3}
 // additionalContext reaches the model: in the denial reason, or appended to the call's
 // result by PostToolUse when the call runs. While a continue:false is pending, every
 // call is denied without running hooks: the run is stopping.
-func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) Verdict {
+func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) permission.HookVerdict {
 	if h := r.Halted(); h != nil {
-		return Verdict{Decision: "deny", Reason: "Not run: " + h.Error() + ".", Source: h.Command}
+		return permission.HookVerdict{Decision: "deny", Reason: "Not run: " + h.Error() + ".", Source: h.Command}
 	}
 	in := r.input(PreToolUse)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
-	var v Verdict
+	var v permission.HookVerdict
 	var votes votes
 	var extra []string
 	var updated json.RawMessage
@@ -101,10 +94,10 @@ func (o Output) preToolDecision() (decision, reason string) {
 // PermissionRequest runs the PermissionRequest hooks for a call that would ask the
 // user: hookSpecificOutput.decision.behavior allow|deny answers for the user (deny >
 // allow); exit code 2 denies with stderr; interrupt with deny also stops the agent.
-func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) Verdict {
+func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) permission.HookVerdict {
 	in := r.input(PermissionRequest)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
-	var v Verdict
+	var v permission.HookVerdict
 	var votes votes
 	var updated json.RawMessage
 	for _, x := range r.fire(ctx, in) {

@@ -14,8 +14,10 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 func stopOf(continued int) *agent.Stop {
@@ -131,25 +133,25 @@ func TestPreToolUseJSONDecisions(t *testing.T) {
 	cases := []struct {
 		name    string
 		outputs []string
-		want    hook.Verdict
+		want    permission.HookVerdict
 		from    []int // which hooks made the decision (Source)
 		errors  int   // runs reported as non-blocking errors
 	}{
-		{"allow", []string{allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{0}, 0},
-		{"ask beats allow", []string{allow, ask}, hook.Verdict{Decision: "ask", Reason: "check with the user"}, []int{1}, 0},
-		{"deny beats ask and allow", []string{ask, deny, allow}, hook.Verdict{Decision: "deny", Reason: "production database"}, []int{1}, 0},
-		{"two denials", []string{deny, block}, hook.Verdict{Decision: "deny", Reason: "production database\nlegacy no"}, []int{0, 1}, 0},
-		{"legacy approve", []string{approve}, hook.Verdict{Decision: "allow", Reason: "legacy ok"}, []int{0}, 0},
-		{"legacy block", []string{block, approve}, hook.Verdict{Decision: "deny", Reason: "legacy no"}, []int{0}, 0},
-		{"updatedInput", []string{rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, []int{0}, 0},
-		{"first updatedInput wins", []string{rewrite2, rewrite}, hook.Verdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, []int{1}, 0},
-		{"denial drops updatedInput", []string{denyEdit, rewrite}, hook.Verdict{Decision: "deny", Reason: "no"}, []int{0}, 0},
-		{"no opinion", []string{none}, hook.Verdict{}, nil, 0},
-		{"plain text", []string{"looks fine"}, hook.Verdict{}, nil, 0},
-		{"broken JSON is plain text", []string{badJSON}, hook.Verdict{}, nil, 0},
-		{"typo is an error", []string{typo, allow}, hook.Verdict{Decision: "allow", Reason: "safe"}, []int{1}, 1},
-		{"other event's output is an error", []string{wrongEv}, hook.Verdict{}, nil, 1},
-		{"updatedInput must be an object", []string{notObject}, hook.Verdict{}, nil, 1},
+		{"allow", []string{allow}, permission.HookVerdict{Decision: "allow", Reason: "safe"}, []int{0}, 0},
+		{"ask beats allow", []string{allow, ask}, permission.HookVerdict{Decision: "ask", Reason: "check with the user"}, []int{1}, 0},
+		{"deny beats ask and allow", []string{ask, deny, allow}, permission.HookVerdict{Decision: "deny", Reason: "production database"}, []int{1}, 0},
+		{"two denials", []string{deny, block}, permission.HookVerdict{Decision: "deny", Reason: "production database\nlegacy no"}, []int{0, 1}, 0},
+		{"legacy approve", []string{approve}, permission.HookVerdict{Decision: "allow", Reason: "legacy ok"}, []int{0}, 0},
+		{"legacy block", []string{block, approve}, permission.HookVerdict{Decision: "deny", Reason: "legacy no"}, []int{0}, 0},
+		{"updatedInput", []string{rewrite}, permission.HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la --color=never"}`)}, []int{0}, 0},
+		{"first updatedInput wins", []string{rewrite2, rewrite}, permission.HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(`{"command":"echo second"}`)}, []int{1}, 0},
+		{"denial drops updatedInput", []string{denyEdit, rewrite}, permission.HookVerdict{Decision: "deny", Reason: "no"}, []int{0}, 0},
+		{"no opinion", []string{none}, permission.HookVerdict{}, nil, 0},
+		{"plain text", []string{"looks fine"}, permission.HookVerdict{}, nil, 0},
+		{"broken JSON is plain text", []string{badJSON}, permission.HookVerdict{}, nil, 0},
+		{"typo is an error", []string{typo, allow}, permission.HookVerdict{Decision: "allow", Reason: "safe"}, []int{1}, 1},
+		{"other event's output is an error", []string{wrongEv}, permission.HookVerdict{}, nil, 1},
+		{"updatedInput must be an object", []string{notObject}, permission.HookVerdict{}, nil, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -349,6 +351,72 @@ func TestPermissionRequestDecisions(t *testing.T) {
 	}
 	if h := r.Halted(); h == nil || h.Reason != "not on Fridays" {
 		t.Fatalf("interrupt did not halt: %v", h)
+	}
+}
+
+// A PermissionRequest command hook in front of the real gate, headless (nobody to ask):
+// its allow lets a call through that would otherwise be refused, its deny refuses with
+// its message, no decision leaves the refusal; it is shown the tool and its input, and
+// it never runs for what the rules decide.
+func TestPermissionRequestAnswersForThePerson(t *testing.T) {
+	e := newEnv(t)
+	answer := e.script(`in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/seen.jsonl"
+case "$in" in
+*'"npm test"'*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}' ;;
+*'"npm publish"'*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"CI publishes"}}}' ;;
+esac`)
+	r := e.runner(on("PermissionRequest", "Bash", answer))
+	ws, err := workspace.New(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.NewPolicy(permission.PolicyConfig{Workspace: ws, Settings: &settings.Settings{
+		Permissions: settings.Permissions{Deny: []settings.Rule{{Text: "Bash(curl *)"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := permission.NewGate(policy, nil, r, nil)
+	decide := func(command string) agent.Decision {
+		c := bash("toolu_"+command, command)
+		return gate.Gate(context.Background(), c)
+	}
+
+	if d := decide("npm test"); d.Deny {
+		t.Errorf("the hook's allow did not let npm test through: %s", d.Reason)
+	}
+	if d := decide("npm publish"); !d.Deny || !strings.Contains(d.Reason, "CI publishes") {
+		t.Errorf("the hook's deny: %+v", d)
+	}
+	if d := decide("npm ci"); !d.Deny || !strings.HasPrefix(d.Reason, "headless run:") {
+		t.Errorf("without a decision the headless refusal stays: %+v", d)
+	}
+	if d := decide("ls"); d.Deny {
+		t.Errorf("ls: %s", d.Reason)
+	}
+	if d := decide("curl npm test"); !d.Deny {
+		t.Error("a deny rule's call was let through")
+	}
+
+	var seen []string
+	for _, line := range strings.Split(strings.TrimSpace(e.read("seen.jsonl")), "\n") {
+		var in struct {
+			Event     string          `json:"hook_event_name"`
+			ToolName  string          `json:"tool_name"`
+			ToolInput json.RawMessage `json:"tool_input"`
+			ToolUseID string          `json:"tool_use_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("payload %q: %v", line, err)
+		}
+		if in.Event != "PermissionRequest" || in.ToolName != "Bash" || in.ToolUseID == "" {
+			t.Errorf("payload %s", line)
+		}
+		seen = append(seen, string(in.ToolInput))
+	}
+	want := []string{`{"command":"npm test"}`, `{"command":"npm publish"}`, `{"command":"npm ci"}`}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("the hook saw %q, want %q (only what would ask)", seen, want)
 	}
 }
 

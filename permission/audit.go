@@ -97,14 +97,18 @@ func orNone(h string) string {
 
 // Audit appends records to an audit.jsonl file. Each record is one write of one line to
 // a file opened for appending, so records from concurrent sessions do not interleave.
-// A nil *Audit records nothing. It is safe for concurrent use.
+// A record that cannot be written (a full disk, a closed log) never stops what it
+// records: the audit keeps the first failure (Err) and tells OnFailure's function about
+// it once. A nil *Audit records nothing. It is safe for concurrent use.
 type Audit struct {
 	path string
 
-	mu      sync.Mutex
-	f       *os.File
-	session string
-	now     func() time.Time
+	mu        sync.Mutex
+	f         *os.File
+	session   string
+	now       func() time.Time
+	failed    error
+	onFailure func(error)
 }
 
 // OpenAudit opens (creating it and its folder if needed) the audit log at path.
@@ -137,13 +141,45 @@ func (a *Audit) SetSession(id string) {
 	a.session = id
 }
 
-// Record appends r, filling in the time and session when they are unset.
-func (a *Audit) Record(r AuditRecord) error {
+// OnFailure sets the function told about the first record that could not be written,
+// so the user learns the log is incomplete; it is called once, outside the audit's lock.
+func (a *Audit) OnFailure(f func(error)) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.onFailure = f
+}
+
+// Err is the first failure to write a record, if any.
+func (a *Audit) Err() error {
 	if a == nil {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.failed
+}
+
+// Record appends r, filling in the time and session when they are unset.
+func (a *Audit) Record(r AuditRecord) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	err := a.write(r)
+	var tell func(error)
+	if err != nil && a.failed == nil {
+		a.failed, tell = err, a.onFailure
+	}
+	a.mu.Unlock()
+	if tell != nil {
+		tell(err)
+	}
+}
+
+func (a *Audit) write(r AuditRecord) error {
 	if a.f == nil {
 		return fmt.Errorf("audit %s: closed", a.path)
 	}
@@ -157,27 +193,25 @@ func (a *Audit) Record(r AuditRecord) error {
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", a.path, err)
 	}
-	if _, err := a.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("audit %s: %w", a.path, err)
-	}
-	return nil
+	_, err = a.f.Write(append(line, '\n')) // a *PathError: it names the file
+	return err
 }
 
 // RecordDecision appends a permission decision on c.
-func (a *Audit) RecordDecision(c tool.Call, decision, source, reason string) error {
-	return a.Record(AuditRecord{Kind: AuditDecision, ToolUseID: c.ID, Tool: c.Name, Input: SummarizeInput(c),
+func (a *Audit) RecordDecision(c tool.Call, decision, source, reason string) {
+	a.Record(AuditRecord{Kind: AuditDecision, ToolUseID: c.ID, Tool: c.Name, Input: SummarizeInput(c),
 		Decision: decision, Source: source, Reason: reason})
 }
 
 // RecordRun appends the run of c: its status (ok, error, interrupted) and how long it took.
-func (a *Audit) RecordRun(c tool.Call, status string, d time.Duration) error {
-	return a.Record(AuditRecord{Kind: AuditRun, ToolUseID: c.ID, Tool: c.Name, Input: SummarizeInput(c),
+func (a *Audit) RecordRun(c tool.Call, status string, d time.Duration) {
+	a.Record(AuditRecord{Kind: AuditRun, ToolUseID: c.ID, Tool: c.Name, Input: SummarizeInput(c),
 		Status: status, DurationMS: d.Milliseconds()})
 }
 
 // RecordFileChange appends a change of the file at path; hashes come from FileHash.
-func (a *Audit) RecordFileChange(path, hashBefore, hashAfter string) error {
-	return a.Record(AuditRecord{Kind: AuditFile, Path: path, HashBefore: hashBefore, HashAfter: hashAfter})
+func (a *Audit) RecordFileChange(path, hashBefore, hashAfter string) {
+	a.Record(AuditRecord{Kind: AuditFile, Path: path, HashBefore: hashBefore, HashAfter: hashAfter})
 }
 
 // Close closes the log; later records fail.

@@ -27,9 +27,10 @@ func TestAuditAppendAndRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(a.RecordDecision(call, "allow", "mode acceptEdits", "acceptEdits mode allows edits inside the workspace"))
-	must(a.RecordRun(call, "ok", 1500*time.Millisecond))
-	must(a.RecordFileChange("/p/a.go", "", "sha256:abc"))
+	a.RecordDecision(call, "allow", "mode acceptEdits", "acceptEdits mode allows edits inside the workspace")
+	a.RecordRun(call, "ok", 1500*time.Millisecond)
+	a.RecordFileChange("/p/a.go", "", "sha256:abc")
+	must(a.Err())
 	must(a.Close())
 
 	// A second process appends to the same file.
@@ -37,10 +38,12 @@ func TestAuditAppendAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(b.RecordRun(tool.Call{ID: "toolu_2", Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}, "error", 20*time.Millisecond))
+	b.RecordRun(tool.Call{ID: "toolu_2", Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}, "error", 20*time.Millisecond)
+	must(b.Err())
 	must(b.Close())
-	if err := b.RecordRun(call, "ok", 0); err == nil {
-		t.Error("a closed audit accepted a record")
+	b.RecordRun(call, "ok", 0)
+	if err := b.Err(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("a closed audit accepted a record: %v", err)
 	}
 
 	recs, err := ReadAudit(path)
@@ -112,13 +115,14 @@ func TestAuditConcurrentWritersKeepLinesWhole(t *testing.T) {
 			defer wg.Done()
 			for j := range 10 {
 				c := tool.Call{ID: fmt.Sprintf("t%d-%d", i, j), Name: "Bash", Input: json.RawMessage(`{"command":"` + strings.Repeat("x", 3000) + `"}`)}
-				if err := a.RecordDecision(c, "allow", "test", ""); err != nil {
-					t.Error(err)
-				}
+				a.RecordDecision(c, "allow", "test", "")
 			}
 		}()
 	}
 	wg.Wait()
+	if err := a.Err(); err != nil {
+		t.Fatal(err)
+	}
 	a.Close()
 	recs, err := ReadAudit(path)
 	if err != nil || len(recs) != 200 {
@@ -128,12 +132,45 @@ func TestAuditConcurrentWritersKeepLinesWhole(t *testing.T) {
 
 func TestNilAuditRecordsNothing(t *testing.T) {
 	var a *Audit
-	if err := a.RecordDecision(tool.Call{}, "allow", "", ""); err != nil {
-		t.Error(err)
-	}
+	a.RecordDecision(tool.Call{}, "allow", "", "")
 	a.SetSession("x")
-	if a.Path() != "" || a.Close() != nil {
+	a.OnFailure(func(error) { t.Error("a nil audit failed") })
+	if a.Path() != "" || a.Close() != nil || a.Err() != nil {
 		t.Error("nil audit")
+	}
+}
+
+// A full disk loses records but stops nothing: the first failure is kept and told once,
+// however many records fail after it, and every kind of record reports it.
+func TestAuditReportsAFailedWriteOnce(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full to stand for a full disk")
+	}
+	call := tool.Call{ID: "toolu_1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}
+	for name, record := range map[string]func(*Audit){
+		"decision": func(a *Audit) { a.RecordDecision(call, "allow", "read-only command", "") },
+		"run":      func(a *Audit) { a.RecordRun(call, "ok", time.Second) },
+		"file":     func(a *Audit) { a.RecordFileChange("/p/a.go", "", "sha256:abc") },
+		"hook":     func(a *Audit) { a.Record(AuditRecord{Kind: "hook", Tool: "PreToolUse", Status: "success"}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, err := OpenAudit("/dev/full")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			var told []error
+			a.OnFailure(func(err error) { told = append(told, err) })
+			record(a)
+			record(a)
+			a.RecordDecision(call, "deny", "user: no", "")
+			if len(told) != 1 || !strings.Contains(told[0].Error(), "/dev/full") || !strings.Contains(told[0].Error(), "no space left") {
+				t.Fatalf("told %v, want the first failure once", told)
+			}
+			if a.Err() != told[0] {
+				t.Errorf("Err = %v, want the first failure", a.Err())
+			}
+		})
 	}
 }
 

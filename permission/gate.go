@@ -11,36 +11,39 @@ import (
 	"github.com/ouroagent/ouro/tool"
 )
 
-// HookVerdict is what the PreToolUse hooks decided about a call.
+// HookVerdict is what the hooks decided about a call: the PreToolUse hooks before the
+// policy, or the PermissionRequest hooks in place of a person. The hook package returns
+// it, combined over every hook that ran (deny > ask > allow > no opinion).
 type HookVerdict struct {
-	// Decision is "allow", "deny", "ask", or "" when no hook decided.
+	// Decision is "allow", "deny", "ask" (PreToolUse only), or "" when no hook decided.
 	Decision string
-	// Reason is the hook's reason (shown to the model on deny, to the user on ask).
+	// Reason is the hook's reason (shown to the model on deny, to the user on ask);
+	// several are joined by newlines.
 	Reason string
 	// UpdatedInput, when set, replaces the call's input; the policy checks the new one.
 	UpdatedInput json.RawMessage
-	// Source names the hook that decided (its command), for the audit and reasons.
+	// Source names the hooks that decided (their commands, or "func:" + name), for the
+	// audit and reasons.
 	Source string
 }
 
-// PreToolHook runs the PreToolUse hooks for a call.
-type PreToolHook interface {
+// Hooks are the hooks the gate runs (the hook package's *Runner is one).
+type Hooks interface {
+	// PreToolUse runs before the policy: its deny is final, its allow is weighed
+	// against the rules, its ask asks.
 	PreToolUse(ctx context.Context, c tool.Call) HookVerdict
+	// PermissionRequest runs only when the call would be put to a person (or refused
+	// because nobody can be asked, as in a headless run): its allow or deny answers
+	// instead of the approver; no decision leaves the question to the approver.
+	PermissionRequest(ctx context.Context, c tool.Call) HookVerdict
 }
-
-// PreToolHookFunc adapts a function (around the hook package's runner, say) to
-// PreToolHook.
-type PreToolHookFunc func(ctx context.Context, c tool.Call) HookVerdict
-
-// PreToolUse calls f.
-func (f PreToolHookFunc) PreToolUse(ctx context.Context, c tool.Call) HookVerdict { return f(ctx, c) }
 
 // Gate is the agent.Gate that puts hooks, the policy and the approver in front of every
 // call, and records each decision in the audit.
 type Gate struct {
 	policy   *Policy
 	approver Approver
-	hooks    PreToolHook
+	hooks    Hooks
 	audit    *Audit
 
 	// OnAllowedOutside, when set, is told about a file tool's call (Read, Edit, Write,
@@ -53,16 +56,13 @@ type Gate struct {
 
 	// mu lets one prompt at a time reach the approver.
 	mu sync.Mutex
-
-	errMu    sync.Mutex
-	auditErr error
 }
 
 var _ agent.Gate = (*Gate)(nil)
 
 // NewGate returns a gate. A nil approver refuses what would ask, as Headless does; nil
 // hooks means no hooks; a nil audit records nothing.
-func NewGate(policy *Policy, approver Approver, hooks PreToolHook, audit *Audit) *Gate {
+func NewGate(policy *Policy, approver Approver, hooks Hooks, audit *Audit) *Gate {
 	if approver == nil {
 		approver = Headless{}
 	}
@@ -72,11 +72,12 @@ func NewGate(policy *Policy, approver Approver, hooks PreToolHook, audit *Audit)
 // Policy is the policy the gate applies.
 func (g *Gate) Policy() *Policy { return g.policy }
 
-// Gate decides on one call, in this order: a hook's deny denies; a hook's updatedInput
-// replaces the input, and the policy judges the new one; a policy deny denies; an ask
-// rule asks the approver even when a hook allowed (a hook's allow cannot override a
+// Gate decides on one call, in this order: a PreToolUse hook's deny denies; its
+// updatedInput replaces the input, and the policy judges the new one; a policy deny
+// denies; an ask rule asks even when a hook allowed (a hook's allow cannot override a
 // deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
-// anything else asks.
+// anything else asks. To ask, the PermissionRequest hooks run first and their allow or
+// deny answers; only without one is the approver asked.
 func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	var hv HookVerdict
 	if g.hooks != nil {
@@ -144,6 +145,9 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	if v.Source != "" && !strings.Contains(reach, v.Source) && v.Behavior == Ask {
 		reach += " [" + v.Source + "]"
 	}
+	if dec, answered := g.permissionRequest(ctx, call, d); answered {
+		return dec
+	}
 	rules := v.Suggest
 	if hookWhy != "" && v.Behavior == Allow {
 		rules = nil
@@ -198,6 +202,44 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	return g.deny(call, "user: no", reason)
 }
 
+// permissionRequest lets the PermissionRequest hooks answer for the person about to be
+// asked. A deny refuses the call. An allow lets it through, with the hook's updatedInput
+// if it gave one; that new input is judged by the policy again, so a hook cannot reach
+// through it what a deny rule or the hard-deny set refuses. answered is false when no
+// hook decided.
+func (g *Gate) permissionRequest(ctx context.Context, call tool.Call, d agent.Decision) (dec agent.Decision, answered bool) {
+	if g.hooks == nil {
+		return agent.Decision{}, false
+	}
+	hv := g.hooks.PermissionRequest(ctx, call)
+	source := "PermissionRequest hook"
+	if hv.Source != "" {
+		source += " " + hv.Source
+	}
+	switch hv.Decision {
+	case "deny":
+		reason := hv.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return g.deny(call, source, fmt.Sprintf("a PermissionRequest hook refused %s %s: %s", call.Name, SummarizeInput(call), reason)), true
+	case "allow":
+		if len(hv.UpdatedInput) > 0 {
+			call.Input = hv.UpdatedInput
+			if v := g.policy.Check(ctx, call); v.Behavior == Deny {
+				return g.deny(call, v.Source, v.Reason), true
+			}
+			d.UpdatedInput = hv.UpdatedInput
+		}
+		reason := "a PermissionRequest hook allowed it"
+		if hv.Reason != "" {
+			reason += ": " + hv.Reason
+		}
+		return g.allow(call, d, source, reason), true
+	}
+	return agent.Decision{}, false
+}
+
 // allowedOutside tells OnAllowedOutside about the real path an allowed file tool's call
 // reaches, when that path is outside the workspace's roots.
 func (g *Gate) allowedOutside(call tool.Call) {
@@ -231,22 +273,8 @@ func (g *Gate) deny(call tool.Call, source, reason string) agent.Decision {
 	return agent.Decision{Deny: true, Reason: reason}
 }
 
-// record writes the decision to the audit. A failed write does not change the decision;
-// the first failure is kept for AuditError.
+// record writes the decision to the audit; a failed write does not change the decision
+// (the audit reports it, see Audit.OnFailure).
 func (g *Gate) record(call tool.Call, decision, source, reason string) {
-	if err := g.audit.RecordDecision(call, decision, source, reason); err != nil {
-		g.errMu.Lock()
-		if g.auditErr == nil {
-			g.auditErr = err
-		}
-		g.errMu.Unlock()
-	}
-}
-
-// AuditError is the first failure to write a decision to the audit, if any, so the
-// caller can warn once.
-func (g *Gate) AuditError() error {
-	g.errMu.Lock()
-	defer g.errMu.Unlock()
-	return g.auditErr
+	g.audit.RecordDecision(call, decision, source, reason)
 }

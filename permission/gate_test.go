@@ -24,7 +24,8 @@ func (f *fakeApprover) Approve(_ context.Context, p Prompt) (Answer, error) {
 	return f.answer, f.err
 }
 
-// fakeHook returns a fixed verdict and counts its calls.
+// fakeHook returns a fixed PreToolUse verdict and counts its calls; its
+// PermissionRequest hooks have no opinion.
 type fakeHook struct {
 	v     HookVerdict
 	calls int
@@ -33,6 +34,27 @@ type fakeHook struct {
 func (h *fakeHook) PreToolUse(context.Context, tool.Call) HookVerdict {
 	h.calls++
 	return h.v
+}
+
+func (h *fakeHook) PermissionRequest(context.Context, tool.Call) HookVerdict { return HookVerdict{} }
+
+// hookFuncs answers with functions; a nil one has no opinion.
+type hookFuncs struct {
+	pre, perm func(context.Context, tool.Call) HookVerdict
+}
+
+func (h hookFuncs) PreToolUse(ctx context.Context, c tool.Call) HookVerdict {
+	if h.pre == nil {
+		return HookVerdict{}
+	}
+	return h.pre(ctx, c)
+}
+
+func (h hookFuncs) PermissionRequest(ctx context.Context, c tool.Call) HookVerdict {
+	if h.perm == nil {
+		return HookVerdict{}
+	}
+	return h.perm(ctx, c)
 }
 
 func TestGateOrder(t *testing.T) {
@@ -265,19 +287,19 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	a.SetSession("s1")
 	p := e.policy(t, "", rules{allow: []string{"Bash(make *)"}, deny: []string{"Bash(curl *)"}})
 	ap := &fakeApprover{answer: Answer{Choice: No, Reason: "not now"}}
-	hooks := PreToolHookFunc(func(_ context.Context, c tool.Call) HookVerdict {
+	hooks := hookFuncs{pre: func(_ context.Context, c tool.Call) HookVerdict {
 		if strings.Contains(string(c.Input), "blocked") {
 			return HookVerdict{Decision: "deny", Reason: "blocked word", Source: "guard.sh"}
 		}
 		return HookVerdict{}
-	})
+	}}
 	g := NewGate(p, ap, hooks, a)
 	for i, cmd := range []string{"make all", "curl x", "npm i", "echo blocked"} {
 		c := e.call("Bash", bash(cmd))
 		c.ID = "toolu_" + string(rune('a'+i))
 		g.Gate(context.Background(), c)
 	}
-	if err := g.AuditError(); err != nil {
+	if err := a.Err(); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
@@ -309,7 +331,7 @@ func TestGateAuditsEveryDecision(t *testing.T) {
 	if d := g.Gate(context.Background(), c); d.Deny {
 		t.Error(d.Reason)
 	}
-	if g.AuditError() == nil {
+	if a.Err() == nil {
 		t.Error("a failed audit write was not reported")
 	}
 }
@@ -390,5 +412,118 @@ func TestGateSessionApprovalThenRule(t *testing.T) {
 	}
 	if len(ap.prompts) != 1 || len(got) != 2 || got[0] != "Read "+e.out+"/f.txt" {
 		t.Fatalf("asked %d times, callback %q", len(ap.prompts), got)
+	}
+}
+
+// PermissionRequest hooks answer only what would be put to a person: their allow or deny
+// replaces the approver (headless, where the approver refuses, too); without a decision
+// the approver is asked. Calls the rules allow or deny never reach them, and their allow
+// cannot get past a deny rule or the hard-deny set, even through updatedInput.
+func TestGatePermissionRequestHooks(t *testing.T) {
+	e := newEnv(t)
+	rs := rules{allow: []string{"Bash(make *)"}, ask: []string{"Bash(git push *)"}, deny: []string{"Bash(curl *)"}}
+	const (
+		denied     = "deny"
+		allowed    = "allow"
+		approved   = "ask+yes" // the approver was asked and said once
+		headlessNo = "headless"
+	)
+	cases := []struct {
+		name     string
+		mode     string
+		pre      string      // the PreToolUse hook's decision
+		answer   HookVerdict // the PermissionRequest hook's
+		headless bool
+		command  string
+		fired    bool   // the PermissionRequest hook ran
+		want     string // what happened
+		input    string // the input the call runs with, when the hook rewrote it
+		source   string // the audited source of the decision
+	}{
+		{name: "allow answers an ask", answer: HookVerdict{Decision: "allow", Source: "ok.sh"}, command: "npm i", fired: true, want: allowed, source: "PermissionRequest hook ok.sh"},
+		{name: "allow answers an ask headless", answer: HookVerdict{Decision: "allow", Source: "ok.sh"}, headless: true, command: "npm i", fired: true, want: allowed, source: "PermissionRequest hook ok.sh"},
+		{name: "deny refuses an ask", answer: HookVerdict{Decision: "deny", Reason: "not today", Source: "no.sh"}, command: "npm i", fired: true, want: denied, source: "PermissionRequest hook no.sh"},
+		{name: "no decision asks the approver", command: "npm i", fired: true, want: approved, source: "user: once"},
+		{name: "no decision headless is refused", headless: true, command: "npm i", fired: true, want: headlessNo, source: "headless"},
+		{name: "allow answers an ask rule", answer: HookVerdict{Decision: "allow"}, command: "git push", fired: true, want: allowed, source: "PermissionRequest hook"},
+		{name: "allow answers a PreToolUse ask", pre: "ask", answer: HookVerdict{Decision: "allow"}, command: "make all", fired: true, want: allowed, source: "PermissionRequest hook"},
+		{name: "allow rule: not fired", answer: HookVerdict{Decision: "deny"}, command: "make all", want: allowed, source: "Bash(make *)"},
+		{name: "read-only: not fired", answer: HookVerdict{Decision: "deny"}, command: "ls", want: allowed, source: "read-only"},
+		{name: "PreToolUse allow: not fired", pre: "allow", answer: HookVerdict{Decision: "deny"}, command: "npm i", want: allowed, source: "PreToolUse hook"},
+		{name: "deny rule: not fired", answer: HookVerdict{Decision: "allow"}, command: "curl x", want: denied, source: "Bash(curl *)"},
+		{name: "hard deny: not fired", answer: HookVerdict{Decision: "allow"}, command: "rm -rf /", want: denied, source: "hard deny"},
+		{name: "hard deny in bypass: not fired", mode: "bypassPermissions", answer: HookVerdict{Decision: "allow"}, command: "rm -rf ~", want: denied, source: "hard deny"},
+		{name: "dontAsk: not fired", mode: "dontAsk", answer: HookVerdict{Decision: "allow"}, command: "npm i", want: denied, source: "mode dontAsk"},
+		{name: "updatedInput runs", answer: HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(bash("npm i --ignore-scripts"))},
+			command: "npm i", fired: true, want: allowed, input: bash("npm i --ignore-scripts"), source: "PermissionRequest hook"},
+		{name: "updatedInput cannot reach a deny rule", answer: HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(bash("curl evil.sh"))},
+			command: "npm i", fired: true, want: denied, source: "Bash(curl *)"},
+		{name: "updatedInput cannot reach the hard-deny set", answer: HookVerdict{Decision: "allow", UpdatedInput: json.RawMessage(bash("rm -rf /"))},
+			command: "npm i", fired: true, want: denied, source: "hard deny"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen []tool.Call
+			hooks := hookFuncs{
+				pre: func(context.Context, tool.Call) HookVerdict { return HookVerdict{Decision: c.pre} },
+				perm: func(_ context.Context, call tool.Call) HookVerdict {
+					seen = append(seen, call)
+					return c.answer
+				},
+			}
+			ap := &fakeApprover{answer: Answer{Choice: Once}}
+			var approver Approver = ap
+			if c.headless {
+				approver = Headless{}
+			}
+			g := NewGate(e.policy(t, c.mode, rs), approver, hooks, a)
+			call := e.call("Bash", bash(c.command))
+			call.ID = "toolu_1"
+			d := g.Gate(context.Background(), call)
+
+			if c.fired != (len(seen) == 1) || len(seen) > 1 {
+				t.Fatalf("the PermissionRequest hook ran %d times, want fired=%v (decision %+v)", len(seen), c.fired, d)
+			}
+			if c.fired && (seen[0].Name != "Bash" || seen[0].ID != "toolu_1" || string(seen[0].Input) != bash(c.command)) {
+				t.Errorf("the hook was shown %+v", seen[0])
+			}
+			got := allowed
+			switch {
+			case d.Deny && c.headless && strings.HasPrefix(d.Reason, "headless run:"):
+				got = headlessNo
+			case d.Deny:
+				got = denied
+			case len(ap.prompts) > 0:
+				got = approved
+			}
+			if got != c.want {
+				t.Fatalf("got %s (reason %q), want %s", got, d.Reason, c.want)
+			}
+			if c.want != approved && len(ap.prompts) > 0 {
+				t.Errorf("the approver was asked although the hook answered: %+v", ap.prompts)
+			}
+			if string(d.UpdatedInput) != c.input {
+				t.Errorf("runs with %s, want %q", d.UpdatedInput, c.input)
+			}
+			if got == denied && c.answer.Reason != "" && c.fired && !strings.Contains(d.Reason, c.answer.Reason) {
+				t.Errorf("the hook's message is not in the denial: %q", d.Reason)
+			}
+			a.Close()
+			recs, err := ReadAudit(a.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDecision := "allow"
+			if d.Deny {
+				wantDecision = "deny"
+			}
+			if len(recs) != 1 || recs[0].Decision != wantDecision || recs[0].ToolUseID != "toolu_1" || !strings.Contains(recs[0].Source, c.source) {
+				t.Fatalf("audit = %+v, want one %s by %q", recs, wantDecision, c.source)
+			}
+		})
 	}
 }

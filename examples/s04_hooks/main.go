@@ -83,10 +83,7 @@ func main() {
 	check(err)
 	policy, err := permission.NewPolicy(permission.PolicyConfig{Workspace: ws})
 	check(err)
-	gate := permission.NewGate(policy, permission.Headless{}, permission.PreToolHookFunc(
-		func(ctx context.Context, c tool.Call) permission.HookVerdict {
-			return permission.HookVerdict(runner.PreToolUse(ctx, c))
-		}), nil)
+	gate := permission.NewGate(policy, permission.Headless{}, runner, nil)
 
 	bash := func(cmd string) scripted.ToolCall {
 		return scripted.ToolCall{Name: "Bash", Input: []byte(fmt.Sprintf(`{"command":%q}`, cmd))}

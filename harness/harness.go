@@ -393,10 +393,26 @@ func (s *Session) openTranscript() error {
 	if err != nil {
 		return err
 	}
+	// Lock the transcript before reading it, so what is read is what the next entry
+	// follows; a session another process is writing is forked instead of interleaved.
+	w, openErr := session.OpenAppend(info.Path)
+	if openErr != nil && !errors.Is(openErr, session.ErrInUse) {
+		return fmt.Errorf("reopen transcript: %w", openErr)
+	}
 	t, err := session.Load(info.Path)
 	if err != nil {
+		if w != nil {
+			w.Close()
+		}
 		return err
 	}
+	if w == nil {
+		if w, err = session.Fork(s.projectDir, t, session.Meta{Model: s.Model, CWD: s.CWD, Version: o.Version}); err != nil {
+			return fmt.Errorf("session %s is in use by another ouro process, and forking it failed: %w", t.ID, err)
+		}
+		fmt.Fprintf(o.Warn, "ouro: session %s is in use by another ouro process; continuing in a new session %s forked from it\n", t.ID, w.ID())
+	}
+	s.writer = w
 	for _, e := range t.Entries {
 		switch e.Type {
 		case entryTodo:
@@ -417,9 +433,6 @@ func (s *Session) openTranscript() error {
 	}
 	s.Conv.Messages = msgs
 	s.Resumed = true
-	if s.writer, err = session.OpenAppend(info.Path); err != nil {
-		return fmt.Errorf("reopen transcript: %w", err)
-	}
 	return nil
 }
 

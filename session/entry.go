@@ -24,6 +24,8 @@ type Meta struct {
 	CWD     string    `json:"cwd,omitempty"`
 	Version string    `json:"version,omitempty"` // ouro's version
 	Created time.Time `json:"created"`           // set by Create when zero
+	// ForkedFrom is the session this one continues (Fork), when it was in use elsewhere.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // Entry is one line of a transcript. User and assistant entries carry Message; every other

@@ -58,6 +58,11 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
 	}
+	if _, err := tryLock(f); err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("create session %s: lock %s: %w", meta.ID, path, err)
+	}
 	w := &Writer{id: meta.ID, path: path, cwd: meta.CWD, f: f}
 	if err := w.AppendEntry(TypeSession, meta); err != nil {
 		_ = f.Close()
@@ -67,20 +72,36 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	return w, nil
 }
 
+// ErrInUse is returned by OpenAppend when another process has the transcript open for
+// writing: two writers would interleave their turns and corrupt the session.
+var ErrInUse = errors.New("the session is in use by another ouro process")
+
 // OpenAppend continues an existing transcript: new entries chain to its last readable
 // entry and carry its session ID and cwd. If the file ends in a partial line (a crash
 // mid-write), the next entry starts on a fresh line so it is not glued to the torn one.
+// The writer holds an exclusive lock on the file until Close; while another writer holds
+// it, OpenAppend fails with ErrInUse (see Fork).
 func OpenAppend(path string) (*Writer, error) {
 	if filepath.Ext(path) != ".jsonl" {
 		return nil, fmt.Errorf("open session %s: a transcript file name ends in .jsonl", path)
 	}
-	t, err := Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("open session for appending: %w", err)
-	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	busy, err := tryLock(f)
+	if busy || err != nil {
+		_ = f.Close()
+		if busy {
+			return nil, fmt.Errorf("open session %s: %w", path, ErrInUse)
+		}
+		return nil, fmt.Errorf("open session %s: lock: %w", path, err)
+	}
+	// Read under the lock: what the last writer left is complete now.
+	t, err := Load(path)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("open session for appending: %w", err)
 	}
 	torn, err := endsTorn(f)
 	if err != nil {
@@ -93,6 +114,37 @@ func OpenAppend(path string) (*Writer, error) {
 		cwd = last.CWD
 	}
 	return &Writer{id: t.ID, path: path, cwd: cwd, f: f, last: last.UUID, torn: torn}, nil
+}
+
+// Fork starts a new transcript in projectDir that continues t: every entry of t after its
+// session line is written again, in order, under the new session's ID, so resuming the fork
+// restores the same conversation and state. meta.ForkedFrom is set to t's ID. It is how a
+// session that another process is writing is continued without touching it.
+func Fork(projectDir string, t *Transcript, meta Meta) (*Writer, error) {
+	meta.ForkedFrom = t.ID
+	w, err := Create(projectDir, meta)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range t.Entries {
+		switch {
+		case e.Type == TypeSession:
+			continue
+		case e.Message != nil:
+			err = w.AppendMessage(*e.Message)
+		default:
+			err = w.AppendEntry(e.Type, e.Data)
+		}
+		if err != nil {
+			_ = w.Close()
+			return nil, fmt.Errorf("fork session %s: %w", t.ID, err)
+		}
+	}
+	if err := w.Sync(); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("fork session %s: %w", t.ID, err)
+	}
+	return w, nil
 }
 
 // endsTorn reports whether the file's last byte is not a newline.

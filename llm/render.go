@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // RenderMessages is a conversation as plain text for a side call that reads it (memory
@@ -20,13 +22,13 @@ func RenderMessages(msgs []Message, max int) string {
 				b.WriteString(blk.Text + "\n")
 			case BlockToolUse:
 				in, _ := json.Marshal(blk.Input)
-				fmt.Fprintf(&b, "[tool call %s %s]\n", blk.Name, clipText(string(in), 500))
+				fmt.Fprintf(&b, "[tool call %s %s]\n", blk.Name, textcut.Bytes(string(in), 500, "…"))
 			case BlockToolResult:
 				label := "tool result"
 				if blk.IsError {
 					label = "tool error"
 				}
-				fmt.Fprintf(&b, "[%s] %s\n", label, clipText(blk.ResultText(), 1500))
+				fmt.Fprintf(&b, "[%s] %s\n", label, textcut.Bytes(blk.ResultText(), 1500, "…"))
 			}
 		}
 		if t := strings.TrimSpace(b.String()); t != "" {
@@ -47,14 +49,7 @@ func DecodeJSONIn(text string, open, close byte, v any) error {
 	i := strings.IndexByte(text, open)
 	j := strings.LastIndexByte(text, close)
 	if i < 0 || j < i {
-		return fmt.Errorf("no JSON in the answer %q", clipText(text, 200))
+		return fmt.Errorf("no JSON in the answer %q", textcut.Bytes(text, 200, "…"))
 	}
 	return json.Unmarshal([]byte(text[i:j+1]), v)
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

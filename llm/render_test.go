@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRenderMessagesKeepsTheEnd(t *testing.T) {
@@ -22,6 +23,46 @@ func TestRenderMessagesKeepsTheEnd(t *testing.T) {
 	if strings.Contains(tail, "first request") || !strings.Contains(tail, "no such file") {
 		t.Errorf("a bounded rendering should keep the latest messages:\n%s", tail)
 	}
+}
+
+// A judge or memory extraction reads this rendering: a clipped tool call or result must
+// stay valid text, with no character and no emoji cut in half.
+func TestRenderMessagesCutsChineseAndEmojiCleanly(t *testing.T) {
+	const family, thumb = "👨‍👩‍👧", "👍🏽" // a ZWJ family (18 bytes) and a thumb with a skin tone (8)
+	result := "x" + strings.Repeat("代理循环工具", 100)
+	msgs := []Message{
+		{Role: RoleAssistant, Content: []Block{ToolUseBlock("t1", "Note", json.RawMessage(`{"n":"`+strings.Repeat(family+thumb, 30)+`"}`))}},
+		{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "t1", Content: []Block{TextBlock(result)}}}},
+	}
+	out := RenderMessages(msgs, 0)
+	if !utf8.ValidString(out) {
+		t.Fatalf("rendering is not valid UTF-8:\n%q", out)
+	}
+	call, ok := between(out, "[tool call Note ", "]\n")
+	if !ok || len(call) > 500 || !strings.HasSuffix(call, "…") {
+		t.Fatalf("tool call should be clipped to 500 bytes with a marker, got %d bytes:\n%s", len(call), call)
+	}
+	rest := strings.TrimSuffix(strings.TrimPrefix(call, `{"n":"`), "…")
+	if rest = strings.ReplaceAll(strings.ReplaceAll(rest, family, ""), thumb, ""); rest != "" {
+		t.Errorf("the clipped call splits an emoji, leaving %q", rest)
+	}
+	res, ok := between(out, "[tool result] ", "\n")
+	if !ok || len(res) > 1500 || !strings.HasSuffix(res, "…") {
+		t.Fatalf("tool result should be clipped to 1500 bytes with a marker, got %d bytes:\n%s", len(res), res)
+	}
+	if !strings.HasPrefix(result, strings.TrimSuffix(res, "…")) || len(res) < 1490 {
+		t.Errorf("the clipped result is not the start of the result, cut at the last whole character: %q", res)
+	}
+}
+
+// between returns the text after start up to end, or to the end of s when end is not in it.
+func between(s, start, end string) (string, bool) {
+	_, after, ok := strings.Cut(s, start)
+	if !ok {
+		return "", false
+	}
+	in, _, _ := strings.Cut(after, end)
+	return in, true
 }
 
 func TestDecodeJSONIn(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -220,7 +221,7 @@ func (t Turn) CheckExpect(msgs []llm.Message) error {
 		}
 	}
 	if !containsFold(text, t.ExpectContains) {
-		return fmt.Errorf("script expectation failed: expected the last message to contain %q; it was: %s", t.ExpectContains, clip(text, 400))
+		return fmt.Errorf("script expectation failed: expected the last message to contain %q; it was: %s", t.ExpectContains, textcut.Bytes(text, 400, "…"))
 	}
 	return nil
 }

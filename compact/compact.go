@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -378,7 +379,7 @@ func describeInput(in json.RawMessage) string {
 	}
 	for _, k := range []string{"file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description"} {
 		if s, ok := m[k].(string); ok && s != "" {
-			return clip(strings.Join(strings.Fields(s), " "), 80)
+			return textcut.Bytes(strings.Join(strings.Fields(s), " "), 80, "…")
 		}
 	}
 	return ""
@@ -403,17 +404,6 @@ func hasResult(m llm.Message) bool {
 		}
 	}
 	return false
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	k := n
-	for k > 0 && (s[k]&0xC0) == 0x80 {
-		k--
-	}
-	return s[:k] + "…"
 }
 
 func blockBytes(b llm.Block) int {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/tool"
@@ -182,7 +183,7 @@ func TestLongSessionStaysInWindow(t *testing.T) {
 			}
 			for _, p := range s.sum.Prompts() {
 				if !strings.Contains(p, "Files touched in the session: src/file_") {
-					t.Fatalf("summary prompt lacks the files touched: %s", clip(p, 500))
+					t.Fatalf("summary prompt lacks the files touched: %s", textcut.Bytes(p, 500, "…"))
 				}
 			}
 		})
@@ -201,7 +202,7 @@ func TestPromptTooLongRecovered(t *testing.T) {
 		t.Fatalf("%d summaries, want 1 (the reactive one)", len(prompts))
 	}
 	if !strings.Contains(prompts[0], "src/file_019.go") || !strings.Contains(prompts[0], "src/file_000.go") || !strings.Contains(prompts[0], "/tmp/t.jsonl") {
-		t.Fatalf("summary prompt lacks files or transcript: %s", clip(prompts[0], 800))
+		t.Fatalf("summary prompt lacks files or transcript: %s", textcut.Bytes(prompts[0], 800, "…"))
 	}
 	var reactive bool
 	for _, e := range s.events {
@@ -214,7 +215,7 @@ func TestPromptTooLongRecovered(t *testing.T) {
 	}
 	first := s.conv.Messages[0].Text()
 	if !strings.Contains(first, "<summary>") {
-		t.Fatalf("history does not start with the summary: %s", clip(first, 300))
+		t.Fatalf("history does not start with the summary: %s", textcut.Bytes(first, 300, "…"))
 	}
 }
 
@@ -268,7 +269,7 @@ func TestManualCompactWithFocus(t *testing.T) {
 	}
 	p := s.sum.Prompts()
 	if len(p) != 1 || !strings.Contains(p[0], "Focus the summary on: the parser bug") || !strings.Contains(p[0], "[in_progress] read files") {
-		t.Fatalf("prompts %d: %s", len(p), clip(strings.Join(p, "|"), 600))
+		t.Fatalf("prompts %d: %s", len(p), textcut.Bytes(strings.Join(p, "|"), 600, "…"))
 	}
 	first := s.conv.Messages[0]
 	if !strings.Contains(first.Text(), "<summary>") || !strings.Contains(first.Text(), "[in_progress] read files") {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -134,15 +135,15 @@ func (c *Compactor) summaryPrompt(msgs, all []llm.Message, restore []llm.Block, 
 		for _, b := range m.Content {
 			switch b.Type {
 			case llm.BlockText:
-				fmt.Fprintf(&p, "[%s] %s\n", m.Role, clip(b.Text, 4000))
+				fmt.Fprintf(&p, "[%s] %s\n", m.Role, textcut.Bytes(b.Text, 4000, "…"))
 			case llm.BlockToolUse:
-				fmt.Fprintf(&p, "[tool call %s] %s\n", b.Name, clip(string(b.Input), 1000))
+				fmt.Fprintf(&p, "[tool call %s] %s\n", b.Name, textcut.Bytes(string(b.Input), 1000, "…"))
 			case llm.BlockToolResult:
 				label := "tool result"
 				if b.IsError {
 					label = "tool error"
 				}
-				fmt.Fprintf(&p, "[%s] %s\n", label, clip(b.ResultText(), 1500))
+				fmt.Fprintf(&p, "[%s] %s\n", label, textcut.Bytes(b.ResultText(), 1500, "…"))
 			}
 		}
 		parts = append(parts, p.String())

@@ -193,7 +193,7 @@ func TestSummarizeInput(t *testing.T) {
 		`{"url":"https://x.org"}`:                        "https://x.org",
 		`{"pattern":"*.go","path":"src"}`:                "*.go src",
 		`{"todos":[]}`:                                   `{"todos":[]}`,
-		`{"command":"` + strings.Repeat("y", 600) + `"}`: strings.Repeat("y", 500) + "…",
+		`{"command":"` + strings.Repeat("y", 600) + `"}`: strings.Repeat("y", 497) + "…", // 500 bytes with the marker
 	}
 	for in, want := range cases {
 		if got := SummarizeInput(tool.Call{Input: json.RawMessage(in)}); got != want {

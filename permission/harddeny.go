@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/shell"
 )
 
@@ -19,7 +20,7 @@ func HardDeny(a shell.Analysis) (reason string, ok bool) {
 	for _, f := range a.Functions {
 		if f.SelfCalls >= 2 && f.Forks {
 			return fmt.Sprintf("fork bomb: function %s calls itself more than once in the background or a pipeline (%s)",
-				f.Name, clip(f.Text)), true
+				f.Name, textcut.Bytes(f.Text, maxQuote, "…")), true
 		}
 	}
 	for _, c := range a.Commands {
@@ -28,23 +29,14 @@ func HardDeny(a shell.Analysis) (reason string, ok bool) {
 			if slices.Contains(c.Wrappers, "sudo") || slices.Contains(c.Wrappers, "doas") {
 				via = " as root"
 			}
-			return fmt.Sprintf("%s%s: %s", why, via, clip(c.Text)), true
+			return fmt.Sprintf("%s%s: %s", why, via, textcut.Bytes(c.Text, maxQuote, "…")), true
 		}
 	}
 	return "", false
 }
 
-func clip(s string) string {
-	const n = 200
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// maxQuote bounds the command text quoted in a reason, in bytes.
+const maxQuote = 200
 
 func hardDenyCommand(c shell.Command) string {
 	for _, r := range c.Redirects {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
@@ -587,13 +588,7 @@ func (st *state) checkFile(toolName, p string, write bool) Verdict {
 	return v
 }
 
+// clipText is s on one line (each run of white space made one space), cut to n bytes.
 func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Bytes(strings.Join(strings.Fields(s), " "), n, "…")
 }

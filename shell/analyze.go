@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Redirect is one redirection of a simple command, or of a compound command around it.
@@ -180,24 +182,14 @@ func (sc *scope) fresh() *scope {
 		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
 }
 
-// clip shortens a reason quoting a long line.
-func clip(s string) string {
-	const n = 200
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// maxQuote bounds a reason quoting a long line, in bytes.
+const maxQuote = 200
 
 // maxAsk bounds the reasons kept, so that a hostile line cannot make the prompt huge.
 const maxAsk = 16
 
 func (w *walker) ask(format string, args ...any) {
-	r := clip(fmt.Sprintf(format, args...))
+	r := textcut.Bytes(fmt.Sprintf(format, args...), maxQuote, "…")
 	if w.asked[r] {
 		return
 	}

@@ -12,7 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Errors Latest and Find wrap, for callers that react to the kind of failure.
@@ -106,7 +107,7 @@ func describe(path string) (Info, error) {
 			if info.Summary == "" && l.Type == TypeUser {
 				for _, b := range l.Message.Content {
 					if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
-						info.Summary = clip(strings.Join(strings.Fields(b.Text), " "), summaryLen)
+						info.Summary = textcut.Runes(strings.Join(strings.Fields(b.Text), " "), summaryLen, "…")
 						break
 					}
 				}
@@ -184,18 +185,9 @@ func describeAll(infos []Info, n int) string {
 		}
 		s := in.ID
 		if in.Summary != "" {
-			s += fmt.Sprintf(" (%q)", clip(in.Summary, 40))
+			s += fmt.Sprintf(" (%q)", textcut.Runes(in.Summary, 40, "…"))
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// clip cuts s to at most n characters, marking the cut with "…".
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

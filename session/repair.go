@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -277,5 +278,5 @@ func rawInput(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) != nil {
 		s = string(raw)
 	}
-	return fmt.Sprintf("%q", clip(s, 200))
+	return fmt.Sprintf("%q", textcut.Runes(s, 200, "…"))
 }

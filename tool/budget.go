@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -85,15 +86,13 @@ func spill(dir string, c Call, text string) (string, error) {
 // headTail returns about h characters from the start and t from the end of s, cut at
 // line ends when one is near, never inside a character.
 func headTail(s string, h, t int) (string, string) {
-	runes := []rune(s)
-	if len(runes) <= h+t {
+	head, tail := textcut.HeadTailRunes(s, h, t)
+	if head == s {
 		return s, ""
 	}
-	head := string(runes[:h])
 	if i := strings.LastIndexByte(head, '\n'); i > len(head)*3/4 {
 		head = head[:i+1]
 	}
-	tail := string(runes[len(runes)-t:])
 	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/4 {
 		tail = tail[i+1:]
 	}

@@ -3,6 +3,8 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // DefaultMaxRepeats is how many blocked repetitions in a row end the run.
@@ -35,7 +37,7 @@ func (r *Registry) checkRepeat(key, name string) (Result, bool) {
 		return Result{}, false
 	}
 	r.streak++
-	res := Errorf("This exact %s call already failed, and nothing has changed since (no file written, no command run), so it was not run again: repeating it cannot produce new evidence. The earlier error was:\n%s\nChange the input or try a different approach.", name, clip(f.text, 600))
+	res := Errorf("This exact %s call already failed, and nothing has changed since (no file written, no command run), so it was not run again: repeating it cannot produce new evidence. The earlier error was:\n%s\nChange the input or try a different approach.", name, textcut.Bytes(f.text, 600, "…"))
 	max := r.opts.MaxRepeats
 	if max <= 0 {
 		max = DefaultMaxRepeats

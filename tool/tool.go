@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -270,7 +270,7 @@ func (r *Registry) Check(c Call) (v Valid, bad Result, ok bool) {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
-		return Valid{}, Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, clip(string(c.Input), 200)), false
+		return Valid{}, Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, textcut.Bytes(string(c.Input), 200, "…")), false
 	}
 	if err := r.schemas[c.Name].check(c.Input); err != nil {
 		return Valid{}, Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
@@ -286,7 +286,7 @@ func (r *Registry) execute(ctx context.Context, t Tool, x *Exec) (res Result, ra
 	defer func() {
 		if p := recover(); p != nil {
 			ran = true
-			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", x.Name, p, clip(string(debug.Stack()), 2000))
+			res = Errorf("Tool %s crashed: %v. This is a bug in ouro, not in your input; try another way.\n%s", x.Name, p, textcut.Bytes(string(debug.Stack()), 2000, "…"))
 		}
 	}()
 	out, err := t.Run(ctx, x)
@@ -302,14 +302,4 @@ func (r *Registry) execute(ctx context.Context, t Tool, x *Exec) (res Result, ra
 		out.Content = []llm.Block{llm.TextBlock(msg)}
 	}
 	return out, true
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // schema is a tool's compiled input schema plus what error messages need from it.
@@ -102,7 +104,7 @@ func (s *schema) check(input json.RawMessage) error {
 		if field != "" {
 			line += field + ": "
 			if v, ok := valueAt(inst, l.InstanceLocation); ok {
-				line += "got " + clip(compact(v), 120) + "; "
+				line += "got " + textcut.Bytes(compact(v), 120, "…") + "; "
 			}
 		}
 		line += msg
@@ -179,7 +181,7 @@ func (s *schema) allowed(prop string) string {
 		parts = append(parts, "one of "+compact(p.Enum))
 	}
 	if p.Description != "" {
-		parts = append(parts, clip(p.Description, 160))
+		parts = append(parts, textcut.Bytes(p.Description, 160, "…"))
 	}
 	return strings.Join(parts, "; ")
 }

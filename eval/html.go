@@ -7,7 +7,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Chart geometry, in SVG user units: a label column, the bars, and room for the value.
@@ -136,7 +137,7 @@ func buildChart(m metricDef, tasks []TaskReport) htmlChart {
 	}
 	for i, t := range tasks {
 		b := htmlBar{
-			Label:     cutLabel(t.Task),
+			Label:     textcut.Runes(t.Task, chartLabelRunes, "…"),
 			FullLabel: t.Task,
 			Y:         4 + i*chartRowHeight + (chartRowHeight-chartBarHeight)/2,
 			TextY:     4 + i*chartRowHeight + chartRowHeight/2 + 4,
@@ -154,15 +155,6 @@ func buildChart(m metricDef, tasks []TaskReport) htmlChart {
 		c.Bars = append(c.Bars, b)
 	}
 	return c
-}
-
-// cutLabel shortens a task name for the chart's label column; the full name is the title.
-func cutLabel(s string) string {
-	if utf8.RuneCountInString(s) <= chartLabelRunes {
-		return s
-	}
-	rs := []rune(s)
-	return string(rs[:chartLabelRunes-1]) + "…"
 }
 
 func buildRun(run RunResult) htmlRun {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/scout"
 	"github.com/ouroagent/ouro/tool"
@@ -332,10 +333,10 @@ func (c *recorder) classify(r *RunResult, denials []agent.Denial, work string) {
 	failedBefore := map[string]string{}
 	for _, cr := range c.calls {
 		r.ToolCalls++
-		desc := fmt.Sprintf("%s %s", cr.call.Name, clip(compactJSON(cr.call.Input), 120))
+		desc := fmt.Sprintf("%s %s", cr.call.Name, textcut.Bytes(compactJSON(cr.call.Input), 120, "…"))
 		if reason, ok := denied[cr.call.ID]; ok {
 			r.OutOfBounds++
-			r.OutOfBound = append(r.OutOfBound, fmt.Sprintf("%s: denied: %s", desc, clip(reason, 200)))
+			r.OutOfBound = append(r.OutOfBound, fmt.Sprintf("%s: denied: %s", desc, textcut.Bytes(reason, 200, "…")))
 			continue
 		}
 		if p := outsidePath(cr.call.Input, work); p != "" {
@@ -467,15 +468,7 @@ func runTest(ctx context.Context, dir, command string, timeout time.Duration) st
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("the test command %q fails after the run (%v):\n%s", command, err, tailLines(string(out), 12))
-}
-
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return fmt.Sprintf("the test command %q fails after the run (%v):\n%s", command, err, textcut.LastLines(string(out), 12))
 }
 
 // snapshot hashes every file under dir (relative slash paths), ignoring caches the test
@@ -517,13 +510,6 @@ func copyFile(src, dst string) error {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // compactJSON puts a call's input on one line for the report.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -122,7 +123,7 @@ func lastSummary(msgs []llm.Message) string {
 	for _, b := range m.Content {
 		switch b.Type {
 		case llm.BlockText:
-			parts = append(parts, fmt.Sprintf("text %q", clipStr(b.Text, 60)))
+			parts = append(parts, fmt.Sprintf("text %q", textcut.Runes(b.Text, 60, "…")))
 		case llm.BlockToolResult:
 			parts = append(parts, "tool_result "+b.ToolUseID)
 		default:
@@ -130,12 +131,4 @@ func lastSummary(msgs []llm.Message) string {
 		}
 	}
 	return fmt.Sprintf("%d messages, last (%s): %s", len(msgs), m.Role, strings.Join(parts, ", "))
-}
-
-func clipStr(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/scout"
 	"github.com/ouroagent/ouro/ui"
@@ -208,17 +209,9 @@ func runScout(cmd *cobra.Command, f *scoutFlags, cfg scout.Config) error {
 func progress(w io.Writer) agent.Observer {
 	return func(e agent.Event) {
 		if e.Type == agent.EventToolStart && e.Call != nil {
-			fmt.Fprintf(w, "  %s %s\n", e.Call.Name, clipLine(permission.SummarizeInput(*e.Call), 100))
+			fmt.Fprintf(w, "  %s %s\n", e.Call.Name, textcut.Bytes(permission.SummarizeInput(*e.Call), 100, "…"))
 		}
 	}
-}
-
-func clipLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // writeScoutReport prints the report with unsupported citations marked, then the verdict.
@@ -261,7 +254,7 @@ func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 	}
 	fmt.Fprintf(w, "files read: %d", len(r.FilesSeen))
 	if len(r.FilesSeen) > 0 {
-		fmt.Fprintf(w, " (%s)", clipLine(strings.Join(r.FilesSeen, ", "), 200))
+		fmt.Fprintf(w, " (%s)", textcut.Bytes(strings.ReplaceAll(strings.Join(r.FilesSeen, ", "), "\n", " "), 200, "…"))
 	}
 	fmt.Fprintln(w)
 	if fx := r.Fix; fx != nil && len(fx.Proposed) > 0 {
@@ -274,7 +267,7 @@ func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 		fmt.Fprintf(w, "changed: %s (%d lines)\n", orNone(strings.Join(fx.Changed, ", ")), fx.DiffLines)
 		fmt.Fprintf(w, "tests after the last edit (model): %v · %q now: %s\n", fx.TestedAfterEdit, cfg.Fix.Test, passFail(fx.TestPassed))
 		if !fx.TestPassed {
-			fmt.Fprintln(w, indent(tail(fx.TestOutput, 15)))
+			fmt.Fprintln(w, indent(textcut.LastLines(fx.TestOutput, 15)))
 		}
 	}
 	o := r.Outcome
@@ -296,14 +289,6 @@ func passFail(ok bool) string {
 		return "passes"
 	}
 	return "FAILS"
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func prefixLines(s, prefix string) string {

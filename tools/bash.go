@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/tool"
@@ -286,7 +287,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	case errors.Is(waitErr, exec.ErrWaitDelay):
 		parts = append(parts, "(Background processes the command started still hold its output; what they print from now on is not captured.)")
 	default:
-		return tool.Result{}, fmt.Errorf("bash: wait for %q: %w", clipText(in.Command, 200), waitErr)
+		return tool.Result{}, fmt.Errorf("bash: wait for %q: %w", textcut.Runes(in.Command, 200, "…"), waitErr)
 	}
 
 	isError := false
@@ -394,12 +395,4 @@ func isDir(p string) bool {
 // seconds renders d as the model reads it: "120s", "0.5s".
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

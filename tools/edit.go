@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
@@ -557,7 +558,7 @@ func lineDifference(n int, file, old string) string {
 		return fmt.Sprintf("line %d ends with %s in the file, but with %s in old_string",
 			n, describeSpace(file[len(strings.TrimRight(file, " \t")):]), describeSpace(old[len(strings.TrimRight(old, " \t")):]))
 	}
-	return fmt.Sprintf("line %d is %q in the file, but %q in old_string", n, clipQuote(file, 160), clipQuote(old, 160))
+	return fmt.Sprintf("line %d is %q in the file, but %q in old_string", n, textcut.Runes(file, 160, "…"), textcut.Runes(old, 160, "…"))
 }
 
 func leadingSpace(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }

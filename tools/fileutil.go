@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -138,9 +139,7 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (fs.FileInfo, e
 		return nil, fmt.Errorf("create directory %s: %w", dir, err)
 	}
 	base := filepath.Base(path)
-	if len(base) > 100 { // keep the temporary name within NAME_MAX
-		base = base[:100]
-	}
+	base = textcut.Bytes(base, 100, "") // keep the temporary name within NAME_MAX
 	f, err := os.CreateTemp(dir, "."+base+".ouro-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file in %s: %w", dir, err)
@@ -267,15 +266,6 @@ func writeLineNumber(sb *strings.Builder, n int) {
 
 func writeCutMarker(sb *strings.Builder, cut int) {
 	fmt.Fprintf(sb, " [… %s more characters cut from this line]", groupDigits(int64(cut)))
-}
-
-// clipQuote shortens s to n characters for quoting in a message. (bash.go's clipText
-// does the same but is built only where Bash is, and the file tools build everywhere.)
-func clipQuote(s string, n int) string {
-	if k := prefixChars([]byte(s), n); k < len(s) {
-		return s[:k] + "…"
-	}
-	return s
 }
 
 // ctxReader stops a long read when ctx ends.

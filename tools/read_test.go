@@ -20,6 +20,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -446,7 +447,7 @@ func TestLineScannerChunkBoundaries(t *testing.T) {
 				w = line{}
 			}
 			if got[i] != w {
-				t.Errorf("keep=%v line %d: %q cut %d, want %q cut %d", keep, i+1, clipQuote(got[i].text, 20), got[i].cut, clipQuote(w.text, 20), w.cut)
+				t.Errorf("keep=%v line %d: %q cut %d, want %q cut %d", keep, i+1, textcut.Runes(got[i].text, 20, "…"), got[i].cut, textcut.Runes(w.text, 20, "…"), w.cut)
 			}
 		}
 	}

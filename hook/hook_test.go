@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
@@ -443,6 +444,34 @@ func TestPromptHookOnStop(t *testing.T) {
 	}
 	if last := runs[len(runs)-1]; last.Outcome != hook.OutcomeError || !strings.Contains(last.Message, "overloaded") {
 		t.Errorf("the failed judgement was not reported as an error: %+v", last)
+	}
+}
+
+// A prompt hook is named after its prompt, cut to 60 bytes: the cut must not split a
+// Chinese character or an emoji, since the name is shown and recorded with every run.
+func TestPromptHookNameCutsChineseAndEmojiCleanly(t *testing.T) {
+	prompt := "a 检查代理循环工具是否\n都通过了测试 👨‍👩‍👧👍🏽 再停止，否则继续修复"
+	hooks := map[string][]settings.HookMatcher{"Stop": {{Hooks: []settings.HookCommand{{Type: "prompt", Prompt: prompt}}}}}
+	var runs []hook.Run
+	r, err := hook.New(hook.Config{Hooks: hooks, ProjectDir: t.TempDir(),
+		Observer: func(run hook.Run) { runs = append(runs, run) },
+		Judge: func(context.Context, hook.JudgeRequest) (hook.JudgeAnswer, error) {
+			return hook.JudgeAnswer{OK: true}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.BeforeStop(context.Background(), &agent.Stop{Conv: &agent.Conversation{Messages: []llm.Message{llm.UserText("fix it")}}})
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(runs))
+	}
+	name, ok := strings.CutPrefix(runs[0].Command, "func:prompt: ")
+	if !ok || !utf8.ValidString(name) || len(name) > 60 || !strings.HasSuffix(name, "…") {
+		t.Fatalf("hook name %q: want valid UTF-8, at most 60 bytes, ending in a marker", runs[0].Command)
+	}
+	oneLine := strings.Join(strings.Fields(prompt), " ")
+	if kept := strings.TrimSuffix(name, "…"); !strings.HasPrefix(oneLine, kept) || len(kept) < 50 {
+		t.Errorf("hook name %q is not the start of the prompt on one line, cut at a whole character", name)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/settings"
 )
@@ -65,7 +66,7 @@ func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 	default:
 		timeout = DefaultPromptTimeout
 	}
-	name := h.Type + ": " + clipWords(h.Prompt, 60)
+	name := h.Type + ": " + textcut.Bytes(strings.Join(strings.Fields(h.Prompt), " "), 60, "…")
 	return &Func{Name: name, Run: func(ctx context.Context, in Input) (Output, error) {
 		payload, err := json.Marshal(in)
 		if err != nil {
@@ -98,12 +99,4 @@ func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 		}
 		return Output{Decision: "block", Reason: reason}, nil
 	}}
-}
-
-func clipWords(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

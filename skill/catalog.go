@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // DefaultBudget is the catalog's size in characters when Prompt is given 0.
@@ -59,7 +61,7 @@ func (c *Catalog) Prompt(budget int) string {
 	}
 	out := c.render(lo, minDescription)
 	if len(out) > budget && lo == 0 {
-		return clipBytes(out, budget)
+		return textcut.Bytes(out, budget, "")
 	}
 	return out
 }
@@ -93,27 +95,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// shorten cuts s to limit runes, the marker included and no space left before it; a
+// negative limit keeps s whole.
 func shorten(s string, limit int) string {
 	if limit < 0 || utf8.RuneCountInString(s) <= limit {
 		return s
 	}
-	i, n := 0, 0
-	for i < len(s) && n < limit-1 {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-		n++
-	}
-	return strings.TrimRight(s[:i], " ") + "…"
-}
-
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return strings.TrimRight(textcut.Runes(s, limit-1, ""), " ") + "…"
 }
 
 func escape(sb *strings.Builder, s string) {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // MaxInstructionBytes caps the total text LoadInstructions returns.
@@ -64,18 +66,12 @@ func LoadInstructions(cwd, repoRoot, userHome string) (text string, sources []st
 	}
 	text = strings.Join(parts, "\n\n")
 	if len(text) > MaxInstructionBytes {
-		notice := fmt.Sprintf("\n\n[instructions truncated: %d of %d bytes shown]", MaxInstructionBytes, len(text))
-		cut := MaxInstructionBytes
-		for cut > 0 && !utf8Start(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + notice
+		shown := textcut.Bytes(text, MaxInstructionBytes, "")
+		text = shown + fmt.Sprintf("\n\n[instructions truncated: %d of %d bytes shown]", len(shown), len(text))
 		l.warnings = append(l.warnings, fmt.Sprintf("instruction files exceed %d bytes; the rest was cut", MaxInstructionBytes))
 	}
 	return text, l.sources, l.warnings
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // dirChain lists the directories from repoRoot down to cwd. With no repoRoot, or a cwd
 // outside it, only cwd.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -85,7 +86,7 @@ func askNames(ctx context.Context, provider llm.Provider, model string, all []Re
 	req := &llm.Request{
 		Model:     model,
 		System:    fmt.Sprintf(recallSystem, max),
-		Messages:  []llm.Message{llm.UserText("Request:\n" + clip(prompt, 4000) + "\n\nMemories:\n" + idx.String())},
+		Messages:  []llm.Message{llm.UserText("Request:\n" + textcut.Bytes(prompt, 4000, "") + "\n\nMemories:\n" + idx.String())},
 		MaxTokens: 256,
 	}
 	resp, err := provider.Complete(ctx, req, nil)
@@ -145,13 +146,6 @@ func stem(w string) string {
 		}
 	}
 	return w
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 func formatRecord(r Record) string {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
@@ -56,6 +57,31 @@ func TestRecallModelAndFallback(t *testing.T) {
 }
 
 // A fact saved in session 1 reaches the first request of session 2, once per user turn.
+// The recall model reads at most 4,000 bytes of the request; the cut must leave valid
+// text, with no Chinese character or emoji split.
+func TestRecallCutsALongChinesePromptCleanly(t *testing.T) {
+	s := seedStore(t)
+	small := scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: `["db-engine"]`}}})
+	const family = "👨‍👩‍👧"
+	prompt := "xy" + strings.Repeat("代理循环工具"+family, 200)
+	if _, err := Recall(context.Background(), small, "small", s, prompt, 5, 0); err != nil {
+		t.Fatal(err)
+	}
+	text := small.Requests()[0].Messages[0].Text()
+	if !utf8.ValidString(text) {
+		t.Fatalf("the recall request is not valid UTF-8: %q", text[:100])
+	}
+	sent, _, _ := strings.Cut(strings.TrimPrefix(text, "Request:\n"), "\n\nMemories:")
+	if len(sent) > 4000 || len(sent) < 3970 || !strings.HasPrefix(prompt, sent) {
+		t.Errorf("sent %d bytes of the request, want its start cut at a whole character within 4000", len(sent))
+	}
+	for _, r := range strings.ReplaceAll(strings.TrimPrefix(sent, "xy"), family, "") {
+		if !strings.ContainsRune("代理循环工具", r) {
+			t.Fatalf("the cut split an emoji: %q is left of it", r)
+		}
+	}
+}
+
 func TestRecallerAcrossSessions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "memory")
 	// Session 1 saves the fact.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/skill"
 )
@@ -57,10 +58,7 @@ func (s *Session) invokedSkills() []llm.Block {
 	total := 0
 	for i := len(s.skills) - 1; i >= 0; i-- {
 		k := s.skills[i]
-		text := k.Text
-		if len(text) > 8000 {
-			text = text[:8000] + "\n… (cut; call the Skill tool again for the whole text)"
-		}
+		text := textcut.Bytes(k.Text, 8000, "\n… (cut; call the Skill tool again for the whole text)")
 		if total+len(text) > 20000 {
 			break
 		}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -85,11 +87,12 @@ func (t *Trajectory) clip(s string) string {
 
 // Clip shortens s to about n characters, saying how much was left out.
 func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	total := utf8.RuneCountInString(s)
+	if total <= n {
 		return s
 	}
-	return string(r[:n]) + fmt.Sprintf("… [%d more characters]", len(r)-n)
+	head := textcut.Runes(s, n, "")
+	return head + fmt.Sprintf("… [%d more characters]", total-utf8.RuneCountInString(head))
 }
 
 func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }

@@ -64,7 +64,8 @@ func HeadTailRunes(s string, h, t int) (head, tail string) {
 	return head, s[cleanTail(s, lastRunesOffset(s, t)):]
 }
 
-// LastLines returns the last n lines of s (a trailing newline does not count as a line).
+// LastLines returns the last n lines of s, trailing newlines dropped first. It cuts only
+// at newlines, so it never splits a character.
 func LastLines(s string, n int) string {
 	s = strings.TrimRight(s, "\n")
 	if n <= 0 {

@@ -194,6 +194,7 @@ func TestSummarizeInput(t *testing.T) {
 		`{"pattern":"*.go","path":"src"}`:                "*.go src",
 		`{"todos":[]}`:                                   `{"todos":[]}`,
 		`{"command":"` + strings.Repeat("y", 600) + `"}`: strings.Repeat("y", 497) + "…", // 500 bytes with the marker
+		`{"command":"echo abcde` + strings.Repeat("代理👍🏽", 50) + `"}`: "echo abcde" + strings.Repeat("代理👍🏽", 34) + "代理…", // the cut falls in the thumb's skin tone: both go
 	}
 	for in, want := range cases {
 		if got := SummarizeInput(tool.Call{Input: json.RawMessage(in)}); got != want {

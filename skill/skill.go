@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/frontmatter"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -255,8 +256,8 @@ func ValidName(name string) bool {
 	return len(name) >= 1 && len(name) <= MaxNameLen && nameRE.MatchString(name)
 }
 
-// frontmatter is SKILL.md's YAML header.
-type frontmatter struct {
+// header is SKILL.md's YAML frontmatter.
+type header struct {
 	Name          string    `yaml:"name"`
 	Description   string    `yaml:"description"`
 	License       string    `yaml:"license"`
@@ -290,17 +291,16 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		warn("skipped: no YAML frontmatter (the file must start with a --- line, then name and description, then ---)")
 		return s, warns, false
 	}
-	var fm frontmatter
-	if err := yaml.Unmarshal(head, &fm); err != nil {
-		// Hand-written frontmatter often breaks YAML with an unquoted colon in the
-		// description; fall back to reading top-level "key: value" lines.
-		loose, lerr := looseFrontmatter(head)
-		if lerr != nil {
-			warn("skipped: bad YAML frontmatter: %v", firstLine(err.Error()))
-			return s, warns, false
-		}
-		warn("frontmatter is not valid YAML (%v); read it line by line instead", firstLine(err.Error()))
-		fm = loose
+	var fm header
+	// Hand-written frontmatter often breaks YAML with an unquoted colon in the
+	// description; it is then read line by line (internal/frontmatter).
+	loose, strictErr, err := frontmatter.Decode(head, &fm)
+	if err != nil {
+		warn("skipped: %v", err)
+		return s, warns, false
+	}
+	if loose {
+		warn("frontmatter is not valid YAML (%v); read it line by line instead", frontmatter.FirstLine(strictErr.Error()))
 	}
 	folder := filepath.Base(dir)
 	s = Skill{
@@ -397,49 +397,6 @@ func splitFrontmatter(data string) (head, body string) {
 		off += len(line) + 1
 	}
 	return "", data
-}
-
-// looseFrontmatter reads top-level "key: value" lines (continuation lines indented).
-func looseFrontmatter(head []byte) (frontmatter, error) {
-	var fm frontmatter
-	vals := map[string]string{}
-	var key string
-	for _, line := range strings.Split(string(head), "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		if line[0] == ' ' || line[0] == '\t' {
-			if key != "" {
-				vals[key] = strings.TrimSpace(vals[key] + " " + strings.TrimSpace(line))
-			}
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || strings.ContainsAny(strings.TrimSpace(k), " \t[]{}\"'") {
-			return fm, fmt.Errorf("line %q is not key: value", line)
-		}
-		key = strings.TrimSpace(k)
-		v = strings.TrimSpace(v)
-		if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
-			return fm, fmt.Errorf("line %q holds a flow collection", line)
-		}
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		vals[key] = v
-	}
-	fm.Name, fm.Description = vals["name"], vals["description"]
-	fm.License, fm.Compatibility = vals["license"], vals["compatibility"]
-	if v := vals["allowed-tools"]; v != "" {
-		fm.AllowedTools = yaml.Node{Kind: yaml.ScalarNode, Value: v}
-	}
-	return fm, nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 func stringMap(n *yaml.Node) (map[string]string, error) {

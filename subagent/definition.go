@@ -14,14 +14,20 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/ouroagent/ouro/internal/frontmatter"
+	"github.com/ouroagent/ouro/llm"
 )
 
 // Definition is one agent type.
 type Definition struct {
 	Name        string
 	Description string
-	// Tools names the tools the child gets; nil inherits the parent's tools.
+	// Tools names the tools the child gets (Claude Code's names mapped onto ouro's); nil
+	// inherits the parent's tools.
 	Tools []string
+	// DisallowedTools are taken away from whatever Tools gives (disallowedTools).
+	DisallowedTools []string
 	// Model is the model the definition asks for; "" or "inherit" means the parent's.
 	Model          string
 	MaxTurns       int
@@ -135,13 +141,14 @@ func LoadDefinitions(projectDir, userHome string) ([]Definition, []Warning) {
 	return defs, warns
 }
 
-type frontmatter struct {
-	Name           string    `yaml:"name"`
-	Description    string    `yaml:"description"`
-	Tools          yaml.Node `yaml:"tools"`
-	Model          string    `yaml:"model"`
-	MaxTurns       yaml.Node `yaml:"maxTurns"`
-	PermissionMode string    `yaml:"permissionMode"`
+type header struct {
+	Name            string    `yaml:"name"`
+	Description     string    `yaml:"description"`
+	Tools           yaml.Node `yaml:"tools"`
+	DisallowedTools yaml.Node `yaml:"disallowedTools"`
+	Model           string    `yaml:"model"`
+	MaxTurns        yaml.Node `yaml:"maxTurns"`
+	PermissionMode  string    `yaml:"permissionMode"`
 }
 
 // ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
@@ -170,9 +177,12 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	} else if strings.TrimSpace(body) == "" {
 		body = ""
 	}
-	var fm frontmatter
-	if err := yaml.Unmarshal([]byte(head), &fm); err != nil {
-		warn("bad YAML frontmatter: %v; skipped", err)
+	var fm header
+	if _, _, err := frontmatter.Decode([]byte(head), &fm); err != nil {
+		// A header strict YAML rejects (an unquoted colon in a generated description) is
+		// read line by line, as Claude Code tolerates; only one neither reading accepts
+		// is refused.
+		warn("%v; skipped", err)
 		return d, warns, false
 	}
 	d = Definition{Path: path, Prompt: strings.TrimSpace(body), PermissionMode: strings.TrimSpace(fm.PermissionMode)}
@@ -189,10 +199,7 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("agent %q has no description, so the model could not know when to use it; skipped", d.Name)
 		return d, warns, false
 	}
-	d.Model = strings.TrimSpace(fm.Model)
-	if d.Model == "inherit" {
-		d.Model = ""
-	}
+	d.Model = checkModel(strings.TrimSpace(fm.Model), warn)
 	if fm.MaxTurns.Kind != 0 {
 		var n int
 		if err := fm.MaxTurns.Decode(&n); err != nil || n < 0 {
@@ -205,8 +212,34 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	if err != nil {
 		warn("tools: %v; the agent inherits the parent's tools", err)
 	}
-	d.Tools = tools
+	if tools != nil {
+		d.Tools = mapTools(tools, "tools", warn)
+		if len(d.Tools) == 0 && len(tools) > 0 {
+			warn("none of the tools it names exists in ouro, so the agent has no tools")
+		}
+	}
+	disallowed, err := toolList(&fm.DisallowedTools)
+	if err != nil {
+		warn("disallowedTools: %v; ignored", err)
+	}
+	d.DisallowedTools = mapTools(disallowed, "disallowedTools", nil)
 	return d, warns, true
+}
+
+// checkModel resolves a definition's model: "" and "inherit" are the parent's; an alias
+// (sonnet, opus, haiku) or a name ouro can serve is kept; anything else would be sent to
+// the API verbatim and fail there, so it is dropped with a warning and the parent's model
+// serves the agent.
+func checkModel(m string, warn func(string, ...any)) string {
+	switch {
+	case m == "" || strings.EqualFold(m, "inherit"):
+		return ""
+	case llm.ResolveAlias(m) != m, llm.LookupModel(m).Known,
+		strings.HasPrefix(m, "claude-"), strings.HasPrefix(m, "openai:"), strings.HasPrefix(m, "scripted:"), strings.HasPrefix(m, "anthropic:"):
+		return m
+	}
+	warn("model %q is neither an alias (sonnet, opus, haiku, inherit) nor a model ouro knows; the session's model is used", m)
+	return ""
 }
 
 // toolList reads tools as a comma-separated string or a YAML list; nil means inherit.

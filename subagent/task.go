@@ -237,6 +237,15 @@ func (sh *shared) toolNames(d Definition) []string {
 			}
 		}
 	}
+	if len(d.DisallowedTools) > 0 {
+		kept := out[:0]
+		for _, n := range out {
+			if !contains(d.DisallowedTools, n) && !(n == TaskName && contains(d.DisallowedTools, AgentName)) {
+				kept = append(kept, n)
+			}
+		}
+		out = kept
+	}
 	return out
 }
 

@@ -1,0 +1,96 @@
+// Package frontmatter reads the YAML header of Markdown files (skills, agents, commands)
+// the way Claude Code tolerates it. Hand-written and generated headers often break strict
+// YAML: an unquoted colon in a description ("Examples: user: … assistant: …", as Claude
+// Code's own /agents generator writes), a stray quote. When strict YAML fails, the header is
+// read line by line: each top-level "key: value" line is a string, indented lines continue
+// the value before them, and "- item" lines under a key with no value make a list.
+package frontmatter
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// Decode decodes head (the text between the --- lines) into v, a struct with yaml tags.
+// loose reports that strict YAML failed and the line-by-line reading was used; strictErr
+// is then why, for a warning. err is set only when neither reading works.
+func Decode(head []byte, v any) (loose bool, strictErr, err error) {
+	strictErr = yaml.Unmarshal(head, v)
+	if strictErr == nil {
+		return false, nil, nil
+	}
+	node, lerr := Loose(head)
+	if lerr != nil {
+		return false, strictErr, fmt.Errorf("bad YAML frontmatter: %s", FirstLine(strictErr.Error()))
+	}
+	if err := node.Decode(v); err != nil {
+		return false, strictErr, fmt.Errorf("bad YAML frontmatter: %s", FirstLine(strictErr.Error()))
+	}
+	return true, strictErr, nil
+}
+
+// Loose reads head line by line into a YAML mapping of strings and lists of strings.
+func Loose(head []byte) (*yaml.Node, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	var cur *yaml.Node // the value of the last key
+	for _, line := range strings.Split(string(head), "\n") {
+		line = strings.TrimRight(line, "\r")
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if cur == nil {
+				return nil, fmt.Errorf("line %q is indented but follows no key", line)
+			}
+			if item, ok := strings.CutPrefix(t, "- "); ok && (cur.Kind == yaml.SequenceNode || cur.Value == "") {
+				cur.Kind, cur.Tag, cur.Value = yaml.SequenceNode, "", ""
+				cur.Content = append(cur.Content, scalar(unquote(item)))
+				continue
+			}
+			if cur.Kind == yaml.SequenceNode {
+				return nil, fmt.Errorf("line %q continues a list but is no list item", line)
+			}
+			cur.Value = strings.TrimSpace(cur.Value + " " + t)
+			continue
+		}
+		k, val, ok := strings.Cut(line, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t[]{}\"'") {
+			return nil, fmt.Errorf("line %q is not key: value", line)
+		}
+		val = strings.TrimSpace(val)
+		if strings.HasPrefix(val, "{") || strings.HasPrefix(val, "[") && !strings.HasSuffix(val, "]") {
+			return nil, fmt.Errorf("line %q holds a flow collection that is not a simple list", line)
+		}
+		cur = scalar(unquote(val))
+		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
+			// A flow list of plain names: [Read, Grep].
+			cur = &yaml.Node{Kind: yaml.SequenceNode}
+			for _, it := range strings.Split(val[1:len(val)-1], ",") {
+				if it = strings.TrimSpace(it); it != "" {
+					cur.Content = append(cur.Content, scalar(unquote(it)))
+				}
+			}
+		}
+		m.Content = append(m.Content, scalar(k), cur)
+	}
+	return m, nil
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// FirstLine is the first line of s (YAML errors can run over several).
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

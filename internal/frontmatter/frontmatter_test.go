@@ -1,0 +1,65 @@
+package frontmatter
+
+import (
+	"reflect"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+)
+
+type agent struct {
+	Name        string    `yaml:"name"`
+	Description string    `yaml:"description"`
+	Tools       yaml.Node `yaml:"tools"`
+	Model       string    `yaml:"model"`
+	MaxTurns    int       `yaml:"maxTurns"`
+}
+
+func tools(t *testing.T, n yaml.Node) any {
+	t.Helper()
+	var v any
+	if n.Kind == 0 {
+		return nil
+	}
+	if err := n.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name, head string
+		loose      bool
+		want       agent
+		tools      any
+	}{
+		{"strict", "name: a\ndescription: plain\ntools: Read, Grep\nmaxTurns: 3\n", false,
+			agent{Name: "a", Description: "plain", MaxTurns: 3}, "Read, Grep"},
+		// What Claude Code's /agents generator writes: colons inside one long line.
+		{"generated description", "name: code-reviewer\ndescription: Use this agent after writing code. Examples: <example>Context: the user wrote a function. user: \"review it\" assistant: \"I'll use the code-reviewer agent\"</example>\ntools: Glob, Grep, Read\nmodel: sonnet\n", true,
+			agent{Name: "code-reviewer", Description: `Use this agent after writing code. Examples: <example>Context: the user wrote a function. user: "review it" assistant: "I'll use the code-reviewer agent"</example>`, Model: "sonnet"}, "Glob, Grep, Read"},
+		{"continuation and list", "name: b\ndescription: first: part\n  second part\ntools:\n  - Read\n  - Bash(git *)\n", true,
+			agent{Name: "b", Description: "first: part second part"}, []any{"Read", "Bash(git *)"}},
+		{"flow list", "name: c\ndescription: x: y\ntools: [Read, 'Grep']\n", true,
+			agent{Name: "c", Description: "x: y"}, []any{"Read", "Grep"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got agent
+			loose, _, err := Decode([]byte(tc.head), &got)
+			if err != nil || loose != tc.loose {
+				t.Fatalf("loose=%v err=%v", loose, err)
+			}
+			tl := tools(t, got.Tools)
+			got.Tools = yaml.Node{}
+			if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(tl, tc.tools) {
+				t.Errorf("got %+v tools %#v", got, tl)
+			}
+		})
+	}
+	var a agent
+	if _, _, err := Decode([]byte("name: x\n  indented: [oops\n: nothing\n"), &a); err == nil {
+		t.Error("a header neither reading accepts was accepted")
+	}
+}

@@ -59,6 +59,14 @@ type Skill struct {
 	// AllowedTools are the permission rules the skill asks for while it is in use
 	// ("Read", "Bash(git diff:*)"), from allowed-tools.
 	AllowedTools []string
+	// DisableModelInvocation (disable-model-invocation: true) keeps the skill out of the
+	// model's catalog and the Skill tool: only the user invokes it (/name).
+	DisableModelInvocation bool
+	// UserInvocable is false (user-invocable: false) for a skill only the model may load:
+	// it is not offered as a /name command.
+	UserInvocable bool
+	// ArgumentHint is shown beside /name (argument-hint, e.g. "[issue-number]").
+	ArgumentHint string
 	// Dir is the skill's folder (absolute); Path its SKILL.md.
 	Dir   string
 	Path  string
@@ -264,6 +272,10 @@ type header struct {
 	Compatibility string    `yaml:"compatibility"`
 	Metadata      yaml.Node `yaml:"metadata"`
 	AllowedTools  yaml.Node `yaml:"allowed-tools"`
+	// Claude Code's fields.
+	DisableModelInvocation yaml.Node `yaml:"disable-model-invocation"`
+	UserInvocable          yaml.Node `yaml:"user-invocable"`
+	ArgumentHint           yaml.Node `yaml:"argument-hint"`
 }
 
 // Load reads the frontmatter of dir/SKILL.md. ok is false when the skill cannot be used
@@ -294,14 +306,12 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 	var fm header
 	// Hand-written frontmatter often breaks YAML with an unquoted colon in the
 	// description; it is then read line by line (internal/frontmatter).
-	loose, strictErr, err := frontmatter.Decode(head, &fm)
-	if err != nil {
+	if _, _, err := frontmatter.Decode(head, &fm); err != nil {
 		warn("skipped: %v", err)
 		return s, warns, false
 	}
-	if loose {
-		warn("frontmatter is not valid YAML (%v); read it line by line instead", frontmatter.FirstLine(strictErr.Error()))
-	}
+	// Claude Code loads a missing or title-case name (the folder name is the skill's
+	// name), long descriptions and colons in them without a word; so does ouro.
 	folder := filepath.Base(dir)
 	s = Skill{
 		Name:          folder,
@@ -310,28 +320,19 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		Compatibility: strings.TrimSpace(fm.Compatibility),
 		Dir:           dir,
 		Path:          path,
-	}
-	name := strings.TrimSpace(fm.Name)
-	switch {
-	case name == "":
-		warn("no name in the frontmatter; using the folder name %q", folder)
-	case !ValidName(name):
-		warn("name %q is not valid (1-%d characters of a-z, 0-9 and single inner hyphens); using the folder name %q", name, MaxNameLen, folder)
-	case name != folder:
-		warn("name %q differs from its folder %q; using the folder name", name, folder)
-	}
-	if !ValidName(folder) {
-		warn("folder name %q is not a valid skill name; it is used as is", folder)
+		UserInvocable: true,
+		ArgumentHint:  scalarText(&fm.ArgumentHint),
 	}
 	if s.Description == "" {
 		warn("skipped: no description (the description says when to use the skill and is required)")
 		return s, warns, false
 	}
-	if n := len([]rune(s.Description)); n > MaxDescriptionLen {
-		warn("description is %d characters, more than %d", n, MaxDescriptionLen)
+	var bad error
+	if s.DisableModelInvocation, bad = flag(&fm.DisableModelInvocation, false); bad != nil {
+		warn("disable-model-invocation: %v; the model may invoke the skill", bad)
 	}
-	if n := len([]rune(s.Compatibility)); n > MaxCompatibilityLen {
-		warn("compatibility is %d characters, more than %d", n, MaxCompatibilityLen)
+	if s.UserInvocable, bad = flag(&fm.UserInvocable, true); bad != nil {
+		warn("user-invocable: %v; the user may invoke the skill", bad)
 	}
 	if md, err := stringMap(&fm.Metadata); err != nil {
 		warn("metadata ignored: %v", err)
@@ -397,6 +398,40 @@ func splitFrontmatter(data string) (head, body string) {
 		off += len(line) + 1
 	}
 	return "", data
+}
+
+// flag reads a YAML boolean (true/false, also as the strings a loose header gives);
+// absent means def.
+func flag(n *yaml.Node, def bool) (bool, error) {
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(n.Value)) {
+	case "true", "yes", "on":
+		return true, nil
+	case "false", "no", "off":
+		return false, nil
+	}
+	return def, fmt.Errorf("%q is not true or false", n.Value)
+}
+
+// scalarText is a scalar's text, or "" for anything else (argument-hint: [n] is a list in
+// strict YAML but means the text "[n]").
+func scalarText(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return ""
+		}
+		return strings.TrimSpace(n.Value)
+	case yaml.SequenceNode:
+		var parts []string
+		for _, c := range n.Content {
+			parts = append(parts, c.Value)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return ""
 }
 
 func stringMap(n *yaml.Node) (map[string]string, error) {

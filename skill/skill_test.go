@@ -53,13 +53,14 @@ func TestLoadVaried(t *testing.T) {
 		{folder: "string-tools", ok: true, name: "string-tools", desc: "Declares allowed-tools as one string.",
 			tools: []string{"Bash(git add:*)", "Bash(git status:*)", "Read"}},
 		{folder: "no-description", ok: false, warn: "no description"},
-		{folder: "no-name", ok: true, name: "no-name", desc: "Has no name; the folder name is used.", warn: "no name"},
-		{folder: "other-folder", ok: true, name: "other-folder", desc: "Its name differs from its folder.", warn: "differs from its folder"},
+		// What Claude Code loads without a word loads here without a warning too.
+		{folder: "no-name", ok: true, name: "no-name", desc: "Has no name; the folder name is used."},
+		{folder: "other-folder", ok: true, name: "other-folder", desc: "Its name differs from its folder."},
 		{folder: "bad-yaml", ok: false, warn: "bad YAML"},
-		{folder: "colon-desc", ok: true, name: "colon-desc", desc: "Use this when: the user asks about colons", warn: "not valid YAML"},
+		{folder: "colon-desc", ok: true, name: "colon-desc", desc: "Use this when: the user asks about colons"},
 		{folder: "no-frontmatter", ok: false, warn: "no YAML frontmatter"},
 		{folder: "unclosed", ok: false, warn: "no closing ---"},
-		{folder: "Bad_Name", ok: true, name: "Bad_Name", desc: "An invalid name, kept under its folder name with a warning.", warn: "is not valid"},
+		{folder: "Bad_Name", ok: true, name: "Bad_Name", desc: "An invalid name, kept under its folder name with a warning."},
 		{folder: "with-files", ok: true, name: "with-files", desc: "Bundles references, scripts and assets.",
 			tools: []string{"Read", "Bash(python3:*)"}},
 	}
@@ -99,13 +100,14 @@ func TestLoadVaried(t *testing.T) {
 	}
 }
 
-func TestLongFieldsWarn(t *testing.T) {
+// Long fields load quietly, as in Claude Code.
+func TestLongFieldsLoadQuietly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "long")
-	write(t, filepath.Join(dir, FileName), fmt.Sprintf("---\nname: long\ndescription: %s\ncompatibility: %s\n---\nbody\n",
+	write(t, filepath.Join(dir, FileName), fmt.Sprintf("---\nname: Long Title\ndescription: %s\ncompatibility: %s\n---\nbody\n",
 		strings.Repeat("d", MaxDescriptionLen+1), strings.Repeat("c", MaxCompatibilityLen+1)))
-	_, warns, ok := Load(dir)
-	if !ok || !hasWarning(warns, "description is 1025") || !hasWarning(warns, "compatibility is 501") {
-		t.Fatalf("ok=%v warnings=%v", ok, warns)
+	s, warns, ok := Load(dir)
+	if !ok || len(warns) != 0 || s.Name != "long" {
+		t.Fatalf("ok=%v name=%q warnings=%v", ok, s.Name, warns)
 	}
 }
 
@@ -255,11 +257,15 @@ func TestPromptWithinBudget(t *testing.T) {
 		t.Fatalf("default budget: %d chars, %d skills\n%s", len(p), strings.Count(p, "<skill>"), p)
 	}
 
-	// Far over budget: skills dropped, with a line saying how many.
+	// Far over budget: one line per skill, descriptions shorter, every name kept.
 	p = cat.Prompt(2500)
-	n := strings.Count(p, "<skill>")
-	if len(p) > 2500 || n == 0 || n == 40 || !strings.Contains(p, fmt.Sprintf("%d more skill(s) not listed", 40-n)) {
-		t.Fatalf("small budget: %d chars, %d skills\n%s", len(p), n, p)
+	if len(p) > 2500 || strings.Contains(p, "<skill>") || strings.Count(p, "\n- skill-") != 40 || !strings.Contains(p, "- skill-39: Description") {
+		t.Fatalf("small budget: %d chars\n%s", len(p), p)
+	}
+	// Names alone: still every one.
+	p = cat.Prompt(900)
+	if len(p) > 900 || strings.Count(p, "\n- skill-") != 40 || strings.Contains(p, "Description") {
+		t.Fatalf("tiny budget: %d chars\n%s", len(p), p)
 	}
 
 	if NewCatalog().Prompt(0) != "" {
@@ -372,5 +378,54 @@ func BenchmarkCatalog100(b *testing.B) {
 		if len(p) > DefaultBudget {
 			b.Fatalf("catalog %d chars, over %d", len(p), DefaultBudget)
 		}
+	}
+}
+
+// A large skill collection (181 skills, as real setups have) keeps every name within the
+// default budget; skills only the user may invoke are not offered to the model at all.
+func TestCatalogKeepsEveryNameAndHonoursInvocationFlags(t *testing.T) {
+	var skills []Skill
+	for i := range 181 {
+		skills = append(skills, Skill{Name: fmt.Sprintf("collection-skill-%03d", i), UserInvocable: true,
+			Description: "Use when the user asks about topic " + fmt.Sprint(i) + ": " + strings.Repeat("detail ", 30),
+			Path:        fmt.Sprintf("/home/u/.claude/skills/collection-skill-%03d/SKILL.md", i)})
+	}
+	skills[7].DisableModelInvocation = true
+	p := NewCatalog(skills...).Prompt(0)
+	if len(p) > DefaultBudget {
+		t.Fatalf("catalog is %d bytes, over %d", len(p), DefaultBudget)
+	}
+	for i, s := range skills {
+		if in := strings.Contains(p, s.Name); in == (i == 7) {
+			t.Errorf("%s listed = %v", s.Name, in)
+		}
+	}
+
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "deploy", FileName), "---\nname: deploy\ndescription: Deploys: only when asked\ndisable-model-invocation: true\nargument-hint: [environment]\n---\nDeploy to $ARGUMENTS.\n")
+	write(t, filepath.Join(dir, "style", FileName), "---\ndescription: House style\nuser-invocable: false\n---\nUse tabs.\n")
+	deploy, warns, ok := Load(filepath.Join(dir, "deploy"))
+	if !ok || len(warns) != 0 || !deploy.DisableModelInvocation || !deploy.UserInvocable || deploy.ArgumentHint != "[environment]" {
+		t.Fatalf("deploy = %+v, warnings %v", deploy, warns)
+	}
+	style, _, _ := Load(filepath.Join(dir, "style"))
+	if style.UserInvocable || style.DisableModelInvocation {
+		t.Fatalf("style = %+v", style)
+	}
+	cat := NewCatalog(deploy, style)
+	if p := cat.Prompt(0); strings.Contains(p, "deploy") || !strings.Contains(p, "style") {
+		t.Errorf("catalog:\n%s", p)
+	}
+	tl := NewTool(cat, nil, nil)
+	res, err := tl.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"skill":"deploy"}`)))
+	if err == nil && !res.IsError {
+		t.Fatalf("the model loaded a user-only skill: %s", res.Text())
+	}
+	if _, err := cat.InvokeForUser(nil, "style", ""); err == nil || !strings.Contains(err.Error(), "user-invocable: false") {
+		t.Errorf("the user invoked a model-only skill: %v", err)
+	}
+	inv, err := cat.InvokeForUser(nil, "deploy", "staging")
+	if err != nil || !strings.Contains(inv.Text, "Deploy to staging.") {
+		t.Errorf("user invocation: %v %q", err, inv.Text)
 	}
 }

@@ -85,6 +85,23 @@ func (c *Catalog) Invoke(ws *workspace.Workspace, name, args string) (Invocation
 	return Invocation{Skill: s, Text: sb.String(), Files: files}, nil
 }
 
+// InvokeForUser is Invoke for the user's /name: a skill marked user-invocable: false is
+// the model's alone.
+func (c *Catalog) InvokeForUser(ws *workspace.Workspace, name, args string) (Invocation, error) {
+	if s, ok := c.Get(name); ok && !s.UserInvocable {
+		return Invocation{}, fmt.Errorf("skill %q is loaded by the model when it needs it, not by a command (user-invocable: false)", name)
+	}
+	return c.Invoke(ws, name, args)
+}
+
+func names(skills []Skill) []string {
+	out := make([]string, len(skills))
+	for i, s := range skills {
+		out[i] = s.Name
+	}
+	return out
+}
+
 // bundled lists the files under the skill's bundle folders, at most maxListed; more is
 // how many were left out.
 func bundled(dir string) (files []string, more int) {
@@ -144,6 +161,9 @@ func (t *skillTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) 
 	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
+	}
+	if s, ok := t.cat.Get(in.Skill); ok && s.DisableModelInvocation {
+		return tool.Result{}, fmt.Errorf("skill %q can only be invoked by the user (disable-model-invocation: true); the skills you may load are: %s", in.Skill, strings.Join(names(t.cat.ForModel()), ", "))
 	}
 	inv, err := t.cat.Invoke(t.ws, in.Skill, in.Args)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/scout"
+	"github.com/ouroagent/ouro/scout/runner"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -230,7 +231,7 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 	if t.Kind == KindFix {
 		cfg.Fix = &scout.FixConfig{Test: t.Test, Allowed: t.AllowedChanges}
 	}
-	res, err := scout.Run(ctx, cfg)
+	res, err := runner.Run(ctx, cfg)
 	if err != nil {
 		return fail("the run could not start: %v", err)
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -10,94 +11,83 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/compact"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/session"
 )
 
+// spending is what side calls cost (summaries, memory selections, hook judges), counted
+// towards the runs.
+type spending struct {
+	mu    sync.Mutex
+	usage llm.Usage
+	cost  float64
+}
+
+// add counts a side call of model.
+func (s *spending) add(u llm.Usage, model string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.usage = s.usage.Add(u)
+	s.cost += llm.LookupModel(model).Cost(u)
+}
+
+// with adds the totals so far to u and cost (the subagents').
+func (s *spending) with(u llm.Usage, cost float64) (llm.Usage, float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return u.Add(s.usage), cost + s.cost
+}
+
 // contextParts are what keeps the context useful over a long session: instruction files,
 // cross-session memory and compaction.
 type contextParts struct {
-	mu           sync.Mutex
-	usage        llm.Usage // what summaries and memory selections cost, counted towards the runs
-	cost         float64
-	instructions string
-	stores       []*memory.Store
-	recaller     *memory.Recaller
-	compactor    *compact.Compactor
+	stores    []*memory.Store
+	compactor *compact.Compactor
+	part      mechanism.Part
 }
 
-// setupContext loads the instruction files (AGENTS.md, CLAUDE.md ...), opens the memory
-// stores and builds the compactor. It returns the text to add to the system prompt.
-func (s *Session) setupContext(prov llm.Provider, model, home string) string {
-	o := s.opts
-	text, _, warns := memory.LoadInstructions(s.CWD, repoRoot(s.CWD), s.configHome())
+// openContext loads the instruction files (AGENTS.md, CLAUDE.md ...), opens the memory
+// stores and builds the compactor, which puts the instructions and what restore gives
+// back after a summary. Compaction comes first on the BeforeModel seam (it decides what
+// the request holds), then recalled memories for a new user turn.
+func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, warn io.Writer, restore func() []llm.Block) *contextParts {
+	text, _, warns := memory.LoadInstructions(d.cwd, repoRoot(d.cwd), d.config)
 	for _, w := range warns {
-		fmt.Fprintf(o.Warn, "ouro: instructions: %s\n", w)
+		fmt.Fprintf(warn, "ouro: instructions: %s\n", w)
 	}
-	c := &contextParts{instructions: text}
-	c.stores = []*memory.Store{
-		memory.Open(memory.ProjectMemoryDir(s.projectDir), "project"),
-		memory.Open(memory.UserMemoryDir(home), "user"),
-	}
-	c.recaller = &memory.Recaller{Provider: prov, Model: model, Stores: c.stores,
-		OnUsage: func(u llm.Usage) { c.addUsage(u, model) }}
-	g := s.guard
+	c := &contextParts{stores: []*memory.Store{
+		memory.Open(memory.ProjectMemoryDir(d.project), "project"),
+		memory.Open(memory.UserMemoryDir(d.home), "user"),
+	}}
+	recaller := &memory.Recaller{Provider: m.provider, Model: m.name, Stores: c.stores,
+		OnUsage: func(u llm.Usage) { spent.add(u, m.name) }}
 	c.compactor = compact.New(compact.Config{
-		Provider: prov, Model: model, TranscriptPath: s.writer.Path(), Window: o.ContextWindow,
-		Restore:     s.restoreAfterCompaction,
+		Provider: m.provider, Model: m.name, TranscriptPath: w.Path(), Window: m.window,
+		Restore: func() []llm.Block {
+			var out []llm.Block
+			if text != "" {
+				out = append(out, llm.TextBlock("<instructions>\n"+text+"\n</instructions>"))
+			}
+			return append(out, restore()...)
+		},
 		PreCompact:  g.hooks.PreCompact,
 		PostCompact: g.hooks.PostCompact,
 		OnCompact: func(ev compact.Event) {
-			c.addUsage(ev.Usage, model)
+			spent.add(ev.Usage, m.name)
 			if ev.Trigger == compact.TriggerManual && len(ev.Messages) > 0 {
 				// A manual compaction happens outside a run, so no agent event records it.
-				if err := s.writer.AppendEntry(session.TypeReplace, map[string]any{"messages": ev.Messages}); err != nil {
-					fmt.Fprintf(o.Warn, "ouro: recording the compaction: %v\n", err)
+				if err := w.AppendEntry(session.TypeReplace, map[string]any{"messages": ev.Messages}); err != nil {
+					fmt.Fprintf(warn, "ouro: recording the compaction: %v\n", err)
 				}
 			}
 		},
 	})
-	s.ctx = c
-	if text == "" {
-		return ""
+	c.part = mechanism.Part{Name: "context", BeforeModel: []agent.BeforeModel{c.compactor, recaller}}
+	if text != "" {
+		c.part.Prompt = "<instructions>\n" + text + "\n</instructions>"
 	}
-	return "\n<instructions>\n" + text + "\n</instructions>\n"
-}
-
-// addUsage counts a side call (a summary, a memory selection) towards the runs.
-func (c *contextParts) addUsage(u llm.Usage, model string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.usage = c.usage.Add(u)
-	c.cost += llm.LookupModel(model).Cost(u)
-}
-
-// restoreAfterCompaction is what a summary must not lose: the instruction files, the
-// todo list and the skills loaded so far.
-func (s *Session) restoreAfterCompaction() []llm.Block {
-	var out []llm.Block
-	if s.ctx.instructions != "" {
-		out = append(out, llm.TextBlock("<instructions>\n"+s.ctx.instructions+"\n</instructions>"))
-	}
-	if snap := s.Todos.Snapshot(); snap != "" {
-		out = append(out, llm.TextBlock(snap))
-	}
-	return append(out, s.invokedSkills()...)
-}
-
-// seams are the BeforeModel parts of the context: compaction first (it decides what the
-// request holds), then recalled memories for a new user turn.
-func (c *contextParts) seams() []agent.BeforeModel {
-	return []agent.BeforeModel{c.compactor, c.recaller}
-}
-
-// sideUsage is what the run spends outside its own model calls: subagents and compaction
-// summaries, as running totals.
-func (s *Session) sideUsage() (llm.Usage, float64) {
-	u, c := s.task.Usage()
-	s.ctx.mu.Lock()
-	defer s.ctx.mu.Unlock()
-	return u.Add(s.ctx.usage), c + s.ctx.cost
+	return c
 }
 
 // Compact summarises the conversation now (the REPL's /compact [focus]).
@@ -115,10 +105,10 @@ func (s *Session) Remember(ctx context.Context) ([]memory.Record, error) {
 	if len(recent) == 0 {
 		return nil, nil
 	}
-	saved, _, cerr, err := memory.Remember(ctx, s.Agent.Config().Provider, s.Model, s.ctx.stores[0], recent,
+	saved, _, cerr, err := memory.Remember(ctx, s.provider, s.Model, s.ctx.stores[0], recent,
 		fmt.Sprintf("session %s", s.ID()), 0)
 	if err == nil && cerr != nil {
-		fmt.Fprintf(s.opts.Warn, "ouro: memory consolidation failed, the store is unchanged: %v\n", cerr)
+		fmt.Fprintf(s.warn, "ouro: memory consolidation failed, the store is unchanged: %v\n", cerr)
 	}
 	return saved, err
 }

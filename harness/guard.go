@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,10 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 // guard is everything that stands between the model's proposals and their effects: the
@@ -30,56 +33,70 @@ type guard struct {
 	closed   bool
 }
 
-// setupGuard loads the settings and builds the policy, hooks, audit and sandbox.
-func (s *Session) setupGuard(home string) error {
-	o := s.opts
+// guardEnv is what the guard is built from.
+type guardEnv struct {
+	dirs    dirs
+	ws      *workspace.Workspace
+	w       *session.Writer
+	model   model
+	access  Access
+	ui      UI
+	offered func(...string) []string
+	spent   *spending
+	warn    io.Writer
+}
+
+// setupGuard loads the settings and builds the policy, hooks, audit and sandbox. On an
+// error the guard returned holds what was built so far, for close.
+func setupGuard(e guardEnv) (*guard, error) {
+	o := e.access
 	userHome, _ := os.UserHomeDir()
 	set, err := settings.Load(settings.LoadOptions{
-		UserHome: s.configHome(), OuroHome: home, ProjectDir: s.CWD, Settings: o.SettingsFlag,
-		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, PermissionMode: o.PermissionMode,
+		UserHome: e.dirs.config, OuroHome: e.dirs.home, ProjectDir: e.dirs.cwd, Settings: o.Settings,
+		AllowedTools: o.Allow, DisallowedTools: o.Deny, PermissionMode: o.Mode,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g := &guard{settings: set}
-	s.guard = g
 	for _, d := range set.Permissions.AdditionalDirectories {
 		dir := d
 		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
-			dir = filepath.Join(s.CWD, dir)
+			dir = filepath.Join(e.dirs.cwd, dir)
 		}
-		if err := s.Workspace.AddRoot(dir); err != nil {
-			fmt.Fprintf(o.Warn, "ouro: additionalDirectories: %v\n", err)
+		if err := e.ws.AddRoot(dir); err != nil {
+			fmt.Fprintf(e.warn, "ouro: additionalDirectories: %v\n", err)
 		}
 	}
 	for k, v := range set.Env {
 		g.env = append(g.env, k+"="+v)
 	}
 	if g.tmpDir, err = os.MkdirTemp("", "ouro-session-"); err != nil {
-		return fmt.Errorf("session temp dir: %w", err)
+		return g, fmt.Errorf("session temp dir: %w", err)
 	}
 	g.policy, err = permission.NewPolicy(permission.PolicyConfig{
-		Settings: set, Workspace: s.Workspace, WritableRoots: []string{g.tmpDir}, Home: userHome, ProjectDir: s.CWD,
+		Settings: set, Workspace: e.ws, WritableRoots: []string{g.tmpDir}, Home: userHome, ProjectDir: e.dirs.cwd,
 	})
 	if err != nil {
-		return err
+		return g, err
 	}
 	for _, p := range g.policy.Problems() {
-		fmt.Fprintf(o.Warn, "ouro: settings: %v\n", p)
+		fmt.Fprintf(e.warn, "ouro: settings: %v\n", p)
 	}
-	if g.audit, err = permission.OpenAudit(filepath.Join(s.projectDir, "audit.jsonl")); err != nil {
-		return err
+	if g.audit, err = permission.OpenAudit(filepath.Join(e.dirs.project, "audit.jsonl")); err != nil {
+		return g, err
 	}
-	g.audit.SetSession(s.writer.ID())
+	g.audit.SetSession(e.w.ID())
 	// A record that cannot be written (a full disk, say) stops nothing, but the user is
 	// told, once, that the log is incomplete.
 	g.audit.OnFailure(func(err error) {
-		fmt.Fprintf(o.Warn, "ouro: WARNING: the audit log could not be written (%v); records of this session are missing from it\n", err)
+		fmt.Fprintf(e.warn, "ouro: WARNING: the audit log could not be written (%v); records of this session are missing from it\n", err)
 	})
+	j := &judge{model: e.model, ws: e.ws, policy: g.policy, offered: e.offered, spent: e.spent}
 	g.hooks, err = hook.New(hook.Config{
-		Hooks: set.Hooks, ProjectDir: s.CWD, SessionID: s.writer.ID(), TranscriptPath: s.writer.Path(), CWD: s.CWD,
+		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
-		Env:            g.env, ShowUser: o.ShowUser, Judge: s.judge,
+		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer,
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {
@@ -90,43 +107,44 @@ func (s *Session) setupGuard(home string) error {
 		},
 	})
 	if err != nil {
-		return err
+		return g, err
 	}
 	for _, w := range g.hooks.Warnings() {
-		fmt.Fprintf(o.Warn, "ouro: hooks: %s\n", w)
+		fmt.Fprintf(e.warn, "ouro: hooks: %s\n", w)
 	}
 	var approver permission.Approver = permission.Headless{}
-	if o.Approver != nil {
-		approver = notifying{o.Approver, g.hooks}
+	if e.ui.Approver != nil {
+		approver = notifying{e.ui.Approver, g.hooks}
 	}
 	g.approver = approver
 	g.gate = permission.NewGate(g.policy, approver, g.hooks, g.audit)
+	j.gate = g.gate
 	// What a person approved outside the workspace becomes reachable for the tools: the
 	// folder a search was approved on, else exactly the file.
 	g.gate.OnAllowedOutside = func(toolName, path string) {
 		if toolName == "Glob" || toolName == "Grep" || toolName == "LS" {
-			if s.Workspace.AddDir(path) == nil {
+			if e.ws.AddDir(path) == nil {
 				return
 			}
 		}
-		_ = s.Workspace.AddFile(path)
+		_ = e.ws.AddFile(path)
 	}
 
 	if (set.Sandbox.Enabled == nil || *set.Sandbox.Enabled) && !o.SandboxLauncher {
 		if set.Sandbox.Enabled != nil {
-			fmt.Fprintln(o.Warn, "ouro: sandbox: this program does not run the sandbox launcher, so Bash runs under permission rules only")
+			fmt.Fprintln(e.warn, "ouro: sandbox: this program does not run the sandbox launcher, so Bash runs under permission rules only")
 		}
 	} else if set.Sandbox.Enabled == nil || *set.Sandbox.Enabled {
-		pol := sandbox.FromSettings(set.Sandbox, s.Workspace.Roots(), userHome, g.tmpDir)
+		pol := sandbox.FromSettings(set.Sandbox, e.ws.Roots(), userHome, g.tmpDir)
 		ok, warnings := sandbox.Availability(pol)
 		for _, w := range warnings {
-			fmt.Fprintf(o.Warn, "ouro: sandbox: %s\n", w)
+			fmt.Fprintf(e.warn, "ouro: sandbox: %s\n", w)
 		}
 		if ok {
 			g.sandbox = &pol
 		}
 	}
-	return nil
+	return g, nil
 }
 
 // gatesFor is the gate for a subagent whose definition sets permissionMode: the same

@@ -53,7 +53,7 @@ func TestApprovedOutsideReadHappens(t *testing.T) {
 		{ExpectContains: "the outside notes say 4217", ToolCalls: toolCall("Read", map[string]any{"file_path": sibling})},
 		{ExpectContains: "the user refused", ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
 		{ExpectContains: "the outside notes say 4217", Text: "done"},
-	}, func(o *Options) { o.PermissionMode = ""; o.Approver = ap })
+	}, func(o *Options) { o.Access.Mode = ""; o.UI.Approver = ap })
 	if out := s.Run(context.Background(), "read the notes"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
@@ -88,7 +88,7 @@ func TestApprovedOutsideSearchAndWriteHappen(t *testing.T) {
 		{ToolCalls: toolCall("Grep", map[string]any{"pattern": "needle", "path": other, "output_mode": "content"})},
 		{ExpectContains: "needle 5520", ToolCalls: toolCall("Write", map[string]any{"file_path": created, "content": "hi\n"})},
 		{ExpectContains: "created", Text: "done"},
-	}, func(o *Options) { o.PermissionMode = ""; o.Approver = ap })
+	}, func(o *Options) { o.Access.Mode = ""; o.UI.Approver = ap })
 	if out := s.Run(context.Background(), "search and write"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
@@ -119,7 +119,7 @@ func TestRuleAllowedOutsideReadHappens(t *testing.T) {
 		{ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
 		{ExpectContains: "allowed notes 5150", ToolCalls: toolCall("Read", map[string]any{"file_path": sibling})},
 		{ExpectContains: "Permission denied", Text: "done"},
-	}, func(o *Options) { o.PermissionMode = ""; o.AllowedTools = []string{"Read(/" + notes + ")"} })
+	}, func(o *Options) { o.Access.Mode = ""; o.Access.Allow = []string{"Read(/" + notes + ")"} })
 	if out := s.Run(context.Background(), "read the notes"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
@@ -144,7 +144,7 @@ func TestAuditWriteFailureIsToldOnce(t *testing.T) {
 		{ToolCalls: bash("echo one > a.txt")},
 		{ToolCalls: bash("echo two > b.txt")},
 		{Text: "wrote both"},
-	}, func(o *Options) { o.Warn = &warn })
+	}, func(o *Options) { o.UI.Warn = &warn })
 	if out := s.Run(context.Background(), "write"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}

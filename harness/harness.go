@@ -1,6 +1,11 @@
 // Package harness assembles a working agent from options: the provider for the model, the
 // tools, the system prompt, the transcript that records the run and the conversation a
-// resumed session continues. The CLI, the REPL, the demo and the examples all start here.
+// resumed session continues. The CLI, the REPL, the demo and the scout entry point all
+// start here.
+//
+// Every mechanism joins the session as a mechanism.Part (its tools, seams, observers,
+// prompt section); Open builds the harness's own Parts, joins those it is given
+// (Options.Extensions) and assembles the list into one agent.
 package harness
 
 import (
@@ -14,11 +19,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
@@ -33,27 +38,80 @@ import (
 // Options configure a session. The zero value is a fresh session in the current
 // directory with the default model.
 type Options struct {
-	Model              string // flag value; "" → OURO_MODEL → llm.DefaultModel
-	FallbackModel      string
-	SystemPrompt       string // replaces the default system prompt
-	AppendSystemPrompt string
-	CWD                string // "" → the process's working directory
-	Home               string // "" → session.Home() (OURO_HOME or ~/.ouro)
-	Limits             agent.Limits
-	MaxOutput          int
+	Model  ModelOptions
+	Dirs   Dirs
+	Resume Resume
+	Prompt Prompt
+	// Limits bound each run (turns, time, tokens, cost); the zero value bounds nothing.
+	Limits agent.Limits
+	Access Access
+	UI     UI
+	// Extensions are mechanisms from outside the harness (the scout's citation check,
+	// the fix guard); their Parts come after the harness's own, so the permission gate
+	// and hooks decide first.
+	Extensions []mechanism.Joiner
+	// Version is written into new transcripts.
+	Version string
+}
+
+// ModelOptions say which model serves the session and how.
+type ModelOptions struct {
+	Name     string // flag value; "" → OURO_MODEL → llm.DefaultModel
+	Fallback string // the Claude model to switch to when the main one stays overloaded
+	// Provider bypasses model resolution (demo, tests, examples); Name is then the name
+	// sent to it.
+	Provider llm.Provider
+	// MaxOutput is the output token limit per response; 0 → the model's.
+	MaxOutput int
 	// ContextWindow overrides the model table's context window (tokens), for models it
 	// does not know (a local server's) or to compact earlier; 0 keeps the table's.
 	ContextWindow int
+}
 
-	// Resume names a session ID (or unique prefix) to continue; Continue picks the most
-	// recent session of this directory.
-	Resume   string
-	Continue bool
+// Dirs are where the session works and keeps its state.
+type Dirs struct {
+	CWD  string // "" → the process's working directory
+	Home string // ouro's state; "" → session.Home() (OURO_HOME or ~/.ouro)
+	// UserConfig is where the user's own configuration is looked for: ~/.claude
+	// settings, CLAUDE.md, skills and agents ("" → the home directory). An evaluation
+	// points it at an empty folder so a person's setup does not colour its results. The
+	// sandbox and `~/` in permission rules keep the real home.
+	UserConfig string
+}
 
-	// Provider bypasses model resolution (demo, tests, examples). ModelName is then the
-	// name sent to it.
-	Provider llm.Provider
+// Resume picks an earlier session to continue: ID names one (or a unique prefix), Latest
+// the most recent of this directory. The zero value starts a new session.
+type Resume struct {
+	ID     string
+	Latest bool
+}
 
+// Prompt shapes the system prompt.
+type Prompt struct {
+	System string // replaces the default system prompt
+	Append string // added at the end
+}
+
+// Access is what the model may use: the permission flags (--settings, a file or inline
+// JSON; --allowedTools, --disallowedTools, --permission-mode), the tools offered and the
+// OS sandbox.
+type Access struct {
+	Settings string
+	Allow    []string
+	Deny     []string
+	Mode     string
+	// Tools, when set, is the complete list of tools offered (Claude Code's --tools):
+	// every other tool, Task/Agent and Skill included, is left out. A name that is no
+	// tool is an error.
+	Tools []string
+	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
+	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
+	// re-executing the program. Without it Bash runs under permission rules only.
+	SandboxLauncher bool
+}
+
+// UI is how the session reaches whoever runs it.
+type UI struct {
 	// Asker answers AskUserQuestion; nil means headless (the run ends needs_input).
 	Asker tools.Asker
 	// Approver decides calls the permission policy asks about; nil means headless (what
@@ -63,39 +121,12 @@ type Options struct {
 	ShowUser func(string)
 	// OnTodo receives the todo list each time the model changes it (the REPL draws it).
 	OnTodo func([]todo.Item)
+	// Observers see every event of every run.
+	Observers []agent.Observer
 	// ChildObserver sees the events of subagents, tagged with the Task call that started
 	// them (stream-json's parent_tool_use_id). Children run concurrently: it must be safe
 	// for concurrent use.
 	ChildObserver func(parentToolUseID string, e agent.Event)
-	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
-	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
-	// re-executing the program. Without it Bash runs under permission rules only.
-	SandboxLauncher bool
-
-	// The permission flags: --settings (a file or inline JSON), --allowedTools,
-	// --disallowedTools, --permission-mode.
-	SettingsFlag    string
-	AllowedTools    []string
-	DisallowedTools []string
-	PermissionMode  string
-	// Tools, when set, is the complete list of tools offered (Claude Code's --tools):
-	// every other built-in tool, Task/Agent and Skill included, is left out. A name that
-	// is no tool is an error.
-	Tools []string
-	// Gates, AfterTool and BeforeStop are extra seams run after the harness's own ones
-	// (a mechanism built on the harness, such as the scout's citation check).
-	Gates      []agent.Gate
-	AfterTool  []agent.AfterTool
-	BeforeStop []agent.BeforeStop
-	// UserConfigHome is where the user's own configuration is looked for: ~/.claude
-	// settings, CLAUDE.md, skills and agents ("" → the home directory). An evaluation
-	// points it at an empty folder so a person's setup does not colour its results. The
-	// sandbox and `~/` in permission rules keep the real home.
-	UserConfigHome string
-	// Observers see every event of every run.
-	Observers []agent.Observer
-	// Version is written into new transcripts.
-	Version string
 	// Warn receives warnings (transcript repairs, write failures); nil → os.Stderr.
 	Warn io.Writer
 }
@@ -113,129 +144,114 @@ type Session struct {
 	Workspace *workspace.Workspace
 	// Resumed is true when the conversation came from an earlier transcript.
 	Resumed bool
-
-	opts       Options
-	projectDir string
-	writer     *session.Writer
-	rec        *recorder
-	guard      *guard
-	// pending is context for the next prompt from SessionStart hooks.
-	pending string
-	closed  bool
-
 	// Todos is the session's plan (TodoWrite); Skills the skills found for this project.
 	Todos  *todo.List
 	Skills *skill.Catalog
-	// savedTodos is the list from the transcript being resumed.
-	savedTodos json.RawMessage
-	// skills are the skills loaded in this session, oldest first.
-	skillsMu sync.Mutex
-	skills   []invokedSkill
-	// task is the Task tool (alias Agent); its children's usage is added to each outcome.
-	task *subagent.Tool
-	ctx  *contextParts
-	// notes holds what tools notify (Exec.Notify) until the next model call.
-	notes *notify.Queue
+
+	provider llm.Provider
+	warn     io.Writer
+	writer   *session.Writer
+	guard    *guard
+	ctx      *contextParts
+	skills   *skillLog
+	// pending is context for the next prompt from SessionStart hooks.
+	pending string
+	closed  bool
 }
 
-// Open resolves the model, builds the tools and opens (or resumes) the transcript.
+// Open resolves the model, opens (or resumes) the transcript, builds the guard and every
+// mechanism, and assembles them into an agent. Each step takes what the steps before it
+// returned.
 func Open(opts Options) (*Session, error) {
-	if opts.Warn == nil {
-		opts.Warn = os.Stderr
+	warn := opts.UI.Warn
+	if warn == nil {
+		warn = os.Stderr
 	}
-	cwd := opts.CWD
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	cwd, err := filepath.Abs(cwd)
+	dirs, err := locate(opts.Dirs)
 	if err != nil {
-		return nil, fmt.Errorf("working directory: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	home := opts.Home
-	if home == "" {
-		if home, err = session.Home(); err != nil {
-			return nil, err
-		}
-	}
-
-	model := ResolveModel(opts.Model)
-	prov := opts.Provider
-	if prov == nil {
-		if prov, model, err = NewProvider(model, opts.FallbackModel); err != nil {
-			return nil, err
-		}
-	}
-
-	s := &Session{Conv: &agent.Conversation{}, Model: model, CWD: cwd, opts: opts, projectDir: session.ProjectDir(home, cwd)}
-	if s.Workspace, err = workspace.New(cwd); err != nil {
 		return nil, err
 	}
-	if err := s.openTranscript(); err != nil {
-		return nil, err
-	}
-	fail := func(err error) (*Session, error) {
-		s.writer.Close()
-		s.guard.close(context.Background())
-		return nil, err
-	}
-	if err := s.setupGuard(home); err != nil {
-		return fail(err)
-	}
-	s.Todos = todo.NewList()
-	if len(s.savedTodos) > 0 {
-		if err := s.Todos.Restore(s.savedTodos); err != nil {
-			fmt.Fprintf(opts.Warn, "ouro: the saved todo list could not be restored: %v\n", err)
-		}
-	}
-	var warns []skill.Warning
-	s.Skills, warns = skill.Discover(skill.Options{Dir: cwd, Home: s.configHome()})
-	for _, w := range warns {
-		fmt.Fprintf(opts.Warn, "ouro: skill %s\n", w)
-	}
-	if err := s.buildTools(); err != nil {
-		return fail(err)
-	}
-
-	system := opts.SystemPrompt
-	if system == "" {
-		system = DefaultSystemPrompt(cwd, s.offeredNames(append(s.Tools.Names(), "Task", "Agent")))
-	}
-	system += s.setupContext(prov, model, home)
-	if s.Skills.Len() > 0 && len(s.offeredNames([]string{"Skill"})) > 0 {
-		system += "\n" + s.Skills.Prompt(0)
-	}
-	if opts.AppendSystemPrompt != "" {
-		system += "\n" + opts.AppendSystemPrompt
-	}
-	s.rec = &recorder{w: s.writer, warn: opts.Warn}
-	g := s.guard
-	if err := s.addSubagents(prov, model, system); err != nil {
-		return fail(err)
-	}
-	g.hideDenied(s.Tools)
-	if err := s.restrictTools(); err != nil {
-		return fail(err)
-	}
-	reminder := todo.NewReminder(s.Todos, 0)
-	observers := append([]agent.Observer{s.rec.observe, g.observe, reminder.Observe}, opts.Observers...)
-	s.Agent, err = agent.New(agent.Config{
-		Provider: prov, Model: model, System: system, Tools: s.Tools,
-		Limits: opts.Limits, MaxOutput: opts.MaxOutput, Observers: observers,
-		SideUsage:   s.sideUsage, // subagents and compaction summaries spend the run's budget too
-		BeforeModel: append([]agent.BeforeModel{g.hooks, s.notes}, append(s.ctx.seams(), reminder)...),
-		Gates:       append([]agent.Gate{g.gate}, opts.Gates...),
-		AfterTool:   append([]agent.AfterTool{g.hooks, g}, opts.AfterTool...),
-		BeforeStop:  append([]agent.BeforeStop{g.hooks}, opts.BeforeStop...),
-	})
+	m, err := connect(opts.Model)
 	if err != nil {
-		return fail(err)
+		return nil, err
+	}
+	ws, err := workspace.New(dirs.cwd)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := openTranscript(dirs, m.name, opts.Resume, opts.Version, warn)
+	if err != nil {
+		return nil, err
+	}
+	spent := &spending{}
+	g, err := setupGuard(guardEnv{dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn})
+	if err != nil {
+		g.close(context.Background())
+		tr.w.Close()
+		return nil, err
+	}
+	s, err := assemble(opts, dirs, m, ws, tr, g, spent, warn)
+	if err != nil {
+		g.close(context.Background())
+		tr.w.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// assemble builds the mechanisms on the guard and the transcript, joins the extensions
+// and makes the agent.
+func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, spent *spending, warn io.Writer) (*Session, error) {
+	offered := offeredBy(opts.Access.Tools)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker)
+	if err != nil {
+		return nil, err
+	}
+	todos := openTodos(tr, opts.UI.OnTodo, warn)
+	skills := openSkills(dirs, ws, tr, g.policy, offered, warn)
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
+	ext, err := join(opts.Extensions, ws)
+	if err != nil {
+		return nil, err
+	}
+	// What tools notify (Exec.Notify) waits in notes until the next model call.
+	notes := &notify.Queue{}
+	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
+	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
+		builtin, ctxp.part, todos.part, skills.part}
+	reg, err := register(toolOpts, append(slices.Clone(own), ext...)...)
+	if err != nil {
+		return nil, err
+	}
+	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
+		append(slices.Clone(own), ext...))
+	sub := delegation(dirs, m, system, reg, toolOpts, g, tr, opts, warn)
+	if err := addTools(reg, sub.part); err != nil {
+		return nil, err
+	}
+	g.hideDenied(reg)
+	if err := restrictTools(reg, opts.Access.Tools, g.policy.Hidden); err != nil {
+		return nil, err
+	}
+
+	rec := &recorder{w: tr.w, warn: warn}
+	cfg := agent.Config{
+		Provider: m.provider, Model: m.name, System: system, Tools: reg,
+		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe},
+		// Subagents and compaction summaries spend the run's budget too.
+		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
+	}
+	mechanism.Seams(&cfg, append(append(own, sub.part), ext...)...)
+	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
+	a, err := agent.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -245,195 +261,324 @@ func Open(opts Options) (*Session, error) {
 	return s, nil
 }
 
-// buildTools assembles the built-in tools with Claude Code's names, sharing one file-state
-// tracker, and points the output budget at the session's tool-results folder.
-func (s *Session) buildTools() error {
-	spill := filepath.Join(s.writer.Dir(), "tool-results")
-	if err := os.MkdirAll(spill, 0o700); err != nil {
-		return fmt.Errorf("tool-results folder: %w", err)
+// dirs are the session's places, resolved.
+type dirs struct {
+	cwd     string // absolute, symlinks resolved
+	home    string // ouro's state
+	project string // this directory's state under home
+	config  string // the user's own configuration
+}
+
+func locate(d Dirs) (dirs, error) {
+	cwd := d.CWD
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return dirs{}, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
 	}
-	if err := s.Workspace.AddRoot(spill); err != nil {
-		return err
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return dirs{}, fmt.Errorf("working directory: %w", err)
 	}
-	ws, files := s.Workspace, tools.NewFileState()
-	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
-	// beyond that does Bash itself cut the middle (and say so).
-	s.Bash = tools.NewBash(tools.BashConfig{Dir: s.CWD, MaxOutput: 10 * tool.DefaultOutputBudget,
-		Env: s.guard.env, Sandbox: s.guard.sandbox, Within: ws.Contains})
-	grep := tools.NewGrep(ws)
-	grep.SetReadFilter(s.guard.policy.ReadDenied)
-	s.Tools = tool.NewRegistry(
-		s.Bash,
-		tools.NewGlob(ws), grep, tools.NewLS(ws),
-		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
-		tools.NewWebFetch(tools.WebFetchConfig{}),
-		tools.NewAskUserQuestion(s.opts.Asker),
-		todo.NewTool(s.Todos, s.todoChanged),
-	)
-	if s.Skills.Len() > 0 {
-		if err := s.Tools.Add(skill.NewTool(s.Skills, ws, s.skillInvoked)); err != nil {
-			return err
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	home := d.Home
+	if home == "" {
+		if home, err = session.Home(); err != nil {
+			return dirs{}, err
 		}
 	}
-	s.notes = &notify.Queue{}
-	s.Tools.SetOptions(tool.Options{SpillDir: spill, Notify: s.notes})
+	config := d.UserConfig
+	if config == "" {
+		config, _ = os.UserHomeDir()
+	}
+	return dirs{cwd: cwd, home: home, project: session.ProjectDir(home, cwd), config: config}, nil
+}
+
+// model is the provider that serves the session and the model name sent to it.
+type model struct {
+	provider llm.Provider
+	name     string
+	window   int  // the context window override, 0 for the table's
+	explicit bool // the provider was given, not resolved from the name
+}
+
+func connect(o ModelOptions) (model, error) {
+	name := ResolveModel(o.Name)
+	if o.Provider != nil {
+		return model{provider: o.Provider, name: name, window: o.ContextWindow, explicit: true}, nil
+	}
+	p, name, err := NewProvider(name, o.Fallback)
+	if err != nil {
+		return model{}, err
+	}
+	return model{provider: p, name: name, window: o.ContextWindow}, nil
+}
+
+// join asks each extension for its Part.
+func join(ext []mechanism.Joiner, ws *workspace.Workspace) ([]mechanism.Part, error) {
+	var parts []mechanism.Part
+	for _, j := range ext {
+		p, err := j.Join(mechanism.Env{Workspace: ws})
+		if err != nil {
+			return nil, fmt.Errorf("%T could not join the session: %w", j, err)
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// register makes the registry of the parts' tools, with the session's tool options.
+func register(o tool.Options, parts ...mechanism.Part) (*tool.Registry, error) {
+	reg := tool.NewRegistry()
+	for _, p := range parts {
+		if err := addTools(reg, p); err != nil {
+			return nil, err
+		}
+	}
+	reg.SetOptions(o)
+	return reg, nil
+}
+
+func addTools(reg *tool.Registry, p mechanism.Part) error {
+	for _, t := range p.Tools {
+		if err := reg.Add(t); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+	}
 	return nil
 }
 
-// configHome is where the user's own configuration is looked for.
-func (s *Session) configHome() string {
-	if s.opts.UserConfigHome != "" {
-		return s.opts.UserConfigHome
+// systemPrompt is the given or default prompt, each part's section, then the appended text.
+func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Part) string {
+	system := p.System
+	if system == "" {
+		system = DefaultSystemPrompt(cwd, toolNames)
 	}
-	h, _ := os.UserHomeDir()
-	return h
+	add := func(section string) {
+		if section = strings.Trim(section, "\n"); section != "" {
+			system = strings.TrimRight(system, "\n") + "\n\n" + section + "\n"
+		}
+	}
+	for _, part := range parts {
+		add(part.Prompt)
+	}
+	add(p.Append)
+	return system
 }
 
-// restrictTools leaves only the tools Options.Tools names (when it names any).
-func (s *Session) restrictTools() error {
-	if len(s.opts.Tools) == 0 {
+// builtinTools are the built-in tools with Claude Code's names, sharing one file-state
+// tracker; large outputs spill to the session's tool-results folder, which the workspace
+// then reaches.
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker) (mechanism.Part, *tools.Bash, error) {
+	spill := tr.spillDir()
+	if err := os.MkdirAll(spill, 0o700); err != nil {
+		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
+	}
+	if err := ws.AddRoot(spill); err != nil {
+		return mechanism.Part{}, nil, err
+	}
+	files := tools.NewFileState()
+	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
+	// beyond that does Bash itself cut the middle (and say so).
+	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
+		Env: g.env, Sandbox: g.sandbox, Within: ws.Contains})
+	grep := tools.NewGrep(ws)
+	grep.SetReadFilter(g.policy.ReadDenied)
+	return mechanism.Part{Name: "tools", Tools: []tool.Tool{
+		bash,
+		tools.NewGlob(ws), grep, tools.NewLS(ws),
+		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
+		tools.NewWebFetch(tools.WebFetchConfig{}),
+		tools.NewAskUserQuestion(asker),
+	}}, bash, nil
+}
+
+// offeredBy filters names down to the tools list (all of them when it is empty).
+func offeredBy(only []string) func(names ...string) []string {
+	return func(names ...string) []string {
+		if len(only) == 0 {
+			return names
+		}
+		var out []string
+		for _, n := range names {
+			if slices.Contains(only, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+}
+
+// restrictTools leaves only the tools only names (when it names any); a name no tool has
+// is an error unless a deny rule already hid that tool.
+func restrictTools(reg *tool.Registry, only []string, hidden func(string) bool) error {
+	if len(only) == 0 {
 		return nil
 	}
 	have := map[string]bool{}
-	for _, n := range s.Tools.Names() {
+	for _, n := range reg.Names() {
 		have[n] = true
 	}
 	want := map[string]bool{}
-	for _, n := range s.opts.Tools {
-		if !have[n] && !s.hiddenByRule(n) {
-			names := s.Tools.Names()
+	for _, n := range only {
+		if !have[n] && !hidden(n) {
+			names := reg.Names()
 			sort.Strings(names)
 			return fmt.Errorf("--tools: there is no tool %q; the tools are %s", n, strings.Join(names, ", "))
 		}
 		want[n] = true
 	}
-	for _, n := range s.Tools.Names() {
+	for _, n := range reg.Names() {
 		if !want[n] {
-			s.Tools.Remove(n)
+			reg.Remove(n)
 		}
 	}
 	return nil
 }
 
-// hiddenByRule reports whether a deny rule already took the tool name out.
-func (s *Session) hiddenByRule(name string) bool { return s.guard.policy.Hidden(name) }
-
-// offeredNames filters names down to Options.Tools (all of them when it is empty).
-func (s *Session) offeredNames(names []string) []string {
-	if len(s.opts.Tools) == 0 {
-		return names
-	}
-	var out []string
-	for _, n := range names {
-		if slices.Contains(s.opts.Tools, n) {
-			out = append(out, n)
-		}
-	}
-	return out
+// subagents is the Task tool (alias Agent); its children's usage is added to each outcome.
+type subagents struct {
+	task *subagent.Tool
+	part mechanism.Part
 }
 
-// addSubagents offers the Task tool (and its alias Agent): children run their own loop
+// delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func (s *Session) addSubagents(prov llm.Provider, model, system string) error {
-	defs, warns := subagent.LoadDefinitions(s.CWD, s.configHome())
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, tr *transcript, opts Options, warn io.Writer) subagents {
+	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
-		fmt.Fprintf(s.opts.Warn, "ouro: agent %s\n", w)
+		fmt.Fprintf(warn, "ouro: agent %s\n", w)
 	}
-	g := s.guard
+	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: prov, Model: model, BaseSystem: system, Tools: s.Tools,
-		ToolOptions: tool.Options{SpillDir: filepath.Join(s.writer.Dir(), "tool-results"), Notify: s.notes},
+		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg,
+		ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
-		GatesFor:    g.gatesFor(func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) }),
-		ProviderFor: s.providerFor(model),
+		GatesFor:    g.gatesFor(say),
+		ProviderFor: providerFor(m, warn),
 		StartHook:   g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
-		Observer:      s.opts.ChildObserver,
-		TranscriptDir: filepath.Join(s.writer.Dir(), "subagents"),
-		Limits:        s.opts.Limits, // no child may spend more than the whole run may
-		Warn:          func(msg string) { fmt.Fprintf(s.opts.Warn, "ouro: %s\n", msg) },
+		Observer:      opts.UI.ChildObserver,
+		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
+		Limits:        opts.Limits, // no child may spend more than the whole run may
+		Warn:          say,
 	})
-	s.task = task
-	if err := s.Tools.Add(task); err != nil {
-		return err
-	}
-	return s.Tools.Add(alias)
+	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }
 
-// todoChanged records the list in the transcript (so --resume restores it) and shows it.
-func (s *Session) todoChanged(items []todo.Item) {
-	if err := s.writer.AppendEntry(entryTodo, map[string]any{"todos": items}); err != nil {
-		fmt.Fprintf(s.opts.Warn, "ouro: saving the todo list: %v\n", err)
+// todos is the session's plan: the TodoWrite tool and the reminder when the list goes stale.
+type todos struct {
+	list *todo.List
+	part mechanism.Part
+}
+
+// openTodos restores the list the transcript saved; each change is recorded (so
+// --resume restores it) and shown.
+func openTodos(tr *transcript, onTodo func([]todo.Item), warn io.Writer) todos {
+	list := todo.NewList()
+	if len(tr.todos) > 0 {
+		if err := list.Restore(tr.todos); err != nil {
+			fmt.Fprintf(warn, "ouro: the saved todo list could not be restored: %v\n", err)
+		}
 	}
-	if s.opts.OnTodo != nil {
-		s.opts.OnTodo(items)
+	changed := func(items []todo.Item) {
+		if err := tr.w.AppendEntry(entryTodo, map[string]any{"todos": items}); err != nil {
+			fmt.Fprintf(warn, "ouro: saving the todo list: %v\n", err)
+		}
+		if onTodo != nil {
+			onTodo(items)
+		}
 	}
+	reminder := todo.NewReminder(list, 0)
+	return todos{list: list, part: mechanism.Part{Name: "todo",
+		Tools:       []tool.Tool{todo.NewTool(list, changed)},
+		BeforeModel: []agent.BeforeModel{reminder}, Observers: []agent.Observer{reminder.Observe},
+		Restore: func() []llm.Block {
+			if snap := list.Snapshot(); snap != "" {
+				return []llm.Block{llm.TextBlock(snap)}
+			}
+			return nil
+		}}}
 }
 
 // entryTodo is the transcript entry holding the todo list after each change.
 const entryTodo = "todo"
 
-func (s *Session) openTranscript() error {
-	o := s.opts
-	if o.Resume == "" && !o.Continue {
-		w, err := session.Create(s.projectDir, session.Meta{Model: s.Model, CWD: s.CWD, Version: o.Version})
+// transcript is the session's record: new, or an earlier one being continued with what
+// it held.
+type transcript struct {
+	w        *session.Writer
+	resumed  bool
+	messages []llm.Message
+	todos    json.RawMessage // the last saved todo list
+	skills   []invokedSkill  // the skills loaded, oldest first
+}
+
+// spillDir is where large tool outputs are kept for this session.
+func (t *transcript) spillDir() string { return filepath.Join(t.w.Dir(), "tool-results") }
+
+func openTranscript(d dirs, modelName string, r Resume, version string, warn io.Writer) (*transcript, error) {
+	if r.ID == "" && !r.Latest {
+		w, err := session.Create(d.project, session.Meta{Model: modelName, CWD: d.cwd, Version: version})
 		if err != nil {
-			return fmt.Errorf("create transcript: %w", err)
+			return nil, fmt.Errorf("create transcript: %w", err)
 		}
-		s.writer = w
-		return nil
+		return &transcript{w: w}, nil
 	}
 	var info session.Info
 	var err error
-	if o.Resume != "" {
-		info, err = session.Find(s.projectDir, o.Resume)
+	if r.ID != "" {
+		info, err = session.Find(d.project, r.ID)
 	} else {
-		info, err = session.Latest(s.projectDir)
+		info, err = session.Latest(d.project)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Lock the transcript before reading it, so what is read is what the next entry
 	// follows; a session another process is writing is forked instead of interleaved.
 	w, openErr := session.OpenAppend(info.Path)
 	if openErr != nil && !errors.Is(openErr, session.ErrInUse) {
-		return fmt.Errorf("reopen transcript: %w", openErr)
+		return nil, fmt.Errorf("reopen transcript: %w", openErr)
 	}
 	t, err := session.Load(info.Path)
 	if err != nil {
 		if w != nil {
 			w.Close()
 		}
-		return err
+		return nil, err
 	}
 	if w == nil {
-		if w, err = session.Fork(s.projectDir, t, session.Meta{Model: s.Model, CWD: s.CWD, Version: o.Version}); err != nil {
-			return fmt.Errorf("session %s is in use by another ouro process, and forking it failed: %w", t.ID, err)
+		if w, err = session.Fork(d.project, t, session.Meta{Model: modelName, CWD: d.cwd, Version: version}); err != nil {
+			return nil, fmt.Errorf("session %s is in use by another ouro process, and forking it failed: %w", t.ID, err)
 		}
-		fmt.Fprintf(o.Warn, "ouro: session %s is in use by another ouro process; continuing in a new session %s forked from it\n", t.ID, w.ID())
+		fmt.Fprintf(warn, "ouro: session %s is in use by another ouro process; continuing in a new session %s forked from it\n", t.ID, w.ID())
 	}
-	s.writer = w
+	tr := &transcript{w: w, resumed: true}
 	for _, e := range t.Entries {
 		switch e.Type {
 		case entryTodo:
-			s.savedTodos = e.Data
+			tr.todos = e.Data
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {
-				s.keepSkill(k.Name, k.Text)
+				tr.skills = keep(tr.skills, k)
 			}
 		}
 	}
 	msgs, repairs := t.Messages()
 	for _, w := range t.Warnings {
-		fmt.Fprintf(o.Warn, "ouro: transcript %s: %s\n", info.Path, w)
+		fmt.Fprintf(warn, "ouro: transcript %s: %s\n", info.Path, w)
 	}
 	for _, r := range repairs {
-		fmt.Fprintf(o.Warn, "ouro: resumed session repaired: %s\n", r)
+		fmt.Fprintf(warn, "ouro: resumed session repaired: %s\n", r)
 	}
-	s.Conv.Messages = msgs
-	s.Resumed = true
-	return nil
+	tr.messages = msgs
+	return tr, nil
 }
 
 // ProjectDirFor is where the state of sessions in cwd is kept under home.
@@ -536,5 +681,18 @@ func (r *recorder) observe(e agent.Event) {
 	if err != nil && !r.warned {
 		r.warned = true
 		fmt.Fprintf(r.warn, "ouro: WARNING: the transcript %s could not be written (%v); this session may not be resumable\n", r.w.Path(), err)
+	}
+}
+
+// part is the guard on the loop's seams: hooks before each model call, the permission
+// gate before each tool call, hooks and the audit after it, Stop hooks at the end, and
+// the audit's record of every executed call.
+func (g *guard) part() mechanism.Part {
+	return mechanism.Part{Name: "guard",
+		BeforeModel: []agent.BeforeModel{g.hooks},
+		Gates:       []agent.Gate{g.gate},
+		AfterTool:   []agent.AfterTool{g.hooks, g},
+		BeforeStop:  []agent.BeforeStop{g.hooks},
+		Observers:   []agent.Observer{g.observe},
 	}
 }

@@ -27,7 +27,7 @@ func bash(cmd string) []scripted.ToolCall {
 func open(t *testing.T, home, cwd string, turns []scripted.Turn, mod func(*Options)) (*Session, *scripted.Provider) {
 	t.Helper()
 	p := scripted.New(&scripted.Script{Turns: turns})
-	o := Options{Provider: p, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}, PermissionMode: "bypassPermissions"}
+	o := Options{Model: ModelOptions{Name: "scripted", Provider: p}, Dirs: Dirs{CWD: cwd, Home: home}, UI: UI{Warn: &bytes.Buffer{}}, Access: Access{Mode: "bypassPermissions"}}
 	if mod != nil {
 		mod(&o)
 	}
@@ -67,7 +67,7 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 		t.Fatalf("entries = %v", types)
 	}
 
-	s2, p2 := open(t, home, cwd, []scripted.Turn{{ExpectContains: "again", Text: "I remember"}}, func(o *Options) { o.Continue = true })
+	s2, p2 := open(t, home, cwd, []scripted.Turn{{ExpectContains: "again", Text: "I remember"}}, func(o *Options) { o.Resume.Latest = true })
 	if !s2.Resumed || s2.ID() != id || len(s2.Conv.Messages) != 4 {
 		t.Fatalf("resumed=%v id=%s/%s messages=%d", s2.Resumed, s2.ID(), id, len(s2.Conv.Messages))
 	}
@@ -90,7 +90,7 @@ func TestResumeRepairsADanglingCall(t *testing.T) {
 	w.Close()
 
 	var warn bytes.Buffer
-	s, p := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Resume = w.ID(); o.Warn = &warn })
+	s, p := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Resume.ID = w.ID(); o.UI.Warn = &warn })
 	if !strings.Contains(warn.String(), "toolu_x") {
 		t.Fatalf("the repair was not reported: %q", warn.String())
 	}
@@ -107,7 +107,7 @@ func TestSpilledOutputCanBeReadBack(t *testing.T) {
 	// The spill path depends on the session ID, so the script is built after Open with a
 	// provider that reads it lazily.
 	lazy := &lazyProvider{}
-	s, err := Open(Options{Provider: lazy, Model: "scripted", CWD: cwd, Home: home, Warn: &bytes.Buffer{}, PermissionMode: "bypassPermissions"})
+	s, err := Open(Options{Model: ModelOptions{Name: "scripted", Provider: lazy}, Dirs: Dirs{CWD: cwd, Home: home}, UI: UI{Warn: &bytes.Buffer{}}, Access: Access{Mode: "bypassPermissions"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestNotificationHookFiresBeforeAsking(t *testing.T) {
 	s, _ := open(t, home, cwd, []scripted.Turn{
 		{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: in}}},
 		{ExpectContains: "File created", Text: "done"},
-	}, func(o *Options) { o.PermissionMode = ""; o.Approver = y; o.SettingsFlag = string(settings) })
+	}, func(o *Options) { o.Access.Mode = ""; o.UI.Approver = y; o.Access.Settings = string(settings) })
 	if out := s.Run(context.Background(), "write"); !out.OK() || y.asked != 1 {
 		t.Fatalf("outcome = %+v, asked %d times", out, y.asked)
 	}
@@ -210,7 +210,7 @@ func TestTodoListSurvivesResume(t *testing.T) {
 	s, _ := open(t, home, cwd, []scripted.Turn{
 		{ToolCalls: []scripted.ToolCall{{Name: "TodoWrite", Input: todos}}},
 		{Text: "planned"},
-	}, func(o *Options) { o.OnTodo = func(items []todo.Item) { shown = append(shown, items) } })
+	}, func(o *Options) { o.UI.OnTodo = func(items []todo.Item) { shown = append(shown, items) } })
 	if o := s.Run(context.Background(), "plan"); !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
@@ -218,7 +218,7 @@ func TestTodoListSurvivesResume(t *testing.T) {
 		t.Fatalf("OnTodo saw %v", shown)
 	}
 	s.Close()
-	s2, _ := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Continue = true })
+	s2, _ := open(t, home, cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Resume.Latest = true })
 	if got := s2.Todos.Items(); len(got) != 2 || got[0].Status != todo.InProgress {
 		t.Fatalf("restored todos = %+v", got)
 	}
@@ -255,7 +255,7 @@ func TestSkillAllowedToolsLastTheTurn(t *testing.T) {
 		{ExpectContains: "3", Text: "listed"},
 		{ToolCalls: bash("seq 1 4")},
 		{ExpectContains: "Permission denied", Text: "refused next turn"},
-	}, func(o *Options) { o.PermissionMode = "" })
+	}, func(o *Options) { o.Access.Mode = "" })
 	if o := s.Run(context.Background(), "list"); !o.OK() || len(o.Denials) != 0 {
 		t.Fatalf("first turn: %+v", o)
 	}
@@ -309,7 +309,7 @@ func TestUserConfigHomeIsolatesPersonalConfig(t *testing.T) {
 		t.Fatalf("the personal hook did not run: %+v", out)
 	}
 
-	isolated, prov2 := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.UserConfigHome = t.TempDir() })
+	isolated, prov2 := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Dirs.UserConfig = t.TempDir() })
 	if strings.Contains(isolated.Agent.Config().System, "PERSONAL-RULE-7781") {
 		t.Error("the personal CLAUDE.md reached an isolated session")
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -86,7 +87,8 @@ func (e *noKeyError) Unwrap() []error { return []error{ErrNoKey, e.err} }
 // or a full name) with that model. A session on an explicit provider (a script, a test)
 // keeps its children on it; a model that cannot be reached (no key for it) is reported
 // once and the child inherits the session's model.
-func (s *Session) providerFor(parentModel string) func(agentType, model string) (llm.Provider, string) {
+func providerFor(parent model, warn io.Writer) func(agentType, model string) (llm.Provider, string) {
+	parentModel := parent.name
 	var mu sync.Mutex
 	type served struct {
 		p    llm.Provider
@@ -95,7 +97,7 @@ func (s *Session) providerFor(parentModel string) func(agentType, model string) 
 	cache := map[string]served{}
 	warned := map[string]bool{}
 	return func(agentType, model string) (llm.Provider, string) {
-		if model == "" || s.opts.Provider != nil || parentModel == "scripted" {
+		if model == "" || parent.explicit || parentModel == "scripted" {
 			return nil, ""
 		}
 		name := llm.ResolveAlias(model)
@@ -111,7 +113,7 @@ func (s *Session) providerFor(parentModel string) func(agentType, model string) 
 		if err != nil {
 			if !warned[name] {
 				warned[name] = true
-				fmt.Fprintf(s.opts.Warn, "ouro: agent %s asks for model %s, which is not available (%v); it uses %s\n", agentType, model, err, parentModel)
+				fmt.Fprintf(warn, "ouro: agent %s asks for model %s, which is not available (%v); it uses %s\n", agentType, model, err, parentModel)
 			}
 			return nil, ""
 		}

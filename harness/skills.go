@@ -2,25 +2,71 @@ package harness
 
 import (
 	"fmt"
+	"io"
 	"slices"
+	"sync"
 
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
 )
 
-// skillInvoked grants the rules a skill's allowed-tools asks for, for the rest of the
-// turn (Run clears them when it returns), and keeps the skill's text so a summary of the
-// conversation does not lose it (recorded in the transcript for --resume too).
-func (s *Session) skillInvoked(inv skill.Invocation) {
-	for _, r := range inv.Skill.AllowedTools {
-		if err := s.guard.policy.AddTurnRule(r); err != nil {
-			fmt.Fprintf(s.opts.Warn, "ouro: skill %s: allowed-tools %q: %v\n", inv.Skill.Name, r, err)
+// skills are the skills found for this project, the Skill tool that loads them and the
+// log of those loaded in this session.
+type skills struct {
+	catalog *skill.Catalog
+	log     *skillLog
+	part    mechanism.Part
+}
+
+// openSkills discovers the skills; the Skill tool and the catalog in the prompt are there
+// when there are any (the catalog only when Skill is offered). Skills loaded before a
+// resume are known again from the transcript.
+func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permission.Policy, offered func(...string) []string, warn io.Writer) skills {
+	cat, warns := skill.Discover(skill.Options{Dir: d.cwd, Home: d.config})
+	for _, w := range warns {
+		fmt.Fprintf(warn, "ouro: skill %s\n", w)
+	}
+	log := &skillLog{w: tr.w, policy: policy, warn: warn, list: tr.skills}
+	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
+	if cat.Len() > 0 {
+		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
+		if len(offered("Skill")) > 0 {
+			sk.part.Prompt = cat.Prompt(0)
 		}
 	}
-	s.keepSkill(inv.Skill.Name, inv.Text)
-	if err := s.writer.AppendEntry(entrySkill, invokedSkill{Name: inv.Skill.Name, Text: inv.Text}); err != nil {
-		fmt.Fprintf(s.opts.Warn, "ouro: recording the skill: %v\n", err)
+	return sk
+}
+
+// skillLog keeps the skills loaded in this session, oldest first.
+type skillLog struct {
+	w      *session.Writer
+	policy *permission.Policy
+	warn   io.Writer
+	mu     sync.Mutex
+	list   []invokedSkill
+}
+
+// invoked grants the rules a skill's allowed-tools asks for, for the rest of the turn
+// (Run clears them when it returns), and keeps the skill's text so a summary of the
+// conversation does not lose it (recorded in the transcript for --resume too).
+func (l *skillLog) invoked(inv skill.Invocation) {
+	for _, r := range inv.Skill.AllowedTools {
+		if err := l.policy.AddTurnRule(r); err != nil {
+			fmt.Fprintf(l.warn, "ouro: skill %s: allowed-tools %q: %v\n", inv.Skill.Name, r, err)
+		}
+	}
+	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
+	l.mu.Lock()
+	l.list = keep(l.list, k)
+	l.mu.Unlock()
+	if err := l.w.AppendEntry(entrySkill, k); err != nil {
+		fmt.Fprintf(l.warn, "ouro: recording the skill: %v\n", err)
 	}
 }
 
@@ -31,7 +77,7 @@ func (s *Session) InvokeSkill(name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.skillInvoked(inv)
+	s.skills.invoked(inv)
 	return inv.Text, nil
 }
 
@@ -41,23 +87,21 @@ type invokedSkill struct {
 	Text string `json:"text"`
 }
 
-// keepSkill remembers a skill's text; a skill loaded again replaces its earlier text.
-func (s *Session) keepSkill(name, text string) {
-	s.skillsMu.Lock()
-	defer s.skillsMu.Unlock()
-	s.skills = slices.DeleteFunc(s.skills, func(k invokedSkill) bool { return k.Name == name })
-	s.skills = append(s.skills, invokedSkill{Name: name, Text: text})
+// keep adds a skill's text to list; a skill loaded again replaces its earlier text.
+func keep(list []invokedSkill, k invokedSkill) []invokedSkill {
+	list = slices.DeleteFunc(list, func(o invokedSkill) bool { return o.Name == k.Name })
+	return append(list, k)
 }
 
-// invokedSkills are the texts to put back after a summary: the most recently loaded
-// first, each at most 8,000 characters and 20,000 in all.
-func (s *Session) invokedSkills() []llm.Block {
-	s.skillsMu.Lock()
-	defer s.skillsMu.Unlock()
+// blocks are the texts to put back after a summary: the most recently loaded first, each
+// at most 8,000 characters and 20,000 in all.
+func (l *skillLog) blocks() []llm.Block {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var out []llm.Block
 	total := 0
-	for i := len(s.skills) - 1; i >= 0; i-- {
-		k := s.skills[i]
+	for i := len(l.list) - 1; i >= 0; i-- {
+		k := l.list[i]
 		text := textcut.Bytes(k.Text, 8000, "\n… (cut; call the Skill tool again for the whole text)")
 		if total+len(text) > 20000 {
 			break

@@ -61,9 +61,9 @@ func TestInvokedSkillSurvivesCompactionAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, _ := open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, func(o *Options) { o.Resume = id })
+	r, _ := open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, func(o *Options) { o.Resume.ID = id })
 	defer r.Close()
-	restored := r.restoreAfterCompaction()
+	restored := r.ctx.compactor.Config().Restore()
 	var all strings.Builder
 	for _, b := range restored {
 		all.WriteString(b.Text)

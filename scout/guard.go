@@ -15,7 +15,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -39,7 +38,7 @@ type FixResult struct {
 
 // setupFix offers Edit and Bash next to the read-only tools, with only the test command
 // allowed for Bash (the edit guard checks every edit itself).
-func (s *state) setupFix(o *harness.Options) error {
+func (s *Check) setupFix(p *Plan) error {
 	f := s.fix
 	if _, err := testWords(f.Test); err != nil {
 		return fmt.Errorf("fix: --test %q: %w", f.Test, err)
@@ -55,10 +54,10 @@ func (s *state) setupFix(o *harness.Options) error {
 		}
 	}
 	s.maxDiff = orInt(f.MaxDiffLines, DefaultMaxDiffLines)
-	o.Tools = []string{"Glob", "Grep", "Read", "Edit", "Bash"}
+	p.Tools = []string{"Glob", "Grep", "Read", "Edit", "Bash"}
 	// Edits are the guard's to judge; acceptEdits lets those it passes through.
-	o.PermissionMode = "acceptEdits"
-	o.AllowedTools = append(o.AllowedTools, "Bash("+strings.TrimSpace(f.Test)+" *)")
+	p.Mode = "acceptEdits"
+	p.Allow = append(p.Allow, "Bash("+strings.TrimSpace(f.Test)+" *)")
 	return nil
 }
 
@@ -72,7 +71,7 @@ func extensionsOf(f *FixConfig) []string {
 // gateEdit applies the seed's checks before an edit runs: inside the workspace (the
 // path gate did that), an allowed file, an allowed type, the old text there exactly once,
 // and the run's diff within its limit. Bash may run the test command and nothing else.
-func (s *state) gateEdit(name string, in map[string]any) agent.Decision {
+func (s *Check) gateEdit(name string, in map[string]any) agent.Decision {
 	deny := func(format string, a ...any) agent.Decision {
 		return agent.Decision{Deny: true, Reason: fmt.Sprintf(format, a...)}
 	}
@@ -139,7 +138,7 @@ func MatchAny(globs []string, rel string) bool {
 
 // relEdit is an edited path relative to the repository, slash-separated (as given when
 // it does not resolve).
-func (s *state) relEdit(p string) string {
+func (s *Check) relEdit(p string) string {
 	real, err := s.ws.Resolve(p)
 	if err != nil {
 		return filepath.ToSlash(filepath.Clean(p))
@@ -216,7 +215,7 @@ func testWords(cmd string) ([]string, error) {
 }
 
 // checkTestCommand accepts the configured test command, optionally with more arguments.
-func (s *state) checkTestCommand(cmd string) error {
+func (s *Check) checkTestCommand(cmd string) error {
 	want, _ := testWords(s.fix.Test)
 	got, err := testWords(cmd)
 	if err != nil {
@@ -325,7 +324,7 @@ func (l *editLog) untested(test string) string {
 
 // finishFix runs the test command itself, once the model has stopped: the verdict is
 // ouro's, not the model's.
-func (s *state) finishFix(ctx context.Context, sess *harness.Session) *FixResult {
+func (s *Check) finishFix(ctx context.Context, runTest TestRunner) *FixResult {
 	l := &s.edits
 	l.mu.Lock()
 	fr := &FixResult{Changed: slices.Clone(l.files), DiffLines: l.diff, TestedAfterEdit: l.lastEdit > 0 && l.lastPass > l.lastEdit,
@@ -338,11 +337,7 @@ func (s *state) finishFix(ctx context.Context, sess *harness.Session) *FixResult
 		}
 		return fr
 	}
-	input, _ := json.Marshal(map[string]any{"command": s.fix.Test, "timeout": 600000})
-	res, err := sess.Bash.Run(ctx, tool.NewExec(tool.Call{Name: "Bash", Input: input}, nil, nil))
-	if err != nil {
-		res = tool.Errorf("%v", err)
-	}
+	res := runTest(ctx, s.fix.Test)
 	fr.TestOutput = res.Text()
 	fr.TestPassed = !res.IsError
 	switch {

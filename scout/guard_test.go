@@ -112,7 +112,7 @@ func TestTestWords(t *testing.T) {
 }
 
 func TestCheckTestCommand(t *testing.T) {
-	s := &state{fix: &FixConfig{Test: "go test ./..."}}
+	s := &Check{fix: &FixConfig{Test: "go test ./..."}}
 	for _, c := range []string{"go test ./...", "go test ./... -run TestX", "go test ./... -run 'TestX'", "  go  test ./...  -count=1",
 		"go test ./... -v -race -run=TestX -timeout 30s", "go test ./... --failfast"} {
 		if err := s.checkTestCommand(c); err != nil {
@@ -195,7 +195,7 @@ func TestGateEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &state{ws: ws, fix: &FixConfig{Test: "go test ./...", Allowed: []string{"a.go", "sub/**"}}, maxDiff: 4}
+	s := &Check{ws: ws, fix: &FixConfig{Test: "go test ./...", Allowed: []string{"a.go", "sub/**"}}, maxDiff: 4}
 	edit := func(file, old, repl string) map[string]any {
 		return map[string]any{"file_path": file, "old_string": old, "new_string": repl}
 	}
@@ -273,14 +273,14 @@ func TestGateRefusesOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := func(s *state, name string, in map[string]any) (bool, string) {
+	gate := func(s *Check, name string, in map[string]any) (bool, string) {
 		raw, _ := json.Marshal(in)
 		d := s.Gate(t.Context(), tool.Call{Name: name, Input: raw})
 		return d.Deny, d.Reason
 	}
-	scoutState := &state{ws: ws}
-	fixState := &state{ws: ws, fix: &FixConfig{Test: "go test ./..."}, maxDiff: DefaultMaxDiffLines}
-	for _, s := range []*state{scoutState, fixState} {
+	scoutState := &Check{ws: ws}
+	fixState := &Check{ws: ws, fix: &FixConfig{Test: "go test ./..."}, maxDiff: DefaultMaxDiffLines}
+	for _, s := range []*Check{scoutState, fixState} {
 		for _, c := range []struct {
 			name string
 			in   map[string]any

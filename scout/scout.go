@@ -1,4 +1,4 @@
-// Package scout is the seed's first project, built on the harness: a read-only agent that
+// Package scout is the seed's first project: a read-only agent that
 // surveys a repository (entry points, core modules, tests, risks) and cites a file
 // location for every conclusion, and its second version, a guarded fixer that may edit
 // within limits and must show a passing test run.
@@ -17,7 +17,6 @@ package scout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +26,8 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -60,12 +59,12 @@ type Config struct {
 	Dir    string // the repository; "" → the working directory
 	Prompt string // "" → DefaultPrompt (scout); required for a fix
 
-	Model    string       // as harness.Options.Model (claude-…, openai:…, scripted:FILE)
+	Model    string       // as --model takes it (claude-…, openai:…, scripted:FILE)
 	Provider llm.Provider // bypasses Model
 	Home     string       // ouro's state folder ("" → OURO_HOME or ~/.ouro)
 	Settings string       // extra settings (a file or inline JSON), as --settings
 	// UserConfigHome, when set, is where the user's own configuration is looked for
-	// instead of the home directory (see harness.Options.UserConfigHome).
+	// instead of the home directory (see harness.Dirs.UserConfig).
 	UserConfigHome string
 
 	MaxTurns    int
@@ -135,95 +134,109 @@ func (r Result) OK() bool {
 	return r.Status == StatusVerified || r.Status == StatusFixed || r.Status == StatusProposed
 }
 
-// Run runs the scout (or, with Config.Fix, the fixer) to a result.
-func Run(ctx context.Context, cfg Config) (Result, error) {
-	if cfg.Warn == nil {
-		cfg.Warn = os.Stderr
-	}
+// Plan is a run made ready: what the session must be opened with, and the mechanism
+// that checks the run. scout/runner opens the session on the harness.
+type Plan struct {
+	Dir       string // the repository, absolute, symlinks resolved
+	Prompt    string // the question, DefaultPrompt, or what to fix
+	System    string // the system prompt, replacing the default
+	Limits    agent.Limits
+	MaxOutput int // tokens per response
+	// Tools are the tools offered, Mode the permission mode, Allow the rules allowed
+	// without asking (a fix's test command) and Deny the rules denied.
+	Tools []string
+	Mode  string
+	Allow []string
+	Deny  []string
+	// Check is the mechanism: join it to the session (Options.Extensions), then Finish.
+	Check *Check
+}
+
+// Prepare checks cfg and makes the run's plan.
+func Prepare(cfg Config) (Plan, error) {
 	dir := cfg.Dir
 	if dir == "" {
 		dir = "."
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return Result{}, fmt.Errorf("scout: %s is not a directory", dir)
+		return Plan{}, fmt.Errorf("scout: %s is not a directory", dir)
 	}
 	prompt := strings.TrimSpace(cfg.Prompt)
 	survey := prompt == "" && cfg.Fix == nil
 	if prompt == "" {
 		if cfg.Fix != nil {
-			return Result{}, errors.New("fix: say what to fix, e.g. ouro fix . \"make TestParse pass\"")
+			return Plan{}, errors.New("fix: say what to fix, e.g. ouro fix . \"make TestParse pass\"")
 		}
 		prompt = DefaultPrompt
 	}
 	if cfg.Fix != nil && strings.TrimSpace(cfg.Fix.Test) == "" {
-		return Result{}, errors.New("fix: a test command is required (--test \"go test ./...\"), since a fix counts as done only when it passes")
+		return Plan{}, errors.New("fix: a test command is required (--test \"go test ./...\"), since a fix counts as done only when it passes")
 	}
 	limits := agent.Limits{MaxTurns: orInt(cfg.MaxTurns, DefaultMaxTurns), MaxDuration: cfg.MaxDuration}
 	if limits.MaxDuration == 0 {
 		limits.MaxDuration = DefaultMaxDuration
 	}
-
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Result{}, err
+		return Plan{}, err
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	st := &state{fix: cfg.Fix, survey: survey}
-	opts := harness.Options{
-		Model: cfg.Model, Provider: cfg.Provider, CWD: abs, Home: cfg.Home, SettingsFlag: cfg.Settings,
-		UserConfigHome: cfg.UserConfigHome,
-		Limits:         limits, MaxOutput: orInt(cfg.MaxOutput, DefaultMaxOutput),
-		Tools:           []string{"Glob", "Grep", "Read"},
-		PermissionMode:  "plan",
-		DisallowedTools: cfg.Deny,
-		Gates:           []agent.Gate{st},
-		BeforeStop:      []agent.BeforeStop{st},
-		Observers:       append([]agent.Observer{st.observe}, cfg.Observers...),
-		SandboxLauncher: cfg.SandboxLauncher, Version: cfg.Version, Warn: cfg.Warn,
-	}
+	p := Plan{Dir: abs, Prompt: prompt, Limits: limits, MaxOutput: orInt(cfg.MaxOutput, DefaultMaxOutput),
+		Tools: []string{"Glob", "Grep", "Read"}, Mode: "plan", Deny: cfg.Deny,
+		Check: &Check{fix: cfg.Fix, survey: survey}}
 	if cfg.Fix != nil {
-		if err := st.setupFix(&opts); err != nil {
-			return Result{}, err
+		if err := p.Check.setupFix(&p); err != nil {
+			return Plan{}, err
 		}
 	}
-	opts.SystemPrompt = systemPrompt(abs, cfg.Fix, st.maxDiff)
-	sess, err := harness.Open(opts)
-	if err != nil {
-		return Result{}, err
-	}
-	defer sess.Close()
-	st.ws = sess.Workspace
-	st.evidence = NewEvidence(sess.Workspace)
+	p.System = systemPrompt(abs, cfg.Fix, p.Check.maxDiff)
+	return p, nil
+}
 
-	out := sess.Run(ctx, prompt)
-	res := Result{Outcome: out, Report: out.Result, Corrected: st.corrected,
-		SessionID: sess.ID(), Transcript: sess.TranscriptPath()}
-	if specs, err := json.Marshal(sess.Tools.Specs()); err == nil {
-		res.ToolDefinitionBytes = len(specs)
+// Join is the check joining its session: the gate on paths (and edits), the citation
+// check at the stop, and the observer that records the evidence.
+func (s *Check) Join(env mechanism.Env) (mechanism.Part, error) {
+	if s.ws != nil {
+		return mechanism.Part{}, errors.New("this check has joined a session already; prepare a new run")
 	}
-	res.Conclusions = ParseReportIn(out.Result, st.ws.CWD(), st.exists)
-	res.Unverified = st.evidence.Verify(res.Conclusions)
-	res.FilesSeen = st.evidence.Files()
-	st.addExcerpts(res.Conclusions)
-	if survey {
+	s.ws = env.Workspace
+	s.evidence = NewEvidence(env.Workspace)
+	return mechanism.Part{Name: "scout", Gates: []agent.Gate{s}, BeforeStop: []agent.BeforeStop{s},
+		Observers: []agent.Observer{s.observe}}, nil
+}
+
+// TestRunner runs a fix's test command once the model has stopped: ouro's own run, whose
+// result is the verdict.
+type TestRunner func(ctx context.Context, command string) tool.Result
+
+// Finish judges a finished run: its conversation, the report's citations against the
+// evidence, and for a fix ouro's own test run. The session's fields of the result
+// (SessionID, Transcript, ToolDefinitionBytes) are the caller's to fill.
+func (s *Check) Finish(ctx context.Context, out agent.Outcome, conv []llm.Message, runTest TestRunner) Result {
+	res := Result{Outcome: out, Report: out.Result, Corrected: s.corrected}
+	res.Conclusions = ParseReportIn(out.Result, s.ws.CWD(), s.exists)
+	res.Unverified = s.evidence.Verify(res.Conclusions)
+	res.FilesSeen = s.evidence.Files()
+	s.addExcerpts(res.Conclusions)
+	if s.survey {
 		res.MissingSections = missingSections(res.Conclusions)
 	}
 	// Invariant 1, checked on what actually happened rather than assumed.
-	if err := llm.ValidateConversation(sess.Conv.Messages); err != nil && out.Status != agent.StatusInterrupted {
+	if err := llm.ValidateConversation(conv); err != nil && out.Status != agent.StatusInterrupted {
 		res.Status, res.Reason = string(agent.StatusFailed), "the conversation broke the tool_use/tool_result pairing: "+err.Error()
-		return res, nil
+		return res
 	}
-	if cfg.Fix != nil && out.Status != agent.StatusInterrupted && ctx.Err() == nil {
+	if s.fix != nil && out.Status != agent.StatusInterrupted && ctx.Err() == nil {
 		// Even a run that ran out of turns or time leaves its edits: say whether the
 		// tests pass with them.
-		res.Fix = st.finishFix(ctx, sess)
+		res.Fix = s.finishFix(ctx, runTest)
 	}
 	switch {
 	case out.Status != agent.StatusCompleted:
 		res.Status, res.Reason = string(out.Status), out.Reason
-	case cfg.Fix != nil:
+	case s.fix != nil:
 		res.Status, res.Reason = res.Fix.Status, res.Fix.Reason
 	case countCitations(res.Conclusions) == 0:
 		res.Status, res.Reason = StatusUnverified, "the report cites no file location"
@@ -236,7 +249,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	default:
 		res.Status = StatusVerified
 	}
-	return res, nil
+	return res
 }
 
 func orInt(v, def int) int {
@@ -262,9 +275,10 @@ func rawList(cs []Citation) string {
 	return strings.Join(parts, ", ")
 }
 
-// state is one run's mechanism: the workspace gate, the evidence, the correction request
-// and, for a fix, the edit guard and the test tracker.
-type state struct {
+// Check is one run's mechanism: the workspace gate, the evidence, the correction request
+// and, for a fix, the edit guard and the test tracker. Prepare makes it; it joins one
+// session (Join), and Finish judges the run.
+type Check struct {
 	ws        *workspace.Workspace
 	evidence  *Evidence
 	corrected bool
@@ -275,7 +289,7 @@ type state struct {
 	edits   editLog
 }
 
-func (s *state) observe(e agent.Event) {
+func (s *Check) observe(e agent.Event) {
 	// Only calls that ran count: a denied call showed nothing and tested nothing.
 	if e.Type != agent.EventToolEnd || e.Result == nil || s.evidence == nil || e.Start.IsZero() {
 		return
@@ -287,7 +301,7 @@ func (s *state) observe(e agent.Event) {
 }
 
 // exists reports whether rel names a file inside the workspace.
-func (s *state) exists(rel string) bool {
+func (s *Check) exists(rel string) bool {
 	p, err := s.ws.Resolve(filepath.FromSlash(rel))
 	if err != nil {
 		return false
@@ -301,7 +315,7 @@ var pathFields = []string{"file_path", "path"}
 
 // Gate refuses any call whose path leaves the workspace (invariant 2), and for a fix,
 // any edit outside the guard's limits.
-func (s *state) Gate(_ context.Context, c tool.Call) agent.Decision {
+func (s *Check) Gate(_ context.Context, c tool.Call) agent.Decision {
 	in, _ := decodeObject(c.Input)
 	for _, f := range pathFields {
 		p, ok := in[f].(string)
@@ -323,7 +337,7 @@ func (s *state) Gate(_ context.Context, c tool.Call) agent.Decision {
 
 // BeforeStop sends the model back once when its answer cites what it never saw, or
 // cites nothing; for a fix, once when no passing test run followed its last edit.
-func (s *state) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision {
+func (s *Check) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision {
 	if s.fix != nil {
 		if msg := s.edits.untested(s.fix.Test); msg != "" && !s.edits.reminded {
 			s.edits.reminded = true
@@ -391,7 +405,7 @@ func missingSections(cs []Conclusion) []string {
 }
 
 // addExcerpts puts the cited lines (at most five) beside each verified line citation.
-func (s *state) addExcerpts(cs []Conclusion) {
+func (s *Check) addExcerpts(cs []Conclusion) {
 	cache := map[string][]string{}
 	for i := range cs {
 		for j := range cs[i].Citations {

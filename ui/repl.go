@@ -174,16 +174,16 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 
 func (r *REPL) open() error {
 	opts := r.Options
-	opts.Asker = &replAsker{r: r}
-	opts.Approver = &replApprover{r: r}
-	opts.OnTodo = func(items []todo.Item) {
+	opts.UI.Asker = &replAsker{r: r}
+	opts.UI.Approver = &replApprover{r: r}
+	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		fmt.Fprintf(r.Out, "Todos:\n%s\n", indentLines(todo.Render(items), "  "))
 	}
-	opts.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
-	opts.Observers = append(append([]agent.Observer(nil), opts.Observers...), r.observe)
-	if opts.Warn == nil {
-		opts.Warn = r.Err
+	opts.UI.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
+	opts.UI.Observers = append(append([]agent.Observer(nil), opts.UI.Observers...), r.observe)
+	if opts.UI.Warn == nil {
+		opts.UI.Warn = r.Err
 	}
 	s, err := harness.Open(opts)
 	if err != nil {
@@ -244,7 +244,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 			o.Duration.Round(time.Millisecond), o.APIDuration.Round(time.Millisecond))
 	case "/clear":
 		old := r.sess
-		r.Options.Resume, r.Options.Continue = "", false
+		r.Options.Resume = harness.Resume{}
 		if err := r.open(); err != nil {
 			r.sess = old
 			return false, err

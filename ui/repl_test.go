@@ -63,12 +63,12 @@ func TestREPLCtrlCInterruptsTheTurnAndKeepsGoing(t *testing.T) {
 	started.Add(1)
 	var once sync.Once
 	r := &REPL{In: inR, Out: out, Err: errOut, Version: "test", Signals: sigs, Options: harness.Options{
-		Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: t.TempDir(),
-		Observers: []agent.Observer{func(e agent.Event) {
+		Model: harness.ModelOptions{Name: "scripted", Provider: prov}, Dirs: harness.Dirs{CWD: t.TempDir(), Home: t.TempDir()},
+		UI: harness.UI{Observers: []agent.Observer{func(e agent.Event) {
 			if e.Type == agent.EventToolStart {
 				once.Do(started.Done)
 			}
-		}},
+		}}},
 	}}
 	done := make(chan error, 1)
 	go func() { done <- r.Run(context.Background(), "") }()
@@ -103,7 +103,7 @@ func TestREPLAsksQuestionsAtTheTerminal(t *testing.T) {
 	}})
 	out, errOut := &syncBuf{}, &syncBuf{}
 	r := &REPL{In: strings.NewReader("pick a database\n2\n/exit\n"), Out: out, Err: errOut, Version: "test",
-		Signals: make(chan os.Signal), Options: harness.Options{Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: t.TempDir()}}
+		Signals: make(chan os.Signal), Options: harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: prov}, Dirs: harness.Dirs{CWD: t.TempDir(), Home: t.TempDir()}}}
 	if err := r.Run(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestREPLCtrlCWhileAQuestionWaits(t *testing.T) {
 	out, errOut := &syncBuf{}, &syncBuf{}
 	sigs := make(chan os.Signal, 1)
 	r := &REPL{In: inR, Out: out, Err: errOut, Version: "test", Signals: sigs,
-		Options: harness.Options{Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: t.TempDir()}}
+		Options: harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: prov}, Dirs: harness.Dirs{CWD: t.TempDir(), Home: t.TempDir()}}}
 	done := make(chan error, 1)
 	go func() { done <- r.Run(context.Background(), "") }()
 	io.WriteString(inW, "ask me\n")
@@ -171,7 +171,7 @@ func TestREPLApprovesAtTheTerminal(t *testing.T) {
 	}})
 	out, errOut := &syncBuf{}, &syncBuf{}
 	r := &REPL{In: strings.NewReader("write two files\ny\nn use the other folder\n/exit\n"), Out: out, Err: errOut, Version: "test",
-		Signals: make(chan os.Signal), Options: harness.Options{Provider: prov, Model: "scripted", CWD: dir, Home: t.TempDir()}}
+		Signals: make(chan os.Signal), Options: harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: prov}, Dirs: harness.Dirs{CWD: dir, Home: t.TempDir()}}}
 	if err := r.Run(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestREPLRemembersWhenTheSessionEnds(t *testing.T) {
 	out, errOut := &syncBuf{}, &syncBuf{}
 	home := t.TempDir()
 	r := &REPL{In: strings.NewReader("what do we store data in?\n/exit\n"), Out: out, Err: errOut, Version: "test",
-		Signals: make(chan os.Signal), Options: harness.Options{Provider: prov, Model: "scripted", CWD: t.TempDir(), Home: home}}
+		Signals: make(chan os.Signal), Options: harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: prov}, Dirs: harness.Dirs{CWD: t.TempDir(), Home: home}}}
 	if err := r.Run(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}

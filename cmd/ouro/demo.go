@@ -130,17 +130,17 @@ Task given to the model: %q
 			traj := &ui.Trajectory{W: w, Width: 1500}
 			var lastBash string
 			sess, err := harness.Open(harness.Options{
-				Provider: scripted.New(demoScript(work)), Model: "scripted-demo",
-				CWD: work, Home: filepath.Join(dir, "ouro-home"), Version: version,
+				Model: harness.ModelOptions{Name: "scripted-demo", Provider: scripted.New(demoScript(work))},
+				Dirs:  harness.Dirs{CWD: work, Home: filepath.Join(dir, "ouro-home")},
 				// Headless, as a script is: edits inside the project are accepted, and the
 				// one command the task needs is allowed by rule; anything else would be denied.
-				PermissionMode: "acceptEdits", AllowedTools: []string{"Bash(go test *)"}, SandboxLauncher: true,
-				Observers: []agent.Observer{traj.Observe, func(e agent.Event) {
+				Access: harness.Access{Mode: "acceptEdits", Allow: []string{"Bash(go test *)"}, SandboxLauncher: true},
+				UI: harness.UI{Observers: []agent.Observer{traj.Observe, func(e agent.Event) {
 					if e.Type == agent.EventToolEnd && e.Call.Name == "Bash" {
 						lastBash = strings.TrimSpace(e.Result.ResultText())
 					}
-				}},
-				Warn: cmd.ErrOrStderr(),
+				}}, Warn: cmd.ErrOrStderr()},
+				Version: version,
 			})
 			if err != nil {
 				return err

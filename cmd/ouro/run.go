@@ -63,13 +63,13 @@ func (f *runFlags) register(c *cobra.Command) {
 
 func (f *runFlags) options() harness.Options {
 	return harness.Options{
-		Model: f.model, FallbackModel: f.fallback,
-		SystemPrompt: f.system, AppendSystemPrompt: f.appendSystem,
+		Model:  harness.ModelOptions{Name: f.model, Fallback: f.fallback, ContextWindow: f.window},
+		Prompt: harness.Prompt{System: f.system, Append: f.appendSystem},
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
-		Resume: f.resume, Continue: f.cont, Version: version,
-		SettingsFlag: f.settings, AllowedTools: splitRules(f.allowed), DisallowedTools: splitRules(f.disallowed),
-		Tools:          splitRules(f.tools),
-		PermissionMode: f.permissionMode(), SandboxLauncher: true, ContextWindow: f.window,
+		Resume: harness.Resume{ID: f.resume, Latest: f.cont},
+		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
+			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
+		Version: version,
 	}
 }
 
@@ -158,9 +158,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return err
 	}
 	opts := f.options()
-	opts.Observers = []agent.Observer{h.Observe}
-	opts.ChildObserver = h.ObserveChild
-	opts.Warn = errOut
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe}, ChildObserver: h.ObserveChild, Warn: errOut}
 	sess, err := harness.Open(opts)
 	if err != nil {
 		return err

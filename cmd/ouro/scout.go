@@ -15,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/scout"
+	"github.com/ouroagent/ouro/scout/runner"
 	"github.com/ouroagent/ouro/ui"
 )
 
@@ -182,7 +183,7 @@ func runScout(cmd *cobra.Command, f *scoutFlags, cfg scout.Config) error {
 	}
 	ctx, stop := notifyContext(cmd.Context())
 	defer stop()
-	res, err := scout.Run(ctx, cfg)
+	res, err := runner.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package scout_test
+package runner_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/scout"
+	"github.com/ouroagent/ouro/scout/runner"
 )
 
 var gocache string
@@ -112,7 +113,7 @@ func run(t *testing.T, dir string, cfg scout.Config, turns ...scripted.Turn) sco
 	cfg.Provider = scripted.New(&scripted.Script{Turns: turns})
 	cfg.Home = t.TempDir()
 	cfg.Warn = io.Discard
-	res, err := scout.Run(context.Background(), cfg)
+	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -386,7 +387,7 @@ func TestBadConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := prov()
 			tc.edit(&cfg)
-			_, err := scout.Run(context.Background(), cfg)
+			_, err := runner.Run(context.Background(), cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}

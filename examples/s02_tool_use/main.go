@@ -37,9 +37,9 @@ func main() {
 	)
 
 	var model llm.Provider = scripted.New(&scripted.Script{Turns: []scripted.Turn{
-		{ToolCalls: []scripted.ToolCall{{Name: "Glob", Input: []byte(`{"pattern":"*.go"}`)}}},
+		{ToolCalls: []scripted.ToolCall{{Name: "Glob", Input: []byte(`{"pattern":"examples/*/main.go"}`)}}},
 		{ToolCalls: []scripted.ToolCall{
-			{Name: "Read", Input: []byte(`{"file_path":"main.go","limit":5}`)},
+			{Name: "Read", Input: []byte(`{"file_path":"go.mod","limit":5}`)},
 			{Name: "Grep", Input: []byte(`{"pattern":"registry","output_mode":"count"}`)},
 		}},
 		{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"/etc/passwd","limit":"ten"}`)}}},

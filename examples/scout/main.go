@@ -8,14 +8,17 @@
 //
 //	ANTHROPIC_API_KEY=... go run ./examples/scout "where is the entry point?"
 //
-// Without a key a scripted model cites a file it never read, is sent back, reads it, and
-// answers again. `ouro scout` is the full version (plan mode, transcripts, --json).
+// With a key it surveys the current directory. Without one a scripted model surveys a
+// small sample project (written to a temporary folder, so it runs from any directory):
+// it cites a file it never read, is sent back, reads it, and answers again. `ouro scout`
+// is the full version (plan mode, transcripts, --json).
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,11 +49,65 @@ func (c *citeCheck) BeforeStop(_ context.Context, s *agent.Stop) agent.StopDecis
 	for _, b := range bad {
 		msg += fmt.Sprintf("\n- %s: %s", b.Raw, b.Problem)
 	}
+	fmt.Printf("── sent back: %s\n", msg)
 	return agent.StopDecision{Continue: true, Message: msg}
 }
 
+// The sample project the scripted model surveys.
+var sample = map[string]string{
+	"go.mod": "module example.com/sample\n\ngo 1.22\n",
+	"main.go": `package main
+
+import "example.com/sample/loop"
+
 func main() {
-	ws, err := workspace.New(".")
+	loop.Run()
+}
+`,
+	"loop/loop.go": `package loop
+
+import "fmt"
+
+// Run is the core loop: it works until there is nothing left to do.
+func Run() {
+	for i := 0; i < 3; i++ {
+		fmt.Println("turn", i)
+	}
+}
+`,
+}
+
+func main() {
+	var model llm.Provider
+	dir := "."
+	if p, err := anthropic.New(anthropic.Config{}); err == nil {
+		model = p
+	} else {
+		tmp, err := os.MkdirTemp("", "ouro-scout-")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(tmp)
+		for name, text := range sample {
+			p := filepath.Join(tmp, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				panic(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				panic(err)
+			}
+		}
+		dir = tmp
+		answer := "## Entry points\n- `main.go:5` — func main.\n## Core modules\n- `loop/loop.go:6` — loop.Run, the core loop."
+		model = scripted.New(&scripted.Script{Turns: []scripted.Turn{
+			{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"main.go"}`)}}},
+			{Text: answer},
+			{ExpectContains: "loop/loop.go:6", ToolCalls: []scripted.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"loop/loop.go"}`)}}},
+			{Text: answer},
+		}})
+	}
+
+	ws, err := workspace.New(dir)
 	if err != nil {
 		panic(err)
 	}
@@ -60,17 +117,6 @@ func main() {
 		p, err := ws.Resolve(rel)
 		st, serr := os.Stat(p)
 		return err == nil && serr == nil && !st.IsDir()
-	}
-
-	answer := "## Entry points\n- `cmd/ouro/main.go:25` — func main.\n## Core modules\n- `agent/agent.go:130` — Agent.Run, the loop."
-	var model llm.Provider = scripted.New(&scripted.Script{Turns: []scripted.Turn{
-		{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"cmd/ouro/main.go","limit":40}`)}}},
-		{Text: answer},
-		{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"agent/agent.go","offset":125,"limit":10}`)}}},
-		{Text: answer},
-	}})
-	if p, err := anthropic.New(anthropic.Config{}); err == nil {
-		model = p
 	}
 
 	a, err := agent.New(agent.Config{

@@ -1,0 +1,171 @@
+// Package examples_test runs every example program against its scripted model (no key,
+// no network) and checks that it shows what it is there to show.
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// example is one program and what its output must hold.
+type example struct {
+	// anywhere runs it from an unrelated folder instead of the module root.
+	anywhere bool
+	want     []string
+	// check, when set, looks further at the output.
+	check func(t *testing.T, out string)
+}
+
+var examples = map[string]example{
+	"s01_agent_loop": {want: []string{`$ {"command":"ls"}`, "go.mod\n", "(scripted) Those are the files here.", "[completed after 2 turns]"}},
+	"s02_tool_use": {want: []string{
+		`── Read {"file_path":"go.mod","limit":5} (error=false)`, "module github.com/ouroagent/ouro",
+		"examples/s02_tool_use/main.go",
+		`── Read {"file_path":"/etc/passwd","limit":"ten"} (error=true)`, "Invalid input for Read; the call was not run",
+		"[completed after 4 turns]",
+	}},
+	"s03_permission": {want: []string{
+		"── go test ./...  (error=false)",
+		"── rm -rf build  (error=true)\nPermission denied: `rm -rf build` is denied by the rule Bash(rm *)",
+		"── git push origin main  (error=true)", "nobody is there to give it",
+		"── ls && rm -rf build  (error=true)",
+		"allow go test ./...", "deny  git push origin main   by headless",
+		"build/ is still there.",
+	}},
+	"s04_hooks": {want: []string{
+		"PostToolUse hook context: Bash returned 22 bytes.",
+		"a PreToolUse hook blocked Bash rm -rf build: no rm here",
+		"bash.log, written by the command hook:\nls\ncat go.mod\nrm -rf build\n",
+	}},
+	"s05_todo": {want: []string{
+		"TodoWrite refused:", "2 items are in_progress",
+		"── reminder attached to request 8 (this request only):", "has not been updated for 3 tool rounds",
+		"[completed after 10 turns]", "restored (0 open):",
+	}},
+	"s06_subagent": {want: []string{
+		"[toolu_01_01]", "[toolu_01_02]", "child completed after 2 turns", "[subagent Explore: 2 turns",
+		"child transcript: Explore-toolu_01_01.jsonl", "child transcript: Explore-toolu_01_02.jsonl",
+		"[completed after 2 turns;",
+	}},
+	"s07_skills": {want: []string{
+		`── onInvoke: release-notes asks for ["Bash(git log:*)" "Read"]`, "Write release notes for: v0.7",
+		"1\t# House style", "[completed after 3 turns]", "first request: skill listed true, body absent true",
+	}},
+	"s08_compact": {want: []string{
+		"── compaction (auto, clear)", "── compaction (auto, summary)", "── compaction (manual, summary)",
+		"I read all 40 files; each defines f.\n[completed after 41 turns;", "history now 2 messages",
+	}, check: func(t *testing.T, out string) {
+		m := regexp.MustCompile(`peak ~(\d+) tokens of a (\d+)-token window`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatal("no peak line")
+		}
+		peak, _ := strconv.Atoi(m[1])
+		window, _ := strconv.Atoi(m[2])
+		if peak <= 0 || peak >= window {
+			t.Errorf("peak %d tokens, window %d: compaction did not keep the requests inside it", peak, window)
+		}
+	}},
+	"s09_memory": {want: []string{
+		"(imported by", "Errors are wrapped with %w.",
+		"== saving a secret: memory: record looks like it contains a secret",
+		"== recalled db-engine (session s1 turn 3)",
+		"== session 2's first request ends with:\nadd a created_at column to users<system-reminder>",
+		"The database is Postgres 16",
+	}},
+	"scout": {anywhere: true, want: []string{
+		`── Read {"file_path":"main.go"}`,
+		"── sent back: These citations name lines this run never saw", "- loop/loop.go:6: loop/loop.go was never read in this run",
+		`── Read {"file_path":"loop/loop.go"}`,
+		"- `loop/loop.go:6` — loop.Run, the core loop.\n[completed after 4 turns]",
+	}, check: func(t *testing.T, out string) {
+		if strings.Contains(out, "unverified:") {
+			t.Error("a citation is still unverified after the model was sent back")
+		}
+	}},
+}
+
+func TestExamples(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(e.Name(), "main.go")); e.IsDir() && err == nil {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	for _, d := range dirs {
+		if _, ok := examples[d]; !ok {
+			t.Errorf("examples/%s has no case in this test: say what its output must show", d)
+		}
+	}
+	for name := range examples {
+		if !slices.Contains(dirs, name) {
+			t.Errorf("examples/%s is gone; remove its case", name)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	bin := t.TempDir()
+	args := []string{"build", "-o", bin + string(filepath.Separator)}
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+	}
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No key: every example falls back to its scripted model.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "OPENAI_") {
+			env = append(env, kv)
+		}
+	}
+
+	for _, name := range dirs {
+		ex := examples[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(bin, name))
+			cmd.Dir, cmd.Env = root, env
+			if ex.anywhere {
+				cmd.Dir = t.TempDir()
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s failed: %v\nstdout:\n%s\nstderr:\n%s", name, err, stdout.String(), stderr.String())
+			}
+			out := stdout.String()
+			for _, w := range ex.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the output lacks %q", w)
+				}
+			}
+			if ex.check != nil {
+				ex.check(t, out)
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s\nstderr:\n%s", out, stderr.String())
+			}
+		})
+	}
+}

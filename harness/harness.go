@@ -227,11 +227,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		append(slices.Clone(own), ext...))
 	sub := delegation(dirs, m, system, reg, toolOpts, g, tr, opts, warn)
-	if err := addTools(reg, sub.part); err != nil {
-		return nil, err
-	}
-	g.hideDenied(reg)
-	if err := restrictTools(reg, opts.Access.Tools, g.policy.Hidden); err != nil {
+	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
 
@@ -395,6 +391,19 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		tools.NewWebFetch(tools.WebFetchConfig{}),
 		tools.NewAskUserQuestion(asker),
 	}}, bash, nil
+}
+
+// offer completes the registry with the Task tool and leaves what the model is offered:
+// not the tools a deny rule hides, and only those the tools list names (when it names any).
+func offer(reg *tool.Registry, sub mechanism.Part, g *guard, only []string) (*tool.Registry, error) {
+	if err := addTools(reg, sub); err != nil {
+		return nil, err
+	}
+	g.hideDenied(reg)
+	if err := restrictTools(reg, only, g.policy.Hidden); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }
 
 // offeredBy filters names down to the tools list (all of them when it is empty).

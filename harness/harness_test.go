@@ -13,10 +13,12 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/todo"
+	"github.com/ouroagent/ouro/tool"
 )
 
 func bash(cmd string) []scripted.ToolCall {
@@ -318,5 +320,64 @@ func TestUserConfigHomeIsolatesPersonalConfig(t *testing.T) {
 	}
 	if strings.Contains(prov2.Requests()[0].Messages[0].Text(), "HOOK-RAN-4410") {
 		t.Error("the personal hook ran in an isolated session")
+	}
+}
+
+// joiner is an extension for the tests: it records the workspace it is given and returns
+// its part (or err).
+type joiner struct {
+	part mechanism.Part
+	err  error
+	env  mechanism.Env
+}
+
+func (j *joiner) Join(env mechanism.Env) (mechanism.Part, error) {
+	j.env = env
+	return j.part, j.err
+}
+
+type denyAll struct{}
+
+func (denyAll) Gate(context.Context, tool.Call) agent.Decision {
+	return agent.Decision{Deny: true, Reason: "the extension refuses every call"}
+}
+
+type stopOnce struct{ sent bool }
+
+func (s *stopOnce) BeforeStop(context.Context, *agent.Stop) agent.StopDecision {
+	if s.sent {
+		return agent.StopDecision{}
+	}
+	s.sent = true
+	return agent.StopDecision{Continue: true, Message: "the extension sends you back once"}
+}
+
+// An extension joins like the harness's own mechanisms: it gets the session's workspace,
+// its prompt section is in the system prompt, its gate runs after the permission gate
+// (which allows everything here) and its BeforeStop at the stop.
+func TestExtensionJoinsTheSession(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	stop := &stopOnce{}
+	j := &joiner{part: mechanism.Part{Name: "test", Prompt: "EXTENSION-SECTION",
+		Gates: []agent.Gate{denyAll{}}, BeforeStop: []agent.BeforeStop{stop}}}
+	s, prov := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: bash("echo hi")},
+		{ExpectContains: "the extension refuses every call", Text: "refused"},
+		{ExpectContains: "the extension sends you back once", Text: "done"},
+	}, func(o *Options) { o.Extensions = []mechanism.Joiner{j} })
+	if j.env.Workspace != s.Workspace {
+		t.Fatal("the extension did not get the session's workspace")
+	}
+	if o := s.Run(context.Background(), "go"); !o.OK() || o.Result != "done" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if sys := prov.Requests()[0].System; !strings.Contains(sys, "\n\nEXTENSION-SECTION\n") {
+		t.Fatalf("the system prompt lacks the extension's section:\n%s", sys)
+	}
+
+	_, err := Open(Options{Model: ModelOptions{Name: "scripted", Provider: prov}, Dirs: Dirs{CWD: cwd, Home: home},
+		UI: UI{Warn: &bytes.Buffer{}}, Extensions: []mechanism.Joiner{&joiner{err: errors.New("no room")}}})
+	if err == nil || !strings.Contains(err.Error(), "no room") {
+		t.Fatalf("a failed Join: err = %v", err)
 	}
 }

@@ -1,10 +1,14 @@
-// Package scout is the seed's first project: a read-only agent that
-// surveys a repository (entry points, core modules, tests, risks) and cites a file
-// location for every conclusion, and its second version, a guarded fixer that may edit
-// within limits and must show a passing test run.
+// Package scout is the seed's first project: a read-only agent that surveys a repository
+// (entry points, core modules, tests, risks) and cites a file location for every
+// conclusion, and its second version, a guarded fixer that may edit within limits and
+// must show a passing test run.
+//
+// This package is the mechanism: Prepare plans a run, and its Check joins a session as a
+// mechanism.Part like any other mechanism; it does not know the harness. scout/runner
+// opens the session on the harness and runs it.
 //
 // Four invariants are enforced in code, not asked of the model in the prompt:
-//  1. every tool_use gets its tool_result (the loop guarantees it; Run checks the
+//  1. every tool_use gets its tool_result (the loop guarantees it; Finish checks the
 //     finished conversation and fails the run if it does not hold);
 //  2. every path resolves inside the workspace (a Gate refuses any other, before a tool
 //     runs);

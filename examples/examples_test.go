@@ -14,7 +14,46 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	// The packages the examples are built from: importing them makes go test's cache
+	// notice a change in any of them (TestExamplesImports keeps this list complete).
+	_ "github.com/ouroagent/ouro/agent"
+	_ "github.com/ouroagent/ouro/compact"
+	_ "github.com/ouroagent/ouro/hook"
+	_ "github.com/ouroagent/ouro/llm"
+	_ "github.com/ouroagent/ouro/llm/anthropic"
+	_ "github.com/ouroagent/ouro/llm/scripted"
+	_ "github.com/ouroagent/ouro/memory"
+	_ "github.com/ouroagent/ouro/permission"
+	_ "github.com/ouroagent/ouro/scout"
+	_ "github.com/ouroagent/ouro/settings"
+	_ "github.com/ouroagent/ouro/skill"
+	_ "github.com/ouroagent/ouro/subagent"
+	_ "github.com/ouroagent/ouro/todo"
+	_ "github.com/ouroagent/ouro/tool"
+	_ "github.com/ouroagent/ouro/tools"
+	_ "github.com/ouroagent/ouro/workspace"
 )
+
+// The examples run as separate programs, so their packages are no dependency of this
+// test unless it imports them; without that a cached result would survive a change in
+// the code an example runs.
+func TestExamplesImports(t *testing.T) {
+	uses, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	own, err := exec.Command("go", "list", "-f", `{{join .XTestImports "\n"}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	have := strings.Fields(string(own))
+	for _, p := range strings.Fields(string(uses)) {
+		if strings.HasPrefix(p, "github.com/ouroagent/ouro/") && !slices.Contains(have, p) {
+			t.Errorf("an example imports %s: add it to the imports of examples_test.go", p)
+		}
+	}
+}
 
 // example is one program and what its output must hold.
 type example struct {

@@ -220,12 +220,12 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
 		builtin, ctxp.part, todos.part, skills.part}
-	reg, err := register(toolOpts, append(slices.Clone(own), ext...)...)
+	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
-		append(slices.Clone(own), ext...))
+		slices.Concat(own, ext))
 	sub := delegation(dirs, m, system, reg, toolOpts, g, tr, opts, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
-	mechanism.Seams(&cfg, append(append(own, sub.part), ext...)...)
+	mechanism.Seams(&cfg, slices.Concat(own, []mechanism.Part{sub.part}, ext)...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {

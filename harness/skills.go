@@ -34,7 +34,7 @@ func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permiss
 	}
 	log := &skillLog{w: tr.w, policy: policy, warn: warn, list: tr.skills}
 	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
-	if cat.Len() > 0 {
+	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
 		if len(offered("Skill")) > 0 {
 			sk.part.Prompt = cat.Prompt(0)
@@ -73,7 +73,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 // InvokeSkill loads a skill for the user (the REPL's /<skill> args): what the Skill tool
 // does for the model. The text returned is the prompt to send.
 func (s *Session) InvokeSkill(name, args string) (string, error) {
-	inv, err := s.Skills.Invoke(s.Workspace, name, args)
+	inv, err := s.Skills.InvokeForUser(s.Workspace, name, args)
 	if err != nil {
 		return "", err
 	}

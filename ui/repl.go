@@ -214,7 +214,14 @@ func (r *REPL) command(line string) (quit bool, err error) {
 			break
 		}
 		for _, sk := range r.sess.Skills.Skills() {
-			fmt.Fprintf(r.Out, "/%s  %s\n    %s\n", sk.Name, Clip(sk.Description, 200), sk.Dir)
+			if !sk.UserInvocable {
+				continue // the model's alone
+			}
+			head := "/" + sk.Name
+			if sk.ArgumentHint != "" {
+				head += " " + sk.ArgumentHint
+			}
+			fmt.Fprintf(r.Out, "%s  %s\n    %s\n", head, Clip(sk.Description, 200), sk.Dir)
 		}
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())

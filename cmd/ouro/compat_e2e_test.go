@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// requestFields decodes what a request offered: the model, the tool names, the system text.
+func requestFields(t *testing.T, body json.RawMessage) (model string, tools []string, system string) {
+	t.Helper()
+	var b struct {
+		Model  string          `json:"model"`
+		System json.RawMessage `json:"system"`
+		Tools  []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range b.Tools {
+		tools = append(tools, tl.Name)
+	}
+	return b.Model, tools, string(b.System)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 13, items 1, 2, 4, 5: an agent file as Claude Code's /agents generator writes it
+// (a description strict YAML rejects, Claude Code's tool names, disallowedTools, a model
+// ouro does not know) loads and runs: the child gets the mapped tools minus the disallowed
+// ones, the session's model, and the user is told once what was missing.
+func TestClaudeCodeAgentFileRuns(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "test-runner.md"), `---
+name: test-runner
+description: Use this agent when code changed and tests should run. Examples: <example>Context: the user fixed a bug. user: "I fixed the parser" assistant: "I'll use the test-runner agent"</example>
+tools: Bash, Glob, Grep, Read, MultiEdit, Write, WebSearch, mcp__github__get_issue
+disallowedTools: Write
+model: fable
+color: green
+---
+
+You run the tests and report.
+`)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("test-runner", "run tests", "Run the tests")}},
+		scripted.Turn{Text: "all green"},
+		scripted.Turn{ExpectContains: "all green", Text: "the tests pass"},
+	)
+	out, stderr, code := e.run("", "-p", "check", "--model", "sonnet")
+	if code != 0 || out != "the tests pass\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	reqs := srv.Requests()
+	_, parentTools, _ := requestFields(t, reqs[0].Body)
+	if !strings.Contains(strings.Join(parentTools, ","), "Task") {
+		t.Fatalf("parent tools: %v", parentTools)
+	}
+	model, childTools, _ := requestFields(t, reqs[1].Body)
+	if model != "claude-sonnet-5-5" {
+		t.Errorf("the child asked for model %q, want the session's", model)
+	}
+	if got := strings.Join(childTools, ","); got != "Bash,Glob,Grep,Read,Edit" {
+		t.Errorf("child tools = %s", got)
+	}
+	for _, want := range []string{"not available in ouro: WebSearch, mcp__github__get_issue", `model "fable" is neither an alias`} {
+		if strings.Count(stderr, want) != 1 {
+			t.Errorf("stderr should say %q once:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "skipped") {
+		t.Errorf("the agent file was skipped:\n%s", stderr)
+	}
+}
+
+// Issue 13, items 18-20: skills as Claude Code users write them. A skill marked
+// disable-model-invocation is not offered to the model and the Skill tool refuses it; a
+// skill without a name, with a title-case name or a colon in its description loads
+// without warnings.
+func TestClaudeCodeSkillFlags(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "deploy", "SKILL.md"),
+		"---\nname: deploy\ndescription: Deploy the app: only when the user asks\ndisable-model-invocation: true\nargument-hint: [environment]\n---\nDeploy to $ARGUMENTS.\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "house-style", "SKILL.md"),
+		"---\nname: House Style\ndescription: Use when: writing Go in this repository\n---\nUse tabs.\n")
+	skillCall, _ := json.Marshal(map[string]string{"skill": "deploy", "args": "prod"})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: skillCall}}},
+		scripted.Turn{ExpectContains: "can only be invoked by the user", Text: "I may not deploy"},
+	)
+	out, stderr, code := e.run("", "-p", "deploy it")
+	if code != 0 || out != "I may not deploy\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "skill") {
+		t.Errorf("warnings about skills Claude Code loads quietly:\n%s", stderr)
+	}
+	_, _, system := requestFields(t, srv.Requests()[0].Body)
+	if strings.Contains(system, "deploy") || !strings.Contains(system, "house-style") {
+		t.Errorf("catalog in the system prompt:\n%s", system)
+	}
+}

@@ -159,8 +159,9 @@ type Watch struct {
 	session string
 	dirs    []string
 
-	mu   sync.Mutex
-	seen map[string]stamp // path → what was last seen
+	mu    sync.Mutex
+	seen  map[string]stamp  // path → what was last seen
+	start map[string]string // path → hash when the session started
 }
 
 type stamp struct {
@@ -185,7 +186,12 @@ func Dirs(projectRoot, home string) []string {
 
 // Start begins watching dirs for session: it notes what every file holds now.
 func (l *Ledger) Start(session string, dirs []string) *Watch {
-	return &Watch{ledger: l, session: session, dirs: dirs, seen: scan(dirs)}
+	seen := scan(dirs)
+	start := make(map[string]string, len(seen))
+	for p, st := range seen {
+		start[p] = st.hash
+	}
+	return &Watch{ledger: l, session: session, dirs: dirs, seen: seen, start: start}
 }
 
 // scan hashes every file under dirs that could hold a skill, command or agent. Every file
@@ -246,4 +252,11 @@ func (w *Watch) Check() ([]string, error) {
 		paths[i] = c.path
 	}
 	return paths, nil
+}
+
+// Started returns the hash a file had when the watch started ("" if it did not exist).
+func (w *Watch) Started(path string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.start[path]
 }

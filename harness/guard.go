@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -147,11 +148,30 @@ func setupGuard(e guardEnv) (*guard, error) {
 	return g, nil
 }
 
+// looser reports whether mode m lets through what parent would ask about.
+func looser(m, parent permission.Mode) bool {
+	rank := func(x permission.Mode) int {
+		switch x {
+		case permission.ModeBypass:
+			return 3
+		case permission.ModeAcceptEdits:
+			return 2
+		case permission.ModeDefault:
+			return 1
+		}
+		return 0 // plan, dontAsk: stricter than default
+	}
+	return rank(m) > rank(parent)
+}
+
 // gatesFor is the gate for a subagent whose definition sets permissionMode: the same
 // rules, approver, hooks and audit under that mode. A mode looser than the session's may
-// only be acceptEdits (as in Claude Code); bypassPermissions needs a bypassing session.
-func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
-	return func(mode string) []agent.Gate {
+// only be acceptEdits (as in Claude Code); bypassPermissions needs a bypassing session; and
+// a looser mode is a grant, honoured only when the definition's file may grant (allow:
+// not written by an ouro session without review).
+func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) func(subagent.Definition) []agent.Gate {
+	return func(d subagent.Definition) []agent.Gate {
+		mode := d.PermissionMode
 		m, err := permission.ParseMode(mode)
 		parent := g.policy.Mode()
 		switch {
@@ -162,6 +182,8 @@ func (g *guard) gatesFor(warn func(string)) func(string) []agent.Gate {
 			warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
 			return []agent.Gate{g.gate}
 		case m == parent:
+			return []agent.Gate{g.gate}
+		case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
 			return []agent.Gate{g.gate}
 		}
 		view, err := g.policy.WithMode(m)

@@ -127,6 +127,11 @@ type UI struct {
 	// them (stream-json's parent_tool_use_id). Children run concurrently: it must be safe
 	// for concurrent use.
 	ChildObserver func(parentToolUseID string, e agent.Event)
+	// ApproveGrant asks whether a skill or agent file whose content an ouro session wrote
+	// (and nobody reviewed) may grant what it asks for (allowed-tools, a looser
+	// permissionMode); why says what happened to the file. nil means headless: such
+	// grants are ignored with a warning.
+	ApproveGrant func(path, what, why string) bool
 	// Warn receives warnings (transcript repairs, write failures); nil → os.Stderr.
 	Warn io.Writer
 }
@@ -154,6 +159,7 @@ type Session struct {
 	guard    *guard
 	ctx      *contextParts
 	skills   *skillLog
+	grants   *grants
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -209,7 +215,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	skills := openSkills(dirs, ws, tr, g.policy, offered, warn)
+	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
+	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
@@ -219,14 +226,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	notes := &notify.Queue{}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		builtin, ctxp.part, todos.part, skills.part}
+		builtin, ctxp.part, todos.part, skills.part, grants.part}
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, tr, opts, warn)
+	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -247,7 +254,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -457,7 +464,7 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, tr *transcript, opts Options, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -468,7 +475,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 		ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
-		GatesFor:    g.gatesFor(say),
+		GatesFor:    g.gatesFor(say, gr.allow),
 		ProviderFor: providerFor(m, warn),
 		StartHook:   g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
 		Observer:      opts.UI.ChildObserver,
@@ -646,7 +653,10 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	return errors.Join(s.guard.close(context.Background()), s.writer.Sync(), s.writer.Close())
+	s.grants.check() // what SessionEnd hooks or the last turn left
+	err := s.guard.close(context.Background())
+	s.grants.check()
+	return errors.Join(err, s.writer.Sync(), s.writer.Close())
 }
 
 // toolRecord is the transcript's account of one executed call: when it ran and whether

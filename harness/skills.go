@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ouroagent/ouro/internal/textcut"
@@ -27,12 +28,12 @@ type skills struct {
 // openSkills discovers the skills; the Skill tool and the catalog in the prompt are there
 // when there are any (the catalog only when Skill is offered). Skills loaded before a
 // resume are known again from the transcript.
-func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permission.Policy, offered func(...string) []string, warn io.Writer) skills {
+func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permission.Policy, allow func(path, what string) bool, offered func(...string) []string, warn io.Writer) skills {
 	cat, warns := skill.Discover(skill.Options{Dir: d.cwd, Home: d.config})
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: skill %s\n", w)
 	}
-	log := &skillLog{w: tr.w, policy: policy, warn: warn, list: tr.skills}
+	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills}
 	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
@@ -47,16 +48,22 @@ func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permiss
 type skillLog struct {
 	w      *session.Writer
 	policy *permission.Policy
-	warn   io.Writer
-	mu     sync.Mutex
-	list   []invokedSkill
+	// allow says whether a skill's file may grant its allowed-tools (see grants).
+	allow func(path, what string) bool
+	warn  io.Writer
+	mu    sync.Mutex
+	list  []invokedSkill
 }
 
 // invoked grants the rules a skill's allowed-tools asks for, for the rest of the turn
 // (Run clears them when it returns), and keeps the skill's text so a summary of the
 // conversation does not lose it (recorded in the transcript for --resume too).
 func (l *skillLog) invoked(inv skill.Invocation) {
-	for _, r := range inv.Skill.AllowedTools {
+	rules := inv.Skill.AllowedTools
+	if len(rules) > 0 && l.allow != nil && !l.allow(inv.Skill.Path, "allowed-tools "+strings.Join(rules, ", ")) {
+		rules = nil
+	}
+	for _, r := range rules {
 		if err := l.policy.AddTurnRule(r); err != nil {
 			fmt.Fprintf(l.warn, "ouro: skill %s: allowed-tools %q: %v\n", inv.Skill.Name, r, err)
 		}

@@ -57,6 +57,11 @@ func (st *state) inside(real string) bool {
 var (
 	protectedDirs  = []string{".git", ".ouro", ".claude"}
 	protectedFiles = []string{".mcp.json"}
+	// contentDirs inside .ouro and .claude hold skills, agents and commands: ordinary
+	// content, as in Claude Code, which the agent may write like any file. What such a file
+	// asks for (allowed-tools, a looser permissionMode) is withheld until the user reviews
+	// it (package grant).
+	contentDirs = []string{"skills", "agents", "commands"}
 	shellRCFiles   = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
 )
 
@@ -68,10 +73,15 @@ func (st *state) protected(tg *target) bool {
 
 func isProtected(p, home string) bool {
 	p = filepath.ToSlash(p)
-	for _, part := range strings.Split(p, "/") {
-		if isOneOf(part, protectedDirs) {
-			return true
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if !isOneOf(part, protectedDirs) {
+			continue
 		}
+		if part != ".git" && i+2 < len(parts) && isOneOf(parts[i+1], contentDirs) {
+			continue // a file below .claude/skills/ and the like
+		}
+		return true
 	}
 	if isOneOf(filepath.Base(p), protectedFiles) {
 		return true

@@ -58,7 +58,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	}
 	gates := cfg.Gates
 	if d.PermissionMode != "" && cfg.GatesFor != nil {
-		gates = cfg.GatesFor(d.PermissionMode)
+		gates = cfg.GatesFor(d)
 	}
 	var stops []agent.BeforeStop
 	if cfg.StopHook != nil {

@@ -44,7 +44,7 @@ type Config struct {
 	AfterTool   []agent.AfterTool
 	BeforeModel []agent.BeforeModel
 	// GatesFor, when set, replaces Gates for a definition with a permissionMode.
-	GatesFor func(permissionMode string) []agent.Gate
+	GatesFor func(d Definition) []agent.Gate
 	// StartHook runs the SubagentStart hooks; what it returns is added to the prompt.
 	StartHook func(ctx context.Context, agentType string) string
 	// StopHook gives the SubagentStop seam for a child of agentType; may be nil.

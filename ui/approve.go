@@ -61,3 +61,22 @@ func parseApproval(line string, canRemember bool) permission.Answer {
 	}
 	return permission.Answer{Choice: permission.No, Reason: reason}
 }
+
+// approveGrant asks the person whether a skill or agent file an ouro session wrote may
+// grant what it asks for. Only y or yes approves; anything else keeps the grant off.
+func (a *replApprover) approveGrant(path, what, why string) bool {
+	r := a.r
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	r.endLine()
+	fmt.Fprintf(r.Out, "\n%s asks for %s,\n  but %s.\n  Review it, then allow it to grant this from now on? [y] yes  [n] no\n? ", path, what, why)
+	line, err := r.readLine(context.Background())
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}

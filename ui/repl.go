@@ -175,7 +175,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 func (r *REPL) open() error {
 	opts := r.Options
 	opts.UI.Asker = &replAsker{r: r}
-	opts.UI.Approver = &replApprover{r: r}
+	approver := &replApprover{r: r}
+	opts.UI.Approver = approver
+	opts.UI.ApproveGrant = approver.approveGrant
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		fmt.Fprintf(r.Out, "Todos:\n%s\n", indentLines(todo.Render(items), "  "))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +104,67 @@ func TestTwoProcessesContinuingOneSession(t *testing.T) {
 	forks, _ := filepath.Glob(filepath.Join(filepath.Dir(sessions[0]), "*.jsonl"))
 	if len(forks) != 2 {
 		t.Fatalf("want the original and one fork, got %v", forks)
+	}
+}
+
+// Issue 12, item 6: what the agent writes must not grant it power later. A skill the
+// agent wrote (in an earlier session) asking for allowed-tools grants nothing headless,
+// with a warning; the same skill written by the user grants; in the REPL the user is asked
+// once, and an approval is remembered.
+func TestAgentWrittenSkillGrantsNothingUntilApproved(t *testing.T) {
+	skillText := "---\nname: deploy\ndescription: Deploy the app\nallowed-tools: Bash(touch *)\n---\nRun touch deployed.txt.\n"
+	invoke, _ := json.Marshal(map[string]string{"skill": "deploy"})
+	touch := bash("touch deployed.txt")[0]
+	useSkill := func(e *env, expect string) {
+		e.fake(
+			scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: invoke}}},
+			scripted.Turn{ToolCalls: []scripted.ToolCall{touch}},
+			scripted.Turn{ExpectContains: expect, Text: "done"},
+		)
+	}
+
+	// The agent writes the skill in a first session.
+	e := newEnv(t)
+	write, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, ".claude", "skills", "deploy", "SKILL.md"), "content": skillText})
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: write}}}, scripted.Turn{Text: "skill written"})
+	if out, errOut, code := e.run("", "-p", "write a deploy skill", "--allowedTools", "Write"); code != 0 {
+		t.Fatalf("writing the skill: exit %d %s %s", code, out, errOut)
+	}
+	// Headless, the next session ignores its grant and says why.
+	useSkill(e, "Permission denied")
+	out, errOut, code := e.run("", "-p", "deploy")
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "allowed-tools Bash(touch *) ignored: it was written or changed by ouro's tools") {
+		t.Errorf("no warning about the withheld grant:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "deployed.txt")); err == nil {
+		t.Fatal("the agent-written skill granted Bash(touch *)")
+	}
+	// In the REPL the user is asked; yes grants, and is remembered for the next session.
+	useSkill(e, "(no output)")
+	out, errOut, code = e.run("deploy\ny\n/exit\n")
+	if code != 0 || !strings.Contains(out, "Review it, then allow it to grant this from now on?") {
+		t.Fatalf("REPL: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "deployed.txt")); err != nil {
+		t.Fatalf("the approved skill did not grant: %v\n%s", err, out)
+	}
+	os.Remove(filepath.Join(e.dir, "deployed.txt"))
+	useSkill(e, "(no output)")
+	if out, errOut, code := e.run("", "-p", "deploy"); code != 0 || strings.Contains(errOut, "ignored") {
+		t.Fatalf("after approval: exit %d %s %s", code, out, errOut)
+	}
+
+	// The user's own skill grants from the start.
+	u := newEnv(t)
+	writeFile(t, filepath.Join(u.dir, ".claude", "skills", "deploy", "SKILL.md"), skillText)
+	useSkill(u, "(no output)")
+	if out, errOut, code := u.run("", "-p", "deploy"); code != 0 || strings.Contains(errOut, "ignored") {
+		t.Fatalf("the user's skill: exit %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(u.dir, "deployed.txt")); err != nil {
+		t.Fatalf("the user's own skill did not grant: %v", err)
 	}
 }

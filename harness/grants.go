@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/grant"
+	"github.com/ouroagent/ouro/mechanism"
+)
+
+// grants keeps what the agent writes from granting it power later (package grant): a
+// skill's allowed-tools and an agent's looser permissionMode count only when the file is
+// the user's own, or the user approved its content once.
+type grants struct {
+	ledger  *grant.Ledger
+	watch   *grant.Watch
+	approve func(path, what, why string) bool
+	warn    io.Writer
+
+	mu     sync.Mutex
+	warned map[string]bool
+	part   mechanism.Part
+}
+
+// openGrants starts watching the skill, command and agent folders of the project and the
+// user for this session; every change is recorded at each turn's end.
+func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer) *grants {
+	l := grant.Open(d.project)
+	g := &grants{ledger: l, watch: l.Start(sessionID, grant.Dirs(d.cwd, d.config)), approve: approve, warn: warn, warned: map[string]bool{}}
+	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
+		if e.Type == agent.EventTurnEnd {
+			g.check()
+		}
+	}}}
+	return g
+}
+
+// check records the grant-bearing files changed since the last check.
+func (g *grants) check() {
+	if _, err := g.watch.Check(); err != nil {
+		g.once("ledger", fmt.Sprintf("ouro: WARNING: recording agent-written skill and agent files in %s failed (%v); they may grant permissions in a later session without review\n", g.ledger.Path(), err))
+	}
+}
+
+// allow reports whether the file at path may grant what (for the message): it may when
+// the user wrote it, or approves it now; a file changed since the session started, or
+// written by an earlier session and not reviewed, may not.
+func (g *grants) allow(path, what string) bool {
+	content, err := os.ReadFile(path)
+	if err != nil {
+		g.once(path, fmt.Sprintf("ouro: %s: %s ignored: the file cannot be read (%v)\n", path, what, err))
+		return false
+	}
+	why := ""
+	if start := g.watch.Started(path); start != grant.Hash(content) {
+		why = "it changed after this session started"
+	} else if ok, w, _ := g.ledger.Trusted(path, content); !ok {
+		why = w
+	}
+	if why == "" {
+		return true
+	}
+	if g.approve != nil && g.approve(path, what, why) {
+		if err := g.ledger.Approve(path, content); err != nil {
+			fmt.Fprintf(g.warn, "ouro: recording the approval of %s: %v\n", path, err)
+		}
+		return true
+	}
+	g.once(path, fmt.Sprintf("ouro: %s: %s ignored: %s; review the file (your own edit of it, or approving it when the REPL asks, lets it grant)\n", path, what, why))
+	return false
+}
+
+func (g *grants) once(key, msg string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.warned[key] {
+		g.warned[key] = true
+		fmt.Fprint(g.warn, msg)
+	}
+}

@@ -61,8 +61,8 @@ var (
 	// content, as in Claude Code, which the agent may write like any file. What such a file
 	// asks for (allowed-tools, a looser permissionMode) is withheld until the user reviews
 	// it (package grant).
-	contentDirs = []string{"skills", "agents", "commands"}
-	shellRCFiles   = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
+	contentDirs  = []string{"skills", "agents", "commands"}
+	shellRCFiles = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
 )
 
 // protected reports whether a write to tg must always be asked about (outside bypass

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -262,6 +264,9 @@ func (h *Headless) Finish(o agent.Outcome, errOut io.Writer) error {
 		if o.Result != "" {
 			h.write(o.Result + "\n")
 		}
+		if len(o.Denials) > 0 {
+			fmt.Fprint(errOut, DenialLines(o.Denials))
+		}
 		if !o.OK() {
 			fmt.Fprintln(errOut, StatusLine(o))
 		}
@@ -272,6 +277,18 @@ func (h *Headless) Finish(o agent.Outcome, errOut io.Writer) error {
 		h.line(Result(h.sessionID, o))
 	}
 	return h.err
+}
+
+// DenialLines tells the person reading a text answer that calls were refused (so what
+// the answer claims may not have happened), each with its reason, which names the rule,
+// flag or mode that would allow it.
+func DenialLines(ds []agent.Denial) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "ouro: permission was denied for %d call(s), so what the answer says may not all have happened:\n", len(ds))
+	for _, d := range ds {
+		fmt.Fprintf(&sb, "  - %s: %s\n", d.ToolName, textcut.Runes(strings.ReplaceAll(d.Reason, "\n", " "), 400, "…"))
+	}
+	return sb.String()
 }
 
 // StatusLine is a one-line account of a run that did not complete.

@@ -168,3 +168,40 @@ func TestAgentWrittenSkillGrantsNothingUntilApproved(t *testing.T) {
 		t.Fatalf("the user's own skill did not grant: %v", err)
 	}
 }
+
+// Issue 12, item 15: a text answer that claims work a denied call never did is followed,
+// on stderr, by the denials and the flag that would allow them.
+func TestHeadlessTextShowsDenials(t *testing.T) {
+	e := newEnv(t)
+	write, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, "calc.py"), "content": "x = 1\n"})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: write}}},
+		scripted.Turn{Text: "I fixed calc.py."},
+	)
+	out, errOut, code := e.run("", "-p", "fix it")
+	if code != 0 || out != "I fixed calc.py.\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "permission was denied for 1 call(s)") || !strings.Contains(errOut, "- Write:") || !strings.Contains(errOut, "--allowedTools") {
+		t.Errorf("stderr does not report the denial and how to allow it:\n%s", errOut)
+	}
+}
+
+// Issue 12, item 16: system/init reports the mode in force, from settings or flags.
+func TestInitReportsTheModeInForce(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"defaultMode": "acceptEdits"}}`)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, "acceptEdits"}, {[]string{"--permission-mode", "plan"}, "plan"}} {
+		e.fake(scripted.Turn{Text: "ok"})
+		out, errOut, code := e.run("", append([]string{"-p", "hi", "--output-format", "stream-json"}, tc.flags...)...)
+		if code != 0 {
+			t.Fatalf("exit %d %s %s", code, out, errOut)
+		}
+		if mode := parseLines(t, out)[0]["permissionMode"]; mode != tc.want {
+			t.Errorf("flags %v: init permissionMode = %v, want %s", tc.flags, mode, tc.want)
+		}
+	}
+}

@@ -163,7 +163,8 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if err != nil {
 		return err
 	}
-	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version})
+	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version,
+		PermissionMode: string(sess.Policy().Mode())})
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

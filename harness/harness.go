@@ -177,7 +177,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := connect(opts.Model)
+	m, err := connect(opts.Model, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ type model struct {
 	explicit bool // the provider was given, not resolved from the name
 }
 
-func connect(o ModelOptions) (model, error) {
+func connect(o ModelOptions, warn io.Writer) (model, error) {
 	name := ResolveModel(o.Name)
 	if o.Provider != nil {
 		return model{provider: o.Provider, name: name, window: o.ContextWindow, explicit: true}, nil
@@ -317,6 +317,13 @@ func connect(o ModelOptions) (model, error) {
 	p, name, err := NewProvider(name, o.Fallback)
 	if err != nil {
 		return model{}, err
+	}
+	if p.Name() != "scripted" && !llm.LookupModel(name).Known {
+		window := "taken as 128k tokens (--context-window sets it)"
+		if o.ContextWindow > 0 {
+			window = fmt.Sprintf("%d tokens (--context-window)", o.ContextWindow)
+		}
+		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
 	}
 	return model{provider: p, name: name, window: o.ContextWindow}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -35,6 +36,9 @@ func ResolveModel(flag string) string {
 //   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
 //     ANTHROPIC_BASE_URL).
 func NewProvider(model, fallback string) (llm.Provider, string, error) {
+	if err := checkModelName(model); err != nil {
+		return nil, "", err
+	}
 	switch {
 	case strings.HasPrefix(model, "openai:"):
 		name := strings.TrimPrefix(model, "openai:")
@@ -61,6 +65,23 @@ func NewProvider(model, fallback string) (llm.Provider, string, error) {
 		return p, model, nil
 	}
 }
+
+// checkModelName refuses names that would reach the Anthropic API as a model that cannot
+// exist: only openai:NAME and scripted:FILE carry a prefix, and "scripted" alone is no
+// model (ouro eval's --model scripted plays each task's own trajectory; elsewhere a script
+// is named scripted:FILE).
+func checkModelName(model string) error {
+	const forms = "a Claude model is named plainly (claude-sonnet-5-5, or an alias: sonnet, opus, haiku); the only prefixed forms are openai:NAME and scripted:FILE"
+	if strings.EqualFold(strings.TrimSpace(model), "scripted") {
+		return fmt.Errorf("model %q: to play a script, name its file as scripted:FILE (%s)", model, forms)
+	}
+	if prefix, _, ok := strings.Cut(model, ":"); ok && prefix != "openai" && prefix != "scripted" && modelPrefix.MatchString(prefix) {
+		return fmt.Errorf("model %q: %q is not a model prefix; %s", model, prefix+":", forms)
+	}
+	return nil
+}
+
+var modelPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // keyHint marks a provider error caused by a missing key (errors.Is(err, ErrNoKey)) and
 // makes sure it says how to try ouro without one.

@@ -66,9 +66,18 @@ type Response struct {
 type Delta struct {
 	// Kind is "text" or "thinking" for a piece of generated content, or "retry" when a
 	// stream that had already delivered deltas was cut and the provider starts the answer
-	// over (Text then says why): a UI should discard what it showed of this answer.
+	// over (Text then says why): a UI should discard what it showed of this answer; or
+	// "waiting" when a model call failed again and the provider waits before the next
+	// attempt (Text says what failed, how long and which attempt comes): a UI shows it, so
+	// a long wait is never silent. The first retry is not announced.
 	Kind string
 	Text string
+}
+
+// Waiting is the "waiting" delta a provider sends before sleeping for attempt next of max
+// after err, from the second retry on.
+func Waiting(err error, wait time.Duration, next, max int) Delta {
+	return Delta{Kind: "waiting", Text: fmt.Sprintf("%v; waiting %s before attempt %d of %d", err, wait.Round(100*time.Millisecond), next, max)}
 }
 
 // StreamFunc receives deltas as they arrive; it may be nil.

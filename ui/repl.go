@@ -346,6 +346,9 @@ func (r *REPL) observe(e agent.Event) {
 		case "retry":
 			r.endLine()
 			fmt.Fprintf(r.Err, "[%s; the answer starts over]\n", e.Delta.Text)
+		case "waiting":
+			r.endLine()
+			fmt.Fprintf(r.Err, "[%s]\n", e.Delta.Text)
 		}
 	case agent.EventToolStart:
 		r.endLine()

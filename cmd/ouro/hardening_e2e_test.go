@@ -205,3 +205,35 @@ func TestInitReportsTheModeInForce(t *testing.T) {
 		}
 	}
 }
+
+// Issue 12, item 18: model names. "scripted" alone and unknown prefixes are refused with
+// the forms that exist; a name the model table lacks runs with a one-line warning; a call
+// that keeps failing says what it waits for, from the second retry on.
+func TestModelSelection(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "never"})
+	for _, m := range []string{"scripted", "bedrock:claude"} {
+		_, errOut, code := e.run("", "-p", "hi", "--model", m)
+		if code == 0 || !strings.Contains(errOut, "openai:NAME and scripted:FILE") {
+			t.Errorf("--model %s: exit %d\n%s", m, code, errOut)
+		}
+	}
+
+	e.fake(scripted.Turn{Text: "fine"})
+	out, errOut, code := e.run("", "-p", "hi", "--model", "claude-nova-9")
+	if code != 0 || out != "fine\n" || strings.Count(errOut, `model "claude-nova-9" is not in ouro's model table`) != 1 {
+		t.Errorf("unknown model: exit %d %q\n%s", code, out, errOut)
+	}
+
+	e.fake(
+		scripted.Turn{Fault: &scripted.Fault{Status: 529, RetryAfter: 0.05}, Times: 3},
+		scripted.Turn{Text: "back"},
+	)
+	out, errOut, code = e.run("", "-p", "hi")
+	if code != 0 || out != "back\n" {
+		t.Fatalf("retries: exit %d %q\n%s", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "before attempt"); n != 2 || !strings.Contains(errOut, "before attempt 3 of") {
+		t.Errorf("want a waiting line for attempts 3 and 4 only, got %d:\n%s", n, errOut)
+	}
+}

@@ -158,7 +158,13 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return err
 	}
 	opts := f.options()
-	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe}, ChildObserver: h.ObserveChild, Warn: errOut}
+	// A model call that keeps failing says what it waits for (stderr, in every format).
+	waiting := func(e agent.Event) {
+		if e.Type == agent.EventDelta && e.Delta.Kind == "waiting" {
+			fmt.Fprintf(errOut, "ouro: %s\n", e.Delta.Text)
+		}
+	}
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut}
 	sess, err := harness.Open(opts)
 	if err != nil {
 		return err

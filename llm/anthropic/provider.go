@@ -143,6 +143,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		if delivered && onDelta != nil {
 			onDelta(llm.Delta{Kind: "retry", Text: fmt.Sprintf("%v; retrying (attempt %d of %d)", e, attempt+1, maxAttempts)})
 		}
+		if attempt >= 2 && onDelta != nil {
+			onDelta(llm.Waiting(e, wait, attempt+1, maxAttempts))
+		}
 		if err := llm.Sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("anthropic: waiting %v to retry after %v: %w", wait.Round(time.Millisecond), e, err)
 		}

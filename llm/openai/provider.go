@@ -146,6 +146,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		if delivered {
 			onDelta(llm.Delta{Kind: "retry", Text: fmt.Sprintf("%s; starting the answer over (attempt %d of %d)", e.Message, attempt+1, attempts)})
 		}
+		if attempt >= 2 && onDelta != nil {
+			onDelta(llm.Waiting(e, delay, attempt+1, attempts))
+		}
 		if err := llm.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("openai: model call interrupted while waiting to retry (%s): %w", e.Message, err)
 		}

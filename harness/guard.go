@@ -10,6 +10,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/internal/toolnames"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
@@ -84,6 +85,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	for _, p := range g.policy.Problems() {
 		fmt.Fprintf(e.warn, "ouro: settings: %v\n", p)
 	}
+	warnUnknownRuleTools(set.Permissions, e.warn)
 	if g.audit, err = permission.OpenAudit(filepath.Join(e.dirs.project, "audit.jsonl")); err != nil {
 		return g, err
 	}
@@ -254,4 +256,24 @@ type notifying struct {
 func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
 	n.hooks.Notification(ctx, "ouro needs your permission to use "+p.Call.Name)
 	return n.Approver.Approve(ctx, p)
+}
+
+// warnUnknownRuleTools warns about each permission rule naming a tool neither ouro nor
+// Claude Code has (a typo such as --disallowedTools Bassh would otherwise deny nothing,
+// silently), with the name it most likely meant.
+func warnUnknownRuleTools(p settings.Permissions, warn io.Writer) {
+	for _, list := range [][]settings.Rule{p.Allow, p.Ask, p.Deny} {
+		for _, r := range list {
+			name, _, _ := strings.Cut(strings.TrimSpace(r.Text), "(")
+			name = strings.TrimSpace(name)
+			if _, known := toolnames.Map(name); known || name == "" {
+				continue
+			}
+			msg := fmt.Sprintf("ouro: settings: rule %q (%s) names no tool, so it matches nothing", r.Text, r.Source)
+			if c := toolnames.Closest(name); c != "" {
+				msg += fmt.Sprintf("; did you mean %q?", c)
+			}
+			fmt.Fprintln(warn, msg)
+		}
+	}
 }

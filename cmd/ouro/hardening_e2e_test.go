@@ -237,3 +237,25 @@ func TestModelSelection(t *testing.T) {
 		t.Errorf("want a waiting line for attempts 3 and 4 only, got %d:\n%s", n, errOut)
 	}
 }
+
+// Issue 12, item 19: a rule naming no tool warns with the name it likely meant; a bare -r
+// resumes the most recent session instead of swallowing the next flag; `ouro -p fix`
+// runs the prompt "fix", not the subcommand.
+func TestCommandLineTypos(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "first"})
+	out, errOut, code := e.run("", "-p", "hello", "--disallowedTools", "Bassh")
+	if code != 0 || !strings.Contains(errOut, `rule "Bassh" (--disallowedTools) names no tool, so it matches nothing; did you mean "Bash"?`) {
+		t.Errorf("typo: exit %d %q\n%s", code, out, errOut)
+	}
+	e.fake(scripted.Turn{ExpectContains: "again", Text: "resumed"})
+	out, errOut, code = e.run("", "-r", "-p", "again")
+	if code != 0 || out != "resumed\n" {
+		t.Errorf("-r alone: exit %d %q\n%s", code, out, errOut)
+	}
+	srv := e.fake(scripted.Turn{ExpectContains: "fix", Text: "fixed"})
+	out, errOut, code = e.run("", "-p", "fix", "--output-format", "text")
+	if code != 0 || out != "fixed\n" || len(srv.Requests()) != 1 {
+		t.Errorf("-p fix: exit %d %q\n%s", code, out, errOut)
+	}
+}

@@ -26,6 +26,11 @@ func main() {
 	// A sandboxed Bash command starts this binary as its launcher; that never returns.
 	sandbox.MaybeRunLauncher()
 	root := newRootCmd()
+	args, runRoot := normalizeArgs(root, os.Args[1:])
+	if runRoot {
+		root.ResetCommands() // `ouro -p fix`: "fix" is the prompt
+	}
+	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

@@ -48,7 +48,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.maxDuration, "max-duration", 0, "stop the run after this much wall time, e.g. 10m (0 = no limit)")
 	fl.StringVar(&f.model, "model", "", "model: a Claude model name, openai:NAME or scripted:FILE (default $OURO_MODEL)")
 	fl.StringVar(&f.fallback, "fallback-model", "", "Claude model to switch to when the main one stays overloaded")
-	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this ID (or unique prefix)")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this ID (or unique prefix); -r alone resumes the most recent")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the most recent session in this directory")
 	fl.StringVar(&f.system, "system-prompt", "", "replace the system prompt")
 	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "append to the system prompt")
@@ -107,6 +107,12 @@ func splitRules(in []string) []string {
 }
 
 func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
+	if f.resume == latestSession { // a bare -r: the most recent session, as --continue
+		if f.cont {
+			return fmt.Errorf("--resume and --continue are exclusive: pick one")
+		}
+		f.resume, f.cont = "", true
+	}
 	if f.skipPerms && f.mode != "" && f.mode != "bypassPermissions" {
 		return fmt.Errorf("--dangerously-skip-permissions contradicts --permission-mode %s", f.mode)
 	}

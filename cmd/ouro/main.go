@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
 )

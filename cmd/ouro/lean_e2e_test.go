@@ -15,11 +15,12 @@ import (
 const (
 	versionTargetKB = 10 << 10 // `ouro --version`
 	taskTargetKB    = 25 << 10 // a 3-turn headless task
-	// taskGuardKB is what this test enforces for the task until the target is met: the
-	// model SDKs' package initialisation alone costs about as much as the gap (see
-	// docs in internal/gcpace and the report of item 22); before the fixes the task
-	// peaked at 45 MB.
-	taskGuardKB = 29 << 10
+	// taskGuardKB is what this test enforces for the task, a little above the target it
+	// reaches only just (24.8 to 25.6 MB here): the OpenAI SDK alone, initialised in
+	// every run whichever provider is used, costs about 5.5 MB of it. Before the fixes
+	// of item 22 the task peaked at 45 MB (34 MB in this test, which measures ouro as
+	// installed).
+	taskGuardKB = 27 << 10
 )
 
 // Issue 12, item 22: the peak RSS of `ouro --version` and of a 3-turn headless task

@@ -6,9 +6,10 @@
 // collecting (Go's default, GOGC=100) costs a visible share of the peak. GOGC=50 grows it
 // by half instead. The soft limit is the backstop for a heap that runs away when other
 // jobs load the CPU and the background collector falls behind: near the limit the
-// collector runs sooner and harder instead of letting the heap grow. It is soft, so a
-// session that really needs more memory (a very long conversation) still gets it, at the
-// cost of more frequent collections.
+// collector runs sooner and harder instead of letting the heap grow. It sits well above
+// a long session's live heap (the conversation is a few MB even near the context
+// limit), because a program whose live heap exceeds its limit collects continuously, up
+// to half the CPU; being soft, it never refuses memory a session really needs.
 //
 // Either can be overridden the usual way, with GOGC or GOMEMLIMIT in the environment.
 package gcpace
@@ -23,7 +24,7 @@ const (
 	Percent = 50
 	// Limit is the soft limit on the memory the Go runtime manages (heap, stacks, its own
 	// structures), as GOMEMLIMIT; the program's code and data are not counted.
-	Limit = 24 << 20
+	Limit = 64 << 20
 )
 
 func init() { Apply(os.Getenv) }

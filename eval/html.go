@@ -2,7 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -21,8 +20,8 @@ const (
 	chartLabelRunes = 30 // longer task names are cut so they do not run into the bars
 )
 
-// htmlView and the types below are what the template sees: every number already formatted
-// and every position computed, so the template only places them.
+// htmlView and the types below are what renderHTML sees: every number already formatted
+// and every position computed, so rendering only places them.
 type htmlView struct {
 	Model, TaskSet, Date, Duration, Version string
 	Big                                     []htmlBig
@@ -56,7 +55,7 @@ type htmlRun struct {
 	Tokens                                  string
 	Failures, InvalidLines, OutOfBoundLines []string
 	Transcript                              string
-	TranscriptURL                           template.URL
+	TranscriptURL                           string // already a URL: escaped for HTML only
 }
 
 type htmlComparison struct {
@@ -109,7 +108,7 @@ func WriteHTML(w io.Writer, r Report, cmp *Comparison) error {
 	if cmp != nil {
 		v.Cmp = buildComparison(*cmp)
 	}
-	if err := htmlReport.Execute(w, v); err != nil {
+	if _, err := io.WriteString(w, renderHTML(v)); err != nil {
 		return fmt.Errorf("write html report: %w", err)
 	}
 	return nil
@@ -190,14 +189,13 @@ func buildRun(run RunResult) htmlRun {
 }
 
 // fileURL makes a file:// link to a transcript; a relative path is taken from the current
-// directory, where the run wrote it. html/template refuses file: URLs given as strings, so
-// the URL is built by net/url (which escapes the path) and marked safe.
-func fileURL(path string) template.URL {
+// directory, where the run wrote it. The URL is built by net/url, which escapes the path.
+func fileURL(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
-	return template.URL(u.String())
+	return u.String()
 }
 
 func buildComparison(c Comparison) *htmlComparison {
@@ -228,92 +226,3 @@ func buildComparison(c Comparison) *htmlComparison {
 	}
 	return h
 }
-
-var htmlReport = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>ouro eval: {{.Model}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; margin-bottom: 0.2em; }
-.meta { color: #666; }
-.big { display: flex; flex-wrap: wrap; gap: 1em; margin: 1.5em 0; }
-.big div { border: 1px solid #ddd; border-radius: 6px; padding: 0.8em 1.2em; min-width: 10em; }
-.big b { display: block; font-size: 2em; }
-.big span { color: #666; font-size: 0.9em; }
-.charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
-.chart h3 { font-size: 1em; margin: 0.5em 0; }
-svg text { font-size: 12px; dominant-baseline: middle; }
-svg rect { fill: #4a7fb5; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
-td.num { text-align: right; }
-.no, .regression td { background: #fde2e1; }
-.yes, .improvement td { background: #e3f4e1; }
-ul { margin: 0; padding-left: 1.2em; }
-td li { white-space: pre-wrap; } /* test output keeps its lines */
-.sub { color: #666; }
-</style>
-</head>
-<body>
-<h1>ouro eval: {{.Model}}</h1>
-<p class="meta">task set {{.TaskSet}}{{with .Date}} · {{.}}{{end}} · took {{.Duration}}{{with .Version}} · ouro {{.}}{{end}}</p>
-
-<div class="big">
-{{- range .Big}}
-<div><b>{{.Value}}</b>{{.Label}}<br><span>{{.Detail}}</span></div>
-{{- end}}
-</div>
-
-{{with .Cmp}}
-<h2>Against baseline {{.Baseline}}</h2>
-<p>{{if .Regressions}}{{.Regressions}} regression(s), highlighted in red.{{else}}No regressions.{{end}}</p>
-<table>
-<tr><th>task</th><th>metric</th><th>baseline</th><th>current</th><th>note</th></tr>
-{{- range .Rows}}
-<tr{{with .Class}} class="{{.}}"{{end}}><td>{{.Task}}</td><td>{{.Metric}}</td><td class="num">{{.Base}}</td><td class="num">{{.Current}}</td><td>{{.Note}}</td></tr>
-{{- end}}
-</table>
-{{with .Missing}}<p>Not compared:</p><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{end}}
-
-<h2>Per task</h2>
-<div class="charts">
-{{- range .Charts}}
-<div class="chart">
-<h3>{{.Title}}</h3>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}} per task">
-{{- $c := .}}
-{{- range .Bars}}
-<text x="{{$c.LabelX}}" y="{{.TextY}}" text-anchor="end"><title>{{.FullLabel}}</title>{{.Label}}</text>
-<rect x="{{$c.BarX}}" y="{{.Y}}" width="{{printf "%.1f" .W}}" height="{{$c.BarH}}"></rect>
-<text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.Value}}</text>
-{{- end}}
-</svg>
-</div>
-{{- end}}
-</div>
-
-<h2>Runs</h2>
-<table>
-<tr><th>task</th><th>run</th><th>status</th><th>success</th><th>claimed</th><th>false completion</th><th>calls / invalid / out of bounds</th><th>turns</th><th>tokens</th><th>failures</th><th>transcript</th></tr>
-{{- range .Runs}}
-<tr>
-<td>{{.Task}}</td><td class="num">{{.Run}}</td><td>{{.Status}}</td>
-{{- if .Skipped}}<td></td><td></td><td></td>
-{{- else}}<td class="{{if .Success}}yes{{else}}no{{end}}">{{if .Success}}yes{{else}}no{{end}}</td><td>{{if .Claimed}}yes{{else}}no{{end}}</td><td{{if .FalseCompletion}} class="no"{{end}}>{{if .FalseCompletion}}yes{{else}}no{{end}}</td>
-{{- end}}
-<td class="num">{{.Calls}} / {{.Invalid}} / {{.OutOfBounds}}</td><td class="num">{{.Turns}}</td><td class="num">{{.Tokens}}</td>
-<td>{{if or .Failures .InvalidLines .OutOfBoundLines}}<ul>
-{{- range .Failures}}<li>{{.}}</li>{{end}}
-{{- range .InvalidLines}}<li class="sub">invalid: {{.}}</li>{{end}}
-{{- range .OutOfBoundLines}}<li class="sub">out of bounds: {{.}}</li>{{end}}
-</ul>{{end}}</td>
-<td>{{if .TranscriptURL}}<a href="{{.TranscriptURL}}">{{.Transcript}}</a>{{end}}</td>
-</tr>
-{{- end}}
-</table>
-</body>
-</html>
-`))

@@ -130,3 +130,52 @@ func TestBuildChartScale(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTMLEscapes feeds every character that means something in HTML or in a URL
+// through the places the page puts text, attributes and links.
+func TestWriteHTMLEscapes(t *testing.T) {
+	const nasty = "<b x='1'>\"a\"&+\x00"
+	r := sampleReport()
+	r.Model = nasty
+	r.Tasks = append(r.Tasks, taskReport(nasty, KindFix,
+		RunResult{Failures: []string{nasty}, Invalid: []string{nasty}, OutOfBound: []string{nasty},
+			Reason: nasty, Transcript: "/tmp/a b/ü'&+\"<x>.jsonl"}))
+	base := sampleReport()
+	base.Model = nasty
+	cmp := Compare(base, r)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, &cmp); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkBalanced(t, page)
+	const escaped = "&lt;b x=&#39;1&#39;&gt;&#34;a&#34;&amp;&#43;\uFFFD"
+	for _, want := range []string{
+		"<title>ouro eval: " + escaped + "</title>",
+		"<h2>Against baseline " + escaped,
+		"<title>" + escaped + "</title>",
+		"<td>" + escaped + "</td>",
+		`<li class="sub">invalid: ` + escaped + "</li>",
+		`<li class="sub">out of bounds: ` + escaped + "</li>",
+		`<a href="file:///tmp/a%20b/%C3%BC%27&amp;&#43;%22%3Cx%3E.jsonl">/tmp/a b/ü&#39;&amp;&#43;&#34;&lt;x&gt;.jsonl</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<b ") || strings.Contains(page, "\x00") {
+		t.Errorf("raw markup or NUL reached the page")
+	}
+}
+
+func TestEscURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"file:///a(b) c":        "file:///a%28b%29%20c",
+		"file:///x%20y?q=1&r=+": "file:///x%20y?q=1&amp;r=&#43;",
+		"file:///é'\"":          "file:///%c3%a9%27%22",
+	} {
+		if got := escURL(in); got != want {
+			t.Errorf("escURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

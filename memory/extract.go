@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ouroagent/ouro/llm"
 )
@@ -17,10 +18,12 @@ Answer with only JSON: {"memories": [{"name": "short-kebab-name", "description":
 // MaxTranscriptChars bounds the conversation text sent for extraction (the most recent part is kept).
 const MaxTranscriptChars = 24000
 
-var temporaryRe = regexp.MustCompile(`(?i)\b(today|tonight|tomorrow|yesterday|this (session|conversation|chat|run)|right now|for now|temporar(y|ily))\b|(^|[\s"'(])(/tmp/|/var/tmp/|/private/tmp/|%TEMP%|\$TMPDIR)`)
+var temporaryRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(today|tonight|tomorrow|yesterday|this (session|conversation|chat|run)|right now|for now|temporar(y|ily))\b|(^|[\s"'(])(/tmp/|/var/tmp/|/private/tmp/|%TEMP%|\$TMPDIR)`)
+})
 
 // Temporary reports whether text reads as a detail that will not hold in a later session.
-func Temporary(text string) bool { return temporaryRe.MatchString(text) }
+func Temporary(text string) bool { return temporaryRe().MatchString(text) }
 
 // Extract asks the model for durable facts in recent and returns them as records with
 // Source set to source. Proposals the model marks temporary, that mention today, this
@@ -115,14 +118,14 @@ const redacted = "[REDACTED]"
 
 // Redact replaces what Secret would flag with [REDACTED].
 func Redact(text string) string {
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		text = p.re.ReplaceAllString(text, redacted)
 	}
-	return assignRe.ReplaceAllStringFunc(text, func(m string) string {
+	return assignRe().ReplaceAllStringFunc(text, func(m string) string {
 		if Secret(m) == "" {
 			return m
 		}
-		sub := assignRe.FindStringSubmatch(m)
+		sub := assignRe().FindStringSubmatch(m)
 		return strings.Replace(m, sub[1], redacted, 1)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ouroagent/ouro/internal/textcut"
 )
@@ -117,9 +118,11 @@ type loader struct {
 }
 
 var (
-	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
-	importRe    = regexp.MustCompile(`(^|\s)@((?:~/|\.{0,2}/|[A-Za-z0-9_.\-])[^\s` + "`" + `]*)`)
-	codeSpan    = regexp.MustCompile("`[^`\n]*`")
+	htmlComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->`) })
+	importRe    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|\s)@((?:~/|\.{0,2}/|[A-Za-z0-9_.\-])[^\s` + "`" + `]*)`)
+	})
+	codeSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`\n]*`") })
 )
 
 // expand strips HTML comments and inlines @imports outside code blocks and spans.
@@ -153,7 +156,7 @@ func (l *loader) expand(file, text string, depth int, chain []string) string {
 			line = line[i+3:]
 			inComment = false
 		}
-		line = htmlComment.ReplaceAllString(line, "")
+		line = htmlComment().ReplaceAllString(line, "")
 		if i := strings.Index(line, "<!--"); i >= 0 {
 			line = line[:i]
 			inComment = true
@@ -165,9 +168,9 @@ func (l *loader) expand(file, text string, depth int, chain []string) string {
 
 // imports returns the line followed by the contents of any files it imports.
 func (l *loader) imports(file, line string, depth int, chain []string) []string {
-	masked := codeSpan.ReplaceAllStringFunc(line, func(s string) string { return strings.Repeat(" ", len(s)) })
+	masked := codeSpan().ReplaceAllStringFunc(line, func(s string) string { return strings.Repeat(" ", len(s)) })
 	res := []string{line}
-	for _, m := range importRe.FindAllStringSubmatch(masked, -1) {
+	for _, m := range importRe().FindAllStringSubmatch(masked, -1) {
 		ref := strings.TrimRight(m[2], ".,;:)")
 		if ref == "" || strings.Contains(ref, "@") {
 			continue

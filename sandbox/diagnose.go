@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // UnavailableWarning is shown once per session where Landlock is missing.
@@ -14,16 +15,24 @@ const UnavailableWarning = "Landlock is not available on this kernel; Bash runs 
 var (
 	// deniedRE matches the ways programs report EACCES, EPERM and EROFS: the C library's
 	// texts (any case: Go prints them in lower case) and Node's error codes.
-	deniedRE = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\b(EACCES|EPERM|EROFS)\b`)
+	deniedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\b(EACCES|EPERM|EROFS)\b`)
+	})
 	// networkRE tells a refused connection from a refused file: the system call or tool
 	// that is usually named next to the error.
-	networkRE = regexp.MustCompile(`(?i)\b(connect|dial|bind|socket|network|port|/dev/tcp|/dev/udp|curl|wget|ssh|https?)\b`)
+	networkRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(connect|dial|bind|socket|network|port|/dev/tcp|/dev/udp|curl|wget|ssh|https?)\b`)
+	})
 	// quotedRE finds '…', "…", ‘…’, “…” and `…` spans, where tools put the path.
-	quotedRE = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^`]+)`")
+	quotedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^`]+)`")
+	})
 	// urlRE finds URLs, which are not paths although they have slashes.
-	urlRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://\S*`)
+	urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://\S*`) })
 	// slashRE finds words with a slash in them.
-	slashRE = regexp.MustCompile(`[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*/[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*`)
+	slashRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*/[^\s'"‘’“”` + "`" + `:,;()\[\]{}<>=]*`)
+	})
 )
 
 // Diagnose looks at the output of a command that ran under p for signs that the sandbox
@@ -45,7 +54,7 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 	var outside, readOnly []string
 	network, unexplained := false, false
 	for line := range strings.Lines(output) {
-		if !deniedRE.MatchString(line) {
+		if !deniedRE().MatchString(line) {
 			continue
 		}
 		cands := pathCandidates(line)
@@ -68,7 +77,7 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 		}
 		switch {
 		case found:
-		case p.NetworkRestricted() && networkRE.MatchString(line):
+		case p.NetworkRestricted() && networkRE().MatchString(line):
 			network = true
 		case len(cands) == 0:
 			unexplained = true
@@ -110,17 +119,17 @@ func (p Policy) writableText() string {
 // spans, words with a slash, and the field right before the error text in the
 // "prog: line 1: FILE: Permission denied" form.
 func pathCandidates(line string) []string {
-	line = urlRE.ReplaceAllString(line, " ")
+	line = urlRE().ReplaceAllString(line, " ")
 	var out []string
-	for _, m := range quotedRE.FindAllStringSubmatch(line, -1) {
+	for _, m := range quotedRE().FindAllStringSubmatch(line, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, g)
 			}
 		}
 	}
-	out = append(out, slashRE.FindAllString(line, -1)...)
-	if loc := deniedRE.FindStringIndex(line); loc != nil {
+	out = append(out, slashRE().FindAllString(line, -1)...)
+	if loc := deniedRE().FindStringIndex(line); loc != nil {
 		before := strings.TrimSuffix(strings.TrimRight(line[:loc[0]], " "), ":")
 		if i := strings.LastIndex(before, ": "); i >= 0 {
 			before = before[i+2:]
@@ -130,7 +139,7 @@ func pathCandidates(line string) []string {
 		}
 	}
 	return slices.DeleteFunc(out, func(c string) bool {
-		return strings.ContainsAny(c, "\n\x00") || deniedRE.MatchString(c) // "Permission denied" quoted
+		return strings.ContainsAny(c, "\n\x00") || deniedRE().MatchString(c) // "Permission denied" quoted
 	})
 }
 

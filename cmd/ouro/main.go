@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
 )
@@ -43,6 +44,7 @@ func main() {
 
 func newRootCmd() *cobra.Command {
 	f := &runFlags{}
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "ouro [prompt]",
 		Short: "A coding agent you can read end to end",
@@ -60,15 +62,23 @@ built-in default.
 
 Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 refused,
 130 interrupted.`,
-		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "ouro %s\n", version)
+				return err
+			}
 			return runMain(cmd, f, args)
 		},
 	}
-	root.SetVersionTemplate("ouro {{.Version}}\n")
+	// --version is ouro's own flag, not cobra's: cobra prints its version through
+	// text/template, and a program that executes a template keeps every exported method
+	// of every type (templates call methods by name), which doubled the binary and the
+	// memory of every run (TestBinaryMemory). The usual `ouro --version` never gets here:
+	// internal/version answers it first.
+	root.Flags().BoolVarP(&showVersion, "version", "v", false, "print ouro's version and exit")
 	f.register(root)
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
 	root.AddCommand(newAuditCmd(), newMemoryCmd())

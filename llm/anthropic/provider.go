@@ -44,8 +44,11 @@ type Config struct {
 
 // Provider talks to the Anthropic Messages API. It is safe for concurrent use.
 type Provider struct {
-	cfg    Config
-	client sdk.Client
+	cfg Config
+	// messages is the one SDK service ouro calls; building it alone (not sdk.NewClient, which
+	// builds every service, the whole beta API included) keeps the others' code out of the
+	// binary.
+	messages sdk.MessageService
 }
 
 // New returns a provider for cfg, or an error when no API key is configured.
@@ -80,7 +83,7 @@ func New(cfg Config) (*Provider, error) {
 		}
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}, nil
+	return &Provider{cfg: cfg, messages: sdk.NewMessageService(opts...)}, nil
 }
 
 func defaultHTTPClient() *http.Client {
@@ -168,7 +171,7 @@ func (p *Provider) maxTokens(req *llm.Request, model string) int {
 // any delta reached onDelta, so a retry can tell the caller to discard them.
 func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
 	if p.cfg.NoStream {
-		msg, err := p.client.Messages.New(ctx, params, option.WithRequestTimeout(nonStreamTimeout(params.MaxTokens)))
+		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(nonStreamTimeout(params.MaxTokens)))
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ var errBadStream = errors.New("malformed stream")
 // stream makes one streamed request and accumulates the answer, passing text and
 // thinking deltas to onDelta as they arrive.
 func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
-	st := p.client.Messages.NewStreaming(ctx, params)
+	st := p.messages.NewStreaming(ctx, params)
 	defer st.Close()
 
 	var msg sdk.Message

@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -165,23 +167,35 @@ func convertAssistant(m llm.Message, i int) (msg sdk.ChatCompletionMessageParamU
 	return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, true, nil
 }
 
+// convertTools declares the tools. Each function definition is sent as JSON built here
+// with the tool's schema copied in as declared (whitespace aside), as the Anthropic
+// provider does: the SDK's map form of a schema (shared.FunctionParameters) would decode
+// every schema into a tree of maps on every request, lose its key order, and turn
+// integers above 2^53 into neighbouring floats.
 func convertTools(tools []llm.ToolSpec) ([]sdk.ChatCompletionToolUnionParam, error) {
-	var out []sdk.ChatCompletionToolUnionParam
+	out := make([]sdk.ChatCompletionToolUnionParam, 0, len(tools))
 	for _, t := range tools {
-		schema := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
-		if len(t.InputSchema) > 0 {
-			schema = nil
-			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-				return nil, fmt.Errorf("tool %s: input schema is not a JSON object: %w", t.Name, err)
-			}
+		schema := bytes.TrimSpace(t.InputSchema)
+		if len(schema) == 0 {
+			schema = []byte(`{"type":"object","properties":{}}`)
 		}
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			def.Description = sdk.String(t.Description)
+		if schema[0] != '{' || !json.Valid(schema) {
+			return nil, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
 		}
-		out = append(out, sdk.ChatCompletionFunctionTool(def))
+		def, err := json.Marshal(functionDef{Name: t.Name, Description: t.Description, Parameters: schema})
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		out = append(out, sdk.ChatCompletionFunctionTool(param.Override[shared.FunctionDefinitionParam](json.RawMessage(def))))
 	}
 	return out, nil
+}
+
+// functionDef is the wire form of shared.FunctionDefinitionParam with a raw schema.
+type functionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 // toResponse converts the first choice of a completion (whole or accumulated from a

@@ -208,3 +208,24 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// A tool's schema reaches the wire as declared: key order kept, integers exact (a
+// decode into map[string]any would sort the keys and round 2^53+1 to 2^53).
+func TestToolSchemaSentAsDeclared(t *testing.T) {
+	const schema = `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993},"a":{"type":"string"}},"required":["n"]}`
+	p, err := buildParams(&llm.Request{
+		Messages: []llm.Message{llm.UserText("hi")},
+		Tools:    []llm.ToolSpec{{Name: "Count", Description: "Counts.", InputSchema: json.RawMessage(" " + schema + "\n")}},
+	}, 777, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"tools":[{"function":{"name":"Count","description":"Counts.","parameters":` + schema + `},"type":"function"}]`
+	if !strings.Contains(string(raw), want) {
+		t.Errorf("wire JSON:\n%s\nwant it to contain\n%s", raw, want)
+	}
+}

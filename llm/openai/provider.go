@@ -44,7 +44,9 @@ type Config struct {
 
 // Provider is an llm.Provider speaking Chat Completions. It is safe for concurrent use.
 type Provider struct {
-	client    sdk.Client
+	// chat is the one SDK service ouro calls; building it alone (not sdk.NewClient, which
+	// builds every service) keeps the others' code out of the binary.
+	chat      sdk.ChatCompletionService
 	retry     llm.RetryPolicy
 	maxTokens int
 	noStream  bool
@@ -85,7 +87,7 @@ func New(cfg Config) (*Provider, error) {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	return &Provider{
-		client:             sdk.NewClient(opts...),
+		chat:               sdk.NewChatCompletionService(opts...),
 		retry:              cfg.Retry,
 		maxTokens:          cfg.MaxTokens,
 		noStream:           cfg.NoStream,
@@ -158,7 +160,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 // stream makes one streamed attempt. delivered reports whether deltas reached onDelta,
 // so a retry can tell the UI to drop them.
 func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta llm.StreamFunc) (resp *llm.Response, delivered bool, err error) {
-	s := p.client.Chat.Completions.NewStreaming(ctx, params)
+	s := p.chat.NewStreaming(ctx, params)
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
 	var reasoning strings.Builder
@@ -200,7 +202,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 // whole makes one non-streamed attempt; the answer's text reaches onDelta in one piece
 // so a UI that shows deltas shows it too.
 func (p *Provider) whole(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta llm.StreamFunc) (*llm.Response, error) {
-	cc, err := p.client.Chat.Completions.New(ctx, params)
+	cc, err := p.chat.New(ctx, params)
 	if err != nil {
 		return nil, err
 	}

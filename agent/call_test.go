@@ -192,3 +192,20 @@ func TestBrokenInputIsRepairedBeforeTheHistory(t *testing.T) {
 	}
 	checkInvariants(t, h.conv)
 }
+
+// An outcome's JSON gives durations in milliseconds under Claude Code's names, and reads
+// back the same.
+func TestOutcomeJSONDurationsInMilliseconds(t *testing.T) {
+	o := agent.Outcome{Status: agent.StatusCompleted, Duration: 1500 * time.Millisecond, APIDuration: 250 * time.Millisecond}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"duration_ms":1500`) || !strings.Contains(string(b), `"duration_api_ms":250`) || strings.Contains(string(b), `"duration":`) {
+		t.Fatalf("JSON = %s", b)
+	}
+	var back agent.Outcome
+	if err := json.Unmarshal(b, &back); err != nil || back.Duration != o.Duration || back.APIDuration != o.APIDuration || back.Status != o.Status {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+}

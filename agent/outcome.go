@@ -58,10 +58,39 @@ type Outcome struct {
 	Turns       int           `json:"num_turns"`
 	Usage       llm.Usage     `json:"usage"`
 	CostUSD     float64       `json:"total_cost_usd"`
-	Duration    time.Duration `json:"duration"`
-	APIDuration time.Duration `json:"duration_api"`
+	Duration    time.Duration `json:"-"` // in JSON as duration_ms (MarshalJSON)
+	APIDuration time.Duration `json:"-"` // in JSON as duration_api_ms
 	Denials     []Denial      `json:"permission_denials,omitempty"`
 }
 
 // OK reports whether the run completed.
 func (o Outcome) OK() bool { return o.Status == StatusCompleted }
+
+// MarshalJSON writes the durations in milliseconds, as duration_ms and duration_api_ms,
+// the names and unit Claude Code's result objects use (a time.Duration would be written
+// in nanoseconds).
+func (o Outcome) MarshalJSON() ([]byte, error) {
+	type plain Outcome
+	return json.Marshal(struct {
+		plain
+		DurationMS    int64 `json:"duration_ms"`
+		DurationAPIMS int64 `json:"duration_api_ms"`
+	}{plain(o), o.Duration.Milliseconds(), o.APIDuration.Milliseconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (o *Outcome) UnmarshalJSON(data []byte) error {
+	type plain Outcome
+	var v struct {
+		plain
+		DurationMS    int64 `json:"duration_ms"`
+		DurationAPIMS int64 `json:"duration_api_ms"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*o = Outcome(v.plain)
+	o.Duration = time.Duration(v.DurationMS) * time.Millisecond
+	o.APIDuration = time.Duration(v.DurationAPIMS) * time.Millisecond
+	return nil
+}

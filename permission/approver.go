@@ -232,7 +232,35 @@ func AppendAllowRule(path, rule string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(out, '\n'))
+	if err := writeAtomic(path, append(out, '\n')); err != nil {
+		return err
+	}
+	return ignoreLocal(path)
+}
+
+// ignoreLocal keeps a local settings file out of git, as its name promises: a .gitignore
+// beside it lists it (added to, never rewritten), so approvals one person saved are not
+// committed for everyone.
+func ignoreLocal(path string) error {
+	ignore := filepath.Join(filepath.Dir(path), ".gitignore")
+	name := filepath.Base(path)
+	data, err := os.ReadFile(ignore)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", ignore, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if l := strings.TrimSpace(line); l == name || l == "/"+name {
+			return nil
+		}
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		data = append(data, '\n')
+	}
+	data = append(data, name+"\n"...)
+	if err := writeAtomic(ignore, data); err != nil {
+		return fmt.Errorf("keeping %s out of git: %w", path, err)
+	}
+	return nil
 }
 
 // writeAtomic writes data to a temporary file beside path, syncs it and renames it over

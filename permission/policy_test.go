@@ -503,8 +503,13 @@ func TestAppendAllowRule(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(filepath.Dir(fresh))
-	if len(entries) != 1 {
+	if len(entries) != 2 || entries[0].Name() != ".gitignore" {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+	// The local file is kept out of git by a .gitignore beside it, listed once.
+	ignore, _ := os.ReadFile(filepath.Join(filepath.Dir(fresh), ".gitignore"))
+	if strings.Count(string(ignore), filepath.Base(fresh)+"\n") != 1 {
+		t.Errorf(".gitignore = %q", ignore)
 	}
 }
 

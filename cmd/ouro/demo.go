@@ -93,7 +93,8 @@ func demoScript(dir string) *scripted.Script {
 }
 
 func newDemoCmd() *cobra.Command {
-	return &cobra.Command{
+	var keep bool
+	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch the agent loop fix a bug with a scripted model (no API key, no network)",
 		Args:  cobra.NoArgs,
@@ -105,6 +106,9 @@ func newDemoCmd() *cobra.Command {
 			dir, err := os.MkdirTemp("", "ouro-demo-")
 			if err != nil {
 				return err
+			}
+			if !keep {
+				defer os.RemoveAll(dir) // nothing is left behind unless asked for
 			}
 			work := filepath.Join(dir, "duration")
 			if err := os.MkdirAll(work, 0o755); err != nil {
@@ -163,11 +167,20 @@ asked for no tool (stop_reason "end_turn").
 The evidence that the fix works is the real test run, not the model's summary:
   $ go test ./...
   %s
-Files: %s   Transcript: %s
-
+%s
 Next: ANTHROPIC_API_KEY=... ouro   (or ouro -p "your task")
-`, strings.ReplaceAll(lastBash, "\n", "\n  "), work, sess.TranscriptPath())
+`, strings.ReplaceAll(lastBash, "\n", "\n  "), demoFilesLine(keep, work, sess.TranscriptPath()))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo's project and transcript to look at afterwards (removed otherwise)")
+	return cmd
+}
+
+// demoFilesLine says where the demo's files are, or that they were removed.
+func demoFilesLine(keep bool, work, transcript string) string {
+	if keep {
+		return fmt.Sprintf("Files: %s   Transcript: %s\n", work, transcript)
+	}
+	return "The demo's files are removed when it ends; run ouro demo --keep to look at them and the transcript.\n"
 }

@@ -134,7 +134,13 @@ func parseLines(t *testing.T, out string) []map[string]any {
 
 func TestDemoRunsWithoutKey(t *testing.T) {
 	e := newEnv(t)
+	tmp := t.TempDir()
+	e.vars = append(e.vars, "TMPDIR="+tmp)
 	out, stderr, code := e.run("", "demo")
+	// The demo leaves nothing behind unless --keep asks for it (issue 12, item 21).
+	if left, _ := filepath.Glob(filepath.Join(tmp, "ouro-demo-*")); len(left) != 0 {
+		t.Errorf("the demo left %v behind", left)
+	}
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -257,5 +258,27 @@ func TestCommandLineTypos(t *testing.T) {
 	out, errOut, code = e.run("", "-p", "fix", "--output-format", "text")
 	if code != 0 || out != "fixed\n" || len(srv.Requests()) != 1 {
 		t.Errorf("-p fix: exit %d %q\n%s", code, out, errOut)
+	}
+}
+
+// Issue 12, item 21: approvals saved "always" go to .ouro/settings.local.json, which git
+// then ignores, so one person's approvals are not committed for everyone.
+func TestLocalSettingsAreIgnoredByGit(t *testing.T) {
+	e := newEnv(t)
+	if out, err := exec.Command("git", "-C", e.dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	e.fake(scripted.Turn{ToolCalls: bash("touch made.txt")}, scripted.Turn{Text: "made"})
+	out, errOut, code := e.run("make it\na\n/exit\n")
+	if code != 0 || !strings.Contains(out, "made") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	local := filepath.Join(e.dir, ".ouro", "settings.local.json")
+	if data, err := os.ReadFile(local); err != nil || !strings.Contains(string(data), "Bash(touch *)") {
+		t.Fatalf("the always-answer was not saved: %v %s", err, data)
+	}
+	c := exec.Command("git", "-C", e.dir, "check-ignore", "-q", local)
+	if err := c.Run(); err != nil {
+		t.Errorf("git does not ignore %s: %v", local, err)
 	}
 }

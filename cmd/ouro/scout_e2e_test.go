@@ -113,6 +113,10 @@ func TestScoutOnThisRepositoryVerifiesEveryCitation(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
+	// Durations are milliseconds under Claude Code's names (issue 12, item 21).
+	if !strings.Contains(out, `"duration_ms"`) || strings.Contains(out, `"duration":`) {
+		t.Errorf("scout JSON durations are not in milliseconds:\n%s", out)
+	}
 	r := decodeScout(t, out)
 	if r.Status != "verified" || r.Corrected || len(r.Unverified) != 0 {
 		t.Fatalf("result = %+v", r)

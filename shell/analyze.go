@@ -138,6 +138,7 @@ func Analyze(src string) (a Analysis) {
 func analyze(src string) Analysis {
 	w := &walker{asked: map[string]bool{}}
 	w.parseAndWalk(src, &scope{dir: startDir()}, 0)
+	w.finishArith()
 	return w.a
 }
 
@@ -146,6 +147,10 @@ type walker struct {
 	asked   map[string]bool
 	funcs   []*funcInfo // function bodies being walked, innermost last
 	defined []*funcInfo // functions defined so far
+	ar      arithState
+	// shellArgs > 0 while walking the string of a `bash -c STRING ARG...` given
+	// arguments: its positional parameters come from the line.
+	shellArgs int
 }
 
 type funcInfo struct {

@@ -87,6 +87,87 @@ func files(c *Command) {
 			c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
 		}
 	}
+	for _, w := range optionReads(c.Argv) {
+		c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
+	}
+}
+
+// readOptions are options whose value is a file the command reads: date -f prints
+// every line of its file in an error, grep -f, make -f, git commit -F and curl -T send
+// or show theirs.
+var readOptions = map[string][]string{
+	"date":  {"-f", "--file", "-r", "--reference"},
+	"grep":  {"-f", "--file", "--exclude-from"},
+	"egrep": {"-f", "--file", "--exclude-from"},
+	"fgrep": {"-f", "--file", "--exclude-from"},
+	"rg":    {"-f", "--file", "--ignore-file"},
+	"sort":  {"--files0-from"},
+	"wc":    {"--files0-from"},
+	"du":    {"--files0-from", "-X", "--exclude-from"},
+	"diff":  {"--from-file", "--to-file", "-X", "--exclude-from"},
+	"file":  {"-f", "--files-from", "-m", "--magic-file"},
+	"tar":   {"-T", "--files-from", "-X", "--exclude-from", "-f", "--file"},
+	"jq":    {"-f", "--from-file"},
+	"sed":   {"-f", "--file"},
+	"awk":   {"-f", "--file"},
+	"make":  {"-f", "--file", "--makefile"},
+	"git":   {"-F", "--file"},
+	"curl":  {"-T", "--upload-file", "-K", "--config"},
+	"xargs": {"-a", "--arg-file"},
+	"touch": {"-r", "--reference"},
+	"chmod": {"--reference"},
+	"chown": {"--reference"},
+}
+
+// optionReads lists the values of argv's readOptions, and the @FILE of curl's data and
+// form options.
+func optionReads(argv []string) []string {
+	name := path.Base(argv[0])
+	opts := readOptions[name]
+	var out []string
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			break
+		}
+		next := func() string {
+			if i+1 < len(argv) {
+				i++
+				return argv[i]
+			}
+			return ""
+		}
+		if name == "curl" && (a == "-d" || a == "-F" || strings.HasPrefix(a, "--data") || a == "--form") && !strings.Contains(a, "=") {
+			v := next()
+			if _, f, ok := strings.Cut(v, "@"); ok && f != "" && a != "--data-raw" {
+				out = append(out, f)
+			}
+			continue
+		}
+		for _, o := range opts {
+			switch {
+			case a == o:
+				if v := next(); v != "" {
+					out = append(out, v)
+				}
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(a, o+"="):
+				out = append(out, a[len(o)+1:])
+			case len(o) == 2 && isShortCluster(a) && len(a) > 2 && strings.IndexByte(a[1:], o[1]) >= 0:
+				// -fFILE, or a cluster ending in the option (-rf FILE): what follows
+				// the option letter is its value.
+				j := strings.IndexByte(a[1:], o[1]) + 2
+				if j < len(a) {
+					out = append(out, a[j:])
+				} else if v := next(); v != "" {
+					out = append(out, v)
+				}
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return out
 }
 
 // holdsExpansion reports a word that holds the source text of an expansion.
@@ -102,7 +183,10 @@ var (
 	readCommands = []string{"cat", "head", "tail", "less", "more", "wc", "grep", "egrep", "fgrep", "rg", "find",
 		"ls", "stat", "du", "file", "tree", "diff", "cmp", "sort", "uniq", "cut", "awk", "strings", "od", "xxd",
 		"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "nl", "tac", "column", "jq",
-		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip"}
+		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip",
+		// Their sources are read (and copied, or linked to: a hard link to a file
+		// is the file): a deny rule on reading the source holds.
+		"cp", "ln", "rsync", "install", "scp", "tar", "zip"}
 )
 
 // fileArgs returns the operands of argv that name files it writes (write) or reads.

@@ -101,6 +101,9 @@ type bashCheck struct {
 	// known at run time ("" when all are known).
 	writes  []target
 	unknown string
+	// unknownRead says why some path the command reads is only known at run time: it
+	// cannot be checked against the deny rules or the workspace.
+	unknownRead string
 	// distrust says why neither rules nor the read-only set may allow the command
 	// (`sudo`, `PATH=...`), "" when they may.
 	distrust string
@@ -165,13 +168,24 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 
 	bases := st.commandDirs(c)
 	k.writes, k.unknown = st.writeTargets(c, bases)
-	reads := st.readTargets(c, bases)
+	reads, unknownRead := st.readTargets(c, bases)
 	edit, read := st.subject("Edit"), st.subject("Read")
 	k.deny.command = onCommand(st.deny)
 	k.deny.write = onPath(st.deny, edit, k.writes, true)
 	k.deny.read = onPath(st.deny, read, reads, false)
 	k.ask.command = onCommand(st.asks)
 	k.ask.write = onPath(st.asks, edit, k.writes, false)
+	if recursiveReader(c.Argv) && k.deny.read == nil {
+		for _, t := range reads {
+			if r, p, ok := st.deniedBelow(t.real); ok {
+				k.problems = append(k.problems, fmt.Sprintf("reads every file below %s, and the rule %s denies reading %s there (the Grep tool leaves such files out)", t.real, r, p))
+				break
+			}
+		}
+	}
+	if unknownRead != "" && k.deny.read == nil {
+		k.unknownRead = unknownRead
+	}
 
 	k.distrust = distrust(c)
 	k.approval = st.approve(c, command, k.distrust)
@@ -253,7 +267,7 @@ func (a approval) reason(label string) string {
 // findProblems lists what the command's writes and reads need approval for, whatever
 // allows the command itself.
 func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
-	k.fixable = k.distrust == ""
+	k.fixable = k.distrust == "" && len(k.problems) == 0
 	if rule := suggestBash(argv); rule != "" && k.approval.kind == notApproved {
 		k.suggest = append(k.suggest, rule)
 	}
@@ -277,6 +291,10 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 			// default mode asks, as for Write.
 			k.problems = append(k.problems, fmt.Sprintf("writes %s", tg.real))
 		}
+	}
+	if k.unknownRead != "" && (k.approval.readOnly() || st.readRules()) {
+		k.problems = append(k.problems, k.unknownRead)
+		k.fixable = false
 	}
 	if !k.approval.readOnly() {
 		return
@@ -313,4 +331,17 @@ func (k *bashCheck) askVerdict() Verdict {
 		v.Suggest = k.suggest
 	}
 	return v
+}
+
+// readRules reports a deny or ask rule on reading files: a read only known at run
+// time cannot be checked against it.
+func (st *state) readRules() bool {
+	for _, rs := range [][]Rule{st.deny, st.asks} {
+		for _, r := range rs {
+			if toolMatches(r.Tool, "Read") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -169,6 +169,9 @@ type scope struct {
 	dir       *dirState
 	depth     int // strings parsed in turn (bash -c) above this one
 	nest      int // syntax nesting
+	// loopVals are the words a for loop around gives its variable, when they are
+	// static and the body does not change it: a read of "$f" reads one of them.
+	loopVals map[string][]string
 }
 
 func (sc *scope) sub() *scope {
@@ -184,7 +187,7 @@ func (sc *scope) sub() *scope {
 // are never in its scope.
 func (sc *scope) fresh() *scope {
 	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1,
-		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
+		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs, loopVals: sc.loopVals}
 }
 
 // maxQuote bounds a reason quoting a long line, in bytes.

@@ -215,3 +215,72 @@ func optionOperands(args []field, withValue, naming string) []field {
 	}
 	return out
 }
+
+// loopScope is the scope of a for loop's body: when every word the loop gives its
+// variable is static and the body never assigns the variable, a read of "$var" in the
+// body reads one of those words (see loopReads).
+func (w *walker) loopScope(it *syntax.WordIter, c *syntax.ForClause, sc *scope) *scope {
+	name := it.Name.Value
+	if c.Select || len(it.Items) == 0 {
+		return sc
+	}
+	var vals []string
+	for _, item := range it.Items {
+		for _, f := range w.expand(item, sc) {
+			if f.dyn || f.proc || f.s == "" {
+				return sc
+			}
+			vals = append(vals, f.s)
+		}
+	}
+	assigns := false
+	for _, st := range c.Do {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.ParamExp:
+				// ${name:=x} assigns; its name is no word of the command.
+				assigns = assigns || n.Param != nil && n.Param.Value == name && n.Exp != nil &&
+					(n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull)
+				return false
+			case *syntax.Assign:
+				assigns = assigns || n.Name != nil && n.Name.Value == name
+			case *syntax.Lit:
+				assigns = assigns || n.Value == name || strings.HasPrefix(n.Value, name+"=") || strings.HasPrefix(n.Value, name+"+=")
+			}
+			return !assigns
+		})
+	}
+	if assigns || len(vals) > maxFields {
+		return sc
+	}
+	body := *sc
+	body.loopVals = map[string][]string{}
+	for k, v := range sc.loopVals {
+		body.loopVals[k] = v
+	}
+	body.loopVals[name] = vals
+	return &body
+}
+
+// loopReads replaces a read of "$var" by the static words a for loop around gives var.
+func loopReads(c *Command, sc *scope) {
+	if len(sc.loopVals) == 0 {
+		return
+	}
+	var out []Path
+	for _, p := range c.Reads {
+		m := plainVarRE.FindStringSubmatch(p.Name)
+		vals, ok := []string(nil), false
+		if p.Dynamic && m != nil {
+			vals, ok = sc.loopVals[m[1]]
+		}
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		for _, v := range vals {
+			out = append(out, Path{Name: v, Via: p.Name})
+		}
+	}
+	c.Reads = out
+}

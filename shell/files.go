@@ -14,6 +14,9 @@ type Path struct {
 	// Dynamic is true when the name holds an expansion only known at run time ($OUT,
 	// $(mktemp)); Name then keeps its source text.
 	Dynamic bool
+	// Via is the loop variable ("$f") the command names the path by, when a for loop
+	// around it gives that variable static words (`for f in *.go`): Name is one of them.
+	Via string
 }
 
 // WritesFile reports whether the redirect opens a file for writing: output and
@@ -214,12 +217,36 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 			ops = ops[1:]
 		}
 		return ops, true
+	case !write && name == "git":
+		return gitOperands(args), true
 	case !write && (name == "sed" || name == "perl" || name == "awk"):
 		return scriptFileArgs(args), true
 	case !write && slices.Contains(readCommands, name):
 		return wordsNotOptions(args), true
 	}
 	return nil, false
+}
+
+// gitValueOptions are git options whose value (the next word) is text, not a path.
+var gitValueOptions = []string{"-m", "--message", "-c", "-C", "--author", "--date", "--format", "--pretty",
+	"-S", "-G", "--grep", "-n", "--max-count", "--since", "--until", "--committer", "-e"}
+
+// gitOperands are git's words that may be paths: its operands, without the values of
+// options that take text (git commit -m "$(cat msg)" reads no file named by the message).
+func gitOperands(args []string) []string {
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			keep = append(keep, args[i:]...)
+			break
+		}
+		if slices.Contains(gitValueOptions, args[i]) {
+			i++
+			continue
+		}
+		keep = append(keep, args[i])
+	}
+	return wordsNotOptions(keep)
 }
 
 // wordsNotOptions are the words of args that are not options: everything after `--`, and

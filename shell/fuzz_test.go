@@ -106,6 +106,9 @@ func checkCommand(t *testing.T, src string, c Command) {
 			return a == p.Name || strings.HasSuffix(a, "="+p.Name) || strings.HasPrefix(a, "-") && strings.HasSuffix(a, p.Name) ||
 				strings.HasSuffix(a, "@"+p.Name)
 		})
+		if p.Via != "" {
+			fromArg = slices.Contains(c.Argv, p.Via)
+		}
 		if !fromRedirect && !fromArg {
 			t.Fatalf("%q: %s reads %+v, which is neither a redirect target nor an argument", src, describe(c), p)
 		}

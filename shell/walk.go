@@ -104,10 +104,12 @@ func (w *walker) command1(s *syntax.Stmt, sc *scope) flow {
 		})
 	case *syntax.ForClause:
 		w.nested(c.Loop, sc)
+		body := sc
 		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
 			w.loopVar(it, c.Select, sc)
+			body = w.loopScope(it, c, sc)
 		}
-		w.loop(sc, func() { w.stmts(c.Do, sc) })
+		w.loop(sc, func() { w.stmts(c.Do, body) })
 	case *syntax.CaseClause:
 		w.nested(c.Word, sc)
 		in := sc.dir.copy()
@@ -296,6 +298,7 @@ func (w *walker) emit(c Command, sc *scope) {
 	}
 	sc.dir.fill(&c)
 	files(&c)
+	loopReads(&c, sc)
 	w.a.Commands = append(w.a.Commands, c)
 }
 

@@ -21,7 +21,7 @@ var readOnlyCases = []readOnlyCase{
 	{"du -sh .", true}, {"df -h", true}, {"diff a b", true}, {"cmp a b", true}, {"sort f", true},
 	{"sort -k2 -t, f", true}, {"sort -rn f", true}, {"uniq f", true}, {"uniq -c f", true}, {"uniq -f 1 f", true},
 	{"cut -d: -f1 f", true}, {"tr a b", true}, {"env", false}, {"printenv", false}, {"printenv HOME", true},
-		{"printenv ANTHROPIC_API_KEY", false}, {"printenv -0 GITHUB_TOKEN", false}, {"echo $AWS_SECRET_ACCESS_KEY", false}, {"echo ${#OPENAI_API_KEY}", false}, {"echo $HOME $PWD", true},
+	{"printenv ANTHROPIC_API_KEY", false}, {"printenv -0 GITHUB_TOKEN", false}, {"echo $AWS_SECRET_ACCESS_KEY", false}, {"echo ${#OPENAI_API_KEY}", false}, {"echo $HOME $PWD", true},
 	{"date", true}, {"date +%s", true}, {"whoami", true}, {"id", true}, {"uname -a", true}, {"basename /a/b", true},
 	{"dirname /a/b", true}, {"realpath .", true}, {"readlink -f x", true}, {"tree", true}, {"tree -L 2", true},
 	{"cd src", true}, {"cd", true}, {"true", true}, {":", true}, {"exit 1", true}, {"test -f x", true}, {"[ -f x ]", true},

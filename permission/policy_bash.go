@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ouroagent/ouro/shell"
@@ -118,7 +119,16 @@ var privilegeWrappers = []string{"sudo", "doas", "su", "pkexec", "runuser", "run
 var riskyEnv = []string{"PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS",
 	"NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB",
 	"RUBYOPT", "RUBYLIB", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-	"GOFLAGS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME"}
+	"GOFLAGS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME",
+	// Build tools: the compilers and wrappers they run, the configuration they load.
+	"CC", "CXX", "AR", "FC", "LD", "GCCGO", "GOENV", "GOROOT", "GOTOOLCHAIN", "GOEXPERIMENT", "PKG_CONFIG",
+	"CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "CGO_FFLAGS", "RUSTC", "RUSTC_WRAPPER",
+	"RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "MAKEFLAGS",
+	"MAKEFILES", "SHELL", "GRADLE_OPTS", "MAVEN_OPTS", "MAVEN_ARGS", "JAVA_HOME"}
+
+// riskyEnvPrefixes are families of such variables: npm's configuration (npm_config_
+// script_shell), cargo's (CARGO_TARGET_*_RUNNER), git's.
+var riskyEnvPrefixes = []string{"LD_", "DYLD_", "GIT_", "NPM_CONFIG_", "CARGO_", "YARN_", "PNPM_"}
 
 // distrust says why rules and the read-only set, written for the user's own commands,
 // may not allow c ("runs through sudo", "sets PATH"); "" when they may.
@@ -130,7 +140,7 @@ func distrust(c shell.Command) string {
 	}
 	for _, e := range c.Env {
 		name, _, _ := strings.Cut(e, "=")
-		if isOneOf(name, riskyEnv) || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_") {
+		if isOneOf(name, riskyEnv) || slices.ContainsFunc(riskyEnvPrefixes, func(p string) bool { return strings.HasPrefix(strings.ToUpper(name), p) }) {
 			return "sets " + name
 		}
 	}

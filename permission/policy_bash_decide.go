@@ -169,6 +169,7 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	bases := st.commandDirs(c)
 	k.writes, k.unknown = st.writeTargets(c, bases)
 	reads, unknownRead := st.readTargets(c, bases)
+	reads = st.flagTargets(k, c, bases, reads)
 	edit, read := st.subject("Edit"), st.subject("Read")
 	k.deny.command = onCommand(st.deny)
 	k.deny.write = onPath(st.deny, edit, k.writes, true)
@@ -344,4 +345,41 @@ func (st *state) readRules() bool {
 		}
 	}
 	return false
+}
+
+// flagTargets judges the flags of toolFlagTable in c: a program to run is a problem no
+// rule settles; a file written joins k.writes, a file or folder whose code is read
+// joins reads and, outside the workspace, is a problem. It returns reads.
+func (st *state) flagTargets(k *bashCheck, c shell.Command, bases []string, reads []target) []target {
+	for _, h := range toolFlagHits(c.Argv) {
+		switch h.kind {
+		case flagRuns:
+			k.problems = append(k.problems, h.describe()+"; an allow rule for the command does not cover that")
+		case flagWrites, flagReads:
+			if h.value == "" {
+				k.problems = append(k.problems, h.describe()+", which is missing")
+				continue
+			}
+			verb := "writes"
+			if h.kind == flagReads {
+				verb = "reads"
+			}
+			ts, why := st.shellTargets(h.value, holdsExpansion(h.value), bases, verb, true)
+			if why != "" {
+				k.problems = append(k.problems, h.describe()+": "+why)
+			}
+			if h.kind == flagWrites {
+				k.writes = append(k.writes, ts...)
+				continue
+			}
+			reads = append(reads, ts...)
+			for _, t := range ts {
+				if !st.inside(t.real) {
+					k.problems = append(k.problems, fmt.Sprintf("%s, outside the workspace", h.describe()))
+					break
+				}
+			}
+		}
+	}
+	return reads
 }

@@ -177,7 +177,15 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	k.ask.command = onCommand(st.asks)
 	k.ask.write = onPath(st.asks, edit, k.writes, false)
 	if recursiveReader(c.Argv) && k.deny.read == nil {
-		for _, t := range reads {
+		below := reads
+		if searchesHere(c) {
+			for _, b := range bases {
+				if t, err := st.resolve(b, b); err == nil {
+					below = append(below, t)
+				}
+			}
+		}
+		for _, t := range below {
 			if r, p, ok := st.deniedBelow(t.real); ok {
 				k.problems = append(k.problems, fmt.Sprintf("reads every file below %s, and the rule %s denies reading %s there (the Grep tool leaves such files out)", t.real, r, p))
 				break
@@ -186,6 +194,9 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	}
 	if unknownRead != "" && k.deny.read == nil {
 		k.unknownRead = unknownRead
+	}
+	if bases == nil && len(c.Argv) > 0 && k.unknownRead == "" {
+		k.unknownRead = "runs in a folder only known when it runs, so what it reads there cannot be checked"
 	}
 
 	k.distrust = distrust(c)
@@ -297,9 +308,8 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 		k.problems = append(k.problems, k.unknownRead)
 		k.fixable = false
 	}
-	if !k.approval.readOnly() {
-		return
-	}
+	// Reads outside the workspace need a Read rule, whatever allows the command: a rule
+	// like Bash(cat *) is about the command, Read rules about where it may read.
 	read := st.subject("Read")
 	for i := range reads {
 		tg := &reads[i]
@@ -309,7 +319,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 		if _, ok := st.allowMatch(read, tg); ok {
 			continue
 		}
-		k.problems = append(k.problems, fmt.Sprintf("reads %s, outside the workspace", tg.real))
+		k.problems = appendNew(k.problems, fmt.Sprintf("reads %s, outside the workspace", tg.real))
 		k.suggest = appendNew(k.suggest, "Read("+st.pathSpec(tg.real, false)+")")
 	}
 }
@@ -373,13 +383,16 @@ func (st *state) flagTargets(k *bashCheck, c shell.Command, bases []string, read
 				continue
 			}
 			reads = append(reads, ts...)
-			for _, t := range ts {
-				if !st.inside(t.real) {
-					k.problems = append(k.problems, fmt.Sprintf("%s, outside the workspace", h.describe()))
-					break
-				}
-			}
 		}
 	}
 	return reads
+}
+
+// searchesHere reports a search given no folder, which searches the one it runs in:
+// grep -r PATTERN, rg PATTERN (the pattern is their only operand).
+func searchesHere(c shell.Command) bool {
+	if len(c.Argv) == 0 || !isOneOf(filepath.Base(c.Argv[0]), []string{"grep", "egrep", "fgrep", "rg", "ag", "ack"}) {
+		return false
+	}
+	return len(c.Reads) <= 1
 }

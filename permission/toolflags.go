@@ -202,19 +202,20 @@ func settingsCommands(tool string, args []string) []flagHit {
 	return nil
 }
 
-// describe says what the flag does, for a reason.
+// describe says what the flag does, for a reason that follows the command.
 func (h flagHit) describe() string {
-	f := h.tool + " " + h.flag
-	if h.value != "" && !strings.HasSuffix(h.flag, "=") {
+	f := h.flag
+	switch {
+	case strings.HasSuffix(h.flag, "="):
+		f = h.value
+	case h.value != "":
 		f += " " + h.value
-	} else if h.value != "" {
-		f = h.tool + " " + h.value
 	}
 	switch h.kind {
 	case flagWrites:
-		return fmt.Sprintf("`%s` writes %s", f, h.value)
+		return fmt.Sprintf("passes %s, which writes %s", f, h.value)
 	case flagReads:
-		return fmt.Sprintf("`%s` reads code or configuration from %s", f, h.value)
+		return fmt.Sprintf("passes %s, which makes %s read code or configuration from %s", f, h.tool, h.value)
 	}
-	return fmt.Sprintf("`%s` makes %s run a program or code of the command line's choosing, or change what later runs do", f, h.tool)
+	return fmt.Sprintf("passes %s, which makes %s run a program or code the line chooses, or changes what its later runs do", f, h.tool)
 }

@@ -187,9 +187,10 @@ var (
 		"ls", "stat", "du", "file", "tree", "diff", "cmp", "sort", "uniq", "cut", "awk", "strings", "od", "xxd",
 		"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "nl", "tac", "column", "jq",
 		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip",
-		// Their sources are read (and copied, or linked to: a hard link to a file
-		// is the file): a deny rule on reading the source holds.
-		"cp", "ln", "rsync", "install", "scp", "tar", "zip"}
+		"tar", "zip"}
+	// copyCommands read their sources (a hard link to a file is the file): a deny
+	// rule on reading a source holds. The last operand is the destination.
+	copyCommands = []string{"cp", "ln", "rsync", "install", "scp"}
 )
 
 // fileArgs returns the operands of argv that name files it writes (write) or reads.
@@ -215,6 +216,25 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 		ops := wordsNotOptions(args)
 		if slices.Contains(modeFirst, name) && len(ops) > 0 && !hasLongOpt(args, "--reference") {
 			ops = ops[1:]
+		}
+		return ops, true
+	case !write && slices.Contains(copyCommands, name):
+		var ops []string
+		target := false
+		for i, a := range args {
+			if a == "--" {
+				ops = append(ops, args[i+1:]...)
+				break
+			}
+			if a == "-t" || strings.HasPrefix(a, "--target-directory") || a == "-T" {
+				target = true
+			}
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if !target && len(ops) > 1 {
+			ops = ops[:len(ops)-1]
 		}
 		return ops, true
 	case !write && name == "git":

@@ -115,3 +115,20 @@ func TestAttackCorpus(t *testing.T) {
 		}
 	}
 }
+
+// A hard link to a denied file is that file, for the Read tool too.
+func TestReadToolHardLinkToDeniedFile(t *testing.T) {
+	c, err := loadShellCorpus(attackCorpusPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, home := attackWorld(t)
+	p := corpusPolicy(t, c, proj, home, "default")
+	for name, want := range map[string]Behavior{"link.txt": Deny, "README.md": Allow} {
+		in, _ := json.Marshal(map[string]string{"file_path": filepath.Join(proj, name)})
+		v := p.Check(context.Background(), tool.Call{ID: "r", Name: "Read", Input: in})
+		if v.Behavior != want {
+			t.Errorf("Read %s: %s (%s), want %s", name, v.Behavior, v.Reason, want)
+		}
+	}
+}

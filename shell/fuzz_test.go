@@ -18,7 +18,13 @@ import (
 // whose decisions package permission checks): DECISION<TAB>COMMAND, "↵" a newline.
 func corpusLines(tb testing.TB) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", "shell_corpus.txt"))
+	return corpusFileLines(tb, "shell_corpus.txt")
+}
+
+// corpusFileLines are the command lines of a corpus file in testdata.
+func corpusFileLines(tb testing.TB, name string) []string {
+	tb.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -32,7 +38,7 @@ func corpusLines(tb testing.TB) []string {
 		}
 		_, cmd, ok := strings.Cut(line, "\t")
 		if !ok {
-			tb.Fatalf("shell_corpus.txt: %q has no tab", line)
+			tb.Fatalf("%s: %q has no tab", name, line)
 		}
 		out = append(out, strings.ReplaceAll(cmd, "↵", "\n"))
 	}
@@ -130,6 +136,9 @@ func FuzzAnalyze(f *testing.F) {
 		f.Add(s)
 	}
 	for _, s := range append(append([]string(nil), arithAttacks...), arithSafe...) {
+		f.Add(s)
+	}
+	for _, s := range corpusFileLines(f, "attack_corpus.txt") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

@@ -192,6 +192,11 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 			}
 		}
 	}
+	if k.deny.read == nil {
+		if msg := st.namesDenied(c, bases); msg != "" {
+			k.problems = append(k.problems, msg)
+		}
+	}
 	if unknownRead != "" && k.deny.read == nil {
 		k.unknownRead = unknownRead
 	}

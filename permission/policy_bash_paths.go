@@ -340,3 +340,39 @@ func (st *state) sameFileMatch(rules []Rule, s Subject, tg *target) (Rule, bool)
 	}
 	return Rule{}, false
 }
+
+// namesDenied finds a word of c (or the value of a --name=value word) that names an
+// existing file a deny rule forbids reading, which the command is not known to read:
+// many commands print a file they are given, whole or in their errors (python3 .env,
+// bash secrets/key, source .env). It says why c must be asked about; "" when no word
+// does.
+func (st *state) namesDenied(c shell.Command, bases []string) string {
+	if !st.readRules() || len(c.Argv) == 0 {
+		return ""
+	}
+	if len(bases) == 0 {
+		bases = []string{st.cwd}
+	}
+	read := st.subject("Read")
+	for _, w := range c.Argv {
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v
+		}
+		if w == "" || holdsExpansion(w) || strings.ContainsAny(w, "*?[") || strings.HasPrefix(w, "-") {
+			continue
+		}
+		for _, base := range bases {
+			t, err := st.shellResolve(w, base)
+			if err != nil {
+				continue
+			}
+			if _, err := os.Lstat(t.lex); err != nil {
+				continue
+			}
+			if r, ok := st.firstMatch(st.deny, read, &t, false); ok {
+				return fmt.Sprintf("names %s, which the rule %s denies reading, and a command may print a file it is given", t.real, r)
+			}
+		}
+	}
+	return ""
+}

@@ -216,10 +216,15 @@ func textNames(s string) []string {
 func isWordByte(c byte) bool { return c == '_' || isASCIILetter(c) || c >= '0' && c <= '9' }
 
 // numericCommand reports a command substitution whose output is a number whatever the
-// files: nproc, or seq with literal numbers.
+// files: nproc, seq with literal numbers, wc -l (or -c, -w) counting its input.
 func numericCommand(c *syntax.CmdSubst) bool {
-	if len(c.Stmts) != 1 || c.Stmts[0] == nil || len(c.Stmts[0].Redirs) > 0 {
+	if len(c.Stmts) != 1 || c.Stmts[0] == nil {
 		return false
+	}
+	for _, r := range c.Stmts[0].Redirs {
+		if r == nil || r.Op != syntax.RdrIn {
+			return false
+		}
 	}
 	call, ok := c.Stmts[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
@@ -236,6 +241,14 @@ func numericCommand(c *syntax.CmdSubst) bool {
 	switch words[0] {
 	case "nproc":
 		return len(words) == 1
+	case "wc":
+		// Counts of its input: with a file operand it prints the name too.
+		for _, s := range words[1:] {
+			if s != "-l" && s != "-c" && s != "-w" && s != "-m" && s != "-L" {
+				return false
+			}
+		}
+		return len(words) == 2
 	case "seq":
 		for _, s := range words[1:] {
 			if strings.Trim(s, "0123456789.-") != "" {

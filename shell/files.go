@@ -116,7 +116,6 @@ var readOptions = map[string][]string{
 	"make":  {"-f", "--file", "--makefile"},
 	"git":   {"-F", "--file"},
 	"curl":  {"-T", "--upload-file", "-K", "--config"},
-	"xargs": {"-a", "--arg-file"},
 	"touch": {"-r", "--reference"},
 	"chmod": {"--reference"},
 	"chown": {"--reference"},

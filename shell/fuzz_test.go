@@ -218,8 +218,11 @@ func hiddenInArithmetic(src string) string {
 		if n == nil || isNilNode(n) || found != "" {
 			return
 		}
+		names := map[*syntax.Lit]bool{} // the names of parameters ($$ is named "$")
 		syntax.Walk(n, func(m syntax.Node) bool {
 			switch m := m.(type) {
+			case *syntax.ParamExp:
+				names[m.Param] = true
 			case *syntax.CmdSubst:
 				if !numericCommand(m) {
 					found = nodeText(m, src)
@@ -230,7 +233,7 @@ func hiddenInArithmetic(src string) string {
 					found = nodeText(m, src)
 				}
 			case *syntax.Lit:
-				if strings.ContainsAny(unescapeBare(m.Value), "$`") {
+				if !names[m] && strings.ContainsAny(unescapeBare(m.Value), "$`") {
 					found = nodeText(m, src)
 				}
 			case *syntax.ArithmExp:

@@ -531,6 +531,9 @@ func (st *state) firstMatch(rules []Rule, s Subject, tg *target, readCoversWrite
 			}
 		}
 	}
+	if tg != nil && tg.real != "" {
+		return st.sameFileMatch(rules, s, tg)
+	}
 	return Rule{}, false
 }
 

@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ouroagent/ouro/shell"
@@ -118,7 +119,16 @@ var privilegeWrappers = []string{"sudo", "doas", "su", "pkexec", "runuser", "run
 var riskyEnv = []string{"PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS",
 	"NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB",
 	"RUBYOPT", "RUBYLIB", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-	"GOFLAGS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME"}
+	"GOFLAGS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME",
+	// Build tools: the compilers and wrappers they run, the configuration they load.
+	"CC", "CXX", "AR", "FC", "LD", "GCCGO", "GOENV", "GOROOT", "GOTOOLCHAIN", "GOEXPERIMENT", "PKG_CONFIG",
+	"CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "CGO_FFLAGS", "RUSTC", "RUSTC_WRAPPER",
+	"RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "MAKEFLAGS",
+	"MAKEFILES", "SHELL", "GRADLE_OPTS", "MAVEN_OPTS", "MAVEN_ARGS", "JAVA_HOME"}
+
+// riskyEnvPrefixes are families of such variables: npm's configuration (npm_config_
+// script_shell), cargo's (CARGO_TARGET_*_RUNNER), git's.
+var riskyEnvPrefixes = []string{"LD_", "DYLD_", "GIT_", "NPM_CONFIG_", "CARGO_", "YARN_", "PNPM_"}
 
 // distrust says why rules and the read-only set, written for the user's own commands,
 // may not allow c ("runs through sudo", "sets PATH"); "" when they may.
@@ -130,7 +140,7 @@ func distrust(c shell.Command) string {
 	}
 	for _, e := range c.Env {
 		name, _, _ := strings.Cut(e, "=")
-		if isOneOf(name, riskyEnv) || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_") {
+		if isOneOf(name, riskyEnv) || slices.ContainsFunc(riskyEnvPrefixes, func(p string) bool { return strings.HasPrefix(strings.ToUpper(name), p) }) {
 			return "sets " + name
 		}
 	}
@@ -153,7 +163,7 @@ func (st *state) commandDirs(c shell.Command) []string {
 		if holdsExpansion(d) {
 			return nil
 		}
-		t, err := st.resolve(d, st.cwd)
+		t, err := st.shellResolve(d, st.cwd)
 		if err != nil {
 			return nil
 		}
@@ -164,67 +174,6 @@ func (st *state) commandDirs(c shell.Command) []string {
 
 // relative reports whether a shell word names a path relative to the folder it runs in.
 func relative(word string) bool { return !filepath.IsAbs(word) && !strings.HasPrefix(word, "~") }
-
-// writeTargets resolves the paths c writes (see shell.Command.Writes), a relative one
-// from every folder c may run in. unknown says why some target cannot be known before
-// the command runs ("" when all are known).
-func (st *state) writeTargets(c shell.Command, bases []string) (ts []target, unknown string) {
-	if c.WritesFromInput {
-		unknown = fmt.Sprintf("%s gets its file arguments from its input (xargs), so they are only known when it runs", filepath.Base(c.Argv[0]))
-	}
-	for _, w := range c.Writes {
-		switch {
-		case w.Dynamic:
-			unknown = fmt.Sprintf("writes to %s, only known when it runs", w.Name)
-			continue
-		case len(bases) == 0 && relative(w.Name):
-			unknown = fmt.Sprintf("writes %s after changing to a folder only known when it runs", w.Name)
-			continue
-		}
-		from := bases
-		if !relative(w.Name) || len(from) == 0 {
-			from = []string{st.cwd}
-		}
-		for _, base := range from {
-			if globMayHitProtected(w.Name) {
-				p := filepath.Join(base, w.Name)
-				ts = append(ts, target{given: w.Name, lex: p, real: p, glob: true})
-				continue
-			}
-			t, err := st.resolve(w.Name, base)
-			if err != nil {
-				unknown = fmt.Sprintf("writes %s, which cannot be resolved (%v)", w.Name, err)
-				break
-			}
-			ts = append(ts, t)
-		}
-	}
-	return ts, unknown
-}
-
-// readTargets resolves the paths c reads that can be known (see shell.Command.Reads),
-// a relative one from every folder c may run in.
-func (st *state) readTargets(c shell.Command, bases []string) []target {
-	var ts []target
-	for _, r := range c.Reads {
-		if r.Name == "" || r.Dynamic || strings.ContainsAny(r.Name, "*?[") {
-			continue
-		}
-		from := bases
-		if !relative(r.Name) || len(from) == 0 {
-			if relative(r.Name) {
-				continue // the folder is only known at run time
-			}
-			from = []string{st.cwd}
-		}
-		for _, base := range from {
-			if t, err := st.resolve(r.Name, base); err == nil {
-				ts = append(ts, t)
-			}
-		}
-	}
-	return ts
-}
 
 func holdsExpansion(w string) bool { return strings.ContainsAny(w, "$`") }
 

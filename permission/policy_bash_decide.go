@@ -101,6 +101,9 @@ type bashCheck struct {
 	// known at run time ("" when all are known).
 	writes  []target
 	unknown string
+	// unknownRead says why some path the command reads is only known at run time: it
+	// cannot be checked against the deny rules or the workspace.
+	unknownRead string
 	// distrust says why neither rules nor the read-only set may allow the command
 	// (`sudo`, `PATH=...`), "" when they may.
 	distrust string
@@ -165,13 +168,41 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 
 	bases := st.commandDirs(c)
 	k.writes, k.unknown = st.writeTargets(c, bases)
-	reads := st.readTargets(c, bases)
+	reads, unknownRead := st.readTargets(c, bases)
+	reads = st.flagTargets(k, c, bases, reads)
 	edit, read := st.subject("Edit"), st.subject("Read")
 	k.deny.command = onCommand(st.deny)
 	k.deny.write = onPath(st.deny, edit, k.writes, true)
 	k.deny.read = onPath(st.deny, read, reads, false)
 	k.ask.command = onCommand(st.asks)
 	k.ask.write = onPath(st.asks, edit, k.writes, false)
+	if recursiveReader(c.Argv) && k.deny.read == nil {
+		below := reads
+		if searchesHere(c) {
+			for _, b := range bases {
+				if t, err := st.resolve(b, b); err == nil {
+					below = append(below, t)
+				}
+			}
+		}
+		for _, t := range below {
+			if r, p, ok := st.deniedBelow(t.real); ok {
+				k.problems = append(k.problems, fmt.Sprintf("reads every file below %s, and the rule %s denies reading %s there (the Grep tool leaves such files out)", t.real, r, p))
+				break
+			}
+		}
+	}
+	if k.deny.read == nil {
+		if msg := st.namesDenied(c, bases); msg != "" {
+			k.problems = append(k.problems, msg)
+		}
+	}
+	if unknownRead != "" && k.deny.read == nil {
+		k.unknownRead = unknownRead
+	}
+	if bases == nil && len(c.Argv) > 0 && k.unknownRead == "" {
+		k.unknownRead = "runs in a folder only known when it runs, so what it reads there cannot be checked"
+	}
 
 	k.distrust = distrust(c)
 	k.approval = st.approve(c, command, k.distrust)
@@ -253,7 +284,7 @@ func (a approval) reason(label string) string {
 // findProblems lists what the command's writes and reads need approval for, whatever
 // allows the command itself.
 func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
-	k.fixable = k.distrust == ""
+	k.fixable = k.distrust == "" && len(k.problems) == 0
 	if rule := suggestBash(argv); rule != "" && k.approval.kind == notApproved {
 		k.suggest = append(k.suggest, rule)
 	}
@@ -278,9 +309,12 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 			k.problems = append(k.problems, fmt.Sprintf("writes %s", tg.real))
 		}
 	}
-	if !k.approval.readOnly() {
-		return
+	if k.unknownRead != "" && (k.approval.readOnly() || st.readRules()) {
+		k.problems = append(k.problems, k.unknownRead)
+		k.fixable = false
 	}
+	// Reads outside the workspace need a Read rule, whatever allows the command: a rule
+	// like Bash(cat *) is about the command, Read rules about where it may read.
 	read := st.subject("Read")
 	for i := range reads {
 		tg := &reads[i]
@@ -290,7 +324,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 		if _, ok := st.allowMatch(read, tg); ok {
 			continue
 		}
-		k.problems = append(k.problems, fmt.Sprintf("reads %s, outside the workspace", tg.real))
+		k.problems = appendNew(k.problems, fmt.Sprintf("reads %s, outside the workspace", tg.real))
 		k.suggest = appendNew(k.suggest, "Read("+st.pathSpec(tg.real, false)+")")
 	}
 }
@@ -313,4 +347,57 @@ func (k *bashCheck) askVerdict() Verdict {
 		v.Suggest = k.suggest
 	}
 	return v
+}
+
+// readRules reports a deny or ask rule on reading files: a read only known at run
+// time cannot be checked against it.
+func (st *state) readRules() bool {
+	for _, rs := range [][]Rule{st.deny, st.asks} {
+		for _, r := range rs {
+			if toolMatches(r.Tool, "Read") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// flagTargets judges the flags of toolFlagTable in c: a program to run is a problem no
+// rule settles; a file written joins k.writes, a file or folder whose code is read
+// joins reads and, outside the workspace, is a problem. It returns reads.
+func (st *state) flagTargets(k *bashCheck, c shell.Command, bases []string, reads []target) []target {
+	for _, h := range toolFlagHits(c.Argv) {
+		switch h.kind {
+		case flagRuns:
+			k.problems = append(k.problems, h.describe()+"; an allow rule for the command does not cover that")
+		case flagWrites, flagReads:
+			if h.value == "" {
+				k.problems = append(k.problems, h.describe()+", which is missing")
+				continue
+			}
+			verb := "writes"
+			if h.kind == flagReads {
+				verb = "reads"
+			}
+			ts, why := st.shellTargets(h.value, holdsExpansion(h.value), bases, verb, true)
+			if why != "" {
+				k.problems = append(k.problems, h.describe()+": "+why)
+			}
+			if h.kind == flagWrites {
+				k.writes = append(k.writes, ts...)
+				continue
+			}
+			reads = append(reads, ts...)
+		}
+	}
+	return reads
+}
+
+// searchesHere reports a search given no folder, which searches the one it runs in:
+// grep -r PATTERN, rg PATTERN (the pattern is their only operand).
+func searchesHere(c shell.Command) bool {
+	if len(c.Argv) == 0 || !isOneOf(filepath.Base(c.Argv[0]), []string{"grep", "egrep", "fgrep", "rg", "ag", "ack"}) {
+		return false
+	}
+	return len(c.Reads) <= 1
 }

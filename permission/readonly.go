@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -52,6 +53,12 @@ func IsReadOnly(c shell.Command) bool {
 	// A word only known at run time (or read by xargs) may turn into any option:
 	// find $X is find -delete when X=-delete.
 	unknownArgs := c.Dynamic || c.StdinArgs
+	switch name {
+	case "echo", "printf", "printenv", "env":
+		if showsSecret(name, args, c.Dynamic) {
+			return false
+		}
+	}
 	switch name {
 	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "printf",
 		"which", "type", "stat", "du", "df", "diff", "cmp", "cut", "tr", "basename", "dirname",
@@ -238,3 +245,43 @@ func gitTagLists(args []string) bool {
 	}
 	return true
 }
+
+// secretName matches the names of variables that usually hold credentials.
+var secretName = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASS|PWD|CRED|AUTH|PRIVATE|SESSION|COOKIE|SIGNATURE|CERT)`)
+
+// showsSecret reports a command printing a secret-looking variable: printenv or env
+// with no operand (every variable), printenv NAME, or echo/printf of $NAME.
+func showsSecret(name string, args []string, dynamic bool) bool {
+	switch name {
+	case "printenv":
+		ops := 0
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			ops++
+			if secretName.MatchString(a) || strings.ContainsAny(a, "$`") {
+				return true
+			}
+		}
+		return ops == 0
+	case "env":
+		return len(args) == 0
+	}
+	if !dynamic {
+		return false
+	}
+	for _, a := range args {
+		for _, m := range paramName.FindAllStringSubmatch(a, -1) {
+			if secretName.MatchString(m[1]) && m[1] != "PWD" && m[1] != "OLDPWD" {
+				return true
+			}
+		}
+		if strings.Contains(a, "${!") {
+			return true
+		}
+	}
+	return false
+}
+
+var paramName = regexp.MustCompile(`\$\{?#?([A-Za-z_][A-Za-z0-9_]*)`)

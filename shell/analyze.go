@@ -138,6 +138,7 @@ func Analyze(src string) (a Analysis) {
 func analyze(src string) Analysis {
 	w := &walker{asked: map[string]bool{}}
 	w.parseAndWalk(src, &scope{dir: startDir()}, 0)
+	w.finishArith()
 	return w.a
 }
 
@@ -146,6 +147,10 @@ type walker struct {
 	asked   map[string]bool
 	funcs   []*funcInfo // function bodies being walked, innermost last
 	defined []*funcInfo // functions defined so far
+	ar      arithState
+	// shellArgs > 0 while walking the string of a `bash -c STRING ARG...` given
+	// arguments: its positional parameters come from the line.
+	shellArgs int
 }
 
 type funcInfo struct {
@@ -164,6 +169,9 @@ type scope struct {
 	dir       *dirState
 	depth     int // strings parsed in turn (bash -c) above this one
 	nest      int // syntax nesting
+	// loopVals are the words a for loop around gives its variable, when they are
+	// static and the body does not change it: a read of "$f" reads one of them.
+	loopVals map[string][]string
 }
 
 func (sc *scope) sub() *scope {
@@ -179,7 +187,7 @@ func (sc *scope) sub() *scope {
 // are never in its scope.
 func (sc *scope) fresh() *scope {
 	return &scope{src: sc.src, dir: sc.dir.copy(), depth: sc.depth, nest: sc.nest + 1,
-		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs}
+		wrappers: sc.wrappers, env: sc.env, stdinArgs: sc.stdinArgs, loopVals: sc.loopVals}
 }
 
 // maxQuote bounds a reason quoting a long line, in bytes.

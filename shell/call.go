@@ -17,6 +17,7 @@ func (w *walker) call(c *syntax.CallExpr, s *syntax.Stmt, sc *scope) flow {
 			continue
 		}
 		w.nested(as, sc)
+		w.assignValues(as, sc)
 		env = append(env, w.assignText(as, sc))
 	}
 	var fields []field
@@ -102,6 +103,7 @@ func (w *walker) decl(c *syntax.DeclClause, s *syntax.Stmt, sc *scope) {
 	if c.Variant != nil {
 		variant = c.Variant.Value
 	}
+	w.declNames(c, sc)
 	argv := []string{variant}
 	var assigns []string
 	dyn := false
@@ -185,6 +187,9 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 	case name.s == "printf" || name.s == "read" || name.s == "mapfile" || name.s == "readarray" ||
 		name.s == "getopts" || name.s == "hash" || name.s == "enable":
 		w.shellState(fields)
+		w.nameBuiltins(fields, text)
+	case name.s == "test" || name.s == "[" || name.s == "unset" || name.s == "wait":
+		w.nameBuiltins(fields, text)
 	case base == "trap" && name.s == "trap":
 		if len(fields) > 2 && !strings.HasPrefix(fields[1].s, "-") {
 			if fields[1].dyn {

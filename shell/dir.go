@@ -55,7 +55,7 @@ func union(a, b *dirState) *dirState {
 
 // moved is where `cd t` leads from each folder of d, if it succeeds.
 func (d *dirState) moved(t string) *dirState {
-	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
+	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") && !strings.HasPrefix(t, "~+") {
 		j, unk := joinDir("", t, false)
 		if unk {
 			return unknownDir()
@@ -101,6 +101,16 @@ func joinDir(cur, t string, unknown bool) (string, bool) {
 		return path.Clean(t), false
 	}
 	if strings.HasPrefix(t, "~") {
+		head, rest, _ := strings.Cut(t, "/")
+		switch {
+		case head == "~+":
+			// $PWD: the folder the shell is in.
+			return joinDir(cur, rest, unknown)
+		case strings.HasPrefix(head, "~+") || strings.HasPrefix(head, "~-"):
+			// ~- is $OLDPWD, ~+N and ~-N the folder stack: not known before the
+			// line runs. (~user stays as written: a home, like ~.)
+			return cur, true
+		}
 		if hasDotDot(t) {
 			return cur, true
 		}

@@ -14,6 +14,9 @@ type Path struct {
 	// Dynamic is true when the name holds an expansion only known at run time ($OUT,
 	// $(mktemp)); Name then keeps its source text.
 	Dynamic bool
+	// Via is the loop variable ("$f") the command names the path by, when a for loop
+	// around it gives that variable static words (`for f in *.go`): Name is one of them.
+	Via string
 }
 
 // WritesFile reports whether the redirect opens a file for writing: output and
@@ -87,6 +90,86 @@ func files(c *Command) {
 			c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
 		}
 	}
+	for _, w := range optionReads(c.Argv) {
+		c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
+	}
+}
+
+// readOptions are options whose value is a file the command reads: date -f prints
+// every line of its file in an error, grep -f, make -f, git commit -F and curl -T send
+// or show theirs.
+var readOptions = map[string][]string{
+	"date":  {"-f", "--file", "-r", "--reference"},
+	"grep":  {"-f", "--file", "--exclude-from"},
+	"egrep": {"-f", "--file", "--exclude-from"},
+	"fgrep": {"-f", "--file", "--exclude-from"},
+	"rg":    {"-f", "--file", "--ignore-file"},
+	"sort":  {"--files0-from"},
+	"wc":    {"--files0-from"},
+	"du":    {"--files0-from", "-X", "--exclude-from"},
+	"diff":  {"--from-file", "--to-file", "-X", "--exclude-from"},
+	"file":  {"-f", "--files-from", "-m", "--magic-file"},
+	"tar":   {"-T", "--files-from", "-X", "--exclude-from", "-f", "--file"},
+	"jq":    {"-f", "--from-file"},
+	"sed":   {"-f", "--file"},
+	"awk":   {"-f", "--file"},
+	"make":  {"-f", "--file", "--makefile"},
+	"git":   {"-F", "--file"},
+	"curl":  {"-T", "--upload-file", "-K", "--config"},
+	"touch": {"-r", "--reference"},
+	"chmod": {"--reference"},
+	"chown": {"--reference"},
+}
+
+// optionReads lists the values of argv's readOptions, and the @FILE of curl's data and
+// form options.
+func optionReads(argv []string) []string {
+	name := path.Base(argv[0])
+	opts := readOptions[name]
+	var out []string
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			break
+		}
+		next := func() string {
+			if i+1 < len(argv) {
+				i++
+				return argv[i]
+			}
+			return ""
+		}
+		if name == "curl" && (a == "-d" || a == "-F" || strings.HasPrefix(a, "--data") || a == "--form") && !strings.Contains(a, "=") {
+			v := next()
+			if _, f, ok := strings.Cut(v, "@"); ok && f != "" && a != "--data-raw" {
+				out = append(out, f)
+			}
+			continue
+		}
+		for _, o := range opts {
+			switch {
+			case a == o:
+				if v := next(); v != "" {
+					out = append(out, v)
+				}
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(a, o+"="):
+				out = append(out, a[len(o)+1:])
+			case len(o) == 2 && isShortCluster(a) && len(a) > 2 && strings.IndexByte(a[1:], o[1]) >= 0:
+				// -fFILE, or a cluster ending in the option (-rf FILE): what follows
+				// the option letter is its value.
+				j := strings.IndexByte(a[1:], o[1]) + 2
+				if j < len(a) {
+					out = append(out, a[j:])
+				} else if v := next(); v != "" {
+					out = append(out, v)
+				}
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return out
 }
 
 // holdsExpansion reports a word that holds the source text of an expansion.
@@ -102,7 +185,11 @@ var (
 	readCommands = []string{"cat", "head", "tail", "less", "more", "wc", "grep", "egrep", "fgrep", "rg", "find",
 		"ls", "stat", "du", "file", "tree", "diff", "cmp", "sort", "uniq", "cut", "awk", "strings", "od", "xxd",
 		"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "nl", "tac", "column", "jq",
-		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip"}
+		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip",
+		"tar", "zip"}
+	// copyCommands read their sources (a hard link to a file is the file): a deny
+	// rule on reading a source holds. The last operand is the destination.
+	copyCommands = []string{"cp", "ln", "rsync", "install", "scp"}
 )
 
 // fileArgs returns the operands of argv that name files it writes (write) or reads.
@@ -130,12 +217,55 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 			ops = ops[1:]
 		}
 		return ops, true
+	case !write && slices.Contains(copyCommands, name):
+		var ops []string
+		target := false
+		for i, a := range args {
+			if a == "--" {
+				ops = append(ops, args[i+1:]...)
+				break
+			}
+			if a == "-t" || strings.HasPrefix(a, "--target-directory") || a == "-T" {
+				target = true
+			}
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if !target && len(ops) > 1 {
+			ops = ops[:len(ops)-1]
+		}
+		return ops, true
+	case !write && name == "git":
+		return gitOperands(args), true
 	case !write && (name == "sed" || name == "perl" || name == "awk"):
 		return scriptFileArgs(args), true
 	case !write && slices.Contains(readCommands, name):
 		return wordsNotOptions(args), true
 	}
 	return nil, false
+}
+
+// gitValueOptions are git options whose value (the next word) is text, not a path.
+var gitValueOptions = []string{"-m", "--message", "-c", "-C", "--author", "--date", "--format", "--pretty",
+	"-S", "-G", "--grep", "-n", "--max-count", "--since", "--until", "--committer", "-e"}
+
+// gitOperands are git's words that may be paths: its operands, without the values of
+// options that take text (git commit -m "$(cat msg)" reads no file named by the message).
+func gitOperands(args []string) []string {
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			keep = append(keep, args[i:]...)
+			break
+		}
+		if slices.Contains(gitValueOptions, args[i]) {
+			i++
+			continue
+		}
+		keep = append(keep, args[i])
+	}
+	return wordsNotOptions(keep)
 }
 
 // wordsNotOptions are the words of args that are not options: everything after `--`, and

@@ -18,7 +18,13 @@ import (
 // whose decisions package permission checks): DECISION<TAB>COMMAND, "↵" a newline.
 func corpusLines(tb testing.TB) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", "shell_corpus.txt"))
+	return corpusFileLines(tb, "shell_corpus.txt")
+}
+
+// corpusFileLines are the command lines of a corpus file in testdata.
+func corpusFileLines(tb testing.TB, name string) []string {
+	tb.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -32,7 +38,7 @@ func corpusLines(tb testing.TB) []string {
 		}
 		_, cmd, ok := strings.Cut(line, "\t")
 		if !ok {
-			tb.Fatalf("shell_corpus.txt: %q has no tab", line)
+			tb.Fatalf("%s: %q has no tab", name, line)
 		}
 		out = append(out, strings.ReplaceAll(cmd, "↵", "\n"))
 	}
@@ -102,8 +108,13 @@ func checkCommand(t *testing.T, src string, c Command) {
 			return (r.Op == "<" || r.Op == "<>") && r.Target == p.Name
 		})
 		fromArg := len(c.Argv) > 0 && slices.ContainsFunc(c.Argv[1:], func(a string) bool {
-			return a == p.Name || strings.HasSuffix(a, "="+p.Name)
+			// -fFILE and curl's -d @FILE give the end of the word.
+			return a == p.Name || strings.HasSuffix(a, "="+p.Name) || strings.HasPrefix(a, "-") && strings.HasSuffix(a, p.Name) ||
+				strings.HasSuffix(a, "@"+p.Name)
 		})
+		if p.Via != "" {
+			fromArg = slices.Contains(c.Argv, p.Via)
+		}
 		if !fromRedirect && !fromArg {
 			t.Fatalf("%q: %s reads %+v, which is neither a redirect target nor an argument", src, describe(c), p)
 		}
@@ -124,6 +135,12 @@ func FuzzAnalyze(f *testing.F) {
 	for _, s := range corpusLines(f) {
 		f.Add(s)
 	}
+	for _, s := range append(append([]string(nil), arithAttacks...), arithSafe...) {
+		f.Add(s)
+	}
+	for _, s := range corpusFileLines(f, "attack_corpus.txt") {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		defer watchdog(src)()
 		a := analyze(src) // without Analyze's recover, so a panic fails
@@ -133,6 +150,11 @@ func FuzzAnalyze(f *testing.F) {
 		_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 		if err != nil && len(a.Ask) == 0 {
 			t.Fatalf("%q does not parse (%v) but nothing asks", src, err)
+		}
+		if err == nil && len(a.Ask) == 0 {
+			if what := hiddenInArithmetic(src); what != "" {
+				t.Fatalf("%q evaluates %s as arithmetic or as a name, but nothing asks", src, what)
+			}
 		}
 		if len(a.Commands) > maxCommands {
 			t.Fatalf("%d commands, over the bound", len(a.Commands))
@@ -180,4 +202,80 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hiddenInArithmetic is an independent check of the arithmetic rule: it finds, in a
+// line that parses, a command substitution inside an arithmetic expression, a
+// subscript, a slice or a [[ -eq ]] operand (whose output bash evaluates), or quoted
+// text holding $ or a backquote in those places or in [[ -v ]]; "" when there is none.
+func hiddenInArithmetic(src string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return ""
+	}
+	found := ""
+	inside := func(n syntax.Node) {
+		if n == nil || isNilNode(n) || found != "" {
+			return
+		}
+		names := map[*syntax.Lit]bool{} // the names of parameters ($$ is named "$")
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch m := m.(type) {
+			case *syntax.ParamExp:
+				names[m.Param] = true
+			case *syntax.CmdSubst:
+				if !numericCommand(m) {
+					found = nodeText(m, src)
+				}
+				return false
+			case *syntax.SglQuoted:
+				if strings.ContainsAny(m.Value, "$`") {
+					found = nodeText(m, src)
+				}
+			case *syntax.Lit:
+				if !names[m] && strings.ContainsAny(unescapeBare(m.Value), "$`") {
+					found = nodeText(m, src)
+				}
+			case *syntax.ArithmExp:
+				return false // a number; its own operands are checked when the walk gets there
+			}
+			return found == ""
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ArithmExp:
+			inside(n.X)
+		case *syntax.ArithmCmd:
+			inside(n.X)
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				inside(x)
+			}
+		case *syntax.CStyleLoop:
+			inside(n.Init)
+			inside(n.Cond)
+			inside(n.Post)
+		case *syntax.ParamExp:
+			if n.Index != nil {
+				inside(n.Index)
+			}
+			if n.Slice != nil {
+				inside(n.Slice.Offset)
+				inside(n.Slice.Length)
+			}
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				inside(n.X)
+				inside(n.Y)
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+				inside(n.X)
+			}
+		}
+		return found == ""
+	})
+	return found
 }

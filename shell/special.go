@@ -67,6 +67,10 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 			w.emit(cmd, sc)
 			return true
 		}
+		if i+1 < len(fields) {
+			w.shellArgs++
+			defer func() { w.shellArgs-- }()
+		}
 		w.parseAndWalk(str.s, w.stringScope(cmd, sh+" -c", sc), sc.depth+1)
 		return true
 	}

@@ -104,7 +104,12 @@ func (w *walker) command1(s *syntax.Stmt, sc *scope) flow {
 		})
 	case *syntax.ForClause:
 		w.nested(c.Loop, sc)
-		w.loop(sc, func() { w.stmts(c.Do, sc) })
+		body := sc
+		if it, ok := c.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			w.loopVar(it, c.Select, sc)
+			body = w.loopScope(it, c, sc)
+		}
+		w.loop(sc, func() { w.stmts(c.Do, body) })
 	case *syntax.CaseClause:
 		w.nested(c.Word, sc)
 		in := sc.dir.copy()
@@ -127,11 +132,13 @@ func (w *walker) command1(s *syntax.Stmt, sc *scope) flow {
 		w.funcDecl(c, s, sc)
 	case *syntax.ArithmCmd:
 		w.nested(c.X, sc)
+		w.arithExpr(c.X, w.arithWhere(c, sc), sc)
 	case *syntax.TestClause:
 		w.nested(c.X, sc)
 	case *syntax.LetClause:
 		for _, x := range c.Exprs {
 			w.nested(x, sc)
+			w.arithExpr(x, w.arithWhere(c, sc), sc)
 		}
 	case *syntax.DeclClause:
 		w.decl(c, s, sc)
@@ -291,6 +298,7 @@ func (w *walker) emit(c Command, sc *scope) {
 	}
 	sc.dir.fill(&c)
 	files(&c)
+	loopReads(&c, sc)
 	w.a.Commands = append(w.a.Commands, c)
 }
 
@@ -319,6 +327,7 @@ func (w *walker) nested(node syntax.Node, sc *scope) {
 		return
 	}
 	syntax.Walk(node, func(n syntax.Node) bool {
+		w.arithNode(n, sc)
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			w.stmts(n.Stmts, sc.fresh())

@@ -214,6 +214,7 @@ func (w *walker) unwrap(fields []field, cmd *Command, sc *scope) ([]field, *scop
 			return fields, sc
 		case optNoCommand:
 			if base == "xargs" {
+				xargsFile(opts, cmd)
 				// xargs without a command runs echo with the words it reads.
 				cmd.Wrappers = append(cmd.Wrappers, base)
 				cmd.StdinArgs = true
@@ -249,6 +250,7 @@ func (w *walker) unwrap(fields []field, cmd *Command, sc *scope) ([]field, *scop
 		cmd.Env = append(cmd.Env, assigns...)
 		if base == "xargs" {
 			cmd.StdinArgs = true
+			xargsFile(opts, cmd)
 		}
 		fields = rest
 	}
@@ -283,4 +285,14 @@ func (w *walker) splitString(s string) (out []field, ok bool) {
 		}
 	}
 	return out, !failed && len(out) > 0 && len(out) <= maxFields
+}
+
+// xargsFile records xargs -a FILE, whose words xargs reads instead of its input, as an
+// input redirection of the command: the file is read.
+func xargsFile(opts []option, cmd *Command) {
+	for _, o := range opts {
+		if o.name == "-a" || o.name == "--arg-file" {
+			cmd.Redirects = append(append([]Redirect(nil), cmd.Redirects...), Redirect{Op: "<", Target: o.val, Dynamic: holdsExpansion(o.val)})
+		}
+	}
 }

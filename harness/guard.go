@@ -277,3 +277,28 @@ func warnUnknownRuleTools(p settings.Permissions, warn io.Writer) {
 		}
 	}
 }
+
+// audited wraps an extension's gates so what they refuse is in the audit as a denial with
+// its reason, after the permission gate's own record: a call the rules allowed but the
+// scout's fix guard refused reads as refused, not as allowed.
+func (g *guard) audited(name string, gates []agent.Gate) []agent.Gate {
+	out := make([]agent.Gate, len(gates))
+	for i, gt := range gates {
+		out[i] = auditedGate{inner: gt, audit: g.audit, source: name + " guard"}
+	}
+	return out
+}
+
+type auditedGate struct {
+	inner  agent.Gate
+	audit  *permission.Audit
+	source string
+}
+
+func (a auditedGate) Gate(ctx context.Context, c tool.Call) agent.Decision {
+	d := a.inner.Gate(ctx, c)
+	if d.Deny && a.audit != nil {
+		a.audit.RecordDecision(c, "deny", a.source, d.Reason)
+	}
+	return d
+}

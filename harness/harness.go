@@ -222,6 +222,9 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
+	for i := range ext {
+		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
+	}
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}

@@ -34,6 +34,15 @@ type FixResult struct {
 	TestOutput string `json:"test_output"`
 	// Proposed are a dry run's edits, which were checked but not written.
 	Proposed []Proposal `json:"proposed,omitempty"`
+	// Refused are the calls the guard refused, each with its reason.
+	Refused []Refusal `json:"refused,omitempty"`
+}
+
+// Refusal is a call the fix guard refused.
+type Refusal struct {
+	Tool   string `json:"tool"`
+	File   string `json:"file,omitempty"` // the file an edit aimed at, relative to the repository
+	Reason string `json:"reason"`
 }
 
 // setupFix offers Edit and Bash next to the read-only tools, with only the test command
@@ -73,7 +82,13 @@ func extensionsOf(f *FixConfig) []string {
 // and the run's diff within its limit. Bash may run the test command and nothing else.
 func (s *Check) gateEdit(name string, in map[string]any) agent.Decision {
 	deny := func(format string, a ...any) agent.Decision {
-		return agent.Decision{Deny: true, Reason: fmt.Sprintf(format, a...)}
+		reason := fmt.Sprintf(format, a...)
+		file, _ := in["file_path"].(string)
+		if real, err := s.ws.Resolve(file); err == nil && file != "" {
+			file = filepath.ToSlash(s.ws.Rel(real))
+		}
+		s.edits.refuse(Refusal{Tool: name, File: file, Reason: reason})
+		return agent.Decision{Deny: true, Reason: reason}
 	}
 	switch name {
 	case "Bash":
@@ -119,7 +134,7 @@ func (s *Check) gateEdit(name string, in map[string]any) agent.Decision {
 	if s.fix.DryRun {
 		// The last check: this run was not granted write permission.
 		s.edits.propose(rel, old, repl)
-		return deny("this is a dry run: write permission was not granted, so %s was not changed. The edit passed every other check and is recorded as proposed; describe the whole fix in your answer.", rel)
+		return agent.Decision{Deny: true, Reason: fmt.Sprintf("this is a dry run: write permission was not granted, so %s was not changed. The edit passed every other check and is recorded as proposed; describe the whole fix in your answer.", rel)}
 	}
 	return agent.Decision{}
 }
@@ -246,6 +261,7 @@ var testFlags = []string{"run", "skip", "v", "count", "short", "race", "timeout"
 type editLog struct {
 	mu       sync.Mutex
 	proposed []Proposal // a dry run's edits, refused but recorded
+	refused  []Refusal  // calls the guard refused for a reason
 	files    []string
 	diff     int
 	seq      int
@@ -300,6 +316,12 @@ func (l *editLog) propose(file, old, repl string) {
 	l.diff += diffLines(old, repl) // proposals spend the diff budget as edits would
 }
 
+func (l *editLog) refuse(r Refusal) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refused = append(l.refused, r)
+}
+
 func (l *editLog) diffTotal() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -328,7 +350,7 @@ func (s *Check) finishFix(ctx context.Context, runTest TestRunner) *FixResult {
 	l := &s.edits
 	l.mu.Lock()
 	fr := &FixResult{Changed: slices.Clone(l.files), DiffLines: l.diff, TestedAfterEdit: l.lastEdit > 0 && l.lastPass > l.lastEdit,
-		Proposed: slices.Clone(l.proposed)}
+		Proposed: slices.Clone(l.proposed), Refused: slices.Clone(l.refused)}
 	l.mu.Unlock()
 	if s.fix.DryRun {
 		fr.Status, fr.Reason = StatusProposed, fmt.Sprintf("a dry run: %d edit(s) proposed, nothing written", len(fr.Proposed))

@@ -329,7 +329,11 @@ func (s *Check) Gate(_ context.Context, c tool.Call) agent.Decision {
 		if _, err := s.ws.Resolve(p); err != nil {
 			var out *workspace.OutsideError
 			if errors.As(err, &out) {
-				return agent.Decision{Deny: true, Reason: fmt.Sprintf("%s %q is outside the workspace %s; only files inside it may be used", f, p, s.ws.CWD())}
+				reason := fmt.Sprintf("%s %q is outside the workspace %s; only files inside it may be used", f, p, s.ws.CWD())
+				if s.fix != nil {
+					s.edits.refuse(Refusal{Tool: c.Name, File: p, Reason: reason})
+				}
+				return agent.Decision{Deny: true, Reason: reason}
 			}
 		}
 	}

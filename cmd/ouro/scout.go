@@ -264,6 +264,14 @@ func writeScoutReport(w io.Writer, cfg scout.Config, r scout.Result) {
 			fmt.Fprintf(w, "  %s\n%s\n%s\n", p.File, prefixLines(p.OldString, "    - "), prefixLines(p.NewString, "    + "))
 		}
 	}
+	if ds := r.Outcome.Denials; r.Fix != nil && len(ds) > 0 {
+		// Every refused call, by the fix guard or by the permission rules, with its reason:
+		// "changed: nothing" alone would not say why.
+		fmt.Fprintf(w, "refused (%d):\n", len(ds))
+		for _, d := range ds {
+			fmt.Fprintf(w, "  %s: %s\n", d.ToolName, textcut.Runes(strings.ReplaceAll(d.Reason, "\n", " "), 300, "…"))
+		}
+	}
 	if fx := r.Fix; fx != nil && len(fx.Proposed) == 0 {
 		fmt.Fprintf(w, "changed: %s (%d lines)\n", orNone(strings.Join(fx.Changed, ", ")), fx.DiffLines)
 		fmt.Fprintf(w, "tests after the last edit (model): %v · %q now: %s\n", fx.TestedAfterEdit, cfg.Fix.Test, passFail(fx.TestPassed))

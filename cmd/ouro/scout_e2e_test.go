@@ -215,10 +215,27 @@ func TestFixRefusesTheTestFileAndDoesNotTakeTheModelsWord(t *testing.T) {
 	if !strings.Contains(stderr, `testing with "go test ./..." (detected`) {
 		t.Errorf("the detected test command is not announced:\n%s", stderr)
 	}
-	for _, want := range []string{"status: not_fixed", "FAILS", "changed: nothing"} {
+	// The guard's refusals are listed with their reasons (issue 12, item 20).
+	for _, want := range []string{"status: not_fixed", "FAILS", "changed: nothing", "refused (2):",
+		"Edit: stack/stack_test.go is not among the files this fix may change", "Bash: headless run: go test ./... ; rm -rf stack would need approval"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+	// ...and the audit records them as denials, not as the rules' allow alone.
+	audits, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "audit.jsonl"))
+	var denied int
+	for _, a := range audits {
+		data, _ := os.ReadFile(a)
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"decision":"deny"`) && strings.Contains(line, `"source":"scout guard"`) {
+				denied++
+			}
+		}
+	}
+	if denied != 1 {
+		data, _ := os.ReadFile(audits[0])
+		t.Errorf("the audit records %d guard denials, want 1 (the Edit; the rules refused the Bash line first):\n%s", denied, data)
 	}
 	reqs := srv.Requests()
 	results := reqs[2].Messages[len(reqs[2].Messages)-1].Content

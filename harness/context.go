@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
@@ -60,8 +61,10 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 		memory.Open(memory.ProjectMemoryDir(d.project), "project"),
 		memory.Open(memory.UserMemoryDir(d.home), "user"),
 	}}
-	recaller := &memory.Recaller{Provider: m.provider, Model: m.name, Stores: c.stores,
-		OnUsage: func(u llm.Usage) { spent.add(u, m.name) }}
+	// Recall costs no model call: the index of saved memories is in the system prompt
+	// (as Claude Code's MEMORY.md is), and each new user turn gets the records its words
+	// match, ranked locally.
+	recaller := &memory.Recaller{Stores: c.stores}
 	c.compactor = compact.New(compact.Config{
 		Provider: m.provider, Model: m.name, TranscriptPath: w.Path(), Window: m.window,
 		Restore: func() []llm.Block {
@@ -87,30 +90,46 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 	if text != "" {
 		c.part.Prompt = "<instructions>\n" + text + "\n</instructions>"
 	}
+	if index := memory.Index(c.stores, memoryIndexBudget); index != "" {
+		c.part.Prompt = strings.TrimPrefix(c.part.Prompt+"\n"+index, "\n")
+	}
 	return c
 }
+
+// memoryIndexBudget bounds the memory index in the system prompt (characters).
+const memoryIndexBudget = 3000
 
 // Compact summarises the conversation now (the REPL's /compact [focus]).
 func (s *Session) Compact(ctx context.Context, focus string) error {
 	return s.ctx.compactor.Compact(ctx, s.Conv, focus)
 }
 
+// Remembered is what a Remember call saved and what its model calls cost.
+type Remembered struct {
+	Saved   []memory.Record
+	Usage   llm.Usage
+	CostUSD float64
+}
+
 // Remember asks the model for durable facts in the recent conversation and saves them to
-// the project's memory (the REPL's /remember, and the end of an interactive session).
-func (s *Session) Remember(ctx context.Context) ([]memory.Record, error) {
+// the project's memory (the REPL's /remember, and the end of an interactive session). It
+// says what the model calls cost, so spending money on memory is never silent.
+func (s *Session) Remember(ctx context.Context) (Remembered, error) {
 	recent := s.Conv.Messages
 	if len(recent) > 40 {
 		recent = recent[len(recent)-40:]
 	}
 	if len(recent) == 0 {
-		return nil, nil
+		return Remembered{}, nil
 	}
-	saved, _, cerr, err := memory.Remember(ctx, s.provider, s.Model, s.ctx.stores[0], recent,
+	meter := &llm.Meter{Provider: s.provider, Model: s.Model}
+	saved, _, cerr, err := memory.Remember(ctx, meter, s.Model, s.ctx.stores[0], recent,
 		fmt.Sprintf("session %s", s.ID()), 0)
 	if err == nil && cerr != nil {
 		fmt.Fprintf(s.warn, "ouro: memory consolidation failed, the store is unchanged: %v\n", cerr)
 	}
-	return saved, err
+	u, cost := meter.Spent()
+	return Remembered{Saved: saved, Usage: u, CostUSD: cost}, err
 }
 
 // ExtractOnExit says whether the session should save memories when it ends: the setting

@@ -275,16 +275,23 @@ func TestInstructionsAndMemoryReachTheModel(t *testing.T) {
 	if err := store.Save(memory.Record{Name: "db-choice", Description: "The project uses SQLite for storage", Type: "project", Body: "Chosen for a single static binary."}); err != nil {
 		t.Fatal(err)
 	}
+	// Recall costs no model call: the index is in the system prompt, and the record the
+	// request's words match is added in full to that request.
 	s2, p := open(t, home, cwd, []scripted.Turn{
-		{Text: `["db-choice"]`}, // the recall call picks the record
 		{ExpectContains: "Chosen for a single static binary", Text: "SQLite, as remembered"},
 	}, nil)
 	if o := s2.Run(context.Background(), "which database storage do we use?"); !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}
-	sys := p.Requests()[1].System
+	if n := len(p.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1 (recall needs none)", n)
+	}
+	sys := p.Requests()[0].System
 	if !strings.Contains(sys, "Always run gofmt.") || strings.Contains(sys, "hidden") {
 		t.Fatalf("instructions not in the system prompt:\n%s", sys)
+	}
+	if !strings.Contains(sys, "<memory>") || !strings.Contains(sys, "- db-choice (project, project): The project uses SQLite for storage") {
+		t.Fatalf("the memory index is not in the system prompt:\n%s", sys)
 	}
 }
 

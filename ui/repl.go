@@ -235,16 +235,14 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		}
 		fmt.Fprintf(r.Out, "compacted: %d messages became %d\n", before, len(r.sess.Conv.Messages))
 	case "/remember":
-		saved, err := r.sess.Remember(context.Background())
+		rem, err := r.sess.Remember(context.Background())
 		if err != nil {
 			return false, fmt.Errorf("remember: %w", err)
 		}
-		if len(saved) == 0 {
+		if len(rem.Saved) == 0 {
 			fmt.Fprintln(r.Out, "nothing new worth remembering")
 		}
-		for _, rec := range saved {
-			fmt.Fprintf(r.Out, "remembered %s: %s\n", rec.Name, rec.Description)
-		}
+		r.showRemembered(rem)
 	case "/cost":
 		o := r.totals
 		fmt.Fprintf(r.Out, "session %s: %d runs, %d turns, %d input + %d output tokens (cache: %d read, %d written), $%.4f, %s (API %s)\n",
@@ -469,12 +467,20 @@ func (r *REPL) rememberOnExit() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	saved, err := r.sess.Remember(ctx)
+	rem, err := r.sess.Remember(ctx)
 	if err != nil {
 		fmt.Fprintf(r.Err, "ouro: saving memories from this session failed: %v\n", err)
 		return
 	}
-	for _, rec := range saved {
+	r.showRemembered(rem)
+}
+
+// showRemembered lists what was saved and what the model calls for it cost.
+func (r *REPL) showRemembered(rem harness.Remembered) {
+	for _, rec := range rem.Saved {
 		fmt.Fprintf(r.Out, "remembered %s: %s\n", rec.Name, rec.Description)
+	}
+	if rem.Usage.Total() > 0 {
+		fmt.Fprintf(r.Err, "[memory extraction: %d tokens, $%.4f]\n", rem.Usage.Total(), rem.CostUSD)
 	}
 }

@@ -17,13 +17,16 @@ func TestMemoryAcrossSessionsThroughBinary(t *testing.T) {
 		scripted.Turn{ExpectContains: "[REDACTED]", Text: `{"memories": [
 			{"name": "deploy-path", "description": "Deployments go through the staging cluster first", "type": "project", "body": "Staging first, then production."},
 			{"name": "api-key", "description": "The API key is sk-ant-abcdefghijklmnopqrstuvwxyz0123456789", "type": "reference", "body": "sk-ant-abcdefghijklmnopqrstuvwxyz0123456789"}]}`},
-		// Session 2 (headless): the recall call, then the answer.
-		scripted.Turn{ExpectContains: "deploy-path", Text: `["deploy-path"]`},
+		// Session 2 (headless): no recall call (issue 12, item 17); the matching record
+		// rides along with the prompt.
 		scripted.Turn{ExpectContains: "Staging first, then production.", Text: "Through staging first."},
 	)
 	out, stderr, code := e.run("We always deploy through the staging cluster first. My key is sk-ant-abcdefghijklmnopqrstuvwxyz0123456789\n/exit\n")
 	if code != 0 || !strings.Contains(out, "remembered deploy-path") {
 		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "[memory extraction: ") || !strings.Contains(stderr, " tokens, $") {
+		t.Errorf("the extraction's cost is not shown:\n%s", stderr)
 	}
 	out, stderr, code = e.run("", "memory", "list")
 	if code != 0 || !strings.Contains(out, "deploy-path") || strings.Contains(out, "sk-ant") || strings.Contains(out, "api-key") {
@@ -44,10 +47,9 @@ func TestHeadlessExtractOnExitSetting(t *testing.T) {
 	srv := e.fake(
 		scripted.Turn{Text: "The linter is golangci-lint."},
 		scripted.Turn{Text: `{"memories": [{"name": "linter", "description": "The project lints with golangci-lint", "type": "project", "body": "Run it before commits."}]}`},
-		scripted.Turn{Text: `[]`}, // the second run's recall call: nothing relevant
 		scripted.Turn{Text: "second run, nothing saved"},
 	)
-	if out, stderr, code := e.run("", "-p", "which linter?", "--settings", `{"memory":{"extractOnExit":true}}`); code != 0 {
+	if out, stderr, code := e.run("", "-p", "which linter?", "--settings", `{"memory":{"extractOnExit":true}}`); code != 0 || !strings.Contains(stderr, "memory extraction saved 1 record(s) for") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	if out, _, _ := e.run("", "memory", "list"); !strings.Contains(out, "linter") {

@@ -182,8 +182,11 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	defer stop()
 	o := sess.Run(ctx, prompt)
 	if sess.ExtractOnExit(false) && o.Turns > 0 {
-		if _, err := sess.Remember(ctx); err != nil {
+		rem, err := sess.Remember(ctx)
+		if err != nil {
 			fmt.Fprintf(errOut, "ouro: saving memories from this run failed: %v\n", err)
+		} else if rem.Usage.Total() > 0 {
+			fmt.Fprintf(errOut, "ouro: memory extraction saved %d record(s) for %d tokens, $%.4f\n", len(rem.Saved), rem.Usage.Total(), rem.CostUSD)
 		}
 	}
 	werr := h.Finish(o, errOut)

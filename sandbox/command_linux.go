@@ -49,15 +49,15 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if len(p.ReadOnly) > 0 && !pr.namespaces {
-		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable.")
+	if !pr.namespaces {
+		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable. Without a PID namespace, a command that kills its launcher first can leave processes running after it.")
 	}
 	return true, warnings
 }
 
 // Command returns a command that runs name with args inside the sandbox p: the ouro
 // binary (os.Executable) started as the launcher, which applies the sandbox to itself
-// and then execs name. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
+// and then runs name as its supervised child. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
 // SysProcAttr is already set (to enter the namespaces) and must be amended, not replaced.
 // As with exec.CommandContext, ctx being done kills the process.
 //
@@ -76,10 +76,26 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	mode := modeLandlock
-	if len(p.ReadOnly) > 0 && pr.namespaces {
+	if pr.namespaces {
 		mode = modeMount
 	}
 	return command(ctx, p, mode, name, args...)
+}
+
+// Supervised returns a command that runs name with args unsandboxed, but under the
+// launcher's supervision: when the command ends, every process it started is killed
+// with it, and when ouro dies, even by SIGKILL, the whole tree is killed too. As with
+// Command, SysProcAttr is set (Pdeathsig) and must be amended, not replaced, and the
+// binary must call [MaybeRunLauncher]; where it does not, the error says so and the
+// caller runs the command itself.
+func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	if len(os.Args) > 1 && os.Args[1] == launcherArg {
+		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
+	}
+	if !probe().launcher {
+		return nil, errors.New("sandbox: " + notLauncher())
+	}
+	return command(ctx, Policy{}, modeSupervise, name, args...)
 }
 
 func command(ctx context.Context, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
@@ -97,7 +113,8 @@ func commandFor(ctx context.Context, exe string, p Policy, mode, name string, ar
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{launcherArg, string(spec), name}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	// When ouro dies, the launcher is told to kill the command's processes (see supervise).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: killSignal}
 	if mode == modeMount || mode == modeProbe {
 		if err := enterNamespaces(cmd.SysProcAttr); err != nil {
 			return nil, err
@@ -107,11 +124,11 @@ func commandFor(ctx context.Context, exe string, p Policy, mode, name string, ar
 }
 
 // enterNamespaces starts the process in a new user namespace (which lets an unprivileged
-// user own the new mount namespace) with the same user and group IDs as ouro: for a
+// user own the new mount and PID namespaces) with the same user and group IDs as ouro: for a
 // non-root user just its own IDs, for root every ID root has here, so that root keeps
 // its access to files owned by others.
 func enterNamespaces(attr *syscall.SysProcAttr) error {
-	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
 	if os.Geteuid() != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}

@@ -28,14 +28,16 @@ const launcherArg = "__ouro_sandbox"
 // the command, like env(1) and container runtimes use 125 for their own failures.
 const launcherFailed = 125
 
-// Launch modes. mount: the launcher runs in a fresh user and mount namespace and makes
-// the read-only paths read-only bind mounts; landlock: Landlock alone, with the write
-// rights of the read-only paths' ancestors narrowed to their other children; probe: only
-// check that the mount mode works here, then exit.
+// Launch modes. mount: the launcher runs in a fresh user, mount and PID namespace and
+// makes the read-only paths read-only bind mounts; landlock: Landlock alone, with the
+// write rights of the read-only paths' ancestors narrowed to their other children;
+// supervise: no sandbox, only the supervision of the process tree (see supervise); probe:
+// only check that the mount mode works here, then exit.
 const (
-	modeMount    = "mount"
-	modeLandlock = "landlock"
-	modeProbe    = "probe"
+	modeMount     = "mount"
+	modeLandlock  = "landlock"
+	modeSupervise = "supervise"
+	modeProbe     = "probe"
 )
 
 // probeToken is what the launcher prints first in probe mode, so a binary that does not
@@ -49,9 +51,9 @@ type launchSpec struct {
 
 // MaybeRunLauncher must be the first call in main, and in TestMain of every package whose
 // tests run sandboxed commands. Outside launcher mode it returns at once. In launcher
-// mode it never returns: it applies the sandbox to its own process and execs the command,
-// or prints why it could not on stderr and exits with status 125 — it never runs the
-// command unsandboxed.
+// mode it never returns: it applies the sandbox to itself, runs the command and exits
+// with its status, or prints why it could not on stderr and exits with status 125 — it
+// never runs the command unsandboxed.
 func MaybeRunLauncher() {
 	if len(os.Args) < 2 || os.Args[1] != launcherArg {
 		return
@@ -61,8 +63,8 @@ func MaybeRunLauncher() {
 	os.Exit(launcherFailed)
 }
 
-// runLauncher returns only on failure; on success it execs the command (or, in probe
-// mode, exits 0).
+// runLauncher returns only on failure; on success it runs the command and exits with its
+// status (or, in probe mode, exits 0).
 func runLauncher(args []string) error {
 	if len(args) < 1 {
 		return errors.New("launcher started without a launch spec (this mode is internal to ouro)")
@@ -80,10 +82,20 @@ func runLauncher(args []string) error {
 		if err := bindReadOnly(os.TempDir()); err != nil {
 			return err
 		}
+		if err := mountProc(); err != nil {
+			return err
+		}
 		os.Exit(0)
 	}
 	if len(argv) == 0 {
 		return errors.New("no command to run")
+	}
+	if spec.Mode == modeSupervise {
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			return fmt.Errorf("start %s: %w", argv[0], err)
+		}
+		return supervise(path, argv, false)
 	}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -94,7 +106,14 @@ func runLauncher(args []string) error {
 	var rules []landlock.Rule
 	switch spec.Mode {
 	case modeMount:
+		// Nothing done here may reach the parent namespace.
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("make mounts private: %w", err)
+		}
 		if err := mountReadOnly(pol); err != nil {
+			return err
+		}
+		if err := mountProc(); err != nil {
 			return err
 		}
 		rules = writeRules(pol.WriteRoots, nil, abi)
@@ -134,10 +153,11 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
 
-	// Restrict this thread only, and exec from it: execve ends the other threads, and the
-	// command inherits this thread's domain. That is all a launcher needs, and it spares
-	// the cost of stopping every runtime thread to restrict it too. The thread is never
-	// unlocked, so no other goroutine runs on it.
+	// Restrict this thread only, and start the command from it: a child inherits the
+	// domain of the thread that forks it. That is all a launcher needs, and it spares the
+	// cost of stopping every runtime thread to restrict it too. The thread is never
+	// unlocked, so no other goroutine runs on it, and the supervising goroutine stays on
+	// it (see supervise).
 	runtime.LockOSThread()
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w; refusing to run %s unsandboxed", errno, argv[0])
@@ -146,8 +166,20 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
-	err = syscall.Exec(path, argv, os.Environ())
-	return fmt.Errorf("exec %s: %w", path, err)
+	if err := supervise(path, argv, spec.Mode == modeMount); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil
+}
+
+// mountProc mounts a /proc of the launcher's own PID namespace over the inherited one, so
+// that ps, pgrep, pkill and kill see the PIDs the command's processes really have. It
+// must run in the new mount namespace, after its mounts were made private.
+func mountProc() error {
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc for the PID namespace: %w", err)
+	}
+	return nil
 }
 
 // prSetNoNewPrivs is PR_SET_NO_NEW_PRIVS, which Landlock requires of an unprivileged
@@ -246,7 +278,7 @@ func deviceRules() []landlock.Rule {
 }
 
 // mountReadOnly makes every existing read-only path a read-only bind mount, in the mount
-// namespace the launcher was started in. It also pins the directories between the write
+// namespace the launcher was started in (whose mounts the caller made private). It also pins the directories between the write
 // root and each read-only path (.git for .git/hooks) by binding each onto itself: a mount
 // point cannot be renamed or removed, so `mv .git .git-old && mkdir -p .git/hooks` cannot
 // swap an unprotected directory in. (The root itself needs no pin: renaming it takes write
@@ -273,10 +305,6 @@ func mountReadOnly(p Policy) error {
 	}
 	if len(ro) == 0 {
 		return nil
-	}
-	// Nothing done here may reach the parent namespace.
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
 	}
 	pinList := make([]string, 0, len(pins))
 	for d := range pins {

@@ -3,7 +3,7 @@
 //
 // On Linux the sandbox is Landlock, entered by re-executing the ouro binary as a small
 // launcher (see [Command] and [MaybeRunLauncher]): the launcher restricts itself and then
-// execs the command, so the command and everything it starts inherit the restriction.
+// starts the command, so the command and everything it starts inherit the restriction.
 //
 //   - Files: everything stays readable and executable; writes are allowed only under
 //     [Policy.WriteRoots] (the workspace roots, a per-session temp dir, the usual build
@@ -21,6 +21,10 @@
 //     Unix sockets and Multipath TCP are not covered by Landlock at the ABI used here (V5;
 //     UDP needs V10), and Landlock cannot tell loopback from the internet: a test that
 //     listens on a local port is refused too unless the port (or the network) is allowed.
+//   - Processes: the launcher stays as the command's supervisor (PID 1 of a PID namespace
+//     where user namespaces work, else a child subreaper) and kills every process the
+//     command started when it ends, times out, or when ouro dies; see supervise_linux.go.
+//     Unsandboxed commands get the same supervision through [Supervised].
 //   - Not covered: reading (secrets stay readable), signals and abstract Unix sockets to
 //     processes outside the sandbox (Landlock V6 scopes, not requested), and, on ABI 1
 //     and 2, truncate(2) outside the roots ([Availability] says which apply).

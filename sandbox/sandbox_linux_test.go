@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/settings"
 )
@@ -387,5 +389,56 @@ func TestAvailability(t *testing.T) {
 	}
 	if _, w := Availability(Policy{Network: settings.SandboxNetwork{Allow: true}}); strings.Contains(strings.Join(w, "\n"), "network") {
 		t.Errorf("a network warning while the network is allowed: %q", w)
+	}
+}
+
+// The launcher supervises the command: its exit status comes through, and no process the
+// command starts outlives it, in every mode and without a sandbox (supervise).
+func TestLauncherTakesTheProcessTreeWithTheCommand(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range append(modes(t), modeSupervise) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t)
+			p := ws.policy
+			if r := sh(t, p, mode, ws.root, "exit 7"); r.code != 7 {
+				t.Errorf("exit 7 came out as %d (%s)", r.code, r.out)
+			}
+			marker := filepath.Join(ws.root, "src", "alive") // src: writable in every mode
+			// The detached loop touches the marker every 50 ms for as long as it lives.
+			r := sh(t, p, mode, ws.root, `setsid sh -c 'while :; do touch "$1"; sleep 0.05; done' sh "$1" >/dev/null 2>&1 & sleep 0.2; echo ok`, marker)
+			if r.code != 0 || r.out != "ok\n" {
+				t.Fatalf("code %d, %q", r.code, r.out)
+			}
+			if err := os.Remove(marker); err != nil {
+				t.Fatalf("the detached loop never ran: %v", err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a process the command detached still runs after it")
+			}
+		})
+	}
+}
+
+// A command killed by a signal is reported as such: by the signal itself where the
+// launcher can die of it, else as the shell reports it, 128 + its number.
+func TestLauncherReportsASignalledCommand(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range append(modes(t), modeSupervise) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t)
+			p := ws.policy
+			cmd, err := command(context.Background(), p, mode, "bash", "-c", "kill -TERM $$")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Run()
+			ws2, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !(ws2.Signaled() && ws2.Signal() == syscall.SIGTERM) && cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+				t.Errorf("a shell killed by SIGTERM came out as %v", err)
+			}
+		})
 	}
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
+)
+
+// End to end through the binary: a Bash command's processes end with it and with ouro,
+// and what the sandbox protects cannot be created or redirected from inside it.
+
+// sleepArg is a sleep duration no other process uses: the test finds the sleep by its
+// command line in /proc, whatever PID namespace the command ran in.
+func sleepArg(t *testing.T) string {
+	return fmt.Sprintf("%d.%06d", 700+os.Getpid()%90, time.Now().UnixNano()%1_000_000)
+}
+
+// runningSleeps lists the live processes whose command line is `sleep arg`.
+func runningSleeps(arg string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cl, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !bytes.Equal(cl, []byte("sleep\x00"+arg+"\x00")) {
+			continue
+		}
+		st, err := os.ReadFile(d + "/stat")
+		if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] == 'Z' {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(filepath.Base(d), "%d", &pid)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// waitFor polls cond for up to d.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+func killAll(pids []int) {
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// A detached child of a sandboxed command (setsid, nohup, double fork, disown) does not
+// outlive it: it cannot plant settings after the command was judged done, and nothing
+// of it is left running.
+func TestSandboxedCommandLeavesNoProcessBehind(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	e := newEnv(t)
+	arg := sleepArg(t)
+	plant := `(setsid sh -c 'sleep 1; mkdir -p .claude; echo {} > .claude/settings.json' >/dev/null 2>&1 &)` + "\n" +
+		`nohup sh -c 'sleep 1; mkdir -p .ouro; echo {} > .ouro/settings.json' >/dev/null 2>&1 &` + "\n" +
+		`( ( sleep 1; mkdir -p .git/hooks; echo 'touch pwned' > .git/hooks/pre-commit ) & ) >/dev/null 2>&1` + "\n" +
+		`sleep ` + arg + ` & disown` + "\n" +
+		`setsid -f sleep ` + arg + ` >/dev/null 2>&1` + "\n" +
+		`echo planted-later`
+	e.fake(
+		scripted.Turn{ToolCalls: bash(plant)},
+		scripted.Turn{ExpectContains: "planted-later", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions")
+	defer killAll(runningSleeps(arg))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if left := runningSleeps(arg); len(left) > 0 {
+		t.Errorf("processes the command detached still run after it: %v", left)
+	}
+	time.Sleep(2 * time.Second) // what the planters would have waited for
+	for _, p := range []string{".claude", ".ouro", ".git"} {
+		if _, err := os.Lstat(filepath.Join(e.dir, p)); err == nil {
+			t.Errorf("%s was planted after the command ended", p)
+		}
+	}
+}
+
+// When ouro is killed with SIGKILL in the middle of a Bash call, the command's processes
+// die too, sandboxed or not, and so does what they detached.
+func TestKilledOuroTakesItsCommandsWithIt(t *testing.T) {
+	for _, sandboxed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sandbox %v", sandboxed), func(t *testing.T) {
+			if _, ok := sandbox.Supported(); sandboxed && !ok {
+				t.Skip("Landlock is not available on this kernel")
+			}
+			e := newEnv(t)
+			if !sandboxed {
+				writeSettings(t, e.dir, `{"sandbox": {"enabled": false}}`)
+			}
+			arg, detached := sleepArg(t), sleepArg(t)+"1"
+			e.fake(scripted.Turn{ToolCalls: bash("setsid sleep " + detached + " >/dev/null 2>&1 & sleep " + arg)})
+			c := e.cmd("-p", "wait", "--permission-mode", "bypassPermissions")
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer killAll(runningSleeps(arg))
+			defer killAll(runningSleeps(detached))
+			if !waitFor(20*time.Second, func() bool { return len(runningSleeps(arg)) > 0 && len(runningSleeps(detached)) > 0 }) {
+				c.Process.Kill()
+				c.Wait()
+				t.Fatalf("the command never started\n%s", stderr.String())
+			}
+			if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			c.Wait()
+			if !waitFor(5*time.Second, func() bool { return len(runningSleeps(arg))+len(runningSleeps(detached)) == 0 }) {
+				t.Errorf("after ouro was killed, its command still runs: sleep %v, detached sleep %v", runningSleeps(arg), runningSleeps(detached))
+			}
+			if strings.Contains(stderr.String(), "panic") {
+				t.Errorf("stderr: %s", stderr.String())
+			}
+		})
+	}
+}

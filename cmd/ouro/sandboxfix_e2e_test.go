@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -132,6 +133,69 @@ func TestKilledOuroTakesItsCommandsWithIt(t *testing.T) {
 			}
 			if strings.Contains(stderr.String(), "panic") {
 				t.Errorf("stderr: %s", stderr.String())
+			}
+		})
+	}
+}
+
+// requireGit skips when git is missing; .ci/run installs it, so this only skips on a
+// developer machine without git.
+func requireGit(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed (.ci/run installs it)")
+	}
+	return p
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// A read-only git command in a repository that is not the workspace's own (a vendored
+// checkout whose config names a program) is not run without approval: git would run
+// core.fsmonitor, in plan mode too. In the workspace's own repository it still is.
+func TestReadOnlyGitDoesNotRunAForeignRepositorysConfig(t *testing.T) {
+	requireGit(t)
+	for _, mode := range []string{"default", "plan"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			gitIn(t, e.dir, "init", "-q")
+			lib := filepath.Join(e.dir, "vendor", "lib")
+			os.MkdirAll(lib, 0o755)
+			gitIn(t, lib, "init", "-q")
+			pwned := filepath.Join(e.dir, "pwned")
+			gitIn(t, lib, "config", "core.fsmonitor", "touch "+pwned+"; false")
+			// Bare-looking: a folder with HEAD, config, objects/ and refs/ is a repository to git.
+			bare := filepath.Join(e.dir, "third_party", "pkg")
+			gitIn(t, e.dir, "init", "-q", "--bare", bare)
+			gitIn(t, bare, "config", "core.pager", "touch "+pwned+"-pager; cat")
+			e.fake(
+				scripted.Turn{ToolCalls: bash("cd vendor/lib && git status")},
+				scripted.Turn{ToolCalls: bash("cd third_party/pkg && git --no-pager log")},
+				scripted.Turn{ToolCalls: bash("git status --short")},
+				scripted.Turn{Text: "done"},
+			)
+			out, stderr, code := e.run("", "-p", "look", "--permission-mode", mode, "--output-format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			for _, p := range []string{pwned, pwned + "-pager"} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("a read-only git command ran the config of a repository inside the workspace (%s)", filepath.Base(p))
+				}
+			}
+			denials, _ := resultOf(t, out)["permission_denials"].([]any)
+			if len(denials) != 2 {
+				t.Errorf("want the two foreign-repository commands denied (headless), got %v", denials)
 			}
 		})
 	}

@@ -116,9 +116,9 @@ func runLauncher(args []string) error {
 		if err := mountProc(); err != nil {
 			return err
 		}
-		rules = writeRules(pol.WriteRoots, nil, abi)
+		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
-		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi)
+		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, false)
 	default:
 		return fmt.Errorf("unknown launch mode %q", spec.Mode)
 	}
@@ -214,46 +214,73 @@ func grant(path string, abi int) landlock.Rule {
 }
 
 // writeRules grants writing under the roots. Without read-only paths (mount mode, where
-// bind mounts protect them) each root is granted whole.
+// bind mounts protect them) and with no guarded name missing, each root is granted whole.
 //
-// With read-only paths inside a root (Landlock-only mode), the root cannot be granted
-// whole: Landlock rights are inherited by everything beneath, and there is no way to
-// take one back for a subtree. So the directories on the way from the root down to each
-// read-only path (the root itself, and .git for .git/hooks) get no write right of their
-// own; each of their other entries is granted whole. The cost: no entry can be created,
-// removed or renamed directly in those directories (a new file in the workspace root, or
-// git's .git/index.lock), while existing files in them stay writable. Symbolic links among
-// the entries are skipped, since a rule on a link would grant its target, wherever it is.
-func writeRules(roots, readOnly []string, abi int) []landlock.Rule {
+// Landlock rights are inherited by everything beneath the directory they are granted on,
+// and there is no way to take one back for a subtree. So where part of a root must not get
+// a right, the directories on the way from the root down to that part get a rule of their
+// own without it, and each of their other entries is granted whole:
+//
+//   - A read-only path (Landlock-only mode): the directories above it (the root itself,
+//     and .git for .git/hooks) get no write right of their own. No entry can then be
+//     created, removed or renamed directly in them (a new file in the workspace root, or
+//     git's .git/index.lock), while existing files in them stay writable.
+//   - A missing guarded name (.claude, .ouro, .git; both modes): its parent, and the
+//     directories above it in the root, may not make directories or symbolic links. The
+//     name can then not be created as a folder (or a link to one) that could hold
+//     settings, hooks or a git config; files and folders elsewhere are unaffected. The
+//     cost: while one of them is missing, `mkdir x` directly in the workspace root fails
+//     (deeper folders, and files in the root, are fine). Creating the folder outside the
+//     sandbox (mkdir .claude .ouro) lifts it: an existing one is protected as read-only
+//     instead. A file at such a name (a gitfile named .git) is taken back after the
+//     command (Reclaim); Landlock cannot refuse one name and allow another.
+//
+// Symbolic links among the entries are skipped, since a rule on a link would grant its
+// target, wherever it is.
+func writeRules(roots, readOnly []string, abi int, mount bool) []landlock.Rule {
+	full := readAccess | dirWriteAccess
+	if abi >= 2 {
+		full |= landlock.AccessFSSet(ll.AccessFSRefer)
+	}
 	var rules []landlock.Rule
 	for _, root := range roots {
-		var ro []string
-		for _, r := range readOnly {
-			if within(r, root) && exists(r) {
-				ro = append(ro, r)
-			}
-		}
-		if len(ro) == 0 {
-			rules = append(rules, grant(root, abi))
-			continue
-		}
-		ancestors := map[string]bool{}
-		for _, r := range ro {
-			for d := filepath.Dir(r); within(d, root); d = filepath.Dir(d) {
-				ancestors[d] = true
+		withheld := map[string]landlock.AccessFSSet{}
+		hold := func(from string, rights landlock.AccessFSSet) {
+			for d := from; within(d, root); d = filepath.Dir(d) {
+				withheld[d] |= rights
 				if d == root {
 					break
 				}
 			}
 		}
-		for d := range ancestors {
+		var ro []string
+		for _, r := range readOnly {
+			if !within(r, root) || r == root {
+				continue
+			}
+			switch {
+			case exists(r) && !mount:
+				ro = append(ro, r)
+				hold(filepath.Dir(r), full&^readAccess)
+			case !exists(r) && guardedName(r) && exists(filepath.Dir(r)):
+				hold(filepath.Dir(r), landlock.AccessFSSet(ll.AccessFSMakeDir|ll.AccessFSMakeSym))
+			}
+		}
+		if len(withheld) == 0 {
+			rules = append(rules, grant(root, abi))
+			continue
+		}
+		for d, w := range withheld {
+			if own := full &^ w; own != readAccess {
+				rules = append(rules, landlock.PathAccess(own, d).IgnoreIfMissing())
+			}
 			entries, err := os.ReadDir(d)
 			if err != nil {
-				continue // nothing under it can be granted; it stays read-only
+				continue // nothing under it can be granted; it keeps what its own rule gives
 			}
 			for _, e := range entries {
 				p := filepath.Join(d, e.Name())
-				if ancestors[p] || slices.Contains(ro, p) || e.Type()&os.ModeSymlink != 0 {
+				if _, special := withheld[p]; special || slices.Contains(ro, p) || e.Type()&os.ModeSymlink != 0 {
 					continue
 				}
 				rules = append(rules, grant(p, abi))
@@ -362,8 +389,3 @@ func bindReadOnly(path string) error {
 // stRelatime is ST_RELATIME in statfs(2)'s f_flags; the other flags kept above have the
 // same value as their MS_ counterpart.
 const stRelatime = 0x1000
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}

@@ -99,7 +99,12 @@ func TestSandboxedBashCwdPersists(t *testing.T) {
 			t.Parallel()
 			ws := realDir(t, t.TempDir())
 			b := sandboxed(t, ws, tmp, settings.SandboxNetwork{})
-			runBash(t, b, "mkdir -p sub/deeper && cd sub", 0)
+			// Made here: with .claude and .ouro missing, the sandbox makes no folder
+			// directly in the workspace root.
+			if err := os.MkdirAll(filepath.Join(ws, "sub", "deeper"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			runBash(t, b, "cd sub", 0)
 			sub := filepath.Join(ws, "sub")
 			if b.Cwd() != sub {
 				t.Errorf("Cwd() = %q, want %q", b.Cwd(), sub)

@@ -200,3 +200,101 @@ func TestReadOnlyGitDoesNotRunAForeignRepositorysConfig(t *testing.T) {
 		})
 	}
 }
+
+// A sandboxed command cannot point git at a config of its choosing: writing
+// .git/commondir, a submodule's config or the repository's own config does not survive
+// the command, so the user's next git status does not run core.fsmonitor. Ordinary git
+// work (add, commit, branch) still works in the sandbox.
+func TestSandboxedCommandCannotRedirectGit(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	requireGit(t)
+	e := newEnv(t)
+	gitIn(t, e.dir, "init", "-q")
+	os.WriteFile(filepath.Join(e.dir, "a.txt"), []byte("a\n"), 0o644)
+	gitIn(t, e.dir, "add", "a.txt")
+	gitIn(t, e.dir, "commit", "-qm", "one")
+	for _, p := range []string{".git/modules/lib/hooks", ".git/modules/lib/objects", ".git/modules/lib/refs", ".claude", ".ouro"} {
+		os.MkdirAll(filepath.Join(e.dir, p), 0o755)
+	}
+	os.WriteFile(filepath.Join(e.dir, ".git/modules/lib/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(e.dir, ".git/modules/lib/config"), []byte("[core]\n\tbare = false\n"), 0o644)
+	pwned := filepath.Join(e.dir, "pwned")
+	gitEnv := "GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e "
+	attack := `git init -q --bare evil && cp .git/HEAD evil/ && printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> evil/config` + "\n" +
+		`echo "$PWD/evil" > .git/commondir` + "\n" +
+		`printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> .git/config` + "\n" +
+		`printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> .git/modules/lib/config` + "\n" +
+		`echo 'touch ` + pwned + `' > .git/modules/lib/hooks/post-checkout` + "\n" +
+		`echo attacked`
+	e.fake(
+		scripted.Turn{ToolCalls: bash(gitEnv + "sh -c 'echo b > b.txt && git add b.txt && git commit -qm two && git branch topic && git log --oneline | wc -l'")},
+		scripted.Turn{ExpectContains: "2", ToolCalls: bash(attack)},
+		scripted.Turn{ExpectContains: "attacked", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "work", "--permission-mode", "bypassPermissions", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(e.dir, ".git", "commondir")); err == nil {
+		t.Error(".git/commondir survived the command")
+	}
+	for _, f := range []string{".git/config", ".git/modules/lib/config"} {
+		if data, _ := os.ReadFile(filepath.Join(e.dir, f)); strings.Contains(string(data), "fsmonitor") {
+			t.Errorf("%s was changed", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".git/modules/lib/hooks/post-checkout")); err == nil {
+		t.Error("a submodule hook was planted")
+	}
+	// The user's own git, outside the sandbox, runs nothing the command planted.
+	gitIn(t, e.dir, "status", "--short")
+	if _, err := os.Stat(pwned); err == nil {
+		t.Error("the user's git status ran a planted core.fsmonitor")
+	}
+	c := exec.Command("git", "log", "--oneline", "topic")
+	c.Dir = e.dir
+	if b, err := c.Output(); err != nil || strings.Count(string(b), "\n") != 2 {
+		t.Errorf("the sandboxed commit did not land: %q %v", b, err)
+	}
+}
+
+// Missing protected folders cannot be created from the sandbox even for a moment: the
+// command itself never sees them, whichever way it tries.
+func TestSandboxedCommandCannotCreateMissingProtectedFolders(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	e := newEnv(t)
+	os.MkdirAll(filepath.Join(e.dir, "src"), 0o755)
+	attempts := []string{
+		"mkdir -p .claude/hooks",
+		"mkdir src/x && mv src/x .ouro",
+		"ln -s src .claude",
+		"cd src && mkdir -p ../.ouro",
+		"install -d .claude",
+		"mkdir .git",
+	}
+	var line string
+	for _, a := range attempts {
+		line += "(" + a + ") 2>/dev/null; "
+	}
+	line += "for d in .claude .ouro .git; do [ -e $d ] || [ -L $d ] && echo \"CREATED\"-$d; done; echo checked"
+	e.fake(
+		scripted.Turn{ToolCalls: bash(line)},
+		scripted.Turn{ExpectContains: "checked", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(out, "CREATED-") {
+		t.Errorf("a protected folder existed during the command:\n%s", out)
+	}
+	for _, n := range []string{".claude", ".ouro", ".git"} {
+		if _, err := os.Lstat(filepath.Join(e.dir, n)); err == nil {
+			t.Errorf("%s exists after the command", n)
+		}
+	}
+}

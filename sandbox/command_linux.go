@@ -50,7 +50,10 @@ func Availability(p Policy) (ok bool, warnings []string) {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
 	if !pr.namespaces {
-		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable. Without a PID namespace, a command that kills its launcher first can leave processes running after it.")
+		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
+	}
+	if !pr.pidNS {
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
 	}
 	return true, warnings
 }
@@ -79,7 +82,7 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	if pr.namespaces {
 		mode = modeMount
 	}
-	return command(ctx, p, mode, name, args...)
+	return command(ctx, p, mode, pr.pidNS, name, args...)
 }
 
 // Supervised returns a command that runs name with args unsandboxed, but under the
@@ -95,20 +98,23 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	if !probe().launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
-	return command(ctx, Policy{}, modeSupervise, name, args...)
+	return command(ctx, Policy{}, modeSupervise, false, name, args...)
 }
 
-func command(ctx context.Context, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
+// command starts the launcher in mode; pidNS (mount and probe modes only) puts it in a
+// PID namespace of its own too.
+func command(ctx context.Context, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
 	}
-	return commandFor(ctx, exe, p, mode, name, args...)
+	return commandFor(ctx, exe, p, mode, pidNS, name, args...)
 }
 
 // commandFor is command with the launcher binary given.
-func commandFor(ctx context.Context, exe string, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
-	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p})
+func commandFor(ctx context.Context, exe string, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
+	pidNS = pidNS && (mode == modeMount || mode == modeProbe)
+	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
@@ -116,7 +122,7 @@ func commandFor(ctx context.Context, exe string, p Policy, mode, name string, ar
 	// When ouro dies, the launcher is told to kill the command's processes (see supervise).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: killSignal}
 	if mode == modeMount || mode == modeProbe {
-		if err := enterNamespaces(cmd.SysProcAttr); err != nil {
+		if err := enterNamespaces(cmd.SysProcAttr, pidNS); err != nil {
 			return nil, err
 		}
 	}
@@ -127,8 +133,11 @@ func commandFor(ctx context.Context, exe string, p Policy, mode, name string, ar
 // user own the new mount and PID namespaces) with the same user and group IDs as ouro: for a
 // non-root user just its own IDs, for root every ID root has here, so that root keeps
 // its access to files owned by others.
-func enterNamespaces(attr *syscall.SysProcAttr) error {
-	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+func enterNamespaces(attr *syscall.SysProcAttr, pidNS bool) error {
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if pidNS {
+		attr.Cloneflags |= syscall.CLONE_NEWPID
+	}
 	if os.Geteuid() != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
@@ -180,6 +189,9 @@ type probeResult struct {
 	// namespace with the right to mount in it, which containers (seccomp) and some
 	// distributions (Ubuntu's AppArmor userns restriction) withhold.
 	namespaces bool
+	// pidNS: the launcher can also be PID 1 of a PID namespace with its own /proc, which
+	// containers with a masked /proc withhold.
+	pidNS bool
 }
 
 // probe runs the launcher once in probe mode and keeps the answer for the life of the
@@ -197,13 +209,23 @@ func probeBinary(exe string) probeResult {
 	// something else instead, or for a launcher that hangs, which would be a bug.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, "")
-	if err != nil {
-		return probeResult{}
+	run := func(pidNS bool) (launcher, ok bool) {
+		cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, pidNS, "")
+		if err != nil {
+			return false, false
+		}
+		out, err := cmd.Output()
+		launcher = bytes.HasPrefix(out, []byte(probeToken+"\n"))
+		return launcher, launcher && err == nil
 	}
-	out, err := cmd.Output()
-	launcher := bytes.HasPrefix(out, []byte(probeToken+"\n"))
-	return probeResult{launcher: launcher, namespaces: launcher && err == nil}
+	launcher, ok := run(true)
+	if ok {
+		return probeResult{launcher: true, namespaces: true, pidNS: true}
+	}
+	if l2, ok2 := run(false); l2 || launcher {
+		return probeResult{launcher: true, namespaces: ok2}
+	}
+	return probeResult{}
 }
 
 // namespacesWork reports whether the mount mode is available (for tests).

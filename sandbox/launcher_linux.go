@@ -47,6 +47,9 @@ const probeToken = "ouro sandbox launcher"
 type launchSpec struct {
 	Mode   string `json:"mode"`
 	Policy Policy `json:"policy"`
+	// PIDNS says the launcher was started as PID 1 of a new PID namespace (mount and
+	// probe modes), where it mounts a /proc of its own.
+	PIDNS bool `json:"pidns,omitempty"`
 }
 
 // MaybeRunLauncher must be the first call in main, and in TestMain of every package whose
@@ -82,8 +85,10 @@ func runLauncher(args []string) error {
 		if err := bindReadOnly(os.TempDir()); err != nil {
 			return err
 		}
-		if err := mountProc(); err != nil {
-			return err
+		if spec.PIDNS {
+			if err := mountProc(); err != nil {
+				return err
+			}
 		}
 		os.Exit(0)
 	}
@@ -113,8 +118,10 @@ func runLauncher(args []string) error {
 		if err := mountReadOnly(pol); err != nil {
 			return err
 		}
-		if err := mountProc(); err != nil {
-			return err
+		if spec.PIDNS {
+			if err := mountProc(); err != nil {
+				return err
+			}
 		}
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
@@ -166,7 +173,7 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
-	if err := supervise(path, argv, spec.Mode == modeMount); err != nil {
+	if err := supervise(path, argv, spec.PIDNS); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil

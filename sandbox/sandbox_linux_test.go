@@ -52,7 +52,7 @@ type run struct {
 // sh runs script with bash inside the sandbox, in dir.
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
-	cmd, err := command(context.Background(), p, mode, "bash", append([]string{"-c", script, "bash"}, args...)...)
+	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestLauncherReportsASignalledCommand(t *testing.T) {
 			t.Parallel()
 			ws := newWorkspace(t)
 			p := ws.policy
-			cmd, err := command(context.Background(), p, mode, "bash", "-c", "kill -TERM $$")
+			cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", "-c", "kill -TERM $$")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -440,5 +440,32 @@ func TestLauncherReportsASignalledCommand(t *testing.T) {
 				t.Errorf("a shell killed by SIGTERM came out as %v", err)
 			}
 		})
+	}
+}
+
+// Mount mode without a PID namespace (a container whose /proc cannot be mounted again)
+// still takes the process tree with the command, as a subreaper.
+func TestMountModeWithoutPIDNamespaceSupervises(t *testing.T) {
+	requireLandlock(t)
+	if !namespacesWork() {
+		t.Skip("user namespaces are not available")
+	}
+	ws := newWorkspace(t)
+	marker := filepath.Join(ws.root, "src", "alive")
+	cmd, err := command(context.Background(), ws.policy, modeMount, false, "bash", "-c",
+		`setsid sh -c 'while :; do touch "$1"; sleep 0.05; done' sh "$1" >/dev/null 2>&1 & sleep 0.2; echo $$`, "bash", marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) == "1" || strings.TrimSpace(string(out)) == "2" {
+		t.Fatalf("%q, %v (a shell PID of 1 or 2 means it ran in a PID namespace)", out, err)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatalf("the detached loop never ran: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a process the command detached still runs after it")
 	}
 }

@@ -39,6 +39,9 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if !ok {
 		return false, []string{UnavailableWarning}
 	}
+	if !launcherReady.Load() {
+		return false, []string{notLauncher()}
+	}
 	pr := probe()
 	if !pr.launcher {
 		return false, []string{notLauncher()}
@@ -75,7 +78,7 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
 	pr := probe()
-	if !pr.launcher {
+	if !launcherReady.Load() || !pr.launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	mode := modeLandlock
@@ -95,7 +98,7 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	if !probe().launcher {
+	if !launcherReady.Load() || !probe().launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	return command(ctx, Policy{}, modeSupervise, false, name, args...)

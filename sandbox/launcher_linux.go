@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -52,6 +53,12 @@ type launchSpec struct {
 	PIDNS bool `json:"pidns,omitempty"`
 }
 
+// launcherReady records that this process called MaybeRunLauncher, so its binary acts as
+// the launcher. Without it, the binary is never started in launcher mode: a binary that
+// ignores the launcher's arguments might do anything with them (a test binary would run
+// its tests again, and each of those would start it again).
+var launcherReady atomic.Bool
+
 // MaybeRunLauncher must be the first call in main, and in TestMain of every package whose
 // tests run sandboxed commands. Outside launcher mode it returns at once. In launcher
 // mode it never returns: it applies the sandbox to itself, runs the command and exits
@@ -59,6 +66,7 @@ type launchSpec struct {
 // never runs the command unsandboxed.
 func MaybeRunLauncher() {
 	if len(os.Args) < 2 || os.Args[1] != launcherArg {
+		launcherReady.Store(true)
 		return
 	}
 	err := runLauncher(os.Args[2:])

@@ -469,3 +469,20 @@ func TestMountModeWithoutPIDNamespaceSupervises(t *testing.T) {
 		t.Error("a process the command detached still runs after it")
 	}
 }
+
+// A process that never called MaybeRunLauncher does not start its own binary as the
+// launcher (a test binary would run its tests again): Supervised and Command refuse.
+func TestNoLauncherWithoutMaybeRunLauncher(t *testing.T) {
+	requireLandlock(t)
+	launcherReady.Store(false)
+	defer launcherReady.Store(true)
+	if _, err := Supervised(context.Background(), "true"); err == nil || !strings.Contains(err.Error(), "MaybeRunLauncher") {
+		t.Errorf("Supervised: err %v", err)
+	}
+	if _, err := Command(context.Background(), Policy{}, "true"); err == nil || !strings.Contains(err.Error(), "MaybeRunLauncher") {
+		t.Errorf("Command: err %v", err)
+	}
+	if ok, w := Availability(Policy{}); ok || len(w) != 1 {
+		t.Errorf("Availability: %v %q", ok, w)
+	}
+}

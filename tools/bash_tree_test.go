@@ -121,3 +121,34 @@ func TestBashTimeoutTakesDetachedProcesses(t *testing.T) {
 		})
 	}
 }
+
+// What the sandbox cannot refuse by name — a gitfile where .git is missing, a
+// .git/commondir — is taken back once the command and all its processes are gone, and the
+// result says so.
+func TestSandboxedBashTakesBackGitPointers(t *testing.T) {
+	t.Parallel()
+	ws := realDir(t, t.TempDir())
+	b := sandboxed(t, ws, true, settings.SandboxNetwork{})
+	res := runBash(t, b, "echo 'gitdir: /tmp/evil' > .git; echo planted", 0)
+	if !strings.Contains(res.Text(), "planted") || !strings.Contains(res.Text(), "created protected paths") {
+		t.Errorf("gitfile: %q", res.Text())
+	}
+	if fileExists(filepath.Join(ws, ".git")) {
+		t.Error("the planted gitfile is still there")
+	}
+
+	repo := realDir(t, t.TempDir())
+	for _, d := range []string{".git/objects", ".git/refs", ".git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = sandboxed(t, repo, true, settings.SandboxNetwork{})
+	res = runBash(t, b, "echo /tmp/evil > .git/commondir; echo planted", 0)
+	if !strings.Contains(res.Text(), "created protected paths") {
+		t.Errorf("commondir: %q", res.Text())
+	}
+	if fileExists(filepath.Join(repo, ".git", "commondir")) {
+		t.Error(".git/commondir is still there")
+	}
+}

@@ -238,7 +238,7 @@ func (st *state) approve(c shell.Command, command Subject, distrust string) appr
 	if r, ok := st.allowMatch(command, nil); ok {
 		return approval{kind: approvedByRule, rule: r}
 	}
-	if IsReadOnly(withoutRedirects(c)) {
+	if IsReadOnly(withoutRedirects(c)) && (!isGit(c) || st.gitUsesOwnRepository(c)) {
 		return approval{kind: approvedReadOnly}
 	}
 	if st.mode == ModeAcceptEdits && isOneOf(filepath.Base(c.Argv[0]), acceptEditsCommands) {

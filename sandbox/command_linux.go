@@ -39,6 +39,9 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if !ok {
 		return false, []string{UnavailableWarning}
 	}
+	if !launcherReady.Load() {
+		return false, []string{notLauncher()}
+	}
 	pr := probe()
 	if !pr.launcher {
 		return false, []string{notLauncher()}
@@ -49,15 +52,18 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if len(p.ReadOnly) > 0 && !pr.namespaces {
-		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable.")
+	if !pr.namespaces {
+		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
+	}
+	if !pr.pidNS {
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
 	}
 	return true, warnings
 }
 
 // Command returns a command that runs name with args inside the sandbox p: the ouro
 // binary (os.Executable) started as the launcher, which applies the sandbox to itself
-// and then execs name. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
+// and then runs name as its supervised child. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
 // SysProcAttr is already set (to enter the namespaces) and must be amended, not replaced.
 // As with exec.CommandContext, ctx being done kills the process.
 //
@@ -72,34 +78,54 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
 	pr := probe()
-	if !pr.launcher {
+	if !launcherReady.Load() || !pr.launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	mode := modeLandlock
-	if len(p.ReadOnly) > 0 && pr.namespaces {
+	if pr.namespaces {
 		mode = modeMount
 	}
-	return command(ctx, p, mode, name, args...)
+	return command(ctx, p, mode, pr.pidNS, name, args...)
 }
 
-func command(ctx context.Context, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
+// Supervised returns a command that runs name with args unsandboxed, but under the
+// launcher's supervision: when the command ends, every process it started is killed
+// with it, and when ouro dies, even by SIGKILL, the whole tree is killed too. As with
+// Command, SysProcAttr is set (Pdeathsig) and must be amended, not replaced, and the
+// binary must call [MaybeRunLauncher]; where it does not, the error says so and the
+// caller runs the command itself.
+func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	if len(os.Args) > 1 && os.Args[1] == launcherArg {
+		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
+	}
+	if !launcherReady.Load() || !probe().launcher {
+		return nil, errors.New("sandbox: " + notLauncher())
+	}
+	return command(ctx, Policy{}, modeSupervise, false, name, args...)
+}
+
+// command starts the launcher in mode; pidNS (mount and probe modes only) puts it in a
+// PID namespace of its own too.
+func command(ctx context.Context, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
 	}
-	return commandFor(ctx, exe, p, mode, name, args...)
+	return commandFor(ctx, exe, p, mode, pidNS, name, args...)
 }
 
 // commandFor is command with the launcher binary given.
-func commandFor(ctx context.Context, exe string, p Policy, mode, name string, args ...string) (*exec.Cmd, error) {
-	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p})
+func commandFor(ctx context.Context, exe string, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
+	pidNS = pidNS && (mode == modeMount || mode == modeProbe)
+	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{launcherArg, string(spec), name}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	// When ouro dies, the launcher is told to kill the command's processes (see supervise).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: killSignal}
 	if mode == modeMount || mode == modeProbe {
-		if err := enterNamespaces(cmd.SysProcAttr); err != nil {
+		if err := enterNamespaces(cmd.SysProcAttr, pidNS); err != nil {
 			return nil, err
 		}
 	}
@@ -107,11 +133,14 @@ func commandFor(ctx context.Context, exe string, p Policy, mode, name string, ar
 }
 
 // enterNamespaces starts the process in a new user namespace (which lets an unprivileged
-// user own the new mount namespace) with the same user and group IDs as ouro: for a
+// user own the new mount and PID namespaces) with the same user and group IDs as ouro: for a
 // non-root user just its own IDs, for root every ID root has here, so that root keeps
 // its access to files owned by others.
-func enterNamespaces(attr *syscall.SysProcAttr) error {
+func enterNamespaces(attr *syscall.SysProcAttr, pidNS bool) error {
 	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if pidNS {
+		attr.Cloneflags |= syscall.CLONE_NEWPID
+	}
 	if os.Geteuid() != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
@@ -163,6 +192,9 @@ type probeResult struct {
 	// namespace with the right to mount in it, which containers (seccomp) and some
 	// distributions (Ubuntu's AppArmor userns restriction) withhold.
 	namespaces bool
+	// pidNS: the launcher can also be PID 1 of a PID namespace with its own /proc, which
+	// containers with a masked /proc withhold.
+	pidNS bool
 }
 
 // probe runs the launcher once in probe mode and keeps the answer for the life of the
@@ -180,13 +212,23 @@ func probeBinary(exe string) probeResult {
 	// something else instead, or for a launcher that hangs, which would be a bug.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, "")
-	if err != nil {
-		return probeResult{}
+	run := func(pidNS bool) (launcher, ok bool) {
+		cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, pidNS, "")
+		if err != nil {
+			return false, false
+		}
+		out, err := cmd.Output()
+		launcher = bytes.HasPrefix(out, []byte(probeToken+"\n"))
+		return launcher, launcher && err == nil
 	}
-	out, err := cmd.Output()
-	launcher := bytes.HasPrefix(out, []byte(probeToken+"\n"))
-	return probeResult{launcher: launcher, namespaces: launcher && err == nil}
+	launcher, ok := run(true)
+	if ok {
+		return probeResult{launcher: true, namespaces: true, pidNS: true}
+	}
+	if l2, ok2 := run(false); l2 || launcher {
+		return probeResult{launcher: true, namespaces: ok2}
+	}
+	return probeResult{}
 }
 
 // namespacesWork reports whether the mount mode is available (for tests).

@@ -27,6 +27,11 @@ var (
 	quotedRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^`]+)`")
 	})
+	// makesFolderRE tells a refused mkdir or symlink from other refusals: mkdir(1),
+	// ln(1), Node's "mkdir 'x'", cargo's "failed to create directory".
+	makesFolderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bmkdir\b|\bdirector(y|ies)\b|\bsymlink|symbolic link|\bln\b`)
+	})
 	// urlRE finds URLs, which are not paths although they have slashes.
 	urlRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://\S*`) })
 	// slashRE finds words with a slash in them.
@@ -51,8 +56,9 @@ func Diagnose(p Policy, output string, dirs ...string) string {
 
 // diagnose is Diagnose with the file permission check passed in.
 func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...string) string {
-	var outside, readOnly []string
+	var outside, readOnly, noFolder []string
 	network, unexplained := false, false
+	frozen := p.noNewFolders()
 	for line := range strings.Lines(output) {
 		if !deniedRE().MatchString(line) {
 			continue
@@ -68,6 +74,9 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 					found = true
 				case !p.Writable(abs) && !isDevice(abs) && canWrite(abs):
 					outside = appendNew(outside, abs)
+					found = true
+				case makesFolderRE().MatchString(line) && slices.Contains(frozen, filepath.Dir(abs)) && !exists(abs):
+					noFolder = appendNew(noFolder, abs)
 					found = true
 				}
 				if found {
@@ -92,6 +101,26 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 	if len(readOnly) > 0 {
 		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/ and .claude/ act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
 			list(readOnly)))
+	}
+	if len(noFolder) > 0 {
+		var missing, folders []string
+		gitInit := ""
+		for _, r := range p.ReadOnly {
+			if guardedName(r) && !exists(r) && slices.Contains(frozen, filepath.Dir(r)) {
+				missing = appendNew(missing, filepath.Base(r))
+				if filepath.Base(r) == ".git" {
+					gitInit = " or git init"
+				} else {
+					folders = appendNew(folders, filepath.Base(r))
+				}
+			}
+		}
+		lift := "git init"
+		if len(folders) > 0 {
+			lift = "mkdir " + strings.Join(folders, " ") + gitInit
+		}
+		notes = append(notes, fmt.Sprintf("Sandbox: %s could not be created: while %s do not exist, sandboxed commands cannot make folders or symbolic links directly in %s (a command could otherwise create settings, hooks or a git repository that ouro, Claude Code or git obey outside the sandbox later). Files can still be created there, and folders deeper down; the Write tool can create a file in a new folder. To lift this, the user can create them outside the sandbox (%s); they are then kept read-only instead.",
+			list(noFolder), strings.Join(missing, " and "), list(frozen), lift))
 	}
 	if network {
 		notes = append(notes, "Sandbox: network connections are blocked (TCP connect and bind). The user can allow them with sandbox.network.allow, or for some ports with sandbox.network.allowPorts, in .ouro/settings.json.")

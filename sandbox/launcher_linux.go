@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -28,14 +29,16 @@ const launcherArg = "__ouro_sandbox"
 // the command, like env(1) and container runtimes use 125 for their own failures.
 const launcherFailed = 125
 
-// Launch modes. mount: the launcher runs in a fresh user and mount namespace and makes
-// the read-only paths read-only bind mounts; landlock: Landlock alone, with the write
-// rights of the read-only paths' ancestors narrowed to their other children; probe: only
-// check that the mount mode works here, then exit.
+// Launch modes. mount: the launcher runs in a fresh user, mount and PID namespace and
+// makes the read-only paths read-only bind mounts; landlock: Landlock alone, with the
+// write rights of the read-only paths' ancestors narrowed to their other children;
+// supervise: no sandbox, only the supervision of the process tree (see supervise); probe:
+// only check that the mount mode works here, then exit.
 const (
-	modeMount    = "mount"
-	modeLandlock = "landlock"
-	modeProbe    = "probe"
+	modeMount     = "mount"
+	modeLandlock  = "landlock"
+	modeSupervise = "supervise"
+	modeProbe     = "probe"
 )
 
 // probeToken is what the launcher prints first in probe mode, so a binary that does not
@@ -45,15 +48,25 @@ const probeToken = "ouro sandbox launcher"
 type launchSpec struct {
 	Mode   string `json:"mode"`
 	Policy Policy `json:"policy"`
+	// PIDNS says the launcher was started as PID 1 of a new PID namespace (mount and
+	// probe modes), where it mounts a /proc of its own.
+	PIDNS bool `json:"pidns,omitempty"`
 }
+
+// launcherReady records that this process called MaybeRunLauncher, so its binary acts as
+// the launcher. Without it, the binary is never started in launcher mode: a binary that
+// ignores the launcher's arguments might do anything with them (a test binary would run
+// its tests again, and each of those would start it again).
+var launcherReady atomic.Bool
 
 // MaybeRunLauncher must be the first call in main, and in TestMain of every package whose
 // tests run sandboxed commands. Outside launcher mode it returns at once. In launcher
-// mode it never returns: it applies the sandbox to its own process and execs the command,
-// or prints why it could not on stderr and exits with status 125 — it never runs the
-// command unsandboxed.
+// mode it never returns: it applies the sandbox to itself, runs the command and exits
+// with its status, or prints why it could not on stderr and exits with status 125 — it
+// never runs the command unsandboxed.
 func MaybeRunLauncher() {
 	if len(os.Args) < 2 || os.Args[1] != launcherArg {
+		launcherReady.Store(true)
 		return
 	}
 	err := runLauncher(os.Args[2:])
@@ -61,8 +74,8 @@ func MaybeRunLauncher() {
 	os.Exit(launcherFailed)
 }
 
-// runLauncher returns only on failure; on success it execs the command (or, in probe
-// mode, exits 0).
+// runLauncher returns only on failure; on success it runs the command and exits with its
+// status (or, in probe mode, exits 0).
 func runLauncher(args []string) error {
 	if len(args) < 1 {
 		return errors.New("launcher started without a launch spec (this mode is internal to ouro)")
@@ -80,10 +93,22 @@ func runLauncher(args []string) error {
 		if err := bindReadOnly(os.TempDir()); err != nil {
 			return err
 		}
+		if spec.PIDNS {
+			if err := mountProc(); err != nil {
+				return err
+			}
+		}
 		os.Exit(0)
 	}
 	if len(argv) == 0 {
 		return errors.New("no command to run")
+	}
+	if spec.Mode == modeSupervise {
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			return fmt.Errorf("start %s: %w", argv[0], err)
+		}
+		return supervise(path, argv, false)
 	}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -94,12 +119,21 @@ func runLauncher(args []string) error {
 	var rules []landlock.Rule
 	switch spec.Mode {
 	case modeMount:
+		// Nothing done here may reach the parent namespace.
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("make mounts private: %w", err)
+		}
 		if err := mountReadOnly(pol); err != nil {
 			return err
 		}
-		rules = writeRules(pol.WriteRoots, nil, abi)
+		if spec.PIDNS {
+			if err := mountProc(); err != nil {
+				return err
+			}
+		}
+		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
-		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi)
+		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, false)
 	default:
 		return fmt.Errorf("unknown launch mode %q", spec.Mode)
 	}
@@ -134,10 +168,11 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
 
-	// Restrict this thread only, and exec from it: execve ends the other threads, and the
-	// command inherits this thread's domain. That is all a launcher needs, and it spares
-	// the cost of stopping every runtime thread to restrict it too. The thread is never
-	// unlocked, so no other goroutine runs on it.
+	// Restrict this thread only, and start the command from it: a child inherits the
+	// domain of the thread that forks it. That is all a launcher needs, and it spares the
+	// cost of stopping every runtime thread to restrict it too. The thread is never
+	// unlocked, so no other goroutine runs on it, and the supervising goroutine stays on
+	// it (see supervise).
 	runtime.LockOSThread()
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w; refusing to run %s unsandboxed", errno, argv[0])
@@ -146,8 +181,20 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
-	err = syscall.Exec(path, argv, os.Environ())
-	return fmt.Errorf("exec %s: %w", path, err)
+	if err := supervise(path, argv, spec.PIDNS); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil
+}
+
+// mountProc mounts a /proc of the launcher's own PID namespace over the inherited one, so
+// that ps, pgrep, pkill and kill see the PIDs the command's processes really have. It
+// must run in the new mount namespace, after its mounts were made private.
+func mountProc() error {
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc for the PID namespace: %w", err)
+	}
+	return nil
 }
 
 // prSetNoNewPrivs is PR_SET_NO_NEW_PRIVS, which Landlock requires of an unprivileged
@@ -182,46 +229,73 @@ func grant(path string, abi int) landlock.Rule {
 }
 
 // writeRules grants writing under the roots. Without read-only paths (mount mode, where
-// bind mounts protect them) each root is granted whole.
+// bind mounts protect them) and with no guarded name missing, each root is granted whole.
 //
-// With read-only paths inside a root (Landlock-only mode), the root cannot be granted
-// whole: Landlock rights are inherited by everything beneath, and there is no way to
-// take one back for a subtree. So the directories on the way from the root down to each
-// read-only path (the root itself, and .git for .git/hooks) get no write right of their
-// own; each of their other entries is granted whole. The cost: no entry can be created,
-// removed or renamed directly in those directories (a new file in the workspace root, or
-// git's .git/index.lock), while existing files in them stay writable. Symbolic links among
-// the entries are skipped, since a rule on a link would grant its target, wherever it is.
-func writeRules(roots, readOnly []string, abi int) []landlock.Rule {
+// Landlock rights are inherited by everything beneath the directory they are granted on,
+// and there is no way to take one back for a subtree. So where part of a root must not get
+// a right, the directories on the way from the root down to that part get a rule of their
+// own without it, and each of their other entries is granted whole:
+//
+//   - A read-only path (Landlock-only mode): the directories above it (the root itself,
+//     and .git for .git/hooks) get no write right of their own. No entry can then be
+//     created, removed or renamed directly in them (a new file in the workspace root, or
+//     git's .git/index.lock), while existing files in them stay writable.
+//   - A missing guarded name (.claude, .ouro, .git; both modes): its parent, and the
+//     directories above it in the root, may not make directories or symbolic links. The
+//     name can then not be created as a folder (or a link to one) that could hold
+//     settings, hooks or a git config; files and folders elsewhere are unaffected. The
+//     cost: while one of them is missing, `mkdir x` directly in the workspace root fails
+//     (deeper folders, and files in the root, are fine). Creating the folder outside the
+//     sandbox (mkdir .claude .ouro) lifts it: an existing one is protected as read-only
+//     instead. A file at such a name (a gitfile named .git) is taken back after the
+//     command (Reclaim); Landlock cannot refuse one name and allow another.
+//
+// Symbolic links among the entries are skipped, since a rule on a link would grant its
+// target, wherever it is.
+func writeRules(roots, readOnly []string, abi int, mount bool) []landlock.Rule {
+	full := readAccess | dirWriteAccess
+	if abi >= 2 {
+		full |= landlock.AccessFSSet(ll.AccessFSRefer)
+	}
 	var rules []landlock.Rule
 	for _, root := range roots {
-		var ro []string
-		for _, r := range readOnly {
-			if within(r, root) && exists(r) {
-				ro = append(ro, r)
-			}
-		}
-		if len(ro) == 0 {
-			rules = append(rules, grant(root, abi))
-			continue
-		}
-		ancestors := map[string]bool{}
-		for _, r := range ro {
-			for d := filepath.Dir(r); within(d, root); d = filepath.Dir(d) {
-				ancestors[d] = true
+		withheld := map[string]landlock.AccessFSSet{}
+		hold := func(from string, rights landlock.AccessFSSet) {
+			for d := from; within(d, root); d = filepath.Dir(d) {
+				withheld[d] |= rights
 				if d == root {
 					break
 				}
 			}
 		}
-		for d := range ancestors {
+		var ro []string
+		for _, r := range readOnly {
+			if !within(r, root) || r == root {
+				continue
+			}
+			switch {
+			case exists(r) && !mount:
+				ro = append(ro, r)
+				hold(filepath.Dir(r), full&^readAccess)
+			case !exists(r) && guardedName(r) && exists(filepath.Dir(r)):
+				hold(filepath.Dir(r), landlock.AccessFSSet(ll.AccessFSMakeDir|ll.AccessFSMakeSym))
+			}
+		}
+		if len(withheld) == 0 {
+			rules = append(rules, grant(root, abi))
+			continue
+		}
+		for d, w := range withheld {
+			if own := full &^ w; own != readAccess {
+				rules = append(rules, landlock.PathAccess(own, d).IgnoreIfMissing())
+			}
 			entries, err := os.ReadDir(d)
 			if err != nil {
-				continue // nothing under it can be granted; it stays read-only
+				continue // nothing under it can be granted; it keeps what its own rule gives
 			}
 			for _, e := range entries {
 				p := filepath.Join(d, e.Name())
-				if ancestors[p] || slices.Contains(ro, p) || e.Type()&os.ModeSymlink != 0 {
+				if _, special := withheld[p]; special || slices.Contains(ro, p) || e.Type()&os.ModeSymlink != 0 {
 					continue
 				}
 				rules = append(rules, grant(p, abi))
@@ -246,7 +320,7 @@ func deviceRules() []landlock.Rule {
 }
 
 // mountReadOnly makes every existing read-only path a read-only bind mount, in the mount
-// namespace the launcher was started in. It also pins the directories between the write
+// namespace the launcher was started in (whose mounts the caller made private). It also pins the directories between the write
 // root and each read-only path (.git for .git/hooks) by binding each onto itself: a mount
 // point cannot be renamed or removed, so `mv .git .git-old && mkdir -p .git/hooks` cannot
 // swap an unprotected directory in. (The root itself needs no pin: renaming it takes write
@@ -273,10 +347,6 @@ func mountReadOnly(p Policy) error {
 	}
 	if len(ro) == 0 {
 		return nil
-	}
-	// Nothing done here may reach the parent namespace.
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
 	}
 	pinList := make([]string, 0, len(pins))
 	for d := range pins {
@@ -334,8 +404,3 @@ func bindReadOnly(path string) error {
 // stRelatime is ST_RELATIME in statfs(2)'s f_flags; the other flags kept above have the
 // same value as their MS_ counterpart.
 const stRelatime = 0x1000
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}

@@ -3,7 +3,7 @@
 //
 // On Linux the sandbox is Landlock, entered by re-executing the ouro binary as a small
 // launcher (see [Command] and [MaybeRunLauncher]): the launcher restricts itself and then
-// execs the command, so the command and everything it starts inherit the restriction.
+// starts the command, so the command and everything it starts inherit the restriction.
 //
 //   - Files: everything stays readable and executable; writes are allowed only under
 //     [Policy.WriteRoots] (the workspace roots, a per-session temp dir, the usual build
@@ -21,6 +21,10 @@
 //     Unix sockets and Multipath TCP are not covered by Landlock at the ABI used here (V5;
 //     UDP needs V10), and Landlock cannot tell loopback from the internet: a test that
 //     listens on a local port is refused too unless the port (or the network) is allowed.
+//   - Processes: the launcher stays as the command's supervisor (PID 1 of a PID namespace
+//     where user namespaces work, else a child subreaper) and kills every process the
+//     command started when it ends, times out, or when ouro dies; see supervise_linux.go.
+//     Unsandboxed commands get the same supervision through [Supervised].
 //   - Not covered: reading (secrets stay readable), signals and abstract Unix sockets to
 //     processes outside the sandbox (Landlock V6 scopes, not requested), and, on ABI 1
 //     and 2, truncate(2) outside the roots ([Availability] says which apply).
@@ -44,12 +48,16 @@ type Policy struct {
 	// WriteRoots are the trees a command may write in: the workspace roots, the session
 	// temp dir, the build caches and sandbox.filesystem.allowWrite, minus denyWrite.
 	WriteRoots []string `json:"writeRoots"`
-	// ReadOnly are paths inside WriteRoots that stay read-only: .git/hooks, .git/config
-	// (or a worktree's .git file), .ouro/, .claude/, and denyWrite entries that lie inside
-	// a root. Only paths that exist when a command starts can be protected: Landlock and
-	// bind mounts both work on existing files, and creating placeholders in the user's
-	// tree would be a side effect of its own. What a command creates at a missing one is
-	// taken back after it (Absent, Reclaim).
+	// ReadOnly are paths inside WriteRoots that stay read-only: what under .git decides
+	// which programs git runs (see gitMetadata; all of .git where it is missing, or a
+	// worktree's .git file), .ouro/, .claude/, and denyWrite entries that lie inside a
+	// root. Landlock and bind mounts both work on existing files only, and creating
+	// placeholders in the user's tree would be a side effect of its own. So a missing
+	// .claude, .ouro or .git cannot be created at all: the launcher withholds the right to
+	// make folders and symbolic links in its parent (see writeRules in launcher_linux.go).
+	// What a command creates at any other missing one (a file where only a folder is
+	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
+	// Reclaim), once every process of the command is gone.
 	ReadOnly []string `json:"readOnly,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
@@ -137,12 +145,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		repos = append(repos, realPath(home))
 	}
 	for _, r := range repos {
-		git := filepath.Join(r, ".git")
-		if st, err := os.Lstat(git); err == nil && st.Mode().IsRegular() {
-			ro = append(ro, git) // a worktree's pointer to its git dir
-		} else {
-			ro = append(ro, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
-		}
+		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
 		}
@@ -173,6 +176,35 @@ func (p Policy) Writable(path string) bool {
 		return false
 	}
 	return !slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(path, r) })
+}
+
+// guardedName reports a read-only path that must not be created where it is missing: a
+// folder ouro, Claude Code or git would read later (see writeRules).
+func guardedName(p string) bool {
+	switch filepath.Base(p) {
+	case ".claude", ".ouro", ".git":
+		return true
+	}
+	return false
+}
+
+// noNewFolders lists the folders a sandboxed command cannot make folders or symbolic
+// links in, as things stand: the parents of the missing guarded paths, and the folders
+// above them inside a write root (see writeRules).
+func (p Policy) noNewFolders() []string {
+	var out []string
+	for _, r := range p.ReadOnly {
+		if _, err := os.Lstat(r); err == nil || !guardedName(r) {
+			continue
+		}
+		for d := filepath.Dir(r); slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(d, w) }); d = filepath.Dir(d) {
+			out = appendNew(out, d)
+			if slices.Contains(p.WriteRoots, d) {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // NetworkRestricted reports whether the policy limits TCP connections.
@@ -271,4 +303,9 @@ func goPath(home string) string {
 		}
 	}
 	return joinIf(home, "go")
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

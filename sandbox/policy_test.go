@@ -56,7 +56,9 @@ func TestFromSettingsDefaults(t *testing.T) {
 	if !slices.Equal(p.WriteRoots, want) {
 		t.Errorf("WriteRoots = %q\nwant %q (GOCACHE's default lies inside ~/.cache)", p.WriteRoots, want)
 	}
-	wantRO := []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude")}
+	git := filepath.Join(ws, ".git")
+	wantRO := []string{filepath.Join(git, "config"), filepath.Join(git, "config.worktree"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"),
+		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude")}
 	if !slices.Equal(p.ReadOnly, wantRO) {
 		t.Errorf("ReadOnly = %q\nwant %q (home is no write root, so ~/.ouro is read-only anyway)", p.ReadOnly, wantRO)
 	}
@@ -181,5 +183,49 @@ func TestWritableResolvesSymlinks(t *testing.T) {
 	}
 	if p.Writable(filepath.Join(ws, "cfg", "settings.json")) {
 		t.Error("a link to .ouro/ counts as writable")
+	}
+}
+
+// Everything under .git that changes which programs git runs is read-only, down into
+// linked worktrees and (nested) submodules; what ordinary commands write is not. A
+// missing .git is protected whole.
+func TestFromSettingsGitMetadata(t *testing.T) {
+	cleanGoEnv(t)
+	ws, other, home := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, ws, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/heads/", ".git/logs/",
+		".git/worktrees/wt1/HEAD", ".git/worktrees/wt1/commondir", ".git/worktrees/wt1/gitdir",
+		".git/modules/libs/a/HEAD", ".git/modules/libs/a/config", ".git/modules/libs/a/hooks/",
+		".git/modules/libs/a/modules/inner/HEAD", ".git/modules/libs/a/modules/inner/config")
+	s := settings.Sandbox{Filesystem: settings.SandboxFilesystem{AllowWrite: []string{"//" + other}}}
+	p := FromSettings(s, []string{ws}, home, "")
+	git := filepath.Join(ws, ".git")
+	for path, want := range map[string]bool{
+		filepath.Join(git, "config"):                                             false,
+		filepath.Join(git, "commondir"):                                          false,
+		filepath.Join(git, "config.worktree"):                                    false,
+		filepath.Join(git, "hooks", "pre-commit"):                                false,
+		filepath.Join(git, "worktrees", "wt1", "commondir"):                      false,
+		filepath.Join(git, "worktrees", "wt1", "gitdir"):                         false,
+		filepath.Join(git, "worktrees", "wt1", "config.worktree"):                false,
+		filepath.Join(git, "modules", "libs", "a", "config"):                     false,
+		filepath.Join(git, "modules", "libs", "a", "hooks", "x"):                 false,
+		filepath.Join(git, "modules", "libs", "a", "commondir"):                  false,
+		filepath.Join(git, "modules", "libs", "a", "modules", "inner", "config"): false,
+		filepath.Join(git, "worktrees", "wt1", "HEAD"):                           true,
+		filepath.Join(git, "worktrees", "wt1", "index"):                          true,
+		filepath.Join(git, "modules", "libs", "a", "HEAD"):                       true,
+		filepath.Join(git, "objects", "ab", "cdef"):                              true,
+		filepath.Join(git, "refs", "heads", "main"):                              true,
+		filepath.Join(git, "logs", "HEAD"):                                       true,
+		filepath.Join(git, "index.lock"):                                         true,
+		filepath.Join(git, "COMMIT_EDITMSG"):                                     true,
+		filepath.Join(git, "rebase-merge", "done"):                               true,
+		filepath.Join(other, ".git"):                                             false, // missing: all of it
+		filepath.Join(other, ".git", "config"):                                   false,
+		filepath.Join(other, "src.go"):                                           true,
+	} {
+		if got := p.Writable(path); got != want {
+			t.Errorf("Writable(%s) = %v, want %v", path, got, want)
+		}
 	}
 }

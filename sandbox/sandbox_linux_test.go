@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/settings"
 )
@@ -50,7 +52,7 @@ type run struct {
 // sh runs script with bash inside the sandbox, in dir.
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
-	cmd, err := command(context.Background(), p, mode, "bash", append([]string{"-c", script, "bash"}, args...)...)
+	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,5 +389,100 @@ func TestAvailability(t *testing.T) {
 	}
 	if _, w := Availability(Policy{Network: settings.SandboxNetwork{Allow: true}}); strings.Contains(strings.Join(w, "\n"), "network") {
 		t.Errorf("a network warning while the network is allowed: %q", w)
+	}
+}
+
+// The launcher supervises the command: its exit status comes through, and no process the
+// command starts outlives it, in every mode and without a sandbox (supervise).
+func TestLauncherTakesTheProcessTreeWithTheCommand(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range append(modes(t), modeSupervise) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t)
+			p := ws.policy
+			if r := sh(t, p, mode, ws.root, "exit 7"); r.code != 7 {
+				t.Errorf("exit 7 came out as %d (%s)", r.code, r.out)
+			}
+			marker := filepath.Join(ws.root, "src", "alive") // src: writable in every mode
+			// The detached loop touches the marker every 50 ms for as long as it lives.
+			r := sh(t, p, mode, ws.root, `setsid sh -c 'while :; do touch "$1"; sleep 0.05; done' sh "$1" >/dev/null 2>&1 & sleep 0.2; echo ok`, marker)
+			if r.code != 0 || r.out != "ok\n" {
+				t.Fatalf("code %d, %q", r.code, r.out)
+			}
+			if err := os.Remove(marker); err != nil {
+				t.Fatalf("the detached loop never ran: %v", err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a process the command detached still runs after it")
+			}
+		})
+	}
+}
+
+// A command killed by a signal is reported as such: by the signal itself where the
+// launcher can die of it, else as the shell reports it, 128 + its number.
+func TestLauncherReportsASignalledCommand(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range append(modes(t), modeSupervise) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t)
+			p := ws.policy
+			cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", "-c", "kill -TERM $$")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Run()
+			ws2, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !(ws2.Signaled() && ws2.Signal() == syscall.SIGTERM) && cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+				t.Errorf("a shell killed by SIGTERM came out as %v", err)
+			}
+		})
+	}
+}
+
+// Mount mode without a PID namespace (a container whose /proc cannot be mounted again)
+// still takes the process tree with the command, as a subreaper.
+func TestMountModeWithoutPIDNamespaceSupervises(t *testing.T) {
+	requireLandlock(t)
+	if !namespacesWork() {
+		t.Skip("user namespaces are not available")
+	}
+	ws := newWorkspace(t)
+	marker := filepath.Join(ws.root, "src", "alive")
+	cmd, err := command(context.Background(), ws.policy, modeMount, false, "bash", "-c",
+		`setsid sh -c 'while :; do touch "$1"; sleep 0.05; done' sh "$1" >/dev/null 2>&1 & sleep 0.2; echo $$`, "bash", marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) == "1" || strings.TrimSpace(string(out)) == "2" {
+		t.Fatalf("%q, %v (a shell PID of 1 or 2 means it ran in a PID namespace)", out, err)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatalf("the detached loop never ran: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a process the command detached still runs after it")
+	}
+}
+
+// A process that never called MaybeRunLauncher does not start its own binary as the
+// launcher (a test binary would run its tests again): Supervised and Command refuse.
+func TestNoLauncherWithoutMaybeRunLauncher(t *testing.T) {
+	requireLandlock(t)
+	launcherReady.Store(false)
+	defer launcherReady.Store(true)
+	if _, err := Supervised(context.Background(), "true"); err == nil || !strings.Contains(err.Error(), "MaybeRunLauncher") {
+		t.Errorf("Supervised: err %v", err)
+	}
+	if _, err := Command(context.Background(), Policy{}, "true"); err == nil || !strings.Contains(err.Error(), "MaybeRunLauncher") {
+		t.Errorf("Command: err %v", err)
+	}
+	if ok, w := Availability(Policy{}); ok || len(w) != 1 {
+		t.Errorf("Availability: %v %q", ok, w)
 	}
 }

@@ -23,3 +23,8 @@ func Command(context.Context, Policy, string, ...string) (*exec.Cmd, error) {
 
 // MaybeRunLauncher does nothing on this system: there is no launcher mode.
 func MaybeRunLauncher() {}
+
+// Supervised is not available on this system: the caller runs the command itself.
+func Supervised(context.Context, string, ...string) (*exec.Cmd, error) {
+	return nil, errors.New("sandbox: process supervision is only available on Linux")
+}

@@ -137,6 +137,7 @@ func bashDescription(cfg BashConfig) string {
 	return fmt.Sprintf(`Runs a shell command with bash -c and returns its stdout and stderr, interleaved as printed.
 - The working directory persists between calls: a cd carries over to the next command. Shell variables, aliases and functions do not.
 - timeout is in milliseconds: default %d (%s), maximum %d (%s). On timeout the command and every process it started are killed and the output so far is returned.
+- Every process a command starts ends with it, even one started with &, nohup, setsid or disown: a server or watcher does not keep running for the next call. Start it and use it within one command.
 - Output longer than %d characters is shortened to its beginning and end, with a line saying how much was left out; redirect long output to a file and search it instead.
 - There is no stdin: commands that wait for input get end-of-file at once. Use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
 - A non-zero exit status is reported as "Exit code N" and marks the result as an error.
@@ -219,7 +220,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
-	cmd, err := b.shellCommand(ctx, in.Command, cwdPath)
+	cmd, supervised, err := b.shellCommand(ctx, in.Command, cwdPath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -251,10 +252,10 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	case waitErr = <-done:
 	case <-timer.C:
 		timedOut = true
-		terminateGroup(pgid, b.cfg.KillGrace)
+		terminateGroup(pgid, supervised, b.cfg.KillGrace)
 		waitErr = <-done
 	case <-ctx.Done():
-		terminateGroup(pgid, b.cfg.KillGrace)
+		terminateGroup(pgid, supervised, b.cfg.KillGrace)
 		<-done
 		b.recordCwd(cwdPath)
 		if len(absent) > 0 {
@@ -317,14 +318,21 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	return res, nil
 }
 
-// shellCommand returns the process for one call, with SysProcAttr set: the shell itself,
-// or, with a sandbox, the launcher that enters the sandbox and then execs the shell.
-func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (*exec.Cmd, error) {
+// shellCommand returns the process for one call, with SysProcAttr set: the launcher
+// (supervised), which enters the sandbox if there is one and runs the shell, or where the
+// binary has no launcher and there is no sandbox, the shell itself.
+func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (cmd *exec.Cmd, supervised bool, err error) {
 	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath}
 	if b.cfg.Sandbox == nil {
-		cmd := exec.Command(b.shell, args...)
+		// Under the launcher when the binary has one, so that nothing the command starts
+		// outlives it or ouro; else the shell alone, which at least dies with ouro.
+		if cmd, err := sandbox.Supervised(context.WithoutCancel(ctx), b.shell, args...); err == nil {
+			return cmd, true, nil
+		}
+		cmd = exec.Command(b.shell, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
-		return cmd, nil
+		dieWithOuro(cmd.SysProcAttr)
+		return cmd, false, nil
 	}
 	pol := *b.cfg.Sandbox
 	if pol.TempDir == "" {
@@ -332,11 +340,11 @@ func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (*exec
 		pol.WriteRoots = append(slices.Clone(pol.WriteRoots), cwdPath)
 	}
 	// Without cancellation: Run terminates the whole group itself, with a grace period.
-	cmd, err := sandbox.Command(context.WithoutCancel(ctx), pol, b.shell, args...)
+	cmd, err = sandbox.Command(context.WithoutCancel(ctx), pol, b.shell, args...)
 	if err != nil {
-		return nil, fmt.Errorf("bash: %w", err)
+		return nil, false, fmt.Errorf("bash: %w", err)
 	}
-	return cmd, nil
+	return cmd, true, nil
 }
 
 // startDir returns the directory to run in: the remembered one, or Dir with a note for

@@ -15,14 +15,23 @@ import (
 const groupPollInterval = 20 * time.Millisecond
 
 // terminateGroup stops every process in the group: SIGTERM so they can clean up, then
-// SIGKILL for whatever still runs after grace. It returns once the group is gone or,
-// should something survive SIGKILL (a process stuck in the kernel), after another grace.
-func terminateGroup(pgid int, grace time.Duration) {
+// SIGKILL for whatever still runs after grace. When the group leader is the launcher
+// (supervised), it is first told with SIGHUP to kill the command's whole process tree,
+// which reaches the processes that left the group (setsid) too. It returns once the group
+// is gone or, should something survive SIGKILL (a process stuck in the kernel), after
+// another grace.
+func terminateGroup(pgid int, supervised bool, grace time.Duration) {
 	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
 		return // no such group: already gone
 	}
 	if awaitGroupGone(pgid, grace) {
 		return
+	}
+	if supervised {
+		_ = syscall.Kill(pgid, syscall.SIGHUP)
+		if awaitGroupGone(pgid, grace) {
+			return
+		}
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	awaitGroupGone(pgid, grace)

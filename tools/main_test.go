@@ -99,7 +99,12 @@ func TestSandboxedBashCwdPersists(t *testing.T) {
 			t.Parallel()
 			ws := realDir(t, t.TempDir())
 			b := sandboxed(t, ws, tmp, settings.SandboxNetwork{})
-			runBash(t, b, "mkdir -p sub/deeper && cd sub", 0)
+			// Made here: with .claude and .ouro missing, the sandbox makes no folder
+			// directly in the workspace root.
+			if err := os.MkdirAll(filepath.Join(ws, "sub", "deeper"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			runBash(t, b, "cd sub", 0)
 			sub := filepath.Join(ws, "sub")
 			if b.Cwd() != sub {
 				t.Errorf("Cwd() = %q, want %q", b.Cwd(), sub)
@@ -118,12 +123,15 @@ func TestSandboxedBashCwdPersists(t *testing.T) {
 func TestSandboxedBashTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
 	b := sandboxed(t, realDir(t, t.TempDir()), true, settings.SandboxNetwork{})
-	res := runBash(t, b, "trap '' TERM; sleep 60 & echo bg=$!; echo partial; sleep 60", 2000)
+	// The command runs in a PID namespace where it has one: $! is no PID out here, so the
+	// sleep is found by its command line.
+	marker := sleepMarker()
+	res := runBash(t, b, "trap '' TERM; sleep "+marker+" & echo partial; sleep 60", 2000)
 	text := res.Text()
 	if !res.IsError || !strings.Contains(text, "timed out after 2s") || !strings.Contains(text, "partial") {
 		t.Errorf("result %q (is_error %v), want a timeout with the output so far", text, res.IsError)
 	}
-	assertGone(t, pidFrom(t, text, "bg"))
+	assertNoSleeper(t, marker)
 }
 
 func TestSandboxedBashNetwork(t *testing.T) {

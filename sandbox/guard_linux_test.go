@@ -1,0 +1,134 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+// A missing .claude, .ouro or .git cannot be created from the sandbox at all, however it
+// is attempted; the rest of the root stays usable.
+func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ws, home, elsewhere := realTemp(t), realTemp(t), realTemp(t)
+			tree(t, ws, "src/main.go", "README")
+			tree(t, elsewhere, "settings.json")
+			p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+			for _, attack := range []string{
+				"mkdir .claude",
+				"mkdir -p .ouro/agents",
+				"ln -s " + elsewhere + " .claude",
+				"mkdir src/x && mv src/x .claude",
+				"mkdir .git && echo '[core] fsmonitor = touch pwned' > .git/config",
+				"git init -q .",
+				"python3 -c 'import os; os.mkdir(\".ouro\")'",
+				"cd src && mkdir ../.claude",
+			} {
+				r := sh(t, p, mode, ws, attack)
+				if r.code == 0 && !strings.Contains(attack, "python3") {
+					t.Errorf("%s: succeeded (%s)", attack, r.out)
+				}
+				for _, n := range []string{".claude", ".ouro", ".git"} {
+					if _, err := os.Lstat(filepath.Join(ws, n)); err == nil {
+						t.Errorf("%s: created %s", attack, n)
+						os.RemoveAll(filepath.Join(ws, n))
+					}
+				}
+			}
+			// Files in the root, and folders deeper down, are fine.
+			if r := sh(t, p, mode, ws, "echo x > new.txt && mkdir -p src/a/b && rm new.txt && rm -r src/a && echo ok"); r.out != "ok\n" {
+				t.Errorf("ordinary work in the root failed: %d %q", r.code, r.out)
+			}
+			// The refusal is explained, with the way out.
+			r := sh(t, p, mode, ws, "mkdir build")
+			note := Diagnose(p, r.out, ws)
+			for _, want := range []string{"build could not be created", ".git and .ouro and .claude do not exist", "(mkdir .ouro .claude or git init)"} {
+				if !strings.Contains(note, want) {
+					t.Errorf("note %q\ndoes not say %q (output %q)", note, want, r.out)
+				}
+			}
+			// Once they exist, they are read-only and the root is open again.
+			tree(t, ws, ".claude/", ".ouro/", ".git/hooks/", ".git/config")
+			p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+			if mode == modeMount {
+				if r := sh(t, p, mode, ws, "mkdir build && echo ok"); r.out != "ok\n" {
+					t.Errorf("mkdir in the root with every guarded name present: %d %q", r.code, r.out)
+				}
+			}
+			if r := sh(t, p, mode, ws, "echo {} > .claude/settings.json"); r.code == 0 {
+				t.Error("wrote .claude/settings.json")
+			}
+		})
+	}
+}
+
+// Ordinary git commands work in the sandbox, but nothing that decides which programs git
+// runs can be changed: config, hooks, a submodule's or a worktree's pointers.
+func TestGitWorksInTheSandboxButItsMetadataIsReadOnly(t *testing.T) {
+	requireLandlock(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed (.ci/run installs it)")
+	}
+	if !namespacesWork() {
+		t.Skip("without user namespaces the sandbox freezes .git (see writeRules): git cannot commit there")
+	}
+	ws, home := realTemp(t), realTemp(t)
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range []string{"AUTHOR", "COMMITTER"} {
+		t.Setenv("GIT_"+k+"_NAME", "t")
+		t.Setenv("GIT_"+k+"_EMAIL", "t@example.com")
+	}
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = ws
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	tree(t, ws, ".claude/", ".ouro/", "a.txt")
+	git("add", "a.txt")
+	git("commit", "-qm", "one")
+	git("worktree", "add", "-q", filepath.Join(realTemp(t), "wt"))
+	tree(t, ws, ".git/modules/lib/HEAD", ".git/modules/lib/config", ".git/modules/lib/hooks/")
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+
+	work := "echo b > b.txt && git add b.txt && git commit -qm two && git branch topic && git checkout -q topic && " +
+		"echo c > c.txt && git add c.txt && git commit -qm three && git checkout -q main && git merge -q --no-edit topic && " +
+		"git stash list && git log --oneline | wc -l"
+	if r := sh(t, p, modeMount, ws, work); r.code != 0 || strings.TrimSpace(r.out) != "3" {
+		t.Fatalf("ordinary git in the sandbox: %d %q", r.code, r.out)
+	}
+	for _, attack := range []string{
+		"git config core.fsmonitor 'touch pwned'",
+		"echo '[core] fsmonitor = touch pwned' >> .git/config",
+		"echo 'touch pwned' > .git/hooks/pre-commit",
+		"echo '[core] fsmonitor = touch pwned' >> .git/modules/lib/config",
+		"echo 'touch pwned' > .git/modules/lib/hooks/post-checkout",
+		"echo /tmp > .git/worktrees/wt/commondir",
+		"echo /tmp/x > .git/worktrees/wt/gitdir",
+		"mv .git/modules .git/m2 && mkdir -p .git/modules/lib",
+		"rm -rf .git/hooks",
+	} {
+		if r := sh(t, p, modeMount, ws, attack); r.code == 0 {
+			t.Errorf("%s: succeeded", attack)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was planted")
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(data), "fsmonitor") {
+		t.Error(".git/config was changed")
+	}
+}

@@ -60,6 +60,9 @@ func setupGuard(e guardEnv) (*guard, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(e.warn, "ouro: WARNING: %s\n", w)
+	}
 	g := &guard{settings: set}
 	for _, d := range set.Permissions.AdditionalDirectories {
 		dir := d

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,5 +159,69 @@ func TestUnusableSettingsFiles(t *testing.T) {
 				t.Errorf("stderr does not name %s and %q:\n%s", path, want[name], clipOut(stderr))
 			}
 		})
+	}
+}
+
+// Issue 12, item 12: hook output is bounded. A PreToolUse hook printing 10 MB to stderr
+// with exit 2 denies the call with a reason within the tool output budget, its head and
+// tail kept and the whole in a file the model can Read; a SessionStart hook printing
+// megabytes and a UserPromptSubmit hook with a huge additionalContext do not put them
+// into the request either.
+func TestHugeHookOutputIsBounded(t *testing.T) {
+	e := newEnv(t)
+	hooks := filepath.Join(e.dir, ".claude", "hooks")
+	writeFile(t, filepath.Join(hooks, "deny.sh"), "#!/bin/sh\necho DENY-HEAD >&2\nhead -c 10000000 /dev/zero | tr '\\0' 'x' >&2\necho >&2\necho DENY-TAIL >&2\nexit 2\n")
+	writeFile(t, filepath.Join(hooks, "start.sh"), "#!/bin/sh\necho START-HEAD\nhead -c 5000000 /dev/zero | tr '\\0' 's'\necho\necho START-TAIL\n")
+	writeFile(t, filepath.Join(hooks, "prompt.sh"), "#!/bin/sh\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"PROMPT-HEAD'\nhead -c 400000 /dev/zero | tr '\\0' 'p'\nprintf 'PROMPT-TAIL\"}}'\n")
+	for _, f := range []string{"deny.sh", "start.sh", "prompt.sh"} {
+		os.Chmod(filepath.Join(hooks, f), 0o755)
+	}
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {
+		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/deny.sh"}]}],
+		"SessionStart": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/start.sh"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/prompt.sh"}]}]}}`)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: bash("echo hi")},
+		scripted.Turn{ExpectContains: "DENY-TAIL", Text: "denied, as expected"},
+	)
+	out, stderr, code := e.runWithin(90*time.Second, "-p", "go", "--allowedTools", "Bash")
+	if code != 0 || out != "denied, as expected\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, clipOut(stderr))
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if len(r.Body) > 200_000 {
+			t.Errorf("request %d is %d bytes: hook output went in whole", i+1, len(r.Body))
+		}
+	}
+	first := string(reqs[0].Body)
+	for _, want := range []string{"START-HEAD", "START-TAIL", "PROMPT-HEAD", "PROMPT-TAIL"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first request lacks %s", want)
+		}
+	}
+	msgs := reqs[1].Messages
+	var result string
+	for _, b := range msgs[len(msgs)-1].Content {
+		if b.Type == "tool_result" {
+			result = b.ResultText()
+		}
+	}
+	if n := len([]rune(result)); n > 31_000 || !strings.Contains(result, "DENY-HEAD") || !strings.Contains(result, "DENY-TAIL") {
+		t.Fatalf("tool_result is %d characters; want within the budget with head and tail:\n%.400s", n, result)
+	}
+	m := regexp.MustCompile(`the full output is in (\S+\.txt);`).FindStringSubmatch(result)
+	if m == nil {
+		t.Fatalf("the tool_result names no spill file:\n%.400s", result)
+	}
+	if !strings.HasPrefix(m[1], e.home) {
+		t.Errorf("spill file %s is not in the session's folder", m[1])
+	}
+	data, err := os.ReadFile(m[1])
+	if err != nil || !strings.Contains(string(data), "DENY-TAIL") {
+		t.Fatalf("spill file: %v", err)
 	}
 }

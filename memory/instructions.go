@@ -65,7 +65,8 @@ type ReadCheck func(path string) (a Access, hint string)
 // read), within MaxInstructionFileBytes each and MaxInstructionReadBytes in all. Where a
 // file may be read from depends on who wrote the line naming it. A project file (one in
 // the directories above, or imported by one) may import files of the project (repoRoot,
-// else cwd) and Markdown files in ~/.claude and ~/.ouro; the user's own files may import
+// else cwd; cwd too when repoRoot holds the home folder) and Markdown files in ~/.claude
+// and ~/.ouro; the user's own files may import
 // anything outside the project. Anything else, and a project instruction file that is a
 // symlink leading out of the project, is read only when check allows it; a deny rule
 // (AccessDeny) refuses a file anywhere. With a nil check nothing else is read.
@@ -73,7 +74,13 @@ func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text str
 	dirs := dirChain(cwd, repoRoot)
 	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes}
 	if len(dirs) > 0 {
-		l.project = canonical(dirs[0])
+		// The project is the repository, unless that holds the home folder (a dotfiles
+		// repository at ~): then only the working directory is.
+		l.top = canonical(dirs[0])
+		l.project = l.top
+		if userHome != "" && workspace.Within(l.project, canonical(userHome)) {
+			l.project = canonical(dirs[len(dirs)-1])
+		}
 	}
 	type file struct {
 		path string
@@ -102,7 +109,7 @@ func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text str
 		if seen[key] {
 			continue
 		}
-		real, from, data, ok := l.read(f.path, f.path, f.from)
+		real, from, data, ok := l.read(f.path, f.path, f.from, true)
 		if !ok {
 			continue
 		}
@@ -172,6 +179,7 @@ const (
 type loader struct {
 	home      string
 	project   string   // the project's top folder, symlinks resolved
+	top       string   // the top of the folders instruction files are looked for in
 	userRoots []string // ~/.claude and ~/.ouro, as named and resolved
 	check     ReadCheck
 	left      int64 // bytes that may still be read
@@ -181,10 +189,10 @@ type loader struct {
 }
 
 // read reads the instruction file lex names for who (its path, or "FILE: import @ref").
-// from is the origin of the file naming it; the file's own origin is returned with its
-// real path and content. ok is false when there is nothing to read (a missing file or a
+// from is the origin of the file naming it (top: none, it is one of the files looked
+// for); the file's own origin is returned with its real path and content. ok is false when there is nothing to read (a missing file or a
 // folder: an @mention in prose) or the file is refused (with a warning).
-func (l *loader) read(lex, who string, from origin) (real string, own origin, data []byte, ok bool) {
+func (l *loader) read(lex, who string, from origin, top bool) (real string, own origin, data []byte, ok bool) {
 	lex = filepath.Clean(lex)
 	real, err := filepath.EvalSymlinks(lex)
 	if err != nil {
@@ -205,7 +213,7 @@ func (l *loader) read(lex, who string, from origin) (real string, own origin, da
 		l.warn("%s skipped: %v", who, &regfile.NotRegularError{Path: real, Mode: st.Mode()})
 		return "", from, nil, false
 	}
-	inProject := l.project != "" && workspace.Within(l.project, real)
+	inProject := l.project != "" && workspace.Within(l.project, real) || top && l.top != "" && workspace.Within(l.top, real)
 	inUser := l.inUserRoots(lex) || l.inUserRoots(real)
 	own = from
 	if inProject {
@@ -331,7 +339,7 @@ func (l *loader) imports(file string, from origin, line string, depth int, chain
 			l.warn("%s: import @%s refused: import cycle", file, ref)
 			continue
 		}
-		real, own, data, ok := l.read(target, fmt.Sprintf("%s: import @%s", file, ref), from)
+		real, own, data, ok := l.read(target, fmt.Sprintf("%s: import @%s", file, ref), from, false)
 		if !ok {
 			continue
 		}

@@ -149,3 +149,22 @@ func TestUserFilesMayImportOutsideTheProject(t *testing.T) {
 		t.Errorf("warnings: %v", warns)
 	}
 }
+
+// A dotfiles repository at the home folder does not make the home folder the project.
+func TestHomeRepositoryIsNotTheProject(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "SECRET-KEY")
+	write(t, filepath.Join(proj, "CLAUDE.md"), "@~/.ssh/id_rsa\n@../.ssh/id_rsa")
+	write(t, filepath.Join(home, "CLAUDE.md"), "home repo rules")
+	text, warns := loadSoon(t, proj, home, home, nil)
+	if !strings.Contains(text, "home repo rules") {
+		t.Errorf("the repository's own CLAUDE.md was not read:\n%s\n%v", text, warns)
+	}
+	if strings.Contains(text, "SECRET") {
+		t.Fatalf("the key reached the instructions:\n%s", text)
+	}
+	if !hasWarning(warns, "@~/.ssh/id_rsa skipped") || !hasWarning(warns, "@../.ssh/id_rsa skipped") {
+		t.Errorf("warnings: %v", warns)
+	}
+}

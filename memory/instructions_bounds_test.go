@@ -168,3 +168,29 @@ func TestHomeRepositoryIsNotTheProject(t *testing.T) {
 		t.Errorf("warnings: %v", warns)
 	}
 }
+
+// A memory record that is a pipe or a device is left out of List, not waited on.
+func TestStoreListSkipsPipesAndDevices(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	s := Open(dir, "project")
+	if err := s.Save(Record{Name: "fine", Description: "a fact", Type: TypeProject, Body: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.md"))
+	done := make(chan []Record, 1)
+	go func() { rs, _ := s.List(); done <- rs }()
+	select {
+	case rs := <-done:
+		if len(rs) != 1 || rs[0].Name != "fine" {
+			t.Errorf("records = %+v", rs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("List hangs")
+	}
+	if _, err := s.Get("zero"); err == nil {
+		t.Error("Get read /dev/zero")
+	}
+}

@@ -113,3 +113,17 @@ func TestEndlessHookOutputIsBounded(t *testing.T) {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
+
+// JSON output too long to be kept whole is reported, not misread as plain text.
+func TestOverlongJSONOutputIsAnError(t *testing.T) {
+	e := newEnv(t)
+	js := e.script(`printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"'; head -c 3000000 /dev/zero | tr '\0' 'c'; printf '"}}'`)
+	r := e.runner(on("SessionStart", "", js), func(c *hook.Config) { c.SpillDir = t.TempDir() })
+	if extra := r.SessionStart(context.Background(), "startup"); extra != "" {
+		t.Errorf("the cut JSON became context: %.200s", extra)
+	}
+	runs := e.reported()
+	if len(runs) != 1 || runs[0].Outcome != hook.OutcomeError || !strings.Contains(runs[0].Message, "JSON output is longer than") {
+		t.Fatalf("runs = %+v", runs)
+	}
+}

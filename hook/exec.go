@@ -163,6 +163,12 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	switch x.run.ExitCode {
 	case 0:
 		x.run.Outcome = OutcomeSuccess
+		if stdout.cut() && strings.HasPrefix(strings.TrimSpace(stdout.String()), "{") {
+			// Not all of it was kept, so it cannot be read as the JSON it was meant to be.
+			x.run.Outcome = OutcomeError
+			x.run.Message = fmt.Sprintf("its JSON output is longer than %d bytes, the most kept of a hook's output, so it was ignored", maxOutput)
+			return x
+		}
 		if out, ok := parseOutput(stdout.String()); ok {
 			x.out, x.isJSON = out, true
 		} else {
@@ -279,6 +285,13 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.tail = append([]byte(nil), c.tail[drop:]...)
 	}
 	return n, nil
+}
+
+// cut reports whether bytes were dropped.
+func (c *capped) cut() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped > 0 || len(c.tail) > maxOutput/2
 }
 
 func (c *capped) String() string {

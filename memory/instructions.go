@@ -66,7 +66,7 @@ type ReadCheck func(path string) (a Access, hint string)
 // file may be read from depends on who wrote the line naming it. A project file (one in
 // the directories above, or imported by one) may import files of the project (repoRoot,
 // else cwd; cwd too when repoRoot holds the home folder) and Markdown files in ~/.claude
-// and ~/.ouro; the user's own files may import
+// and ~/.ouro outside their projects/ state; the user's own files may import
 // anything outside the project. Anything else, and a project instruction file that is a
 // symlink leading out of the project, is read only when check allows it; a deny rule
 // (AccessDeny) refuses a file anywhere. With a nil check nothing else is read.
@@ -225,7 +225,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 		trusted = true
 	case inProject:
 		trusted = true
-	case inUser && strings.EqualFold(filepath.Ext(real), ".md"):
+	case inUser && strings.EqualFold(filepath.Ext(real), ".md") && !l.inOtherProjects(lex, real):
 		trusted = true
 	}
 	access, hint := AccessAsk, "it is outside the project, and a project's instructions may import only the project's files and Markdown files in ~/.claude and ~/.ouro"
@@ -262,6 +262,20 @@ func (l *loader) inUserRoots(p string) bool {
 	for _, r := range l.userRoots {
 		if workspace.Within(r, p) {
 			return true
+		}
+	}
+	return false
+}
+
+// inOtherProjects reports whether a path lies in the per-project state under ~/.claude
+// or ~/.ouro (projects/: transcripts, memory of every project), which is not the user's
+// instructions and not a project's to import.
+func (l *loader) inOtherProjects(paths ...string) bool {
+	for _, r := range l.userRoots {
+		for _, p := range paths {
+			if workspace.Within(filepath.Join(r, "projects"), p) {
+				return true
+			}
 		}
 	}
 	return false

@@ -50,6 +50,7 @@ func TestProjectImportsReachOnlyTheProjectAndUserMarkdown(t *testing.T) {
 	write(t, filepath.Join(home, ".ssh", "id_rsa"), "SECRET-KEY")
 	write(t, filepath.Join(home, ".claude", ".credentials.json"), "SECRET-CREDS")
 	write(t, filepath.Join(home, ".claude", "prefs.md"), "my prefs")
+	write(t, filepath.Join(home, ".ouro", "projects", "-other", "memory", "key.md"), "SECRET-OTHER-PROJECT")
 	write(t, filepath.Join(elsewhere, "shadow"), "SECRET-SHADOW")
 	write(t, filepath.Join(repo, "docs", "ok.md"), "project doc")
 	if err := syscall.Mkfifo(filepath.Join(repo, "fifo"), 0o600); err != nil {
@@ -59,7 +60,7 @@ func TestProjectImportsReachOnlyTheProjectAndUserMarkdown(t *testing.T) {
 	os.Symlink(filepath.Join(elsewhere, "shadow"), filepath.Join(repo, "CLAUDE.local.md"))
 	write(t, filepath.Join(repo, "CLAUDE.md"), strings.Join([]string{
 		"@~/.ssh/id_rsa", "@" + filepath.Join(elsewhere, "shadow"), "@../" + filepath.Base(elsewhere) + "/shadow",
-		"@/dev/zero", "@fifo", "@innocent.md", "@~/.claude/.credentials.json", "@~/.claude/prefs.md", "@docs/ok.md", "@docs",
+		"@/dev/zero", "@fifo", "@innocent.md", "@~/.claude/.credentials.json", "@~/.claude/prefs.md", "@docs/ok.md", "@docs", "@~/.ouro/projects/-other/memory/key.md",
 	}, "\n"))
 
 	text, warns := loadSoon(t, repo, repo, home, nil)
@@ -79,6 +80,7 @@ func TestProjectImportsReachOnlyTheProjectAndUserMarkdown(t *testing.T) {
 		{"import @fifo skipped", "a named pipe, not a regular file"},
 		{"import @innocent.md skipped", filepath.Join(home, ".ssh", "id_rsa")},
 		{"import @~/.claude/.credentials.json skipped"},
+		{"import @~/.ouro/projects/-other/memory/key.md skipped"},
 		{filepath.Join(repo, "CLAUDE.local.md") + " skipped"},
 	} {
 		if !hasWarning(warns, w...) {

@@ -98,7 +98,7 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 // is skipped, since nobody is asked while the instruction files load, headless or not.
 func (g *guard) importCheck(path string) (memory.Access, string) {
 	if g.policy.ReadDenied(path) {
-		return memory.AccessDeny, "a deny rule forbids reading it"
+		return memory.AccessDeny, "a deny rule forbids reading " + path
 	}
 	in, err := json.Marshal(map[string]string{"file_path": path})
 	if err != nil {

@@ -49,8 +49,8 @@ const (
 )
 
 // ReadCheck decides on reading the file at path (absolute, symlinks resolved) as a Read
-// of it would be decided. hint says why it is not allowed, and what rule would allow
-// it; it is shown after the path.
+// of it would be decided. hint names the file and says why it is not allowed, and what
+// rule would allow it.
 type ReadCheck func(path string) (a Access, hint string)
 
 // LoadInstructions gathers the instruction files that apply in cwd: the user's
@@ -189,9 +189,10 @@ type loader struct {
 }
 
 // read reads the instruction file lex names for who (its path, or "FILE: import @ref").
-// from is the origin of the file naming it (top: none, it is one of the files looked
-// for); the file's own origin is returned with its real path and content. ok is false when there is nothing to read (a missing file or a
-// folder: an @mention in prose) or the file is refused (with a warning).
+// from is the origin of the file naming it, or with top of the file itself (one of the
+// files looked for). The file's own origin is returned with its real path and content.
+// ok is false when there is nothing to read (a missing file or a folder: an @mention in
+// prose) or the file is refused (with a warning).
 func (l *loader) read(lex, who string, from origin, top bool) (real string, own origin, data []byte, ok bool) {
 	lex = filepath.Clean(lex)
 	real, err := filepath.EvalSymlinks(lex)
@@ -228,12 +229,12 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	case inUser && strings.EqualFold(filepath.Ext(real), ".md") && !l.inOtherProjects(lex, real):
 		trusted = true
 	}
-	access, hint := AccessAsk, "it is outside the project, and a project's instructions may import only the project's files and Markdown files in ~/.claude and ~/.ouro"
+	access, hint := AccessAsk, real+" is outside the project, and a project's instructions may import only the project's files and Markdown files in ~/.claude and ~/.ouro"
 	if l.check != nil {
 		access, hint = l.check(real)
 	}
 	if access == AccessDeny || (!trusted && access != AccessAllow) {
-		l.warn("%s skipped (%s): %s", who, real, hint)
+		l.warn("%s skipped: %s", who, hint)
 		return "", from, nil, false
 	}
 	if l.left <= 0 {
@@ -243,7 +244,8 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 		}
 		return "", from, nil, false
 	}
-	data, more, err := regfile.ReadHead(real, min(MaxInstructionFileBytes, l.left))
+	limit := min(MaxInstructionFileBytes, l.left)
+	data, more, err := regfile.ReadHead(real, limit)
 	if err != nil {
 		l.warn("%s skipped: %v", who, err)
 		return "", from, nil, false
@@ -252,7 +254,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	if more {
 		// The read may have stopped inside a character: drop the last one.
 		data = []byte(textcut.Bytes(string(data), len(data)-1, ""))
-		l.warn("%s: only the first %s of %s were read", who, regfile.Size(int64(len(data))), real)
+		l.warn("%s: only the first %s of %s were read", who, regfile.Size(limit), real)
 	}
 	l.sources = append(l.sources, lex)
 	return real, own, data, true

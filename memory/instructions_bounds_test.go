@@ -103,7 +103,7 @@ func TestImportsFollowTheReadCheck(t *testing.T) {
 		case "style.md":
 			return AccessAllow, ""
 		case ".env":
-			return AccessDeny, "a deny rule forbids reading it"
+			return AccessDeny, "a deny rule forbids reading " + p
 		}
 		return AccessAsk, "needs approval; add Read(" + p + ")"
 	}

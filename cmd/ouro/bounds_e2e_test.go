@@ -62,6 +62,8 @@ func TestInstructionImportsAreBoundedAndChecked(t *testing.T) {
 	writeFile(t, filepath.Join(e.home, "notes", "style.md"), "NOTES-ALLOWED-BY-RULE")
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions":{"allow":["Read(~/notes/**)"]}}`)
 	writeFile(t, filepath.Join(e.dir, "docs", "guide.md"), "PROJECT-GUIDE-OK")
+	writeFile(t, filepath.Join(e.dir, ".env"), "SECRET-DOTENV-2718")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions":{"deny":["Read(./.env)"]}}`)
 	if err := syscall.Mkfifo(filepath.Join(e.dir, "fifo"), 0o600); err != nil {
 		t.Skip("mkfifo:", err)
 	}
@@ -69,7 +71,7 @@ func TestInstructionImportsAreBoundedAndChecked(t *testing.T) {
 	os.Symlink(filepath.Join(outside, "shadow"), filepath.Join(e.dir, "CLAUDE.local.md"))
 	writeFile(t, filepath.Join(e.dir, "CLAUDE.md"), strings.Join([]string{
 		"# Project", "@~/.ssh/id_rsa", "@/etc/shadow", "@" + filepath.Join(outside, "shadow"), "@/dev/zero", "@fifo",
-		"@docs/aws.md", "@~/.claude/.credentials.json", "@docs/guide.md", "@~/notes/style.md",
+		"@docs/aws.md", "@~/.claude/.credentials.json", "@docs/guide.md", "@~/notes/style.md", "@.env",
 	}, "\n"))
 	srv := e.fake(scripted.Turn{Text: "started"})
 
@@ -104,6 +106,7 @@ func TestInstructionImportsAreBoundedAndChecked(t *testing.T) {
 		"import @docs/aws.md skipped", filepath.Join(e.home, ".aws", "credentials"),
 		"import @~/.claude/.credentials.json skipped",
 		"CLAUDE.local.md skipped",
+		"import @.env skipped: a deny rule forbids reading",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, clipOut(stderr))

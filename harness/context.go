@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/memory"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // spending is what side calls cost (summaries, memory selections, hook judges), counted
@@ -53,7 +56,7 @@ type contextParts struct {
 // back after a summary. Compaction comes first on the BeforeModel seam (it decides what
 // the request holds), then recalled memories for a new user turn.
 func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, warn io.Writer, restore func() []llm.Block) *contextParts {
-	text, _, warns := memory.LoadInstructions(d.cwd, repoRoot(d.cwd), d.config)
+	text, _, warns := memory.LoadInstructions(d.cwd, repoRoot(d.cwd), d.config, g.importCheck)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w)
 	}
@@ -98,6 +101,28 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 
 // memoryIndexBudget bounds the memory index in the system prompt (characters).
 const memoryIndexBudget = 3000
+
+// importCheck decides on an @import in an instruction file as on a Read of the file: a
+// deny rule refuses it anywhere, an allow rule (or the mode) allows it, and what would ask
+// is skipped, since nobody is asked while the instruction files load, headless or not.
+func (g *guard) importCheck(path string) (memory.Access, string) {
+	if g.policy.ReadDenied(path) {
+		return memory.AccessDeny, "a deny rule forbids reading " + path
+	}
+	in, err := json.Marshal(map[string]string{"file_path": path})
+	if err != nil {
+		return memory.AccessDeny, err.Error()
+	}
+	v := g.policy.Check(context.Background(), tool.Call{Name: "Read", Input: in})
+	if v.Behavior == permission.Allow {
+		return memory.AccessAllow, ""
+	}
+	hint := v.Reason + "; reading it needs approval, and imports are never asked about"
+	if len(v.Suggest) > 0 {
+		hint += fmt.Sprintf("; to import it, add %s to permissions.allow", v.Suggest[0])
+	}
+	return memory.AccessAsk, hint
+}
 
 // Compact summarises the conversation now (the REPL's /compact [focus]).
 func (s *Session) Compact(ctx context.Context, focus string) error {

@@ -46,6 +46,7 @@ type guardEnv struct {
 	offered func(...string) []string
 	spent   *spending
 	warn    io.Writer
+	spill   string // the session's tool-results folder, where long hook output goes too
 }
 
 // setupGuard loads the settings and builds the policy, hooks, audit and sandbox. On an
@@ -59,6 +60,9 @@ func setupGuard(e guardEnv) (*guard, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(e.warn, "ouro: WARNING: %s\n", w)
 	}
 	g := &guard{settings: set}
 	for _, d := range set.Permissions.AdditionalDirectories {
@@ -99,7 +103,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	g.hooks, err = hook.New(hook.Config{
 		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
-		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer,
+		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill,
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {

@@ -191,7 +191,7 @@ func Open(opts Options) (*Session, error) {
 	}
 	spent := &spending{}
 	g, err := setupGuard(guardEnv{dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
-		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn})
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
 	if err != nil {
 		g.close(context.Background())
 		tr.w.Close()
@@ -544,7 +544,7 @@ type transcript struct {
 	skills   []invokedSkill  // the skills loaded, oldest first
 }
 
-// spillDir is where large tool outputs are kept for this session.
+// spillDir is where large tool and hook outputs are kept for this session.
 func (t *transcript) spillDir() string { return filepath.Join(t.w.Dir(), "tool-results") }
 
 func openTranscript(d dirs, modelName string, r Resume, version string, warn io.Writer) (*transcript, error) {

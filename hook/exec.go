@@ -10,9 +10,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
-// maxOutput bounds what is kept of a hook's stdout and of its stderr.
+// maxOutput bounds what is kept of a hook's stdout and of its stderr while it runs: its
+// first and its last half, however much the hook prints.
 const maxOutput = 1 << 20
 
 // result is one hook run, classified.
@@ -90,6 +93,7 @@ func (r *Runner) fire(ctx context.Context, in Input) []result {
 	wg.Wait()
 	for i := range res {
 		x := &res[i]
+		x.out.bound(func(s string) string { return r.fit(s, in.Event) })
 		x.e = sel[i]
 		x.run.Event = in.Event
 		x.run.Matcher = x.e.matcher
@@ -138,7 +142,7 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	start := time.Now()
 	err := cmd.Run()
 	x := result{run: Run{ExitCode: -1, Duration: time.Since(start)}}
-	errText := strings.TrimSpace(stderr.String())
+	errText := r.fit(strings.TrimSpace(stderr.String()), event)
 	switch {
 	case ctx.Err() != nil:
 		x.run.Outcome = OutcomeCancelled
@@ -159,10 +163,16 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	switch x.run.ExitCode {
 	case 0:
 		x.run.Outcome = OutcomeSuccess
+		if stdout.cut() && strings.HasPrefix(strings.TrimSpace(stdout.String()), "{") {
+			// Not all of it was kept, so it cannot be read as the JSON it was meant to be.
+			x.run.Outcome = OutcomeError
+			x.run.Message = fmt.Sprintf("its JSON output is longer than %d bytes, the most kept of a hook's output, so it was ignored", maxOutput)
+			return x
+		}
 		if out, ok := parseOutput(stdout.String()); ok {
 			x.out, x.isJSON = out, true
 		} else {
-			x.text = strings.TrimSpace(stdout.String())
+			x.text = r.fit(strings.TrimSpace(stdout.String()), event)
 		}
 	case 2:
 		x.run.Message = errText
@@ -210,7 +220,7 @@ func (r *Runner) runFunc(ctx context.Context, e entry, in Input) result {
 		x.run.Duration = time.Since(start)
 		if a.err != nil {
 			x.run.Outcome = OutcomeError
-			x.run.Message = a.err.Error()
+			x.run.Message = r.fit(a.err.Error(), in.Event)
 			return x
 		}
 		x.run.Outcome = OutcomeSuccess
@@ -228,25 +238,76 @@ func (r *Runner) runFunc(ctx context.Context, e entry, in Input) result {
 	return x
 }
 
-// capped keeps the first maxOutput bytes written to it and discards the rest, so a
-// chatty hook cannot exhaust memory; it never fails a write, so the hook never sees
-// a broken pipe because of it.
+// fit keeps a text a hook produced within the output budget (see Config.SpillDir).
+func (r *Runner) fit(text, event string) string {
+	return tool.Budget{SpillDir: r.cfg.SpillDir}.Fit(text, "hook-"+event+"-*")
+}
+
+// bound keeps every text of the output within what fit allows.
+func (o *Output) bound(fit func(string) string) {
+	for _, p := range []*string{&o.StopReason, &o.SystemMessage, &o.Reason} {
+		*p = fit(*p)
+	}
+	if h := o.HookSpecificOutput; h != nil {
+		h.PermissionDecisionReason = fit(h.PermissionDecisionReason)
+		h.AdditionalContext = fit(h.AdditionalContext)
+		if h.Decision != nil {
+			h.Decision.Message = fit(h.Decision.Message)
+		}
+	}
+}
+
+// capped keeps the first and the last maxOutput/2 bytes written to it and counts what
+// it drops between them, so a chatty hook cannot exhaust memory yet the end of its
+// output, where errors usually are, survives. It never fails a write, so the hook never
+// sees a broken pipe because of it.
 type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	head    []byte
+	tail    []byte // the latest bytes, up to twice the half before it is trimmed
+	dropped int64
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := maxOutput - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
+	n := len(p)
+	const half = maxOutput / 2
+	if room := half - len(c.head); room > 0 {
+		k := min(len(p), room)
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	c.tail = append(c.tail, p...)
+	if len(c.tail) > 2*half {
+		drop := len(c.tail) - half
+		c.dropped += int64(drop)
+		c.tail = append([]byte(nil), c.tail[drop:]...)
+	}
+	return n, nil
+}
+
+// cut reports whether bytes were dropped.
+func (c *capped) cut() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped > 0 || len(c.tail) > maxOutput/2
 }
 
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.buf.String()
+	const half = maxOutput / 2
+	tail, dropped := c.tail, c.dropped
+	if len(tail) > half {
+		dropped += int64(len(tail) - half)
+		tail = tail[len(tail)-half:]
+	}
+	if dropped == 0 {
+		return string(c.head) + string(tail)
+	}
+	// The cuts may fall inside a character.
+	return strings.ToValidUTF8(string(c.head), "") +
+		fmt.Sprintf("\n[… %d bytes of the hook's output were not kept …]\n", dropped) +
+		strings.ToValidUTF8(string(tail), "")
 }

@@ -107,6 +107,12 @@ type Config struct {
 	ShowUser func(string)
 	// Judge, when set, answers prompt hooks (see prompt.go); without it they are skipped.
 	Judge Judge
+	// SpillDir receives hook output too long for the conversation (the session's
+	// tool-results folder): every text a hook gives the model or the user (stderr,
+	// plain stdout, reason, additionalContext, systemMessage ...) is kept within
+	// tool.DefaultOutputBudget characters, its head and tail, with a line naming the file
+	// that holds the whole. "" means the whole is not saved.
+	SpillDir string
 }
 
 // Run reports one hook execution.

@@ -5,21 +5,53 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/internal/textcut"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 // MaxInstructionBytes caps the total text LoadInstructions returns.
 const MaxInstructionBytes = 32 * 1024
 
+// MaxInstructionFileBytes caps what is read of one instruction file or import, and
+// MaxInstructionReadBytes what is read of all of them together: the bounds hold while
+// reading, so an import of /dev/zero or of a huge log costs nothing.
+const (
+	MaxInstructionFileBytes = 256 * 1024
+	MaxInstructionReadBytes = 1024 * 1024
+)
+
 // MaxImportDepth is how deep @path imports nest.
 const MaxImportDepth = 4
+
+// Access is what the permission policy says about reading a file.
+type Access int
+
+const (
+	// AccessAsk: reading it needs a person's approval. Nobody is asked while instruction
+	// files load, so an import needing approval is skipped with a warning.
+	AccessAsk Access = iota
+	// AccessAllow: a rule or the mode allows reading it.
+	AccessAllow
+	// AccessDeny: a deny rule forbids reading it, wherever it is.
+	AccessDeny
+)
+
+// ReadCheck decides on reading the file at path (absolute, symlinks resolved) as a Read
+// of it would be decided. hint names the file and says why it is not allowed, and what
+// rule would allow it.
+type ReadCheck func(path string) (a Access, hint string)
 
 // LoadInstructions gathers the instruction files that apply in cwd: the user's
 // (~/.claude/CLAUDE.md, ~/.ouro/AGENTS.md, ~/.ouro/CLAUDE.md), then in each directory from
@@ -28,42 +60,66 @@ const MaxImportDepth = 4
 // Imports (@path) are expanded, HTML comments stripped, each part is headed with its path
 // and the whole is cut at MaxInstructionBytes with a notice. sources lists the files read
 // (imports included) in order; warnings report refused imports and cuts.
-func LoadInstructions(cwd, repoRoot, userHome string) (text string, sources []string, warnings []string) {
-	l := &loader{home: userHome}
-	var files []string
-	if userHome != "" {
-		files = append(files,
-			filepath.Join(userHome, ".claude", "CLAUDE.md"),
-			filepath.Join(userHome, ".ouro", "AGENTS.md"),
-			filepath.Join(userHome, ".ouro", "CLAUDE.md"))
-	}
+//
+// Only regular files are read (a pipe or device is refused, never opened for a blocking
+// read), within MaxInstructionFileBytes each and MaxInstructionReadBytes in all. Where a
+// file may be read from depends on who wrote the line naming it. A project file (one in
+// the directories above, or imported by one) may import files of the project (repoRoot,
+// else cwd; cwd too when repoRoot holds the home folder) and Markdown files in ~/.claude
+// and ~/.ouro outside their projects/ state; the user's own files may import
+// anything outside the project. Anything else, and a project instruction file that is a
+// symlink leading out of the project, is read only when check allows it; a deny rule
+// (AccessDeny) refuses a file anywhere. With a nil check nothing else is read.
+func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text string, sources []string, warnings []string) {
 	dirs := dirChain(cwd, repoRoot)
-	for _, d := range dirs {
+	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes}
+	if len(dirs) > 0 {
+		// The project is the repository, unless that holds the home folder (a dotfiles
+		// repository at ~): then only the working directory is.
+		l.top = canonical(dirs[0])
+		l.project = l.top
+		if userHome != "" && workspace.Within(l.project, canonical(userHome)) {
+			l.project = canonical(dirs[len(dirs)-1])
+		}
+	}
+	type file struct {
+		path string
+		from origin
+	}
+	var files []file
+	if userHome != "" {
+		for _, d := range []string{".claude", ".ouro"} {
+			root := filepath.Join(userHome, d)
+			l.userRoots = append(l.userRoots, root, canonical(root))
+		}
 		files = append(files,
-			filepath.Join(d, "AGENTS.md"),
-			filepath.Join(d, "CLAUDE.md"),
-			filepath.Join(d, ".claude", "CLAUDE.md"),
-			filepath.Join(d, "CLAUDE.local.md"))
+			file{filepath.Join(userHome, ".claude", "CLAUDE.md"), fromUser},
+			file{filepath.Join(userHome, ".ouro", "AGENTS.md"), fromUser},
+			file{filepath.Join(userHome, ".ouro", "CLAUDE.md"), fromUser})
+	}
+	for _, d := range dirs {
+		for _, name := range []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md"} {
+			files = append(files, file{filepath.Join(d, name), fromProject})
+		}
 	}
 	seen := map[string]bool{}
 	var parts []string
 	for _, f := range files {
-		key := canonical(f)
+		key := canonical(f.path)
 		if seen[key] {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
+		real, from, data, ok := l.read(f.path, f.path, f.from, true)
+		if !ok {
 			continue
 		}
 		seen[key] = true
-		l.sources = append(l.sources, f)
-		body := l.expand(f, string(data), 0, []string{key})
+		body := l.expand(f.path, from, string(data), 0, []string{real})
 		body = strings.TrimSpace(body)
 		if body == "" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("Contents of %s:\n\n%s", f, body))
+		parts = append(parts, fmt.Sprintf("Contents of %s:\n\n%s", f.path, body))
 	}
 	text = strings.Join(parts, "\n\n")
 	if len(text) > MaxInstructionBytes {
@@ -111,10 +167,124 @@ func canonical(p string) string {
 	return p
 }
 
+// origin says who wrote an instruction file: the user (their own files in the home
+// folder, and what those import outside the project) or the project.
+type origin int
+
+const (
+	fromProject origin = iota
+	fromUser
+)
+
 type loader struct {
-	home     string
-	sources  []string
-	warnings []string
+	home      string
+	project   string   // the project's top folder, symlinks resolved
+	top       string   // the top of the folders instruction files are looked for in
+	userRoots []string // ~/.claude and ~/.ouro, as named and resolved
+	check     ReadCheck
+	left      int64 // bytes that may still be read
+	sources   []string
+	warnings  []string
+	spent     bool // the read budget ran out (warned once)
+}
+
+// read reads the instruction file lex names for who (its path, or "FILE: import @ref").
+// from is the origin of the file naming it, or with top of the file itself (one of the
+// files looked for). The file's own origin is returned with its real path and content.
+// ok is false when there is nothing to read (a missing file or a folder: an @mention in
+// prose) or the file is refused (with a warning).
+func (l *loader) read(lex, who string, from origin, top bool) (real string, own origin, data []byte, ok bool) {
+	lex = filepath.Clean(lex)
+	real, err := filepath.EvalSymlinks(lex)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			l.warn("%s skipped: %v", who, err)
+		}
+		return "", from, nil, false
+	}
+	if abs, err := filepath.Abs(real); err == nil {
+		real = abs
+	}
+	st, err := os.Stat(real)
+	if err != nil || st.IsDir() {
+		return "", from, nil, false
+	}
+	if !st.Mode().IsRegular() {
+		// Checked again on the opened file (regfile), in case one is swapped in meanwhile.
+		l.warn("%s skipped: %v", who, &regfile.NotRegularError{Path: real, Mode: st.Mode()})
+		return "", from, nil, false
+	}
+	inProject := l.project != "" && workspace.Within(l.project, real) || top && l.top != "" && workspace.Within(l.top, real)
+	inUser := l.inUserRoots(lex) || l.inUserRoots(real)
+	own = from
+	if inProject {
+		own = fromProject
+	}
+	trusted := false
+	switch {
+	case from == fromUser:
+		trusted = true
+	case inProject:
+		trusted = true
+	case inUser && strings.EqualFold(filepath.Ext(real), ".md") && !l.inOtherProjects(lex, real):
+		trusted = true
+	}
+	access, hint := AccessAsk, real+" is outside the project, and a project's instructions may import only the project's files and Markdown files in ~/.claude and ~/.ouro"
+	if l.check != nil {
+		access, hint = l.check(real)
+	}
+	if access == AccessDeny || (!trusted && access != AccessAllow) {
+		l.warn("%s skipped: %s", who, hint)
+		return "", from, nil, false
+	}
+	if l.left <= 0 {
+		if !l.spent {
+			l.spent = true
+			l.warn("instruction files and their imports exceed %s; %s and what follows were not read", regfile.Size(MaxInstructionReadBytes), who)
+		}
+		return "", from, nil, false
+	}
+	limit := min(MaxInstructionFileBytes, l.left)
+	data, more, err := regfile.ReadHead(real, limit)
+	if err != nil {
+		l.warn("%s skipped: %v", who, err)
+		return "", from, nil, false
+	}
+	l.left -= int64(len(data))
+	if more {
+		// The read may have stopped inside a character: drop the last one.
+		data = []byte(textcut.Bytes(string(data), len(data)-1, ""))
+		l.warn("%s: only the first %s of %s were read", who, regfile.Size(limit), real)
+	}
+	l.sources = append(l.sources, lex)
+	return real, own, data, true
+}
+
+func (l *loader) inUserRoots(p string) bool {
+	for _, r := range l.userRoots {
+		if workspace.Within(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// inOtherProjects reports whether a path lies in the per-project state under ~/.claude
+// or ~/.ouro (projects/: transcripts, memory of every project), which is not the user's
+// instructions and not a project's to import.
+func (l *loader) inOtherProjects(paths ...string) bool {
+	for _, r := range l.userRoots {
+		for _, p := range paths {
+			if workspace.Within(filepath.Join(r, "projects"), p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (l *loader) warn(format string, a ...any) {
+	l.warnings = append(l.warnings, fmt.Sprintf(format, a...))
 }
 
 var (
@@ -126,7 +296,7 @@ var (
 )
 
 // expand strips HTML comments and inlines @imports outside code blocks and spans.
-func (l *loader) expand(file, text string, depth int, chain []string) string {
+func (l *loader) expand(file string, from origin, text string, depth int, chain []string) string {
 	lines := strings.Split(text, "\n")
 	var out []string
 	inFence := false
@@ -161,13 +331,13 @@ func (l *loader) expand(file, text string, depth int, chain []string) string {
 			line = line[:i]
 			inComment = true
 		}
-		out = append(out, l.imports(file, line, depth, chain)...)
+		out = append(out, l.imports(file, from, line, depth, chain)...)
 	}
 	return strings.Join(out, "\n")
 }
 
 // imports returns the line followed by the contents of any files it imports.
-func (l *loader) imports(file, line string, depth int, chain []string) []string {
+func (l *loader) imports(file string, from origin, line string, depth int, chain []string) []string {
 	masked := codeSpan().ReplaceAllStringFunc(line, func(s string) string { return strings.Repeat(" ", len(s)) })
 	res := []string{line}
 	for _, m := range importRe().FindAllStringSubmatch(masked, -1) {
@@ -177,27 +347,19 @@ func (l *loader) imports(file, line string, depth int, chain []string) []string 
 		}
 		target := l.resolve(file, ref)
 		if depth+1 > MaxImportDepth {
-			l.warnings = append(l.warnings, fmt.Sprintf("%s: import @%s refused: more than %d levels deep", file, ref, MaxImportDepth))
+			l.warn("%s: import @%s refused: more than %d levels deep", file, ref, MaxImportDepth)
 			continue
 		}
 		key := canonical(target)
-		cycle := false
-		for _, c := range chain {
-			if c == key {
-				cycle = true
-			}
-		}
-		if cycle {
-			l.warnings = append(l.warnings, fmt.Sprintf("%s: import @%s refused: import cycle", file, ref))
+		if slices.Contains(chain, key) {
+			l.warn("%s: import @%s refused: import cycle", file, ref)
 			continue
 		}
-		data, err := os.ReadFile(target)
-		if err != nil {
-			// Not a file: an @mention in prose (an e-mail, a handle); leave it.
+		real, own, data, ok := l.read(target, fmt.Sprintf("%s: import @%s", file, ref), from, false)
+		if !ok {
 			continue
 		}
-		l.sources = append(l.sources, target)
-		body := strings.TrimSpace(l.expand(target, string(data), depth+1, append(append([]string(nil), chain...), key)))
+		body := strings.TrimSpace(l.expand(target, own, string(data), depth+1, append(slices.Clone(chain), real)))
 		res = append(res, fmt.Sprintf("\nContents of %s (imported by %s):\n\n%s\n", target, file, body))
 	}
 	return res

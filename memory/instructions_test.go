@@ -34,7 +34,7 @@ func TestLoadInstructionsOrderAndImports(t *testing.T) {
 	write(t, filepath.Join(cwd, "CLAUDE.md"), "sub claude")
 	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local notes")
 
-	text, sources, warnings := LoadInstructions(cwd, repo, home)
+	text, sources, warnings := LoadInstructions(cwd, repo, home, nil)
 	order := []string{"user rule", "extra from home", "root agents", "visible", "root claude", "style guide", "A ", "B ", "after", "local notes", "pkg dot claude", "sub claude"}
 	pos := -1
 	for _, s := range order {
@@ -72,7 +72,7 @@ func TestLoadInstructionsDepthAndCap(t *testing.T) {
 	for i := 1; i <= 6; i++ {
 		write(t, filepath.Join(repo, string(rune('0'+i))+".md"), "L"+string(rune('0'+i))+" @"+string(rune('0'+i+1))+".md")
 	}
-	text, _, warnings := LoadInstructions(repo, repo, "")
+	text, _, warnings := LoadInstructions(repo, repo, "", nil)
 	if !strings.Contains(text, "L4") || strings.Contains(text, "L5") {
 		t.Errorf("depth not capped at 4:\n%s", text)
 	}
@@ -81,7 +81,7 @@ func TestLoadInstructionsDepthAndCap(t *testing.T) {
 	}
 
 	write(t, filepath.Join(repo, "AGENTS.md"), strings.Repeat("x", 40*1024))
-	text, _, warnings = LoadInstructions(repo, repo, "")
+	text, _, warnings = LoadInstructions(repo, repo, "", nil)
 	if len(text) > MaxInstructionBytes+200 || !strings.Contains(text, "truncated") {
 		t.Errorf("not capped: %d bytes", len(text))
 	}
@@ -96,7 +96,7 @@ func TestLoadInstructionsUserOuroAndNoRepo(t *testing.T) {
 	write(t, filepath.Join(home, ".ouro", "AGENTS.md"), "ouro agents; mail me at a@b.io")
 	write(t, filepath.Join(home, ".ouro", "CLAUDE.md"), "ouro claude")
 	write(t, filepath.Join(cwd, "AGENTS.md"), "cwd agents")
-	text, sources, warnings := LoadInstructions(cwd, "", home)
+	text, sources, warnings := LoadInstructions(cwd, "", home, nil)
 	if len(sources) != 3 || len(warnings) != 0 {
 		t.Fatalf("sources %v warnings %v", sources, warnings)
 	}
@@ -106,7 +106,7 @@ func TestLoadInstructionsUserOuroAndNoRepo(t *testing.T) {
 	if !strings.Contains(text, "a@b.io") {
 		t.Errorf("e-mail mangled:\n%s", text)
 	}
-	if text, sources, _ := LoadInstructions(t.TempDir(), "", t.TempDir()); text != "" || len(sources) != 0 {
+	if text, sources, _ := LoadInstructions(t.TempDir(), "", t.TempDir(), nil); text != "" || len(sources) != 0 {
 		t.Errorf("empty dirs gave %q %v", text, sources)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -158,7 +159,7 @@ func (s *Store) Get(name string) (Record, error) {
 		return Record{}, err
 	}
 	defer unlock()
-	data, err := os.ReadFile(filepath.Join(s.Dir, FileName(name)))
+	data, err := regfile.Read(filepath.Join(s.Dir, FileName(name)), regfile.MaxConfig)
 	if errors.Is(err, os.ErrNotExist) {
 		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
@@ -191,7 +192,7 @@ func (s *Store) list() ([]Record, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") || e.Name() == IndexFile {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(s.Dir, e.Name()))
+		data, err := regfile.Read(filepath.Join(s.Dir, e.Name()), regfile.MaxConfig)
 		if err != nil {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -189,7 +190,7 @@ func (t *Terminal) Approve(ctx context.Context, p Prompt) (Answer, error) {
 // replaced atomically, so a crash leaves either the old or the new file.
 func AppendAllowRule(path, rule string) error {
 	doc := map[string]json.RawMessage{}
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, regfile.MaxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

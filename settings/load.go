@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ouroagent/ouro/internal/regfile"
 )
 
 // LoadOptions say where the settings files are and carry the command-line flags that
@@ -47,6 +49,9 @@ type layer struct {
 	path   string // the file read, or "--settings" for inline JSON
 	root   string // what `/path` rule specifiers are relative to
 	inline string // the JSON itself when given inline
+	// user marks the user's own files (in the home folder): one that cannot be used is
+	// skipped with a warning, so a typo there does not stop ouro in every project.
+	user bool
 }
 
 // Load reads every settings file that exists and merges them, most specific first:
@@ -56,9 +61,11 @@ type layer struct {
 // are concatenated in that order, so a deny from any file still applies; a scalar comes
 // from the most specific file that sets it; env merges key by key. Every rule records
 // its file and the root its `/path` specifiers are relative to. Missing files are
-// skipped; a file that cannot be read or is not valid JSON is an error naming the file
-// and, for bad JSON, the line and column. Unknown keys are ignored, and `${VAR}` is
-// left as written.
+// skipped. A project file (or --settings) that cannot be read, is not a regular file, is
+// larger than regfile.MaxConfig or is not valid JSON is an error naming the file and,
+// for bad JSON, the line and column; the same problem in a user file (~/.ouro,
+// ~/.claude) leaves that file out and is reported in Settings.Warnings. Unknown keys are
+// ignored, and `${VAR}` is left as written.
 func Load(opts LoadOptions) (*Settings, error) {
 	layers, err := opts.layers()
 	if err != nil {
@@ -76,6 +83,7 @@ func Load(opts LoadOptions) (*Settings, error) {
 	seen := map[string]bool{}
 	for _, l := range layers {
 		data := []byte(l.inline)
+		var err error
 		if l.inline == "" {
 			key := l.path
 			if real, err := filepath.EvalSymlinks(l.path); err == nil {
@@ -85,15 +93,22 @@ func Load(opts LoadOptions) (*Settings, error) {
 				continue // the same file at two levels (a project at the home folder)
 			}
 			seen[key] = true
-			data, err = os.ReadFile(l.path)
+			data, err = regfile.Read(l.path, regfile.MaxConfig)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
-				return nil, fmt.Errorf("settings: read %s: %w", l.path, err)
+				err = fmt.Errorf("settings: %w", err)
 			}
 		}
-		f, err := parseFile(l.path, data)
+		var f *file
+		if err == nil {
+			f, err = parseFile(l.path, data)
+		}
+		if err != nil && l.user {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%v; this user settings file is skipped, so none of its rules, hooks or other settings apply until it is fixed", err))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -153,10 +168,10 @@ func (o *LoadOptions) layers() ([]layer, error) {
 		if root == "" {
 			root = filepath.Dir(o.OuroHome)
 		}
-		ls = append(ls, layer{path: filepath.Join(o.OuroHome, "settings.json"), root: root})
+		ls = append(ls, layer{path: filepath.Join(o.OuroHome, "settings.json"), root: root, user: true})
 	}
 	if o.UserHome != "" {
-		ls = append(ls, layer{path: filepath.Join(o.UserHome, ".claude", "settings.json"), root: o.UserHome})
+		ls = append(ls, layer{path: filepath.Join(o.UserHome, ".claude", "settings.json"), root: o.UserHome, user: true})
 	}
 	return ls, nil
 }

@@ -17,6 +17,9 @@ type Settings struct {
 	Sandbox Sandbox                  `json:"sandbox"`
 	Model   string                   `json:"model,omitempty"`
 	Memory  Memory                   `json:"memory"`
+	// Warnings name the user settings files that were left out (unreadable, too large,
+	// not JSON) and why; the caller shows them.
+	Warnings []string `json:"-"`
 }
 
 // Memory configures cross-session memory.

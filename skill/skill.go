@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
+	"github.com/ouroagent/ouro/internal/regfile"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -288,13 +289,13 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 	warn := func(format string, a ...any) {
 		warns = append(warns, Warning{Path: path, Message: fmt.Sprintf(format, a...)})
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		warn("skipped: %v", err)
 		return s, warns, false
 	}
 	defer f.Close()
-	head, found, err := readFrontmatter(f)
+	head, found, err := readFrontmatter(regfile.LimitReader(f, path, regfile.MaxConfig))
 	if err != nil {
 		warn("skipped: %v", err)
 		return s, warns, false
@@ -510,7 +511,7 @@ func SplitTools(s string) []string {
 
 // Body reads the skill's Markdown body (SKILL.md without its frontmatter).
 func (s Skill) Body() (string, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := regfile.Read(s.Path, regfile.MaxConfig)
 	if err != nil {
 		return "", fmt.Errorf("skill %s: %w", s.Name, err)
 	}

@@ -7,12 +7,12 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
@@ -119,7 +119,7 @@ func LoadDefinitions(projectDir, userHome string) ([]Definition, []Warning) {
 		})
 		sort.Strings(files)
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := regfile.Read(f, regfile.MaxConfig)
 			if err != nil {
 				warns = append(warns, Warning{f, err.Error()})
 				continue

@@ -15,11 +15,9 @@ import (
 // DefaultOutputBudget is how many characters of a result the model sees by default.
 const DefaultOutputBudget = 30_000
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.*-]`)
 
-// applyBudget keeps a result within the output budget. Past it, the whole text is written
-// to the spill directory and the model sees a head and a tail with an explicit line saying
-// how much was left out and which file to Read for the rest. Nothing is cut silently.
+// applyBudget keeps a result within the output budget (see Budget.Fit).
 func (r *Registry) applyBudget(c Call, res *Result) {
 	budget := r.opts.OutputBudget
 	if budget == 0 {
@@ -43,22 +41,7 @@ func (r *Registry) applyBudget(c Call, res *Result) {
 			sb.WriteString(b.Text)
 		}
 	}
-	full := sb.String()
-
-	where := "it could not be saved: no spill directory is configured"
-	if r.opts.SpillDir != "" {
-		if path, err := spill(r.opts.SpillDir, c, full); err != nil {
-			where = "it could not be saved: " + err.Error()
-		} else {
-			where = "the full output is in " + path + "; Read it with offset/limit to see the rest"
-		}
-	}
-	head, tail := headTail(full, budget/2, budget/2)
-	left := total - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
-	leftLines := strings.Count(full, "\n") - strings.Count(head, "\n") - strings.Count(tail, "\n")
-	note := fmt.Sprintf("\n\n[… %d characters (%d lines) of %d left out of this view; %s.]\n\n", left, leftLines, total, where)
-
-	content := []llm.Block{llm.TextBlock(head + note + tail)}
+	content := []llm.Block{llm.TextBlock(Budget{Chars: budget, SpillDir: r.opts.SpillDir}.Fit(sb.String(), c.ID))}
 	for _, b := range res.Content {
 		if b.Type != llm.BlockText {
 			content = append(content, b)
@@ -67,14 +50,62 @@ func (r *Registry) applyBudget(c Call, res *Result) {
 	res.Content = content
 }
 
-// spill writes the full output to dir/<tool_use_id>.txt.
-func spill(dir string, c Call, text string) (string, error) {
+// Budget is how much text the model is shown at once, and where the rest goes: tool
+// results, and whatever else reaches the conversation from outside (hook output).
+type Budget struct {
+	// Chars is how many characters are shown; 0 means DefaultOutputBudget.
+	Chars int
+	// SpillDir receives the whole text when it does not fit ("" means it is not saved).
+	SpillDir string
+}
+
+// Fit returns text when it is within the budget. Past it, the whole text is written to
+// SpillDir/<name>.txt (a "*" in name is replaced by a random string, as os.CreateTemp
+// does) and what is returned is a head and a tail with an explicit line saying how much
+// was left out and which file to Read for the rest. Nothing is cut silently.
+func (b Budget) Fit(text, name string) string {
+	budget := b.Chars
+	if budget <= 0 {
+		budget = DefaultOutputBudget
+	}
+	total := utf8.RuneCountInString(text)
+	if total <= budget {
+		return text
+	}
+	where := "it could not be saved: no spill directory is configured"
+	if b.SpillDir != "" {
+		if path, err := spill(b.SpillDir, name, text); err != nil {
+			where = "it could not be saved: " + err.Error()
+		} else {
+			where = "the full output is in " + path + "; Read it with offset/limit to see the rest"
+		}
+	}
+	head, tail := headTail(text, budget/2, budget/2)
+	left := total - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	leftLines := strings.Count(text, "\n") - strings.Count(head, "\n") - strings.Count(tail, "\n")
+	note := fmt.Sprintf("\n\n[… %d characters (%d lines) of %d left out of this view; %s.]\n\n", left, leftLines, total, where)
+	return head + note + tail
+}
+
+// spill writes the full output to dir/<name>.txt, name made safe for a file name.
+func spill(dir, name, text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	name := unsafeName.ReplaceAllString(c.ID, "_")
+	name = unsafeName.ReplaceAllString(name, "_")
 	if name == "" {
 		name = "call"
+	}
+	if strings.Contains(name, "*") {
+		f, err := os.CreateTemp(dir, name+".txt")
+		if err != nil {
+			return "", err
+		}
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return f.Name(), err
 	}
 	path := filepath.Join(dir, name+".txt")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {

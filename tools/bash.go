@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/sandbox"
@@ -380,10 +381,12 @@ func (b *Bash) keepWithin() string {
 }
 
 // recordCwd remembers the directory the shell's EXIT trap wrote. An empty or unusable
-// file (the shell was killed, or the command replaced the trap) keeps the old value.
+// file (the shell was killed, or the command replaced the trap) keeps the old value. The
+// command can reach the file, so it is read only if still a regular file, and only as
+// much as a path can hold: a pipe or /dev/zero put in its place cannot hang ouro.
 func (b *Bash) recordCwd(path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, more, err := regfile.ReadHead(path, 64<<10)
+	if err != nil || more {
 		return
 	}
 	dir := strings.TrimSuffix(string(data), "\n")

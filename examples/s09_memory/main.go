@@ -43,7 +43,7 @@ func run() error {
 	must(os.WriteFile(filepath.Join(repo, "docs", "style.md"), []byte("Errors are wrapped with %w.\n"), 0o644))
 
 	// 1. Instruction files, for the system prompt.
-	instr, sources, warnings := memory.LoadInstructions(repo, repo, home)
+	instr, sources, warnings := memory.LoadInstructions(repo, repo, home, nil)
 	fmt.Println("== instruction files:", sources, warnings)
 	fmt.Println(instr)
 

@@ -181,10 +181,8 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
-	if err := supervise(path, argv, spec.PIDNS); err != nil {
-		return fmt.Errorf("start %s: %w", path, err)
-	}
-	return nil
+	// supervise returns only when the command could not be started.
+	return fmt.Errorf("start %s: %w", path, supervise(path, argv, spec.PIDNS))
 }
 
 // mountProc mounts a /proc of the launcher's own PID namespace over the inherited one, so

@@ -173,6 +173,9 @@ func (st *state) gitReads(c shell.Command, bases []string) []target {
 	}
 	for _, base := range bases {
 		top := repoTop(base)
+		if gitDumpsHistory(c.Argv) {
+			add(top) // any tracked file's content, of any commit, may be printed
+		}
 		for _, a := range c.Argv[1:] {
 			if a == "grep" {
 				add(top)
@@ -194,6 +197,45 @@ func (st *state) gitReads(c shell.Command, bases []string) []target {
 		}
 	}
 	return out
+}
+
+// gitDumpsHistory reports a git command that can print the content of files it is not
+// given by name: a commit's or the working tree's diff (show, diff, log -p, stash show -p,
+// format-patch), a blob by its hash (cat-file), an archive of a tree. Such a command reads
+// the whole repository as far as deny rules are concerned: `git show <sha>` of the commit
+// that added .env prints .env.
+func gitDumpsHistory(argv []string) bool {
+	sub, rest := "", []string(nil)
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		sub, rest = a, argv[i+1:]
+		break
+	}
+	patch := func() bool {
+		for _, a := range rest {
+			switch {
+			case a == "-p", a == "-u", a == "--patch", a == "--cc", a == "--word-diff", a == "-L", strings.HasPrefix(a, "-L"), strings.HasPrefix(a, "--word-diff="):
+				return true
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "show", "diff", "cat-file", "archive", "format-patch", "blame", "annotate", "difftool", "range-diff":
+		return true
+	case "log", "whatchanged", "reflog":
+		return patch()
+	case "stash":
+		return len(rest) > 0 && rest[0] == "show" && patch()
+	}
+	return false
 }
 
 // repoTop is the top folder of the git repository holding dir, or dir.
@@ -219,7 +261,7 @@ func recursiveReader(argv []string) bool {
 	case "rg", "ag", "ack", "tar", "scp":
 		return true
 	case "git":
-		return len(argv) > 1 && isOneOf("grep", argv[1:])
+		return len(argv) > 1 && (isOneOf("grep", argv[1:]) || gitDumpsHistory(argv))
 	case "grep", "egrep", "fgrep", "cp", "rsync", "zip":
 	default:
 		return false

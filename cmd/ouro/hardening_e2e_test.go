@@ -282,3 +282,32 @@ func TestLocalSettingsAreIgnoredByGit(t *testing.T) {
 		t.Errorf("git does not ignore %s: %v", local, err)
 	}
 }
+
+// Issue 12, item 8 (same class as git show HEAD:secret): a git command printing a whole
+// commit or diff (git show <sha>, git log -p) would show a denied file that is tracked;
+// with a Read deny rule in force it is denied headless, and the content never reaches
+// the model.
+func TestGitHistoryDoesNotLeakADeniedFile(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, "secrets", "key"), "s3cret-value\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", e.dir}, args...)...).CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v %s", args, err, out)
+		}
+	}
+	for _, line := range []string{"git show HEAD", "git log -p -1"} {
+		srv := e.fake(scripted.Turn{ToolCalls: bash(line)}, scripted.Turn{Text: "done"})
+		out, errOut, code := e.run("", "-p", "look", "--output-format", "json", "--disallowedTools", "Read(./secrets/**)")
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s %s", line, code, out, errOut)
+		}
+		if !strings.Contains(out, `"permission_denials": [`) || !strings.Contains(out, "Read(./secrets/**)") {
+			t.Errorf("%s was not denied:\n%s", line, out)
+		}
+		for _, r := range srv.Requests() {
+			if strings.Contains(llm.RenderMessages(r.Messages, 0), "s3cret-value") {
+				t.Errorf("%s: the denied file reached the model", line)
+			}
+		}
+	}
+}

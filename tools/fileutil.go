@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -68,20 +69,7 @@ func notRegularError(toolName, path string, mode fs.FileMode) error {
 	if mode.IsDir() {
 		return fmt.Errorf("%s: %s is a directory, not a file. To see what it contains use LS or Glob, or ls with Bash", toolName, path)
 	}
-	return fmt.Errorf("%s: %s is not a regular file (%s); only regular files can be used here", toolName, path, fileKind(mode))
-}
-
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "mode " + mode.String()
-	}
+	return fmt.Errorf("%s: %s is not a regular file (%s); only regular files can be used here", toolName, path, regfile.Describe(mode))
 }
 
 // keptMode is the part of an existing file's mode a rewrite carries over.

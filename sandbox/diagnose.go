@@ -56,9 +56,10 @@ func Diagnose(p Policy, output string, dirs ...string) string {
 
 // diagnose is Diagnose with the file permission check passed in.
 func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...string) string {
-	var outside, readOnly, noFolder []string
+	var outside, readOnly, noFolder, noContent []string
 	network, unexplained := false, false
 	frozen := p.noNewFolders()
+	open := p.openContent()
 	for line := range strings.Lines(output) {
 		if !deniedRE().MatchString(line) {
 			continue
@@ -69,8 +70,13 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 			for _, abs := range resolve(c, dirs) {
 				switch {
 				case slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(abs, r) }) &&
-					slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(abs, w) }):
-					readOnly = appendNew(readOnly, abs)
+					slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(abs, w) }) &&
+					!slices.ContainsFunc(open, func(c string) bool { return within(abs, c) }):
+					if c := p.missingContent(abs); c != "" {
+						noContent = appendNew(noContent, c)
+					} else {
+						readOnly = appendNew(readOnly, abs)
+					}
 					found = true
 				case !p.Writable(abs) && !isDevice(abs) && canWrite(abs):
 					outside = appendNew(outside, abs)
@@ -101,6 +107,14 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 	if len(readOnly) > 0 {
 		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/ and .claude/ act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
 			list(readOnly)))
+	}
+	if len(noContent) > 0 {
+		example := filepath.Join(noContent[0], "<name>.md")
+		if filepath.Base(noContent[0]) == "skills" {
+			example = filepath.Join(noContent[0], "<name>", "SKILL.md")
+		}
+		notes = append(notes, fmt.Sprintf("Sandbox: %s is missing (or is a symbolic link), and sandboxed commands cannot create it: the skills, agents and commands folders in .claude and .ouro are writable from Bash only where they already exist as real folders (creating one would take writing .claude or .ouro itself, which stays read-only). Create the first file in it with the Write tool (for example %s), which makes the folder; Bash can write there from its next command on.",
+			list(noContent), example))
 	}
 	if len(noFolder) > 0 {
 		var missing, folders []string
@@ -139,7 +153,11 @@ func (p Policy) writableText() string {
 		s = "(nowhere)"
 	}
 	if len(p.ReadOnly) > 0 {
-		s += " (except " + strings.Join(p.ReadOnly, ", ") + ", which stay read-only)"
+		s += " (except " + strings.Join(p.ReadOnly, ", ") + ", which stay read-only"
+		if open := p.openContent(); len(open) > 0 {
+			s += " but for " + strings.Join(open, ", ")
+		}
+		s += ")"
 	}
 	return s + " and to /dev/null-style devices"
 }

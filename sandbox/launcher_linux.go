@@ -134,6 +134,12 @@ func runLauncher(args []string) error {
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, false)
+		// Rules add up: a content folder is writable although its read-only parent
+		// (.claude) has no rule of its own. Renaming or removing the folder itself would
+		// take a right on the parent, which stays withheld.
+		for _, c := range pol.openContent() {
+			rules = append(rules, grant(c, abi))
+		}
 	default:
 		return fmt.Errorf("unknown launch mode %q", spec.Mode)
 	}
@@ -365,6 +371,14 @@ func mountReadOnly(p Policy) error {
 			return err
 		}
 	}
+	// Content folders (.claude/skills) get a writable mount of their own over the
+	// read-only one of their parent; the parent stays read-only, and a mount point cannot
+	// be renamed or removed.
+	for _, c := range p.openContent() {
+		if err := bindWritable(c); err != nil {
+			return err
+		}
+	}
 	// The working directory still refers to the directory as it was before the mounts;
 	// relative paths from it would miss them. Enter it again through the new mounts.
 	wd, err := os.Getwd()
@@ -378,23 +392,50 @@ func mountReadOnly(p Policy) error {
 }
 
 // bindReadOnly binds path onto itself and makes that mount read-only. The remount keeps
-// the nosuid, nodev and noexec flags of the mount underneath, which a user namespace may
-// not drop (the kernel refuses the remount otherwise).
+// the nosuid, nodev and noexec flags of the mount underneath (see remountFlags).
 func bindReadOnly(path string) error {
 	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind mount %s: %w", path, err)
 	}
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err != nil {
-		return fmt.Errorf("statfs %s: %w", path, err)
-	}
-	const keep = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME | syscall.MS_NODIRATIME
-	flags := uintptr(syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY) | uintptr(st.Flags)&keep
-	if st.Flags&stRelatime != 0 {
-		flags |= syscall.MS_RELATIME
+	flags, err := remountFlags(path, syscall.MS_RDONLY)
+	if err != nil {
+		return err
 	}
 	if err := syscall.Mount("", path, "", flags, ""); err != nil {
 		return fmt.Errorf("make %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+// remountFlags are the flags that remount the bind mount at path with extra (MS_RDONLY or
+// nothing), keeping the nosuid, nodev, noexec and atime flags it has, which a user
+// namespace may not drop.
+func remountFlags(path string, extra uintptr) (uintptr, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, fmt.Errorf("statfs %s: %w", path, err)
+	}
+	const keep = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME | syscall.MS_NODIRATIME
+	flags := uintptr(syscall.MS_BIND|syscall.MS_REMOUNT) | extra | uintptr(st.Flags)&keep
+	if st.Flags&stRelatime != 0 {
+		flags |= syscall.MS_RELATIME
+	}
+	return flags, nil
+}
+
+// bindWritable binds path onto itself and makes that mount writable: a bind copies the
+// flags of the mount it is taken from, which for a folder inside a read-only path is
+// read-only. As in bindReadOnly, nosuid, nodev and noexec are kept.
+func bindWritable(path string) error {
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind mount %s: %w", path, err)
+	}
+	flags, err := remountFlags(path, 0)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("make %s writable: %w", path, err)
 	}
 	return nil
 }

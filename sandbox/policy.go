@@ -15,7 +15,12 @@
 //     mount namespace before Landlock is applied; where the kernel does not allow such
 //     namespaces, the launcher grants the other entries of the directories that hold
 //     read-only paths instead of those directories themselves (see writeRules in
-//     launcher_linux.go for the exact rule and what it costs).
+//     launcher_linux.go for the exact rule and what it costs). The skills, agents and
+//     commands folders directly inside a read-only .claude or .ouro ([Policy.Content])
+//     are ordinary content, as in Claude Code, and stay writable where they exist as real
+//     folders (not symbolic links) when a command starts: a second, writable bind mount,
+//     or a Landlock rule of their own. A missing one cannot be created from the sandbox,
+//     since that would take writing .claude itself; the Write tool can create it.
 //   - Network: with Landlock ABI 4 or later, TCP connect and bind are refused unless
 //     sandbox.network allows them (all, or the listed ports). UDP (so DNS too), ICMP,
 //     Unix sockets and Multipath TCP are not covered by Landlock at the ABI used here (V5;
@@ -59,6 +64,13 @@ type Policy struct {
 	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
 	// Reclaim), once every process of the command is gone.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Content are the skills, agents and commands folders directly inside a read-only
+	// .claude or .ouro: ordinary content, which a command may write although its parent
+	// is read-only. One counts only where it is a real folder when the command starts (see
+	// openContent): a symbolic link there is not followed, so .claude/skills -> .. grants
+	// nothing, and a missing one cannot be created. What a file there asks for is
+	// withheld until the user reviews it (package grant).
+	Content []string `json:"content,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
@@ -72,6 +84,10 @@ type Policy struct {
 // Code) read settings, hooks and agents from .ouro/ and .claude/, so a write there would
 // reach outside the sandbox at the next commit or session.
 var protectedNames = []string{".ouro", ".claude"}
+
+// contentNames are the folders inside a protected .ouro or .claude that hold ordinary
+// content (the same list as the permission policy's contentDirs).
+var contentNames = []string{"skills", "agents", "commands"}
 
 // FromSettings computes the policy for a session: roots are the workspace roots, home is
 // the user's home directory and sessionTmp the session's temp dir ("" for none). Paths in
@@ -159,7 +175,22 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	})
 	ro = outermost(ro)
 
-	pol := Policy{WriteRoots: write, ReadOnly: ro, Network: s.Network}
+	// The content folders of each protected folder, unless denyWrite names them, or
+	// something inside them, or the protected folder itself.
+	var content []string
+	for _, r := range ro {
+		if !slices.Contains(protectedNames, filepath.Base(r)) {
+			continue
+		}
+		for _, n := range contentNames {
+			c := filepath.Join(r, n)
+			if !slices.ContainsFunc(deny, func(d string) bool { return within(d, c) || within(c, d) }) {
+				content = append(content, c)
+			}
+		}
+	}
+
+	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
 	}
@@ -168,14 +199,56 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 }
 
 // Writable reports whether the policy lets a sandboxed command write path: it lies in a
-// write root and not in a read-only path. Relative paths are taken from the current
-// directory. Device files the launcher allows (such as /dev/null) are not counted.
+// write root, and either not in a read-only path or in a content folder that exists now
+// (see openContent). Relative paths are taken from the current directory; symbolic links
+// are resolved, so .claude/skills/../settings.json is .claude/settings.json. Device files
+// the launcher allows (such as /dev/null) are not counted.
 func (p Policy) Writable(path string) bool {
 	path = realPath(absPath(path))
 	if !slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(path, w) }) {
 		return false
 	}
-	return !slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(path, r) })
+	if !slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(path, r) }) {
+		return true
+	}
+	return slices.ContainsFunc(p.openContent(), func(c string) bool { return within(path, c) })
+}
+
+// openContent returns the content folders a command may write in, as things stand: each
+// must be a real folder, not a symbolic link, whose path has no symbolic link in it
+// either (so it is where it says, inside its read-only parent); it must lie strictly
+// inside a read-only path and inside a write root, and hold no other read-only path.
+func (p Policy) openContent() []string {
+	var out []string
+	for _, c := range p.Content {
+		c = filepath.Clean(c)
+		if !filepath.IsAbs(c) || !slices.ContainsFunc(p.WriteRoots, func(w string) bool { return within(c, w) }) ||
+			!slices.ContainsFunc(p.ReadOnly, func(r string) bool { return c != r && within(c, r) }) ||
+			slices.ContainsFunc(p.ReadOnly, func(r string) bool { return within(r, c) }) {
+			continue
+		}
+		fi, err := os.Lstat(c)
+		if err != nil || !fi.IsDir() {
+			continue // missing, a file, or a symbolic link
+		}
+		if real, err := filepath.EvalSymlinks(c); err != nil || real != c {
+			continue // reached through a symbolic link above it
+		}
+		out = appendNew(out, c)
+	}
+	return out
+}
+
+// missingContent reports the content folder that path is or lies in when that folder
+// cannot be written because it does not exist as a real folder; "" otherwise.
+func (p Policy) missingContent(path string) string {
+	open := p.openContent()
+	for _, c := range p.Content {
+		if within(path, c) && !slices.Contains(open, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // guardedName reports a read-only path that must not be created where it is missing: a

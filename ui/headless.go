@@ -169,6 +169,26 @@ func (h *Headless) progress(parent *string, e agent.Event) {
 	h.lineLocked(ev)
 }
 
+// hookEvent is the system/hook_response line Claude Code writes for a hook's output;
+// ouro writes one for what a hook wants the user to see (systemMessage, a stop reason).
+type hookEvent struct {
+	Type          string `json:"type"`
+	Subtype       string `json:"subtype"`
+	SystemMessage string `json:"system_message"`
+	SessionID     string `json:"session_id"`
+	UUID          string `json:"uuid"`
+}
+
+// HookMessage reports what a hook wants the user to see: a system/hook_response line in
+// stream-json (nothing in the other formats, whose caller shows it on stderr). Safe for
+// concurrent use.
+func (h *Headless) HookMessage(msg string) {
+	if h.format != FormatStreamJSON {
+		return
+	}
+	h.line(hookEvent{Type: "system", Subtype: "hook_response", SystemMessage: msg, SessionID: h.sessionID, UUID: uuid.NewString()})
+}
+
 // Observe is an agent.Observer.
 func (h *Headless) Observe(e agent.Event) {
 	if h.format != FormatStreamJSON {

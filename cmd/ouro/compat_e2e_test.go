@@ -114,3 +114,28 @@ func TestClaudeCodeSkillFlags(t *testing.T) {
 		t.Errorf("catalog in the system prompt:\n%s", system)
 	}
 }
+
+// Issue 13, item 10: a hook's systemMessage is shown headless: on stderr, and as a
+// system/hook_response event in stream-json.
+func TestHookSystemMessageHeadless(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {"UserPromptSubmit": [{"hooks": [
+		{"type": "command", "command": "echo '{\"systemMessage\": \"remember the release freeze\"}'"}]}]}}`)
+	e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, code := e.run("", "-p", "hi", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "ouro: hook: remember the release freeze") {
+		t.Errorf("stderr lacks the hook's message:\n%s", errOut)
+	}
+	var seen bool
+	for _, l := range parseLines(t, out) {
+		if l["type"] == "system" && l["subtype"] == "hook_response" && l["system_message"] == "remember the release freeze" {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Errorf("no hook_response event:\n%s", out)
+	}
+}

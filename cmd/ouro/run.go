@@ -170,7 +170,13 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 			fmt.Fprintf(errOut, "ouro: %s\n", e.Delta.Text)
 		}
 	}
-	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut}
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut,
+		// What hooks want the user to see (systemMessage): on stderr, and as an event in
+		// stream-json.
+		ShowUser: func(msg string) {
+			fmt.Fprintf(errOut, "ouro: hook: %s\n", msg)
+			h.HookMessage(msg)
+		}}
 	sess, err := harness.Open(opts)
 	if err != nil {
 		return err

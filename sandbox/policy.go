@@ -162,6 +162,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 	for _, r := range repos {
 		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
+		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
 		}

@@ -234,8 +234,10 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	cmd.SysProcAttr.Setpgid = true
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
+	var indexes *sandbox.IndexGuard
 	if b.cfg.Sandbox != nil {
 		absent = b.cfg.Sandbox.Absent()
+		indexes = b.cfg.Sandbox.GuardIndexes()
 	}
 	if err := cmd.Start(); err != nil {
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
@@ -262,12 +264,16 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		if len(absent) > 0 {
 			sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
 		}
+		indexes.Restore()
 		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
 	}
 	b.recordCwd(cwdPath)
 	reclaimed := ""
 	if len(absent) > 0 {
 		reclaimed = sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
+	}
+	if restored := indexes.Restore(); restored != "" {
+		reclaimed = strings.TrimSpace(reclaimed + " " + restored)
 	}
 
 	var parts []string

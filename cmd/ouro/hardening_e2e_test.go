@@ -12,6 +12,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // Issue 12, item 10: one malformed tool call must not end a live run. The model's broken
@@ -309,5 +310,45 @@ func TestGitHistoryDoesNotLeakADeniedFile(t *testing.T) {
 				t.Errorf("%s: the denied file reached the model", line)
 			}
 		}
+	}
+}
+
+// Issue 12, item 3 (the submodule route): a sandboxed command that makes a git dir of its
+// own and registers it as a submodule in the index (so the user's next git status would
+// descend into it and run its core.fsmonitor) has the index put back, and is told why;
+// an existing submodule's .git cannot be pointed elsewhere.
+func TestSandboxedCommandCannotAddASubmodule(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	requireGit(t)
+	e := newEnv(t)
+	gitIn(t, e.dir, "init", "-q")
+	writeFile(t, filepath.Join(e.dir, "a.txt"), "a\n")
+	gitIn(t, e.dir, "add", "a.txt")
+	gitIn(t, e.dir, "commit", "-qm", "one")
+	for _, d := range []string{".claude", ".ouro"} { // present, so folders may be made in the root
+		os.MkdirAll(filepath.Join(e.dir, d), 0o755)
+	}
+	pwned := filepath.Join(e.dir, "pwned")
+	gitEnv := "GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 "
+	attack := gitEnv + `git init -q evil && printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> evil/.git/config && ` +
+		gitEnv + `git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),evil && echo registered`
+	e.fake(
+		scripted.Turn{ToolCalls: bash(attack)},
+		scripted.Turn{ExpectContains: "added submodules to the git index", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "work", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	ls, _ := exec.Command("git", "-C", e.dir, "ls-files", "-s").Output()
+	if strings.Contains(string(ls), "160000") {
+		t.Fatalf("the submodule entry stayed in the index:\n%s", ls)
+	}
+	// The user's own git, outside the sandbox, runs nothing the command planted.
+	gitIn(t, e.dir, "status", "--short")
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("git status ran the planted fsmonitor")
 	}
 }

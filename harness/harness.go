@@ -77,13 +77,18 @@ type Dirs struct {
 	// points it at an empty folder so a person's setup does not colour its results. The
 	// sandbox and `~/` in permission rules keep the real home.
 	UserConfig string
+	// Add are more working directories the tools may reach, as the working directory
+	// (Claude Code's --add-dir).
+	Add []string
 }
 
 // Resume picks an earlier session to continue: ID names one (or a unique prefix), Latest
-// the most recent of this directory. The zero value starts a new session.
+// the most recent of this directory. The zero value starts a new session; NewID, when
+// set, is the ID the new session gets (Claude Code's --session-id, a UUID).
 type Resume struct {
 	ID     string
 	Latest bool
+	NewID  string
 }
 
 // Prompt shapes the system prompt.
@@ -184,6 +189,11 @@ func Open(opts Options) (*Session, error) {
 	ws, err := workspace.New(dirs.cwd)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range opts.Dirs.Add {
+		if err := ws.AddRoot(d); err != nil {
+			return nil, fmt.Errorf("--add-dir: %w", err)
+		}
 	}
 	tr, err := openTranscript(dirs, m.name, opts.Resume, opts.Version, warn)
 	if err != nil {
@@ -549,7 +559,7 @@ func (t *transcript) spillDir() string { return filepath.Join(t.w.Dir(), "tool-r
 
 func openTranscript(d dirs, modelName string, r Resume, version string, warn io.Writer) (*transcript, error) {
 	if r.ID == "" && !r.Latest {
-		w, err := session.Create(d.project, session.Meta{Model: modelName, CWD: d.cwd, Version: version})
+		w, err := session.Create(d.project, session.Meta{ID: r.NewID, Model: modelName, CWD: d.cwd, Version: version})
 		if err != nil {
 			return nil, fmt.Errorf("create transcript: %w", err)
 		}

@@ -139,3 +139,39 @@ func TestHookSystemMessageHeadless(t *testing.T) {
 		t.Errorf("no hook_response event:\n%s", out)
 	}
 }
+
+// Issue 13, item 21 (part): flags scripts written for Claude Code pass. --add-dir makes
+// another folder reachable like the working directory; --session-id names the new
+// session (a UUID, checked); --verbose prints the run's notices; a flag ouro lacks is an
+// error naming it.
+func TestClaudeCodeFlags(t *testing.T) {
+	e := newEnv(t)
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "notes.txt"), "shared notes\n")
+	read, _ := json.Marshal(map[string]string{"file_path": filepath.Join(other, "notes.txt")})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: read}}},
+		scripted.Turn{ExpectContains: "shared notes", Text: "read it"},
+	)
+	id := "0b7e2f4a-3c1d-4e5f-8a9b-0c1d2e3f4a5b"
+	out, errOut, code := e.run("", "-p", "read the notes", "--add-dir", other, "--session-id", id, "--verbose")
+	if code != 0 || out != "read it\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	if got, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "sessions", id+".jsonl")); len(got) != 1 {
+		t.Errorf("no transcript named after --session-id")
+	}
+	if _, errOut, code := e.run("", "-p", "x", "--session-id", "not-a-uuid"); code == 0 || !strings.Contains(errOut, "is not a UUID") {
+		t.Errorf("a bad --session-id: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := e.run("", "-p", "x", "--no-such-flag"); code == 0 || !strings.Contains(errOut, "--no-such-flag") {
+		t.Errorf("an unknown flag: exit %d %s", code, errOut)
+	}
+	e.fake(
+		scripted.Turn{Text: "part one", StopReason: "max_tokens"},
+		scripted.Turn{Text: " and two"},
+	)
+	if _, errOut, code := e.run("", "-p", "long answer", "--verbose"); code != 0 || !strings.Contains(errOut, "ouro: the response was cut by the output limit") {
+		t.Errorf("--verbose: exit %d\n%s", code, errOut)
+	}
+}

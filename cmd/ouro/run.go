@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/ouroagent/ouro/agent"
@@ -37,6 +38,9 @@ type runFlags struct {
 	mode         string
 	skipPerms    bool
 	window       int
+	verbose      bool
+	addDirs      []string
+	sessionID    string
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -59,6 +63,9 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
 	fl.IntVar(&f.window, "context-window", envInt("OURO_CONTEXT_WINDOW"), "the model's context window in tokens, when the built-in table does not know it (local models); compaction keeps requests under 80% of it")
 	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (hard-denied commands stay refused)")
+	fl.BoolVar(&f.verbose, "verbose", false, "headless: also print the run's notices (retries, continuations, compaction) on stderr")
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another directory the tools may work in, like the working directory (repeatable)")
+	fl.StringVar(&f.sessionID, "session-id", "", "the ID (a UUID) the new session gets")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -66,7 +73,8 @@ func (f *runFlags) options() harness.Options {
 		Model:  harness.ModelOptions{Name: f.model, Fallback: f.fallback, ContextWindow: f.window},
 		Prompt: harness.Prompt{System: f.system, Append: f.appendSystem},
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
-		Resume: harness.Resume{ID: f.resume, Latest: f.cont},
+		Resume: harness.Resume{ID: f.resume, Latest: f.cont, NewID: f.sessionID},
+		Dirs:   harness.Dirs{Add: f.addDirs},
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
 		Version: version,
@@ -119,6 +127,14 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue are exclusive: pick one")
 	}
+	if f.sessionID != "" {
+		if f.resume != "" || f.cont {
+			return fmt.Errorf("--session-id names a new session; it cannot be combined with --resume or --continue")
+		}
+		if _, err := uuid.Parse(f.sessionID); err != nil {
+			return fmt.Errorf("--session-id %q is not a UUID (e.g. %s)", f.sessionID, uuid.NewString())
+		}
+	}
 	if f.maxTurns < 0 || f.maxBudget < 0 || f.maxDuration < 0 || f.window < 0 {
 		return fmt.Errorf("--max-turns, --max-budget-usd, --max-duration and --context-window must not be negative")
 	}
@@ -166,8 +182,11 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	opts := f.options()
 	// A model call that keeps failing says what it waits for (stderr, in every format).
 	waiting := func(e agent.Event) {
-		if e.Type == agent.EventDelta && e.Delta.Kind == "waiting" {
+		switch {
+		case e.Type == agent.EventDelta && e.Delta.Kind == "waiting":
 			fmt.Fprintf(errOut, "ouro: %s\n", e.Delta.Text)
+		case f.verbose && e.Type == agent.EventNotice:
+			fmt.Fprintf(errOut, "ouro: %s\n", e.Text)
 		}
 	}
 	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut,

@@ -220,7 +220,9 @@ func New(cfg Config) (*Runner, error) {
 				src = "settings"
 			}
 			if _, ok := events[ev]; !ok {
-				errs = append(errs, fmt.Errorf("hook: %s: unknown hook event %q (known: %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
+				// Claude Code keeps adding events (Setup, PostToolBatch ...): a setup
+				// written for a newer version must still start; these hooks are skipped.
+				r.warnings = append(r.warnings, fmt.Sprintf("%s: hooks on the event %q are skipped: ouro does not know it (it knows %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
 				continue
 			}
 			mt, err := compileMatcher(m.Matcher)
@@ -246,7 +248,7 @@ func New(cfg Config) (*Runner, error) {
 					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: %s", src, ev, h.Type, why))
 					continue
 				case h.Type != "command":
-					errs = append(errs, fmt.Errorf("hook: %s: %s hook type %q is not supported (only \"command\")", src, ev, h.Type))
+					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs command, prompt and agent hooks", src, ev, h.Type))
 					continue
 				case strings.TrimSpace(h.Command) == "":
 					errs = append(errs, fmt.Errorf("hook: %s: %s hook has an empty command", src, ev))

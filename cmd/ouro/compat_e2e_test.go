@@ -175,3 +175,19 @@ func TestClaudeCodeFlags(t *testing.T) {
 		t.Errorf("--verbose: exit %d\n%s", code, errOut)
 	}
 }
+
+// Issue 13, item 6 (part): an event or hook type ouro does not know, in any settings file,
+// no longer stops ouro from starting: it is skipped with a warning.
+func TestUnknownHookEventsDoNotStopOuro(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"hooks": {"Setup": [{"hooks": [{"type": "command", "command": "true"}]}],
+		"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}]}}`)
+	e.fake(scripted.Turn{Text: "started"})
+	out, errOut, code := e.run("", "-p", "hi")
+	if code != 0 || out != "started\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, `hooks on the event "Setup" are skipped`) || !strings.Contains(errOut, `hook of type "http" is skipped`) {
+		t.Errorf("no warnings:\n%s", errOut)
+	}
+}

@@ -133,8 +133,12 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 		if len(folders) > 0 {
 			lift = "mkdir " + strings.Join(folders, " ") + gitInit
 		}
-		notes = append(notes, fmt.Sprintf("Sandbox: %s could not be created: while %s do not exist, sandboxed commands cannot make folders or symbolic links directly in %s (a command could otherwise create settings, hooks or a git repository that ouro, Claude Code or git obey outside the sandbox later). Files can still be created there, and folders deeper down; the Write tool can create a file in a new folder. To lift this, the user can create them outside the sandbox (%s); they are then kept read-only instead.",
-			list(noFolder), strings.Join(missing, " and "), list(frozen), lift))
+		verb, them := "do not exist", "them"
+		if len(missing) == 1 {
+			verb, them = "does not exist", "it"
+		}
+		notes = append(notes, fmt.Sprintf("Sandbox: %s could not be created: while %s %s, sandboxed commands cannot make folders or symbolic links directly in %s (a command could otherwise create settings, hooks or a git repository that ouro, Claude Code or git obey outside the sandbox later). Files can still be created there, and folders deeper down; the Write tool can create a file in a new folder. To lift this, the user can create %s outside the sandbox (%s); %s then kept read-only instead.",
+			list(noFolder), strings.Join(missing, " and "), verb, list(frozen), them, lift, map[bool]string{true: "it is", false: "they are"}[len(missing) == 1]))
 	}
 	if network {
 		notes = append(notes, "Sandbox: network connections are blocked (TCP connect and bind). The user can allow them with sandbox.network.allow, or for some ports with sandbox.network.allowPorts, in .ouro/settings.json.")

@@ -57,9 +57,11 @@ type Policy struct {
 	// which programs git runs (see gitMetadata; all of .git where it is missing, or a
 	// worktree's .git file), .ouro/, .claude/, and denyWrite entries that lie inside a
 	// root. Landlock and bind mounts both work on existing files only, and creating
-	// placeholders in the user's tree would be a side effect of its own. So a missing
-	// .claude, .ouro or .git cannot be created at all: the launcher withholds the right to
-	// make folders and symbolic links in its parent (see writeRules in launcher_linux.go).
+	// placeholders in the user's tree would be a side effect of its own — except that an
+	// empty .claude or .ouro is harmless (git does not track folders; nothing is in it),
+	// so a missing one is made before any command (placeholder) and is then read-only. A
+	// missing .git cannot be created at all: the launcher withholds the right to make
+	// folders and symbolic links in its parent (see writeRules in launcher_linux.go).
 	// What a command creates at any other missing one (a file where only a folder is
 	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
 	// Reclaim), once every process of the command is gone.
@@ -164,7 +166,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
-			ro = append(ro, filepath.Join(r, n))
+			pn := filepath.Join(r, n)
+			placeholder(pn, write)
+			ro = append(ro, pn)
 		}
 	}
 	ro = append(ro, deny...)
@@ -197,6 +201,22 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 	pol.Network.AllowPorts = slices.Clone(s.Network.AllowPorts)
 	return pol
+}
+
+// placeholder creates a missing .claude or .ouro, empty, in a folder commands may write
+// in, before any command runs. The sandbox protects what exists; a missing one could only
+// be kept from being created by denying every new folder beside it (see noNewFolders),
+// which would break `mkdir build` in the root of every repository that has no .claude.
+// An empty folder changes nothing for git (it does not track folders) or for ouro and
+// Claude Code (nothing in it), and from then on it is read-only for commands like the
+// rest. A missing .git is not made: an empty one would be a broken repository.
+func placeholder(p string, write []string) {
+	if !slices.ContainsFunc(write, func(w string) bool { return within(filepath.Dir(p), w) }) {
+		return
+	}
+	if _, err := os.Lstat(p); os.IsNotExist(err) {
+		_ = os.Mkdir(p, 0o755)
+	}
 }
 
 // Writable reports whether the policy lets a sandboxed command write path: it lies in a

@@ -149,9 +149,9 @@ func TestSandboxStopsWritesOutsideTheWorkspace(t *testing.T) {
 	}
 }
 
-// A sandboxed command cannot plant settings for the next session: a missing .claude
-// cannot be created from the sandbox, and the result says so; the next session starts
-// without its hook.
+// A sandboxed command cannot plant settings for the next session: .claude (made empty
+// before any command when it was missing) is read-only in the sandbox, and the result
+// says so; the next session starts without its hook.
 func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
 	if _, ok := sandbox.Supported(); !ok {
 		t.Skip("Landlock is not available on this kernel")
@@ -160,7 +160,7 @@ func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
 	plant := `mkdir -p .claude && echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch planted"}]}]}}' > .claude/settings.json`
 	e.fake(
 		scripted.Turn{ToolCalls: bash(plant)},
-		scripted.Turn{ExpectContains: ".claude is kept read-only", Text: "refused"},
+		scripted.Turn{ExpectContains: ".claude/settings.json is kept read-only", Text: "refused"},
 		scripted.Turn{Text: "second session"},
 	)
 	if out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions"); code != 0 {

@@ -327,13 +327,11 @@ func TestSandboxedCommandCannotAddASubmodule(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, "a.txt"), "a\n")
 	gitIn(t, e.dir, "add", "a.txt")
 	gitIn(t, e.dir, "commit", "-qm", "one")
-	for _, d := range []string{".claude", ".ouro"} { // present, so folders may be made in the root
-		os.MkdirAll(filepath.Join(e.dir, d), 0o755)
-	}
+	os.MkdirAll(filepath.Join(e.dir, "lib"), 0o755)
 	pwned := filepath.Join(e.dir, "pwned")
 	gitEnv := "GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 "
-	attack := gitEnv + `git init -q evil && printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> evil/.git/config && ` +
-		gitEnv + `git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),evil && echo registered`
+	attack := gitEnv + `git init -q lib/evil && printf '[core]\n\tfsmonitor = touch ` + pwned + `; false\n' >> lib/evil/.git/config && ` +
+		gitEnv + `git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),lib/evil && echo registered`
 	e.fake(
 		scripted.Turn{ToolCalls: bash(attack)},
 		scripted.Turn{ExpectContains: "added submodules to the git index", Text: "done"},

@@ -90,9 +90,14 @@ func TestSandboxedCommandLeavesNoProcessBehind(t *testing.T) {
 		t.Errorf("processes the command detached still run after it: %v", left)
 	}
 	time.Sleep(2 * time.Second) // what the planters would have waited for
-	for _, p := range []string{".claude", ".ouro", ".git"} {
-		if _, err := os.Lstat(filepath.Join(e.dir, p)); err == nil {
-			t.Errorf("%s was planted after the command ended", p)
+	// Nothing was planted: no .git, and .claude and .ouro are still the empty
+	// placeholders ouro made before the command.
+	if _, err := os.Lstat(filepath.Join(e.dir, ".git")); err == nil {
+		t.Error(".git was planted after the command ended")
+	}
+	for _, p := range []string{".claude", ".ouro"} {
+		if entries, _ := os.ReadDir(filepath.Join(e.dir, p)); len(entries) != 0 {
+			t.Errorf("%s was planted in after the command ended: %v", p, entries)
 		}
 	}
 }
@@ -289,12 +294,19 @@ func TestSandboxedCommandCannotCreateMissingProtectedFolders(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if strings.Contains(out, "CREATED-") {
-		t.Errorf("a protected folder existed during the command:\n%s", out)
+	// .claude and .ouro are made empty before any command (and so are read-only); .git
+	// cannot be made; nothing gets into the placeholders.
+	if strings.Contains(out, "CREATED-.git") {
+		t.Errorf(".git existed during the command:\n%s", out)
 	}
-	for _, n := range []string{".claude", ".ouro", ".git"} {
-		if _, err := os.Lstat(filepath.Join(e.dir, n)); err == nil {
-			t.Errorf("%s exists after the command", n)
+	if _, err := os.Lstat(filepath.Join(e.dir, ".git")); err == nil {
+		t.Error(".git exists after the command")
+	}
+	for _, n := range []string{".claude", ".ouro"} {
+		st, err := os.Lstat(filepath.Join(e.dir, n))
+		entries, _ := os.ReadDir(filepath.Join(e.dir, n))
+		if err != nil || !st.IsDir() || len(entries) != 0 {
+			t.Errorf("%s is not the empty placeholder after the command: %v %v", n, err, entries)
 		}
 	}
 }

@@ -56,7 +56,7 @@ type contextParts struct {
 // back after a summary. Compaction comes first on the BeforeModel seam (it decides what
 // the request holds), then recalled memories for a new user turn.
 func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, warn io.Writer, restore func() []llm.Block) *contextParts {
-	text, _, warns := memory.LoadInstructions(d.cwd, repoRoot(d.cwd), d.config, g.importCheck)
+	text, _, warns := memory.LoadInstructionsWithin(d.cwd, repoRoot(d.cwd), d.config, g.importCheck, instructionBudget(m))
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w)
 	}
@@ -97,6 +97,17 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 		c.part.Prompt = strings.TrimPrefix(c.part.Prompt+"\n"+index, "\n")
 	}
 	return c
+}
+
+// instructionBudget is the share of the model's context window the instruction files may
+// take: a quarter of it, at about four bytes a token (Claude Code loads them whole; a
+// quarter keeps room for the work), and never less than MaxInstructionBytes.
+func instructionBudget(m model) int {
+	window := m.window
+	if window <= 0 {
+		window = llm.LookupModel(m.name).ContextWindow
+	}
+	return max(memory.MaxInstructionBytes, window) // window/4 tokens × 4 bytes
 }
 
 // memoryIndexBudget bounds the memory index in the system prompt (characters).

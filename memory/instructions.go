@@ -21,7 +21,8 @@ import (
 	"github.com/ouroagent/ouro/workspace"
 )
 
-// MaxInstructionBytes caps the total text LoadInstructions returns.
+// MaxInstructionBytes caps the total text LoadInstructions returns; the harness gives
+// LoadInstructionsWithin a share of the model's context window instead.
 const MaxInstructionBytes = 32 * 1024
 
 // MaxInstructionFileBytes caps what is read of one instruction file or import, and
@@ -32,8 +33,8 @@ const (
 	MaxInstructionReadBytes = 1024 * 1024
 )
 
-// MaxImportDepth is how deep @path imports nest.
-const MaxImportDepth = 4
+// MaxImportDepth is how deep @path imports nest (five hops, as in Claude Code).
+const MaxImportDepth = 5
 
 // Access is what the permission policy says about reading a file.
 type Access int
@@ -71,8 +72,20 @@ type ReadCheck func(path string) (a Access, hint string)
 // symlink leading out of the project, is read only when check allows it; a deny rule
 // (AccessDeny) refuses a file anywhere. With a nil check nothing else is read.
 func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text string, sources []string, warnings []string) {
+	return LoadInstructionsWithin(cwd, repoRoot, userHome, check, MaxInstructionBytes)
+}
+
+// LoadInstructionsWithin is LoadInstructions with budget bytes for the whole text. Each
+// file is included once, however it is reached (a CLAUDE.md that imports the AGENTS.md
+// beside it, the usual pattern, does not repeat it). Over budget, the least specific
+// files give way first (the user's, then the repository root's, down towards the working
+// directory); the most specific is cut only when it alone is over.
+func LoadInstructionsWithin(cwd, repoRoot, userHome string, check ReadCheck, budget int) (text string, sources []string, warnings []string) {
+	if budget <= 0 {
+		budget = MaxInstructionBytes
+	}
 	dirs := dirChain(cwd, repoRoot)
-	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes}
+	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}}
 	if len(dirs) > 0 {
 		// The project is the repository, unless that holds the home folder (a dotfiles
 		// repository at ~): then only the working directory is.
@@ -102,30 +115,45 @@ func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text str
 			files = append(files, file{filepath.Join(d, name), fromProject})
 		}
 	}
-	seen := map[string]bool{}
-	var parts []string
+	type part struct{ path, text string }
+	var parts []part
 	for _, f := range files {
 		key := canonical(f.path)
-		if seen[key] {
-			continue
+		if l.included[key] {
+			continue // already in, as an import of a file before it
 		}
 		real, from, data, ok := l.read(f.path, f.path, f.from, true)
 		if !ok {
 			continue
 		}
-		seen[key] = true
+		l.included[key], l.included[real] = true, true
 		body := l.expand(f.path, from, string(data), 0, []string{real})
 		body = strings.TrimSpace(body)
 		if body == "" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("Contents of %s:\n\n%s", f.path, body))
+		parts = append(parts, part{f.path, fmt.Sprintf("Contents of %s:\n\n%s", f.path, body)})
 	}
-	text = strings.Join(parts, "\n\n")
-	if len(text) > MaxInstructionBytes {
-		shown := textcut.Bytes(text, MaxInstructionBytes, "")
+	total := 0
+	for _, p := range parts {
+		total += len(p.text) + 2
+	}
+	// Over budget: the least specific files give way first, each to a one-line note.
+	for i := 0; total > budget && i < len(parts)-1; i++ {
+		note := fmt.Sprintf("[%s left out: the instruction files exceed %d bytes, and more specific ones come first]", parts[i].path, budget)
+		total += len(note) - len(parts[i].text)
+		l.warnings = append(l.warnings, fmt.Sprintf("%s was left out: the instruction files exceed %d bytes, and more specific ones were kept", parts[i].path, budget))
+		parts[i].text = note
+	}
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.text
+	}
+	text = strings.Join(texts, "\n\n")
+	if len(text) > budget {
+		shown := textcut.Bytes(text, budget, "")
 		text = shown + fmt.Sprintf("\n\n[instructions truncated: %d of %d bytes shown]", len(shown), len(text))
-		l.warnings = append(l.warnings, fmt.Sprintf("instruction files exceed %d bytes; the rest was cut", MaxInstructionBytes))
+		l.warnings = append(l.warnings, fmt.Sprintf("the most specific instruction file alone exceeds %d bytes; its end was cut", budget))
 	}
 	return text, l.sources, l.warnings
 }
@@ -186,6 +214,9 @@ type loader struct {
 	sources   []string
 	warnings  []string
 	spent     bool // the read budget ran out (warned once)
+	// included holds every file whose contents are in (as named and resolved), so each
+	// is included once however it is reached.
+	included map[string]bool
 }
 
 // read reads the instruction file lex names for who (its path, or "FILE: import @ref").
@@ -355,10 +386,17 @@ func (l *loader) imports(file string, from origin, line string, depth int, chain
 			l.warn("%s: import @%s refused: import cycle", file, ref)
 			continue
 		}
+		if l.included[key] {
+			continue // its contents are in already: each file once
+		}
 		real, own, data, ok := l.read(target, fmt.Sprintf("%s: import @%s", file, ref), from, false)
 		if !ok {
 			continue
 		}
+		if l.included[real] {
+			continue
+		}
+		l.included[key], l.included[real] = true, true
 		body := strings.TrimSpace(l.expand(target, own, string(data), depth+1, append(slices.Clone(chain), real)))
 		res = append(res, fmt.Sprintf("\nContents of %s (imported by %s):\n\n%s\n", target, file, body))
 	}

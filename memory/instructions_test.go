@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 func write(t *testing.T, path, body string) {
@@ -69,24 +71,56 @@ func TestLoadInstructionsOrderAndImports(t *testing.T) {
 func TestLoadInstructionsDepthAndCap(t *testing.T) {
 	repo := t.TempDir()
 	write(t, filepath.Join(repo, "CLAUDE.md"), "L0 @1.md")
-	for i := 1; i <= 6; i++ {
+	for i := 1; i <= 7; i++ {
 		write(t, filepath.Join(repo, string(rune('0'+i))+".md"), "L"+string(rune('0'+i))+" @"+string(rune('0'+i+1))+".md")
 	}
 	text, _, warnings := LoadInstructions(repo, repo, "", nil)
-	if !strings.Contains(text, "L4") || strings.Contains(text, "L5") {
-		t.Errorf("depth not capped at 4:\n%s", text)
+	if !strings.Contains(text, "L5") || strings.Contains(text, "L6") {
+		t.Errorf("depth not capped at 5:\n%s", text)
 	}
 	if len(warnings) == 0 || !strings.Contains(warnings[0], "deep") {
 		t.Errorf("warnings = %v", warnings)
 	}
 
+	// Over budget, the least specific file gives way, not the most specific.
+	sub := filepath.Join(repo, "sub")
 	write(t, filepath.Join(repo, "AGENTS.md"), strings.Repeat("x", 40*1024))
-	text, _, warnings = LoadInstructions(repo, repo, "", nil)
-	if len(text) > MaxInstructionBytes+200 || !strings.Contains(text, "truncated") {
-		t.Errorf("not capped: %d bytes", len(text))
+	write(t, filepath.Join(sub, "CLAUDE.md"), "MOST-SPECIFIC rule")
+	text, _, warnings = LoadInstructions(sub, repo, "", nil)
+	if len(text) > MaxInstructionBytes || !strings.Contains(text, "MOST-SPECIFIC rule") || !strings.Contains(text, "AGENTS.md left out") {
+		t.Errorf("budget: %d bytes\n%s", len(text), textcutHead(text))
 	}
-	if !strings.Contains(strings.Join(warnings, "\n"), "cut") {
-		t.Errorf("no cut warning: %v", warnings)
+	if !strings.Contains(strings.Join(warnings, "\n"), "AGENTS.md was left out") {
+		t.Errorf("no warning: %v", warnings)
+	}
+	// A larger budget (a share of a big context window) keeps everything.
+	text, _, _ = LoadInstructionsWithin(sub, repo, "", nil, 1<<20)
+	if !strings.Contains(text, strings.Repeat("x", 40*1024)) || !strings.Contains(text, "MOST-SPECIFIC rule") {
+		t.Error("a large budget still cut")
+	}
+	// The most specific file alone over budget is cut at its end.
+	write(t, filepath.Join(sub, "CLAUDE.md"), "MOST-SPECIFIC "+strings.Repeat("y", 40*1024))
+	text, _, _ = LoadInstructions(sub, repo, "", nil)
+	if !strings.Contains(text, "MOST-SPECIFIC") || !strings.Contains(text, "truncated") {
+		t.Errorf("most specific alone: %s", textcutHead(text))
+	}
+}
+
+func textcutHead(s string) string { return textcut.Bytes(s, 300, "…") }
+
+// CLAUDE.md that imports the AGENTS.md beside it (what most projects do) has it once.
+func TestLoadInstructionsEachFileOnce(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "AGENTS.md"), "SHARED-RULES")
+	write(t, filepath.Join(repo, "CLAUDE.md"), "@AGENTS.md\nclaude only")
+	text, _, warnings := LoadInstructions(repo, repo, "", nil)
+	if n := strings.Count(text, "SHARED-RULES"); n != 1 || !strings.Contains(text, "claude only") {
+		t.Errorf("AGENTS.md appears %d times:\n%s", n, text)
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "cycle") {
+			t.Errorf("a cycle warning without a cycle: %s", w)
+		}
 	}
 }
 

@@ -191,3 +191,22 @@ func TestUnknownHookEventsDoNotStopOuro(t *testing.T) {
 		t.Errorf("no warnings:\n%s", errOut)
 	}
 }
+
+// Issue 13, items 16 and 17: CLAUDE.md importing the AGENTS.md beside it (the usual
+// pattern) puts it in the prompt once, without a cycle warning; instruction files far over
+// the old 32 KB cap are loaded whole for a model with a large context window.
+func TestInstructionFilesOnceAndWhole(t *testing.T) {
+	e := newEnv(t)
+	big := strings.Repeat("Rule: keep functions small.\n", 2000) // about 56 KB
+	writeFile(t, filepath.Join(e.dir, "AGENTS.md"), "SHARED-RULES\n"+big)
+	writeFile(t, filepath.Join(e.dir, "CLAUDE.md"), "@AGENTS.md\nCLAUDE-ONLY\n")
+	srv := e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, code := e.run("", "-p", "hi")
+	if code != 0 || strings.Contains(errOut, "cycle") || strings.Contains(errOut, "left out") {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	_, _, system := requestFields(t, srv.Requests()[0].Body)
+	if n := strings.Count(system, "SHARED-RULES"); n != 1 || !strings.Contains(system, "CLAUDE-ONLY") || strings.Count(system, "keep functions small") != 2000 {
+		t.Errorf("SHARED-RULES %d times; the system prompt is %d bytes", n, len(system))
+	}
+}

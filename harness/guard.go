@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
@@ -37,33 +38,82 @@ type guard struct {
 
 // guardEnv is what the guard is built from.
 type guardEnv struct {
-	dirs    dirs
-	ws      *workspace.Workspace
-	w       *session.Writer
-	model   model
-	access  Access
-	ui      UI
-	offered func(...string) []string
-	spent   *spending
-	warn    io.Writer
-	spill   string // the session's tool-results folder, where long hook output goes too
+	settings *settings.Settings
+	dirs     dirs
+	ws       *workspace.Workspace
+	w        *session.Writer
+	model    model
+	access   Access
+	ui       UI
+	offered  func(...string) []string
+	spent    *spending
+	warn     io.Writer
+	spill    string // the session's tool-results folder, where long hook output goes too
 }
 
-// setupGuard loads the settings and builds the policy, hooks, audit and sandbox. On an
-// error the guard returned holds what was built so far, for close.
-func setupGuard(e guardEnv) (*guard, error) {
-	o := e.access
-	userHome, _ := os.UserHomeDir()
+// loadSettings reads every settings file and the permission flags (the first step after
+// the directories: the settings' env and model decide how the model is reached).
+func loadSettings(d dirs, o Access, warn io.Writer) (*settings.Settings, error) {
 	set, err := settings.Load(settings.LoadOptions{
-		UserHome: e.dirs.config, OuroHome: e.dirs.home, ProjectDir: e.dirs.cwd, Settings: o.Settings,
+		UserHome: d.config, OuroHome: d.home, ProjectDir: d.cwd, Settings: o.Settings,
 		AllowedTools: o.Allow, DisallowedTools: o.Deny, PermissionMode: o.Mode,
 	})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range set.Warnings {
-		fmt.Fprintf(e.warn, "ouro: WARNING: %s\n", w)
+		fmt.Fprintf(warn, "ouro: WARNING: %s\n", w)
 	}
+	return set, nil
+}
+
+// providerEnv are the variables that decide where ouro sends the user's key and what it
+// asks for: a project's own settings file may not set them (a repository could otherwise
+// send the key to a server of its choosing), the user's files and --settings may.
+var providerEnv = map[string]bool{
+	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "ANTHROPIC_BASE_URL": true, "ANTHROPIC_CUSTOM_HEADERS": true,
+	"ANTHROPIC_MODEL": true, "ANTHROPIC_SMALL_FAST_MODEL": true, "ANTHROPIC_DEFAULT_SONNET_MODEL": true,
+	"ANTHROPIC_DEFAULT_OPUS_MODEL": true, "ANTHROPIC_DEFAULT_HAIKU_MODEL": true,
+	"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "OURO_MODEL": true, "OURO_HOME": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "http_proxy": true, "https_proxy": true, "NO_PROXY": true, "no_proxy": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
+}
+
+// settingsEnv makes settings.env act as if exported, as in Claude Code, for how ouro
+// reaches the model and for the commands it runs: what the environment already holds
+// wins (what the user typed), and a project file's provider variables are dropped with a
+// warning. It returns the lookup the provider is built with.
+func settingsEnv(set *settings.Settings, warn io.Writer) func(string) string {
+	keys := make([]string, 0, len(set.Env))
+	for k := range set.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if src, project := set.EnvProject[k]; project && providerEnv[k] {
+			fmt.Fprintf(warn, "ouro: settings: %s sets env %s, which decides where ouro sends your API key; a project's file may not, so it is ignored (set it in ~/.claude/settings.json or your shell)\n", src, k)
+			if v, ok := set.EnvTrusted[k]; ok {
+				set.Env[k] = v // the user's own value stands
+			} else {
+				delete(set.Env, k)
+			}
+		}
+	}
+	return func(k string) string {
+		if v, ok := os.LookupEnv(k); ok {
+			return v
+		}
+		return set.Env[k]
+	}
+}
+
+// setupGuard builds the policy, hooks, audit and sandbox from the settings. On an error
+// the guard returned holds what was built so far, for close.
+func setupGuard(e guardEnv) (*guard, error) {
+	o := e.access
+	userHome, _ := os.UserHomeDir()
+	set := e.settings
+	var err error
 	g := &guard{settings: set}
 	for _, d := range set.Permissions.AdditionalDirectories {
 		dir := d

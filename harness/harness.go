@@ -182,7 +182,11 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := connect(opts.Model, warn)
+	set, err := loadSettings(dirs, opts.Access, warn)
+	if err != nil {
+		return nil, err
+	}
+	m, err := connect(opts.Model, set.Model, settingsEnv(set, warn), warn)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +204,7 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	spent := &spending{}
-	g, err := setupGuard(guardEnv{dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
+	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
 		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
 	if err != nil {
 		g.close(context.Background())
@@ -320,14 +324,20 @@ type model struct {
 	name     string
 	window   int  // the context window override, 0 for the table's
 	explicit bool // the provider was given, not resolved from the name
+	// env reads the connection variables (the environment, then the settings' env), for
+	// the providers subagents may need.
+	env func(string) string
 }
 
-func connect(o ModelOptions, warn io.Writer) (model, error) {
-	name := ResolveModel(o.Name)
+func connect(o ModelOptions, setting string, env func(string) string, warn io.Writer) (model, error) {
+	name := resolveModel(o.Name, env)
+	if o.Name == "" && env("OURO_MODEL") == "" && env("ANTHROPIC_MODEL") == "" && setting != "" {
+		name = llm.ResolveAlias(setting) // the settings' "model", as in Claude Code
+	}
 	if o.Provider != nil {
 		return model{provider: o.Provider, name: name, window: o.ContextWindow, explicit: true}, nil
 	}
-	p, name, err := NewProvider(name, o.Fallback)
+	p, name, err := newProvider(name, o.Fallback, env)
 	if err != nil {
 		return model{}, err
 	}
@@ -338,7 +348,7 @@ func connect(o ModelOptions, warn io.Writer) (model, error) {
 		}
 		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
 	}
-	return model{provider: p, name: name, window: o.ContextWindow}, nil
+	return model{provider: p, name: name, window: o.ContextWindow, env: env}, nil
 }
 
 // join asks each extension for its Part.

@@ -19,12 +19,17 @@ import (
 var ErrNoKey = errors.New("no API key")
 
 // ResolveModel picks the model name: the flag, else OURO_MODEL, else the default.
-func ResolveModel(flag string) string {
+func ResolveModel(flag string) string { return resolveModel(flag, os.Getenv) }
+
+// resolveModel is ResolveModel reading the variables through env.
+func resolveModel(flag string, env func(string) string) string {
 	if flag != "" {
 		return llm.ResolveAlias(flag)
 	}
-	if env := os.Getenv("OURO_MODEL"); env != "" {
-		return llm.ResolveAlias(env)
+	for _, v := range []string{"OURO_MODEL", "ANTHROPIC_MODEL"} {
+		if e := env(v); e != "" {
+			return llm.ResolveAlias(e)
+		}
 	}
 	return llm.DefaultModel
 }
@@ -36,6 +41,12 @@ func ResolveModel(flag string) string {
 //   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
 //     ANTHROPIC_BASE_URL).
 func NewProvider(model, fallback string) (llm.Provider, string, error) {
+	return newProvider(model, fallback, os.Getenv)
+}
+
+// newProvider is NewProvider reading the connection variables through env (the process
+// environment, then the settings' env).
+func newProvider(model, fallback string, env func(string) string) (llm.Provider, string, error) {
 	if err := checkModelName(model); err != nil {
 		return nil, "", err
 	}
@@ -45,7 +56,7 @@ func NewProvider(model, fallback string) (llm.Provider, string, error) {
 		if name == "" {
 			return nil, "", fmt.Errorf("model %q names no OpenAI model: use openai:NAME, e.g. openai:gpt-5", model)
 		}
-		p, err := openai.New(openai.Config{})
+		p, err := openai.New(openai.Config{APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
 		if err != nil {
 			return nil, "", keyHint(err)
 		}
@@ -58,7 +69,8 @@ func NewProvider(model, fallback string) (llm.Provider, string, error) {
 		}
 		return scripted.New(s), "scripted", nil
 	default:
-		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback})
+		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
+			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL")})
 		if err != nil {
 			return nil, "", keyHint(err)
 		}
@@ -130,7 +142,11 @@ func providerFor(parent model, warn io.Writer) func(agentType, model string) (ll
 		if c, ok := cache[name]; ok {
 			return c.p, c.name
 		}
-		p, m, err := NewProvider(name, "")
+		env := parent.env
+		if env == nil {
+			env = os.Getenv
+		}
+		p, m, err := newProvider(name, "", env)
 		if err != nil {
 			if !warned[name] {
 				warned[name] = true

@@ -52,6 +52,8 @@ type layer struct {
 	// user marks the user's own files (in the home folder): one that cannot be used is
 	// skipped with a warning, so a typo there does not stop ouro in every project.
 	user bool
+	// flag marks --settings (inline or a file): given by whoever runs ouro.
+	flag bool
 }
 
 // Load reads every settings file that exists and merges them, most specific first:
@@ -144,7 +146,7 @@ func (o *LoadOptions) layers() ([]layer, error) {
 	var ls []layer
 	if flag := strings.TrimSpace(o.Settings); flag != "" {
 		if strings.HasPrefix(flag, "{") {
-			ls = append(ls, layer{path: SourceSettingsFlag, root: o.ProjectDir, inline: flag})
+			ls = append(ls, layer{path: SourceSettingsFlag, root: o.ProjectDir, inline: flag, flag: true})
 		} else {
 			p := flag
 			if !filepath.IsAbs(p) {
@@ -153,7 +155,7 @@ func (o *LoadOptions) layers() ([]layer, error) {
 			if _, err := os.Stat(p); err != nil {
 				return nil, fmt.Errorf("settings: --settings %s: %w", flag, err)
 			}
-			ls = append(ls, layer{path: p, root: o.ProjectDir})
+			ls = append(ls, layer{path: p, root: o.ProjectDir, flag: true})
 		}
 	}
 	proj := o.ProjectDir
@@ -305,12 +307,27 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 		if s.Env == nil {
 			s.Env = map[string]string{}
 		}
+		if l.user || l.flag {
+			if s.EnvTrusted == nil {
+				s.EnvTrusted = map[string]string{}
+			}
+			if _, set := s.EnvTrusted[k]; !set {
+				s.EnvTrusted[k] = v
+			}
+		}
 		if _, set := s.Env[k]; !set {
 			s.Env[k] = v
+			if !l.user && !l.flag {
+				if s.EnvProject == nil {
+					s.EnvProject = map[string]string{}
+				}
+				s.EnvProject[k] = l.path
+			}
 		}
 	}
 	if f.Model != nil && !m.modelSet {
 		s.Model, m.modelSet = *f.Model, true
+		s.ModelSource = l.path
 	}
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
 		v := *f.Memory.ExtractOnExit

@@ -12,11 +12,20 @@ type Settings struct {
 	Permissions Permissions `json:"permissions"`
 	// Hooks maps an event name (PreToolUse, Stop, ...) to its matcher groups, from every
 	// file in precedence order (most specific first).
-	Hooks   map[string][]HookMatcher `json:"hooks,omitempty"`
-	Env     map[string]string        `json:"env,omitempty"`
-	Sandbox Sandbox                  `json:"sandbox"`
-	Model   string                   `json:"model,omitempty"`
-	Memory  Memory                   `json:"memory"`
+	Hooks map[string][]HookMatcher `json:"hooks,omitempty"`
+	Env   map[string]string        `json:"env,omitempty"`
+	// EnvProject names, for each Env value a project's own file set (not the user's files
+	// or --settings), that file: a repository must not redirect where ouro sends the
+	// user's key.
+	EnvProject map[string]string `json:"-"`
+	// EnvTrusted holds, for each variable, the most specific value the user's own files
+	// or --settings give: what stands when a project's value may not.
+	EnvTrusted map[string]string `json:"-"`
+	Sandbox    Sandbox           `json:"sandbox"`
+	Model      string            `json:"model,omitempty"`
+	// ModelSource is the file that set Model.
+	ModelSource string `json:"-"`
+	Memory      Memory `json:"memory"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`

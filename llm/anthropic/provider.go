@@ -22,6 +22,9 @@ import (
 
 // Config configures a Provider. The zero value of every field has a sensible default.
 type Config struct {
+	// AuthToken is sent as a bearer token when there is no APIKey; empty means
+	// $ANTHROPIC_AUTH_TOKEN.
+	AuthToken string
 	// APIKey authenticates the requests; empty means $ANTHROPIC_API_KEY.
 	APIKey string
 	// BaseURL replaces https://api.anthropic.com; empty means $ANTHROPIC_BASE_URL, if set.
@@ -56,11 +59,16 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		cfg.APIKey = os.Getenv("ANTHROPIC_API_KEY")
 	}
+	authToken := cfg.AuthToken
+	if cfg.APIKey == "" && authToken == "" {
+		// A bearer token instead of a key (gateways and proxies), as Claude Code reads it.
+		authToken = os.Getenv("ANTHROPIC_AUTH_TOKEN")
+	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
 	}
-	if cfg.APIKey == "" {
-		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY (or run `ouro demo`, which needs no key)")
+	if cfg.APIKey == "" && authToken == "" {
+		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or run `ouro demo`, which needs no key)")
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: max tokens must not be negative, got %d", cfg.MaxTokens)
@@ -72,9 +80,13 @@ func New(cfg Config) (*Provider, error) {
 	// own from it. Its retries are off because Complete retries with ouro's policy.
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	} else {
+		opts = append(opts, option.WithAuthToken(authToken))
 	}
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)

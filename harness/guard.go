@@ -57,6 +57,7 @@ func loadSettings(d dirs, o Access, warn io.Writer) (*settings.Settings, error) 
 	set, err := settings.Load(settings.LoadOptions{
 		UserHome: d.config, OuroHome: d.home, ProjectDir: d.cwd, Settings: o.Settings,
 		AllowedTools: o.Allow, DisallowedTools: o.Deny, PermissionMode: o.Mode,
+		Managed: settings.ManagedPaths(),
 	})
 	if err != nil {
 		return nil, err
@@ -244,6 +245,7 @@ func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) 
 		}
 		view, err := g.policy.WithMode(m)
 		if err != nil {
+			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
 			return []agent.Gate{g.gate}
 		}
 		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)

@@ -113,6 +113,8 @@ type Policy struct {
 	mu                    sync.RWMutex
 	mode                  Mode
 	deny, ask, allow, ses []Rule
+	// noBypass names the settings file that disables bypassPermissions ("" if none).
+	noBypass string
 
 	// base, when set, makes this a view of another policy: its rules (as they change),
 	// under this view's own mode.
@@ -128,6 +130,9 @@ func (p *Policy) WithMode(m Mode) (*Policy, error) {
 	root := p
 	for root.base != nil {
 		root = root.base
+	}
+	if m == ModeBypass && root.noBypass != "" {
+		return nil, bypassDisabled(root.noBypass)
 	}
 	return &Policy{ws: p.ws, home: p.home, projectDir: p.projectDir, writable: p.writable, mode: m, base: root}, nil
 }
@@ -157,7 +162,18 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("permission: %w", err)
 	}
-	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode}
+	var modeProblem error
+	if mode == ModeBypass && s.Permissions.DisableBypass != "" {
+		if cfg.Mode != "" || s.Permissions.ModeSource == "--permission-mode" {
+			return nil, bypassDisabled(s.Permissions.DisableBypass) // asked for explicitly
+		}
+		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.ModeSource, s.Permissions.DisableBypass)
+		mode = ModeDefault
+	}
+	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode, noBypass: s.Permissions.DisableBypass}
+	if modeProblem != nil {
+		p.problems = append(p.problems, modeProblem)
+	}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()
 	}
@@ -225,10 +241,23 @@ func (p *Policy) SetMode(m Mode) error {
 	if _, err := ParseMode(string(m)); err != nil || m == "" {
 		return fmt.Errorf("permission: unknown permission mode %q", m)
 	}
+	root := p
+	for root.base != nil {
+		root = root.base
+	}
+	if m == ModeBypass && root.noBypass != "" {
+		return bypassDisabled(root.noBypass)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mode = m
 	return nil
+}
+
+// bypassDisabled is the error for entering bypassPermissions where a settings file (a
+// managed one, typically) disables it.
+func bypassDisabled(source string) error {
+	return fmt.Errorf("permission: bypassPermissions is disabled by %s (permissions.disableBypassPermissionsMode)", source)
 }
 
 // SourceSession is the source of the rules added for this session only.

@@ -35,6 +35,23 @@ type LoadOptions struct {
 	DisallowedTools []string
 	// PermissionMode is --permission-mode; it overrides every file's defaultMode.
 	PermissionMode string
+	// Managed are the managed settings files (an administrator's), most binding first:
+	// they come before every flag and file, so their scalars cannot be overridden and
+	// their rules always apply. A managed file that exists but cannot be used is an
+	// error: a broken policy must not silently lift itself. See ManagedPaths.
+	Managed []string
+}
+
+// ManagedPaths are the managed settings files looked for: ouro's and Claude Code's
+// system-wide ones, then the file $OURO_MANAGED_SETTINGS names (which can only add to
+// them: it comes after them).
+func ManagedPaths() []string {
+	ps := []string{"/etc/ouro/managed-settings.json", "/etc/claude-code/managed-settings.json",
+		"/Library/Application Support/ClaudeCode/managed-settings.json"}
+	if extra := os.Getenv("OURO_MANAGED_SETTINGS"); extra != "" {
+		ps = append(ps, extra)
+	}
+	return ps
 }
 
 // Sources of the rules that come from flags rather than files.
@@ -54,6 +71,8 @@ type layer struct {
 	user bool
 	// flag marks --settings (inline or a file): given by whoever runs ouro.
 	flag bool
+	// managed marks an administrator's managed settings file.
+	managed bool
 }
 
 // Load reads every settings file that exists and merges them, most specific first:
@@ -75,12 +94,32 @@ func Load(opts LoadOptions) (*Settings, error) {
 	}
 	s := &Settings{}
 	var m merger
-	// Flag rules come first: they are the most specific.
+	// Managed files bind first: nothing below may override them.
+	for _, p := range opts.Managed {
+		data, err := regfile.Read(p, regfile.MaxConfig)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("settings: managed settings: %w", err)
+		}
+		f, err := parseFile(p, data)
+		if err != nil {
+			return nil, fmt.Errorf("settings: managed settings: %w", err)
+		}
+		m.merge(s, f, layer{path: p, root: opts.ProjectDir, flag: true, managed: true})
+	}
+	// Flag rules come next: they are the most specific of the rest.
 	m.addRules(&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools, opts.ProjectDir)
 	m.addRules(&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools, opts.ProjectDir)
 	if opts.PermissionMode != "" {
-		s.Permissions.DefaultMode = opts.PermissionMode
-		m.modeSet = true
+		if m.modeSet {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode))
+		} else {
+			s.Permissions.DefaultMode = opts.PermissionMode
+			s.Permissions.ModeSource = "--permission-mode"
+			m.modeSet = true
+		}
 	}
 	seen := map[string]bool{}
 	for _, l := range layers {
@@ -191,11 +230,12 @@ func realPath(p string) string {
 // from a zero value; only the keys ouro uses are listed, the rest are ignored.
 type file struct {
 	Permissions struct {
-		Allow                 []string `json:"allow"`
-		Ask                   []string `json:"ask"`
-		Deny                  []string `json:"deny"`
-		DefaultMode           *string  `json:"defaultMode"`
-		AdditionalDirectories []string `json:"additionalDirectories"`
+		Allow                        []string `json:"allow"`
+		Ask                          []string `json:"ask"`
+		Deny                         []string `json:"deny"`
+		DefaultMode                  *string  `json:"defaultMode"`
+		AdditionalDirectories        []string `json:"additionalDirectories"`
+		DisableBypassPermissionsMode *string  `json:"disableBypassPermissionsMode"`
 	} `json:"permissions"`
 	Hooks  map[string][]HookMatcher `json:"hooks"`
 	Env    map[string]string        `json:"env"`
@@ -289,6 +329,11 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
 	if p.DefaultMode != nil && !m.modeSet {
 		s.Permissions.DefaultMode, m.modeSet = *p.DefaultMode, true
+		s.Permissions.ModeSource = l.path
+	}
+	if p.DisableBypassPermissionsMode != nil && *p.DisableBypassPermissionsMode == "disable" && s.Permissions.DisableBypass == "" {
+		// A restriction: honoured from any file, most binding first.
+		s.Permissions.DisableBypass = l.path
 	}
 	for _, d := range p.AdditionalDirectories {
 		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, absDir(d, l.root))

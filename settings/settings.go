@@ -46,6 +46,11 @@ type Permissions struct {
 	Deny                  []Rule   `json:"deny,omitempty"`
 	DefaultMode           string   `json:"defaultMode,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// ModeSource is what set DefaultMode: a file, or "--permission-mode".
+	ModeSource string `json:"-"`
+	// DisableBypass names the file whose permissions.disableBypassPermissionsMode is
+	// "disable": bypassPermissions cannot be entered ("" when none says so).
+	DisableBypass string `json:"-"`
 }
 
 // Rule is one permission rule as written (`Bash(npm run *)`) and where it came from.

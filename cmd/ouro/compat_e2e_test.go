@@ -243,3 +243,31 @@ func TestSettingsEnvAndModelConfigureOuro(t *testing.T) {
 		t.Errorf("project env: exit %d %q\n%s", code, out, errOut)
 	}
 }
+
+// Issue 13, item 13: managed settings bind above every file and flag, and
+// disableBypassPermissionsMode keeps bypassPermissions off: asked for on the command line
+// it is an error; set as a file's default it falls back to the default mode, with a
+// warning; a managed deny rule holds whatever the flags allow.
+func TestManagedSettingsAndDisabledBypass(t *testing.T) {
+	e := newEnv(t)
+	managed := filepath.Join(t.TempDir(), "managed-settings.json")
+	writeFile(t, managed, `{"permissions": {"disableBypassPermissionsMode": "disable", "deny": ["Bash(curl *)"]}}`)
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
+	e.fake(scripted.Turn{Text: "never"})
+	if _, errOut, code := e.run("", "-p", "hi", "--dangerously-skip-permissions"); code == 0 || !strings.Contains(errOut, "bypassPermissions is disabled by "+managed) {
+		t.Errorf("--dangerously-skip-permissions: exit %d\n%s", code, errOut)
+	}
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	e.fake(scripted.Turn{ToolCalls: bash("curl -s http://127.0.0.1:9/")}, scripted.Turn{Text: "done"})
+	out, errOut, code := e.run("", "-p", "fetch", "--output-format", "stream-json", "--allowedTools", "Bash")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	lines := parseLines(t, out)
+	if mode := lines[0]["permissionMode"]; mode != "default" || !strings.Contains(errOut, "disables it; the default mode applies") {
+		t.Errorf("mode %v\n%s", mode, errOut)
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(fmt.Sprint(last["permission_denials"]), "Bash(curl *)") {
+		t.Errorf("the managed deny rule did not hold: %v", last["permission_denials"])
+	}
+}

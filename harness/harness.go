@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
@@ -507,7 +508,10 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
 		GatesFor:    g.gatesFor(say, gr.allow),
 		ProviderFor: providerFor(m, warn),
-		StartHook:   g.hooks.SubagentStart, StopHook: g.hooks.Subagent,
+		StartHook: func(ctx context.Context, c subagent.Child) string {
+			return g.hooks.SubagentStart(ctx, hook.Child(c))
+		},
+		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
 		Observer:      opts.UI.ChildObserver,
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may

@@ -180,30 +180,36 @@ func (r *Runner) PostToolUse(ctx context.Context, c tool.Call, res *tool.Result)
 // model is already continuing because of them. The loop's MaxStopContinues (8 by
 // default) ends the run however often the hooks block; continue:false ends it at once.
 func (r *Runner) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
-	return r.stop(ctx, Stop, "", s)
+	return r.stopAs(ctx, Stop, Child{}, s)
+}
+
+// Child names a subagent run for the Subagent hooks: its type (what matchers select),
+// its id and its transcript.
+type Child struct {
+	Type, ID, TranscriptPath string
 }
 
 // SubagentStop is BeforeStop for a subagent's loop, with the SubagentStop hooks, whose
 // matcher selects the agent type.
-func (r *Runner) SubagentStop(ctx context.Context, agentType string, s *agent.Stop) agent.StopDecision {
-	return r.stop(ctx, SubagentStop, agentType, s)
+func (r *Runner) SubagentStop(ctx context.Context, c Child, s *agent.Stop) agent.StopDecision {
+	return r.stopAs(ctx, SubagentStop, c, s)
 }
 
 // Subagent returns the seam to put in a subagent's agent.Config.BeforeStop.
-func (r *Runner) Subagent(agentType string) agent.BeforeStop {
-	return subagentStop{r, agentType}
+func (r *Runner) Subagent(c Child) agent.BeforeStop {
+	return subagentStop{r, c}
 }
 
 type subagentStop struct {
-	r         *Runner
-	agentType string
+	r *Runner
+	c Child
 }
 
 func (s subagentStop) BeforeStop(ctx context.Context, st *agent.Stop) agent.StopDecision {
-	return s.r.SubagentStop(ctx, s.agentType, st)
+	return s.r.SubagentStop(ctx, s.c, st)
 }
 
-func (r *Runner) stop(ctx context.Context, event, agentType string, s *agent.Stop) agent.StopDecision {
+func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Stop) agent.StopDecision {
 	if r.takeHalt() != nil {
 		return agent.StopDecision{}
 	}
@@ -212,7 +218,10 @@ func (r *Runner) stop(ctx context.Context, event, agentType string, s *agent.Sto
 	delete(r.stopBlocked, s.Conv)
 	r.mu.Unlock()
 	in := r.input(event)
-	in.StopHookActive, in.AgentType = active, agentType
+	in.StopHookActive, in.AgentType = active, c.Type
+	if event == SubagentStop {
+		in.AgentID, in.AgentTranscriptPath, in.LastAssistantMessage = c.ID, c.TranscriptPath, s.Final.Text()
+	}
 	in.conv = s.Conv
 	var reasons []string
 	blocked := false
@@ -294,9 +303,9 @@ func (r *Runner) SessionStart(ctx context.Context, source string) (extraContext 
 
 // SubagentStart runs the SubagentStart hooks for a subagent of agentType and returns the
 // additionalContext they give the subagent.
-func (r *Runner) SubagentStart(ctx context.Context, agentType string) (extraContext string) {
+func (r *Runner) SubagentStart(ctx context.Context, c Child) (extraContext string) {
 	in := r.input(SubagentStart)
-	in.AgentType = agentType
+	in.AgentType, in.AgentID = c.Type, c.ID
 	var extra []string
 	for _, x := range r.fire(ctx, in) {
 		if x.isJSON {

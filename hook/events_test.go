@@ -14,6 +14,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
@@ -57,7 +58,7 @@ func TestExitTwoPerEvent(t *testing.T) {
 			}
 		}},
 		{"SubagentStop", func(t *testing.T, r *hook.Runner, _ *env) {
-			d := r.Subagent("Explore").BeforeStop(context.Background(), stopOf(0))
+			d := r.Subagent(hook.Child{Type: "Explore"}).BeforeStop(context.Background(), stopOf(0))
 			if !d.Continue || !strings.Contains(d.Message, "no rm here") {
 				t.Fatalf("decision = %+v", d)
 			}
@@ -304,7 +305,7 @@ func TestSessionAndSubagentStartContext(t *testing.T) {
 	if got := r.SessionStart(ctx, "resume"); got != "" {
 		t.Fatalf("a startup hook ran on resume: %q", got)
 	}
-	if got := r.SubagentStart(ctx, "Explore"); got != "search only under src/" {
+	if got := r.SubagentStart(ctx, hook.Child{Type: "Explore"}); got != "search only under src/" {
 		t.Fatalf("SubagentStart context = %q", got)
 	}
 }
@@ -502,8 +503,11 @@ func TestPayloadFields(t *testing.T) {
 	r.PostToolUse(ctx, call, &failed)
 	r.UserPromptSubmit(ctx, "fix the bug")
 	r.BeforeStop(ctx, stopOf(0))
-	r.SubagentStop(ctx, "Explore", stopOf(0))
-	r.SubagentStart(ctx, "Explore")
+	final := stopOf(0)
+	final.Final = llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("found it in a.go")}}
+	explore := hook.Child{Type: "Explore", ID: "toolu_9", TranscriptPath: "/home/u/.ouro/projects/p/sessions/sess-1/subagents/Explore-toolu_9.jsonl"}
+	r.SubagentStop(ctx, explore, final)
+	r.SubagentStart(ctx, explore)
 	r.SessionStart(ctx, "startup")
 	r.SessionEnd(ctx, "logout")
 	r.PreCompact(ctx, "manual", "keep the API notes")
@@ -529,13 +533,14 @@ func TestPayloadFields(t *testing.T) {
 		"PostToolUseFailure": with(toolFields, "error", "exit status 2"),
 		"UserPromptSubmit":   {"prompt": "fix the bug"},
 		"Stop":               {"stop_hook_active": false},
-		"SubagentStop":       {"stop_hook_active": false, "agent_type": "Explore"},
-		"SubagentStart":      {"agent_type": "Explore"},
-		"SessionStart":       {"source": "startup"},
-		"SessionEnd":         {"reason": "logout"},
-		"PreCompact":         {"trigger": "manual", "custom_instructions": "keep the API notes"},
-		"PostCompact":        {"trigger": "auto"},
-		"Notification":       {"message": "ouro needs your permission to use Bash"},
+		"SubagentStop": {"stop_hook_active": false, "agent_type": "Explore", "agent_id": "toolu_9",
+			"agent_transcript_path": "/home/u/.ouro/projects/p/sessions/sess-1/subagents/Explore-toolu_9.jsonl", "last_assistant_message": "found it in a.go"},
+		"SubagentStart": {"agent_type": "Explore", "agent_id": "toolu_9"},
+		"SessionStart":  {"source": "startup"},
+		"SessionEnd":    {"reason": "logout"},
+		"PreCompact":    {"trigger": "manual", "custom_instructions": "keep the API notes"},
+		"PostCompact":   {"trigger": "auto"},
+		"Notification":  {"message": "ouro needs your permission to use Bash"},
 	}
 	for _, ev := range events {
 		var got map[string]any

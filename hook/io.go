@@ -30,14 +30,18 @@ type Input struct {
 	// Error (PostToolUseFailure) is the text of the failed result.
 	Error string
 
-	Prompt             string // UserPromptSubmit
-	StopHookActive     bool   // Stop, SubagentStop
-	AgentType          string // SubagentStart, SubagentStop
-	Source             string // SessionStart: startup|resume|clear|compact
-	Reason             string // SessionEnd
-	Trigger            string // PreCompact, PostCompact: manual|auto
-	CustomInstructions string // PreCompact
-	Message            string // Notification
+	Prompt         string // UserPromptSubmit
+	StopHookActive bool   // Stop, SubagentStop
+	AgentType      string // SubagentStart, SubagentStop
+	AgentID        string // SubagentStart, SubagentStop
+	// AgentTranscriptPath and LastAssistantMessage: SubagentStop.
+	AgentTranscriptPath  string
+	LastAssistantMessage string
+	Source               string // SessionStart: startup|resume|clear|compact
+	Reason               string // SessionEnd
+	Trigger              string // PreCompact, PostCompact: manual|auto
+	CustomInstructions   string // PreCompact
+	Message              string // Notification
 
 	// conv is the conversation that wants to stop (Stop, SubagentStop), for prompt hooks.
 	conv *agent.Conversation
@@ -78,8 +82,12 @@ func (in Input) MarshalJSON() ([]byte, error) {
 	case SubagentStop:
 		m["stop_hook_active"] = in.StopHookActive
 		m["agent_type"] = in.AgentType
+		m["agent_id"] = in.AgentID
+		m["agent_transcript_path"] = in.AgentTranscriptPath
+		m["last_assistant_message"] = in.LastAssistantMessage
 	case SubagentStart:
 		m["agent_type"] = in.AgentType
+		m["agent_id"] = in.AgentID
 	case SessionStart:
 		m["source"] = in.Source
 	case SessionEnd:

@@ -60,14 +60,18 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	if d.PermissionMode != "" && cfg.GatesFor != nil {
 		gates = cfg.GatesFor(d)
 	}
+	var observers []agent.Observer
+	tr := sh.openTranscript(d.Name, callID, model)
+	child := Child{Type: d.Name, ID: callID}
+	if tr != nil {
+		child.TranscriptPath = tr.w.Path()
+	}
 	var stops []agent.BeforeStop
 	if cfg.StopHook != nil {
-		if s := cfg.StopHook(d.Name); s != nil {
+		if s := cfg.StopHook(child); s != nil {
 			stops = append(stops, s)
 		}
 	}
-	var observers []agent.Observer
-	tr := sh.openTranscript(d.Name, callID, model)
 	if tr != nil {
 		defer tr.close()
 		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
@@ -89,7 +93,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	}
 	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
 	if cfg.StartHook != nil {
-		if extra := cfg.StartHook(ctx, d.Name); extra != "" {
+		if extra := cfg.StartHook(ctx, child); extra != "" {
 			prompt = append(prompt, llm.TextBlock(extra))
 		}
 	}

@@ -383,11 +383,12 @@ func TestStartAndStopHooks(t *testing.T) {
 	stops := 0
 	var types []string
 	task, _ := NewTool(Config{Provider: prov, Model: "scripted", Tools: reg,
-		StartHook: func(_ context.Context, typ string) string {
+		StartHook: func(_ context.Context, c Child) string {
+			typ := c.Type
 			types = append(types, typ)
 			return "context from SubagentStart"
 		},
-		StopHook: func(typ string) agent.BeforeStop { types = append(types, typ); return stopOnce{&stops} },
+		StopHook: func(c Child) agent.BeforeStop { types = append(types, c.Type); return stopOnce{&stops} },
 	})
 	res, _ := task.Run(context.Background(), tool.ExecInput(input(t, Explore, "go")))
 	if res.IsError || !strings.HasPrefix(res.Text(), "checked answer") || stops != 2 {

@@ -45,10 +45,11 @@ type Config struct {
 	BeforeModel []agent.BeforeModel
 	// GatesFor, when set, replaces Gates for a definition with a permissionMode.
 	GatesFor func(d Definition) []agent.Gate
-	// StartHook runs the SubagentStart hooks; what it returns is added to the prompt.
-	StartHook func(ctx context.Context, agentType string) string
-	// StopHook gives the SubagentStop seam for a child of agentType; may be nil.
-	StopHook func(agentType string) agent.BeforeStop
+	// StartHook runs the SubagentStart hooks for a child; what it returns is added to the
+	// prompt.
+	StartHook func(ctx context.Context, child Child) string
+	// StopHook gives the SubagentStop seam for a child; may be nil.
+	StopHook func(child Child) agent.BeforeStop
 	// Observer receives every event of every child, with the tool_use ID of the Task
 	// call that started it (for stream-json's parent_tool_use_id). Children may run
 	// concurrently, so it must be safe for concurrent use.
@@ -67,6 +68,12 @@ type Config struct {
 	TranscriptDir string
 	// Warn receives problems writing transcripts; nil discards them.
 	Warn func(string)
+}
+
+// Child names one subagent run for its hooks: its agent type, its id (the tool_use id of
+// the Task call that started it) and its transcript ("" when none is written).
+type Child struct {
+	Type, ID, TranscriptPath string
 }
 
 // Tool is the Task tool (or its Agent alias). Both share one state: the usage totals.

@@ -271,3 +271,37 @@ func TestManagedSettingsAndDisabledBypass(t *testing.T) {
 		t.Errorf("the managed deny rule did not hold: %v", last["permission_denials"])
 	}
 }
+
+// Issue 13, item 9 (part): SubagentStop hooks get agent_id, agent_transcript_path and
+// last_assistant_message, SubagentStart hooks agent_id.
+func TestSubagentHookInput(t *testing.T) {
+	e := newEnv(t)
+	stopIn, startIn := filepath.Join(e.home, "stop.json"), filepath.Join(e.home, "start.json")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {
+		"SubagentStop": [{"hooks": [{"type": "command", "command": "cat > %s"}]}],
+		"SubagentStart": [{"hooks": [{"type": "command", "command": "cat > %s"}]}]}}`, stopIn, startIn))
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("Explore", "look", "Find the module")}},
+		scripted.Turn{Text: "CHILD-FINAL the module is example.com/demo"},
+		scripted.Turn{Text: "done"},
+	)
+	if out, errOut, code := e.run("", "-p", "delegate"); code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	var stop, start map[string]any
+	data, _ := os.ReadFile(stopIn)
+	_ = json.Unmarshal(data, &stop)
+	data, _ = os.ReadFile(startIn)
+	_ = json.Unmarshal(data, &start)
+	if stop["agent_id"] != "toolu_01_01" || stop["agent_type"] != "Explore" || stop["last_assistant_message"] != "CHILD-FINAL the module is example.com/demo" {
+		t.Errorf("SubagentStop input: %v", stop)
+	}
+	if p, _ := stop["agent_transcript_path"].(string); p == "" {
+		t.Errorf("no agent_transcript_path: %v", stop)
+	} else if _, err := os.Stat(p); err != nil {
+		t.Errorf("agent_transcript_path %s: %v", p, err)
+	}
+	if start["agent_id"] != "toolu_01_01" {
+		t.Errorf("SubagentStart input: %v", start)
+	}
+}

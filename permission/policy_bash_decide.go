@@ -136,6 +136,7 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	k.label = "`" + clipText(text, 300) + "`"
 	command := st.subject("Bash")
 	command.Command = key
+	command.Env = strings.Join(c.Env, " ")
 	// Deny and ask rules also see the line as written (wrappers included) and the
 	// command by its plain name, so `Bash(curl *)` holds for `sudo curl` and
 	// `/usr/bin/curl` alike. Allow rules see only the command as it will run.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,6 +46,7 @@ type Rule struct {
 
 	kind   specKind
 	bash   string // command pattern with the legacy `:*` turned into ` *`
+	env    bool   // the pattern starts with NAME=value: matched with the command's assignments
 	path   pathPattern
 	domain string
 }
@@ -100,6 +102,10 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 	} else if strings.ContainsRune(text, ')') {
 		return bad(`")" without "("`)
 	}
+	if t, _, ok := strings.Cut(toolName, ":"); ok && !strings.HasPrefix(toolName, "mcp__") {
+		// Edit:* and the like: the :* suffix belongs inside a Bash specifier.
+		return bad("%q is not a tool name: the :* form is for Bash command prefixes, as in Bash(npm run test:*); for every %s call write %s alone", toolName, t, t)
+	}
 	if err := checkToolName(toolName); err != "" {
 		return bad("%s", err)
 	}
@@ -122,7 +128,13 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 		if pat == "*" || pat == "" {
 			return r, nil // Bash(*) is Bash
 		}
+		if op := lineOperator(pat); op != "" {
+			return bad("it can never match: ouro checks each command of a line on its own, and %q splits a line into commands, so no single command holds it; write a rule for each command instead (e.g. Bash(wget *) and Bash(bash *))", op)
+		}
 		r.kind, r.bash, r.Specifier = specCommand, pat, spec
+		// A rule naming variables in front of the command (FOO=1 make *) is matched
+		// against the command with the assignments it is run with.
+		r.env = envAssign.MatchString(pat)
 	case isOneOf(toolName, editTools) || isOneOf(toolName, readTools):
 		p, err := parsePathPattern(spec)
 		if err != "" {
@@ -146,6 +158,35 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 }
 
 // checkToolName accepts tool names as tools spell them, plus a trailing * for MCP.
+// envAssign is a NAME=value word at the start of a command pattern.
+var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// lineOperator is the first unquoted |, &&, || or ; in a command pattern: what splits a
+// shell line into separate commands ("" when there is none).
+func lineOperator(pat string) string {
+	var quote rune
+	for i, c := range pat {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'', c == '"':
+			quote = c
+		case c == ';':
+			return ";"
+		case c == '|':
+			if strings.HasPrefix(pat[i:], "||") {
+				return "||"
+			}
+			return "|"
+		case c == '&' && strings.HasPrefix(pat[i:], "&&"):
+			return "&&"
+		}
+	}
+	return ""
+}
+
 func checkToolName(name string) string {
 	if name == "" {
 		return "the tool name is missing"
@@ -203,6 +244,9 @@ type Subject struct {
 	Tool string
 	// Command is one simple shell command, wrappers stripped, its words joined by spaces.
 	Command string
+	// Env is the NAME=value assignments the command runs with, joined by spaces (for
+	// rules that name them).
+	Env string
 	// Path is the absolute, clean path a file tool acts on.
 	Path string
 	// Host is the host a WebFetch reaches.
@@ -233,6 +277,9 @@ func (r Rule) Match(s Subject) bool {
 	case specNone:
 		return true
 	case specCommand:
+		if r.env {
+			return s.Env != "" && s.Command != "" && commandMatches(r.bash, s.Env+" "+s.Command)
+		}
 		return s.Command != "" && commandMatches(r.bash, s.Command)
 	case specPath:
 		return s.Path != "" && r.matchPath(s)

@@ -305,3 +305,27 @@ func TestSubagentHookInput(t *testing.T) {
 		t.Errorf("SubagentStart input: %v", start)
 	}
 }
+
+// Issue 13, item 14: a rule naming the variables in front of a command matches that
+// command line; a rule that can never match is reported when it loads, with why.
+func TestRulesWithEnvPrefixAndRulesThatNeverMatch(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("MARK=1 touch made.txt")},
+		scripted.Turn{ToolCalls: bash("touch other.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "touch", "--output-format", "json", "--allowedTools", "Bash(MARK=1 touch *)", "--allowedTools", "Bash(wget *|bash*)")
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err != nil {
+		t.Errorf("the env-prefixed rule did not allow its command: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "other.txt")); err == nil {
+		t.Error("the env-prefixed rule allowed the command without its variables")
+	}
+	if !strings.Contains(errOut, `"Bash(wget *|bash*)"`) || !strings.Contains(errOut, "it can never match") {
+		t.Errorf("no load-time warning:\n%s", errOut)
+	}
+}

@@ -60,6 +60,9 @@ func (r *Runner) fire(ctx context.Context, in Input) []result {
 		if useMatcher && !e.match.matches(subject) {
 			continue
 		}
+		if e.cond != nil && !r.condHolds(*e.cond, in) {
+			continue
+		}
 		if e.fn == nil {
 			if seen[e.command] {
 				continue

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -181,6 +182,8 @@ type entry struct {
 	command string
 	timeout time.Duration
 	fn      *Func
+	// cond is the hook's "if": a permission rule the call must match (tool events).
+	cond *permission.Rule
 }
 
 func (e entry) name() string {
@@ -257,7 +260,18 @@ func New(cfg Config) (*Runner, error) {
 					errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.Command))
 					continue
 				}
-				r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second))})
+				e := entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second))}
+				if strings.TrimSpace(h.If) != "" {
+					if events[ev] != "tool_name" {
+						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook's \"if\" is ignored: it applies to tool events only", src, ev))
+					} else if cond, err := permission.ParseRule(settings.Rule{Text: h.If, Source: src, Root: r.cfg.ProjectDir}); err != nil {
+						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook is skipped: its \"if\" %v", src, ev, err))
+						continue
+					} else {
+						e.cond = &cond
+					}
+				}
+				r.hooks[ev] = append(r.hooks[ev], e)
 			}
 		}
 	}

@@ -83,6 +83,9 @@ type HookCommand struct {
 	Prompt  string  `json:"prompt,omitempty"`  // for type "prompt"/"agent"
 	Model   string  `json:"model,omitempty"`   // for type "prompt": the judging model
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)
+	// If is a permission rule (`Bash(gh api *)`, `Edit(src/**)`): on tool events the hook
+	// runs only for calls the rule matches.
+	If string `json:"if,omitempty"`
 }
 
 // Sandbox configures the OS sandbox around Bash.

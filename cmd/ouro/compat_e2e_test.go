@@ -329,3 +329,24 @@ func TestRulesWithEnvPrefixAndRulesThatNeverMatch(t *testing.T) {
 		t.Errorf("no load-time warning:\n%s", errOut)
 	}
 }
+
+// Issue 13, item 7 (part): a hook's "if" (a permission rule) limits it to the calls the
+// rule matches.
+func TestHookIfCondition(t *testing.T) {
+	e := newEnv(t)
+	log := filepath.Join(e.home, "fired.log")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash",
+		"hooks": [{"type": "command", "command": "cat >> %s; echo >> %s", "if": "Bash(gh api *)"}]}]}}`, log, log))
+	e.fake(
+		scripted.Turn{ToolCalls: bash("ls")},
+		scripted.Turn{ToolCalls: bash("cd /tmp && gh api repos/x/y || true")},
+		scripted.Turn{Text: "done"},
+	)
+	if out, errOut, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(log)
+	if n := strings.Count(string(data), `"hook_event_name":"PreToolUse"`); n != 1 || !strings.Contains(string(data), "gh api repos/x/y") {
+		t.Errorf("the hook fired %d times:\n%s", n, data)
+	}
+}

@@ -101,22 +101,36 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 		d.UpdatedInput = hv.UpdatedInput
 	}
 	v := g.policy.Check(ctx, call)
+	// Claude Code's order of evaluation, one row per step; the first that applies decides
+	// (step 1, a hook's deny, is above). The policy's verdict folds steps 2, 3, 5 and 6;
+	// modeDenied tells a refusal of the mode (step 5) from one of a rule (step 2).
+	modeDenied := v.Behavior == Deny && (v.Source == "mode dontAsk" || v.Source == "mode plan")
 	switch {
-	case v.Behavior == Deny:
+	// 2. Deny rules, and the commands refused in every mode: final, even after a hook's allow.
+	case v.Behavior == Deny && !modeDenied:
 		return g.deny(call, v.Source, v.Reason)
+	// 3. Ask rules ask, even in bypassPermissions (in dontAsk the policy made them a deny).
 	case v.Behavior == Ask && v.FromAskRule:
 		return g.ask(ctx, call, v, d, "")
-	case hv.Decision == "allow":
-		return g.allow(call, d, hookSource, "a PreToolUse hook allowed it: "+hv.Reason)
+	// 3. A hook's ask is an ask too (a deny in dontAsk mode; see ask).
 	case hv.Decision == "ask":
 		why := "a PreToolUse hook asks for approval"
 		if hv.Reason != "" {
 			why += ": " + hv.Reason
 		}
 		return g.ask(ctx, call, v, d, why)
+	// 4. A hook's allow that got this far is final: before the mode, so it holds in
+	// dontAsk and plan mode too.
+	case hv.Decision == "allow":
+		return g.allow(call, d, hookSource, "a PreToolUse hook allowed it: "+hv.Reason)
+	// 5. The mode refuses (plan: writes; dontAsk: whatever no rule allows).
+	case modeDenied:
+		return g.deny(call, v.Source, v.Reason)
+	// 5, 6. The mode or an allow rule approves.
 	case v.Behavior == Allow:
 		return g.allow(call, d, v.Source, v.Reason)
 	}
+	// 7. Otherwise ask (PermissionRequest hooks answer first, in ask).
 	return g.ask(ctx, call, v, d, "")
 }
 

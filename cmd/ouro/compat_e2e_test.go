@@ -350,3 +350,26 @@ func TestHookIfCondition(t *testing.T) {
 		t.Errorf("the hook fired %d times:\n%s", n, data)
 	}
 }
+
+// Issue 13, item 8: Claude Code's order of evaluation — a PreToolUse hook's allow comes
+// before the mode, so it holds in dontAsk mode; a deny rule still beats it.
+func TestHookAllowInDontAskMode(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+		"command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"permissionDecisionReason\": \"vetted\"}}'"}]}]}}`)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch allowed-by-hook.txt")},
+		scripted.Turn{ToolCalls: bash("touch denied-by-rule.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "go", "--permission-mode", "dontAsk", "--disallowedTools", "Bash(touch denied-by-rule.txt)")
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "allowed-by-hook.txt")); err != nil {
+		t.Errorf("the hook's allow did not hold in dontAsk mode: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "denied-by-rule.txt")); err == nil {
+		t.Error("a hook's allow beat a deny rule")
+	}
+}

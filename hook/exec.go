@@ -64,10 +64,10 @@ func (r *Runner) fire(ctx context.Context, in Input) []result {
 			continue
 		}
 		if e.fn == nil {
-			if seen[e.command] {
+			if seen[e.name()] {
 				continue
 			}
-			seen[e.command] = true
+			seen[e.name()] = true
 		}
 		sel = append(sel, e)
 	}
@@ -86,9 +86,12 @@ func (r *Runner) fire(ctx context.Context, in Input) []result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if e.fn != nil {
+			switch {
+			case e.fn != nil:
 				res[i] = r.runFunc(ctx, e, in)
-			} else {
+			case e.url != "":
+				res[i] = r.runHTTP(ctx, e, in.Event, payload)
+			default:
 				res[i] = r.runCommand(ctx, e, in.Event, payload)
 			}
 		}()

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -184,11 +185,18 @@ type entry struct {
 	fn      *Func
 	// cond is the hook's "if": a permission rule the call must match (tool events).
 	cond *permission.Rule
+	// url, headers and allowedEnv make an http hook: the event's JSON is POSTed to url.
+	url        string
+	headers    map[string]string
+	allowedEnv []string
 }
 
 func (e entry) name() string {
 	if e.fn != nil {
 		return "func:" + e.fn.Name
+	}
+	if e.url != "" {
+		return "http:" + e.url
 	}
 	return e.command
 }
@@ -249,6 +257,19 @@ func New(cfg Config) (*Runner, error) {
 						why = "it has no prompt"
 					}
 					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: %s", src, ev, h.Type, why))
+					continue
+				case h.Type == "http":
+					u, err := url.Parse(h.URL)
+					if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s http hook is skipped: its url %q is not an absolute http(s) URL", src, ev, h.URL))
+						continue
+					}
+					if h.Timeout < 0 {
+						errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.URL))
+						continue
+					}
+					r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, url: h.URL, headers: h.Headers,
+						allowedEnv: h.AllowedEnvVars, timeout: time.Duration(h.Timeout * float64(time.Second))})
 					continue
 				case h.Type != "command":
 					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs command, prompt and agent hooks", src, ev, h.Type))

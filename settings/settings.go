@@ -83,6 +83,12 @@ type HookCommand struct {
 	Prompt  string  `json:"prompt,omitempty"`  // for type "prompt"/"agent"
 	Model   string  `json:"model,omitempty"`   // for type "prompt": the judging model
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)
+	// URL, Headers and AllowedEnvVars are an http hook's: where the event's JSON is
+	// POSTed, the headers sent ($VAR and ${VAR} expanded only for the variables listed in
+	// AllowedEnvVars).
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
 	// If is a permission rule (`Bash(gh api *)`, `Edit(src/**)`): on tool events the hook
 	// runs only for calls the rule matches.
 	If string `json:"if,omitempty"`

@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ouroagent/ouro/llm/fakeserver"
@@ -184,13 +187,13 @@ func TestClaudeCodeFlags(t *testing.T) {
 func TestUnknownHookEventsDoNotStopOuro(t *testing.T) {
 	e := newEnv(t)
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"hooks": {"Setup": [{"hooks": [{"type": "command", "command": "true"}]}],
-		"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}]}}`)
+		"Stop": [{"hooks": [{"type": "websocket", "url": "ws://127.0.0.1:9/hook"}]}]}}`)
 	e.fake(scripted.Turn{Text: "started"})
 	out, errOut, code := e.run("", "-p", "hi")
 	if code != 0 || out != "started\n" {
 		t.Fatalf("exit %d %q\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, `hooks on the event "Setup" are skipped`) || !strings.Contains(errOut, `hook of type "http" is skipped`) {
+	if !strings.Contains(errOut, `hooks on the event "Setup" are skipped`) || !strings.Contains(errOut, `hook of type "websocket" is skipped`) {
 		t.Errorf("no warnings:\n%s", errOut)
 	}
 }
@@ -371,5 +374,38 @@ func TestHookAllowInDontAskMode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "denied-by-rule.txt")); err == nil {
 		t.Error("a hook's allow beat a deny rule")
+	}
+}
+
+// Issue 13, item 6 (part): http hooks run — the event's JSON is POSTed and the JSON
+// answer decides (here, a PreToolUse deny).
+func TestHTTPHookThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	var seen []string
+	var mu sync.Mutex
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, string(body))
+		mu.Unlock()
+		w.Write([]byte(`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "the policy server says no"}}`))
+	}))
+	defer hs.Close()
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash",
+		"hooks": [{"type": "http", "url": %q}]}]}}`, hs.URL+"/pre"))
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch made.txt")},
+		scripted.Turn{ExpectContains: "the policy server says no", Text: "refused"},
+	)
+	if out, errOut, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || !strings.Contains(seen[0], `"tool_name":"Bash"`) {
+		t.Errorf("the server saw %q", seen)
 	}
 }

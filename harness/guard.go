@@ -12,6 +12,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/toolnames"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
@@ -357,4 +358,17 @@ func (a auditedGate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 		a.audit.RecordDecision(c, "deny", a.source, d.Reason)
 	}
 	return d
+}
+
+// part is the guard on the loop's seams: hooks before each model call, the permission
+// gate before each tool call, hooks and the audit after it, Stop hooks at the end, and
+// the audit's record of every executed call.
+func (g *guard) part() mechanism.Part {
+	return mechanism.Part{Name: "guard",
+		BeforeModel: []agent.BeforeModel{g.hooks},
+		Gates:       []agent.Gate{g.gate},
+		AfterTool:   []agent.AfterTool{g.hooks, g},
+		BeforeStop:  []agent.BeforeStop{g.hooks},
+		Observers:   []agent.Observer{g.observe},
+	}
 }

@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/session"
+)
+
+// transcript is the session's record: new, or an earlier one being continued with what
+// it held.
+type transcript struct {
+	w        *session.Writer
+	resumed  bool
+	messages []llm.Message
+	todos    json.RawMessage // the last saved todo list
+	skills   []invokedSkill  // the skills loaded, oldest first
+}
+
+// spillDir is where large tool and hook outputs are kept for this session.
+func (t *transcript) spillDir() string { return filepath.Join(t.w.Dir(), "tool-results") }
+
+func openTranscript(d dirs, modelName string, r Resume, version string, warn io.Writer) (*transcript, error) {
+	if r.ID == "" && !r.Latest {
+		w, err := session.Create(d.project, session.Meta{ID: r.NewID, Model: modelName, CWD: d.cwd, Version: version})
+		if err != nil {
+			return nil, fmt.Errorf("create transcript: %w", err)
+		}
+		return &transcript{w: w}, nil
+	}
+	var info session.Info
+	var err error
+	if r.ID != "" {
+		info, err = session.Find(d.project, r.ID)
+	} else {
+		info, err = session.Latest(d.project)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Lock the transcript before reading it, so what is read is what the next entry
+	// follows; a session another process is writing is forked instead of interleaved.
+	w, openErr := session.OpenAppend(info.Path)
+	if openErr != nil && !errors.Is(openErr, session.ErrInUse) {
+		return nil, fmt.Errorf("reopen transcript: %w", openErr)
+	}
+	t, err := session.Load(info.Path)
+	if err != nil {
+		if w != nil {
+			w.Close()
+		}
+		return nil, err
+	}
+	if w == nil {
+		if w, err = session.Fork(d.project, t, session.Meta{Model: modelName, CWD: d.cwd, Version: version}); err != nil {
+			return nil, fmt.Errorf("session %s is in use by another ouro process, and forking it failed: %w", t.ID, err)
+		}
+		fmt.Fprintf(warn, "ouro: session %s is in use by another ouro process; continuing in a new session %s forked from it\n", t.ID, w.ID())
+	}
+	tr := &transcript{w: w, resumed: true}
+	for _, e := range t.Entries {
+		switch e.Type {
+		case entryTodo:
+			tr.todos = e.Data
+		case entrySkill:
+			var k invokedSkill
+			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {
+				tr.skills = keep(tr.skills, k)
+			}
+		}
+	}
+	msgs, repairs := t.Messages()
+	for _, w := range t.Warnings {
+		fmt.Fprintf(warn, "ouro: transcript %s: %s\n", info.Path, w)
+	}
+	for _, r := range repairs {
+		fmt.Fprintf(warn, "ouro: resumed session repaired: %s\n", r)
+	}
+	tr.messages = msgs
+	return tr, nil
+}
+
+// ProjectDirFor is where the state of sessions in cwd is kept under home.
+func ProjectDirFor(home, cwd string) string {
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	return session.ProjectDir(home, cwd)
+}
+
+// toolRecord is the transcript's account of one executed call: when it ran and whether
+// it failed (the result itself is in the user message that follows).
+type toolRecord struct {
+	ToolUseID string    `json:"tool_use_id"`
+	Name      string    `json:"name"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	IsError   bool      `json:"is_error"`
+}
+
+// recorder is the observer that writes a run into the transcript: each message as it is
+// appended, an fsync at each turn end, and the outcome.
+type recorder struct {
+	w      *session.Writer
+	warn   io.Writer
+	warned bool
+}
+
+func (r *recorder) observe(e agent.Event) {
+	var err error
+	switch e.Type {
+	case agent.EventMessage:
+		err = r.w.AppendMessage(*e.Message)
+	case agent.EventToolEnd:
+		if !e.Start.IsZero() {
+			err = r.w.AppendEntry("tool", toolRecord{ToolUseID: e.Call.ID, Name: e.Call.Name,
+				Start: e.Start, End: e.End, IsError: e.Result.IsError})
+		}
+	case agent.EventReplace:
+		err = r.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
+	case agent.EventTurnEnd:
+		err = r.w.Sync()
+	case agent.EventOutcome:
+		err = r.w.AppendEntry(session.TypeOutcome, e.Outcome)
+		if err == nil {
+			err = r.w.Sync()
+		}
+	}
+	if err != nil && !r.warned {
+		r.warned = true
+		fmt.Fprintf(r.warn, "ouro: WARNING: the transcript %s could not be written (%v); this session may not be resumable\n", r.w.Path(), err)
+	}
+}

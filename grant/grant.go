@@ -17,7 +17,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -153,19 +155,18 @@ func (l *Ledger) update(f func(map[string]entry)) error {
 }
 
 // Watch follows the grant-bearing files of one session: what they held when it started,
-// and what it recorded since.
+// and what it recorded since. What it last saw is also kept on disk (an open snapshot,
+// locked while the session lives), so that when a session is killed before it could
+// record a change, the next session finds the snapshot and records the change for it.
 type Watch struct {
 	ledger  *Ledger
 	session string
 	dirs    []string
 
 	mu    sync.Mutex
-	seen  map[string]stamp  // path → what was last seen
+	seen  map[string]string // path → hash last seen
 	start map[string]string // path → hash when the session started
-}
-
-type stamp struct {
-	hash string
+	open  *os.File          // the open snapshot, locked; nil when it could not be made
 }
 
 // Dirs lists the folders whose files can ask for permissions, under the project root and
@@ -184,20 +185,93 @@ func Dirs(projectRoot, home string) []string {
 	return out
 }
 
-// Start begins watching dirs for session: it notes what every file holds now.
+// Start begins watching dirs for session: it first records what sessions that ended
+// without closing their watch (a crash, kill -9) changed, then notes what every file
+// holds now and keeps that snapshot open on disk.
 func (l *Ledger) Start(session string, dirs []string) *Watch {
 	seen := scan(dirs)
-	start := make(map[string]string, len(seen))
-	for p, st := range seen {
-		start[p] = st.hash
+	l.recoverOpen(seen)
+	w := &Watch{ledger: l, session: session, dirs: dirs, seen: seen, start: maps.Clone(seen)}
+	w.open = l.openSnapshot(session)
+	w.saveSnapshot()
+	return w
+}
+
+// openDir holds the open snapshots of live (or killed) sessions.
+func (l *Ledger) openDir() string { return filepath.Join(filepath.Dir(l.path), "grants-open") }
+
+// openSnapshot creates and locks session's snapshot file; nil if it cannot.
+func (l *Ledger) openSnapshot(session string) *os.File {
+	if err := os.MkdirAll(l.openDir(), 0o700); err != nil {
+		return nil
 	}
-	return &Watch{ledger: l, session: session, dirs: dirs, seen: seen, start: start}
+	f, err := os.OpenFile(filepath.Join(l.openDir(), session+".json"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if busy, err := tryLock(f); busy || err != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// saveSnapshot writes what the watch last saw into its open snapshot.
+func (w *Watch) saveSnapshot() {
+	if w.open == nil {
+		return
+	}
+	data, _ := json.Marshal(w.seen)
+	if err := w.open.Truncate(0); err == nil {
+		_, _ = w.open.WriteAt(data, 0)
+		_ = w.open.Sync()
+	}
+}
+
+// recoverOpen records, for each snapshot left by a session that did not close its watch,
+// what changed since it was written, as that session's unreviewed work; a snapshot whose
+// session still holds its lock stays, one left by a dead session is removed.
+func (l *Ledger) recoverOpen(now map[string]string) {
+	entries, _ := os.ReadDir(l.openDir())
+	for _, e := range entries {
+		session, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		p := filepath.Join(l.openDir(), e.Name())
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		busy, _ := tryLock(f)
+		var before map[string]string
+		if data, err := io.ReadAll(io.LimitReader(f, 16<<20)); err == nil && json.Unmarshal(data, &before) == nil {
+			_, _ = l.record(session, before, now)
+		}
+		f.Close()
+		if !busy {
+			os.Remove(p)
+		}
+	}
+}
+
+// Close records what changed since the last check and removes the open snapshot.
+func (w *Watch) Close() error {
+	_, err := w.Check()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.open != nil {
+		os.Remove(w.open.Name())
+		w.open.Close()
+		w.open = nil
+	}
+	return err
 }
 
 // scan hashes every file under dirs that could hold a skill, command or agent. Every file
 // is read each time: a size and a time can be put back by whoever wrote the file.
-func scan(dirs []string) map[string]stamp {
-	out := map[string]stamp{}
+func scan(dirs []string) map[string]string {
+	out := map[string]string{}
 	for _, d := range dirs {
 		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
 			if err != nil || de.IsDir() || !de.Type().IsRegular() || !strings.HasSuffix(p, ".md") {
@@ -207,7 +281,7 @@ func scan(dirs []string) map[string]stamp {
 				return nil
 			}
 			if data, err := os.ReadFile(p); err == nil {
-				out[p] = stamp{hash: Hash(data)}
+				out[p] = Hash(data)
 			}
 			return nil
 		})
@@ -222,36 +296,44 @@ func (w *Watch) Check() ([]string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := scan(w.dirs)
-	type change struct{ path, hash string }
-	var changes []change
-	for p, st := range now {
-		if old, ok := w.seen[p]; !ok || old.hash != st.hash {
-			changes = append(changes, change{p, st.hash})
+	changed, err := w.ledger.record(w.session, w.seen, now)
+	if err != nil {
+		return nil, err
+	}
+	w.seen = now
+	if len(changed) > 0 {
+		w.saveSnapshot()
+	}
+	return changed, nil
+}
+
+// record writes every file that differs between before and now (created, changed or
+// removed) into the ledger as session's unreviewed work, and returns their paths, sorted.
+func (l *Ledger) record(session string, before, now map[string]string) ([]string, error) {
+	var changed []string
+	for p, h := range now {
+		if before[p] != h {
+			changed = append(changed, p)
 		}
 	}
-	for p := range w.seen {
+	for p := range before {
 		if _, ok := now[p]; !ok {
-			changes = append(changes, change{p, ""})
+			changed = append(changed, p)
 		}
 	}
-	if len(changes) == 0 {
+	if len(changed) == 0 {
 		return nil, nil
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
-	err := w.ledger.update(func(m map[string]entry) {
-		for _, c := range changes {
-			w.ledger.changed(m, c.path, c.hash, w.session)
+	sort.Strings(changed)
+	err := l.update(func(m map[string]entry) {
+		for _, p := range changed {
+			l.changed(m, p, now[p], session)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	w.seen = now
-	paths := make([]string, len(changes))
-	for i, c := range changes {
-		paths[i] = c.path
-	}
-	return paths, nil
+	return changed, nil
 }
 
 // Started returns the hash a file had when the watch started ("" if it did not exist).

@@ -96,3 +96,29 @@ func TestUnreadableLedgerTrustsNothing(t *testing.T) {
 		t.Errorf("ok=%v why=%q err=%v", ok, why, err)
 	}
 }
+
+// A session killed before it could record a change (kill -9 mid-turn) leaves its open
+// snapshot; the next session records the change for it, so the agent's file still grants
+// nothing. A live session's snapshot is left alone.
+func TestKilledSessionsChangesAreRecorded(t *testing.T) {
+	project, state := t.TempDir(), t.TempDir()
+	dirs := Dirs(project, "")
+	w := Open(state).Start("killed", dirs)
+	planted := filepath.Join(project, ".claude", "skills", "x", "SKILL.md")
+	write(t, planted, "---\nname: x\ndescription: d\nallowed-tools: Bash(curl *)\n---\n")
+	w.open.Close() // the process dies: its lock is gone, nothing was recorded
+
+	live := Open(state).Start("live", dirs)
+	defer live.Close()
+	if ok, why := trusted(t, Open(state), planted); ok || !strings.Contains(why, "session killed") {
+		t.Fatalf("the killed session's skill is trusted (%q)", why)
+	}
+	if _, err := os.Stat(filepath.Join(state, "grants-open", "killed.json")); err == nil {
+		t.Error("the dead session's snapshot was kept")
+	}
+	// A third session while "live" runs keeps live's snapshot.
+	Open(state).Start("third", dirs).Close()
+	if _, err := os.Stat(filepath.Join(state, "grants-open", "live.json")); err != nil {
+		t.Errorf("a live session's snapshot was removed: %v", err)
+	}
+}

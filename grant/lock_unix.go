@@ -25,3 +25,17 @@ func lockFile(path string) (func(), error) {
 	}
 	return func() { f.Close() }, nil
 }
+
+// tryLock takes an exclusive lock on f without waiting; busy reports that another holds it.
+func tryLock(f *os.File) (busy bool, err error) {
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err == syscall.EWOULDBLOCK {
+		return true, nil
+	}
+	return false, err
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
@@ -26,24 +27,43 @@ type grants struct {
 }
 
 // openGrants starts watching the skill, command and agent folders of the project and the
-// user for this session; every change is recorded at each turn's end.
+// user for this session; every change is recorded at the end of each turn in which a call
+// that may write ran (and when the session closes), so turns that only read cost no scan.
 func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer) *grants {
 	l := grant.Open(d.project)
 	g := &grants{ledger: l, watch: l.Start(sessionID, grant.Dirs(d.cwd, d.config)), approve: approve, warn: warn, warned: map[string]bool{}}
+	dirty := false
 	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
-		if e.Type == agent.EventTurnEnd {
+		switch {
+		case e.Type == agent.EventToolEnd && !slices.Contains(observingTools, e.Call.Name):
+			dirty = true
+		case e.Type == agent.EventTurnEnd && dirty:
+			dirty = false
 			g.check()
 		}
 	}}}
 	return g
 }
 
+// observingTools write no file: a turn that ran only these needs no scan.
+var observingTools = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite", "AskUserQuestion", "Skill", "NotebookRead"}
+
 // check records the grant-bearing files changed since the last check.
 func (g *grants) check() {
-	if _, err := g.watch.Check(); err != nil {
+	_, err := g.watch.Check()
+	g.report(err)
+}
+
+// report warns, once, that the ledger could not be written.
+func (g *grants) report(err error) {
+	if err != nil {
 		g.once("ledger", fmt.Sprintf("ouro: WARNING: recording agent-written skill and agent files in %s failed (%v); they may grant permissions in a later session without review\n", g.ledger.Path(), err))
 	}
 }
+
+// close records what the session's last turn and its SessionEnd hooks changed and
+// closes the watch's open snapshot.
+func (g *grants) close() { g.report(g.watch.Close()) }
 
 // allow reports whether the file at path may grant what (for the message): it may when
 // the user wrote it, or approves it now; a file changed since the session started, or

@@ -604,8 +604,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.grants.check() // what SessionEnd hooks or the last turn left
-	err := s.guard.close(context.Background())
-	s.grants.check()
+	err := s.guard.close(context.Background()) // SessionEnd hooks run here
+	s.grants.close()
 	return errors.Join(err, s.writer.Sync(), s.writer.Close())
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -348,5 +349,43 @@ func TestSandboxedCommandCannotAddASubmodule(t *testing.T) {
 	gitIn(t, e.dir, "status", "--short")
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("git status ran the planted fsmonitor")
+	}
+}
+
+// Issue 12, item 6 against kill -9: a skill the agent writes in a turn that never ends
+// (ouro is SIGKILLed mid-command) still grants nothing in the next session: the killed
+// session's open snapshot is found and its change recorded.
+func TestSkillWrittenBeforeKillGrantsNothing(t *testing.T) {
+	e := newEnv(t)
+	os.MkdirAll(filepath.Join(e.dir, ".claude", "skills"), 0o755) // the user's folder
+	skill := `mkdir -p .claude/skills/deploy && printf -- '---\nname: deploy\ndescription: Deploy\nallowed-tools: Bash(touch *)\n---\nRun touch.\n' > .claude/skills/deploy/SKILL.md && echo written && sleep 60`
+	e.fake(scripted.Turn{ToolCalls: bash(skill)}, scripted.Turn{Text: "never"})
+	c := e.cmd("-p", "write a skill", "--permission-mode", "bypassPermissions")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.dir, ".claude", "skills", "deploy", "SKILL.md")
+	if !waitFor(20*time.Second, func() bool { _, err := os.Stat(path); return err == nil }) {
+		c.Process.Kill()
+		t.Fatal("the skill was never written")
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+
+	invoke, _ := json.Marshal(map[string]string{"skill": "deploy"})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: invoke}}},
+		scripted.Turn{ToolCalls: bash("touch deployed.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "deploy")
+	if code != 0 {
+		t.Fatalf("exit %d %s %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "allowed-tools Bash(touch *) ignored") {
+		t.Errorf("the killed session's skill granted its tools:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "deployed.txt")); err == nil {
+		t.Error("the grant took effect")
 	}
 }

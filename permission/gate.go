@@ -103,8 +103,8 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	v := g.policy.Check(ctx, call)
 	// Claude Code's order of evaluation, one row per step; the first that applies decides
 	// (step 1, a hook's deny, is above). The policy's verdict folds steps 2, 3, 5 and 6;
-	// modeDenied tells a refusal of the mode (step 5) from one of a rule (step 2).
-	modeDenied := v.Behavior == Deny && (v.Source == "mode dontAsk" || v.Source == "mode plan")
+	// FromMode tells a refusal of the mode (step 5) from one of a rule (step 2).
+	modeDenied := v.Behavior == Deny && v.FromMode
 	switch {
 	// 2. Deny rules, and the commands refused in every mode: final, even after a hook's allow.
 	case v.Behavior == Deny && !modeDenied:

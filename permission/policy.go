@@ -77,6 +77,9 @@ type Verdict struct {
 	Source string
 	// FromAskRule is set when an ask rule asked: a hook's allow does not override it.
 	FromAskRule bool
+	// FromMode is set when the mode refused (plan: what may change something; dontAsk:
+	// what no rule allows), not a rule: a hook's allow comes before the mode.
+	FromMode bool
 	// Summary is the exact action: the command, or the tool and the resolved path.
 	Summary string
 	// Suggest lists the narrowest allow rules that would let this call through without
@@ -450,7 +453,7 @@ func (st *state) finish(v Verdict) Verdict {
 		v.Behavior = Deny
 		v.Reason = "dontAsk mode refuses what would need approval: " + v.Reason
 		if !v.FromAskRule {
-			v.Source = "mode dontAsk"
+			v.Source, v.FromMode = "mode dontAsk", true
 		}
 		v.Suggest = nil
 	}
@@ -533,7 +536,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 	case k == kindWrite && st.mode == ModeAcceptEdits && inside:
 		v.Behavior, v.Source, v.Reason = Allow, "mode acceptEdits", "acceptEdits mode allows edits inside the workspace"
 	case st.mode == ModePlan && k != kindNet:
-		v.Behavior, v.Source = Deny, "mode plan"
+		v.Behavior, v.Source, v.FromMode = Deny, "mode plan", true
 		v.Reason = fmt.Sprintf("plan mode allows only read-only actions, and %s is not one; present the plan and wait for it to be approved", summary)
 	case k == kindWrite:
 		v.Behavior, v.Source, v.Reason = Ask, "no matching rule", "writes "+where+"; no allow rule covers it"

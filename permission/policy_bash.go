@@ -27,7 +27,7 @@ func (st *state) checkBash(line string) Verdict {
 		if st.mode == ModeBypass {
 			v = Verdict{Behavior: Allow, Source: "mode bypassPermissions", Reason: "bypassPermissions mode allows it"}
 		} else if st.mode == ModePlan {
-			v.Behavior, v.Source = Deny, "mode plan"
+			v.Behavior, v.Source, v.FromMode = Deny, "mode plan", true
 			v.Reason = "plan mode allows only read-only commands, and this line cannot be shown to be one: " + v.Reason
 		}
 		vs = append(vs, v)

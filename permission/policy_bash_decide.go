@@ -59,7 +59,7 @@ var bashDecisions = []bashDecision{
 		},
 		then: func(k *bashCheck) Verdict {
 			v := k.askVerdict()
-			v.Behavior, v.Source, v.Suggest = Deny, "mode plan", nil
+			v.Behavior, v.Source, v.Suggest, v.FromMode = Deny, "mode plan", nil, true
 			v.Reason = "plan mode allows only read-only commands: " + v.Reason
 			return v
 		}},

@@ -5,10 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ouroagent/ouro/internal/regfile"
 )
 
 // Gitlinks and the index guard close one more way git can be led to run a command:
@@ -29,7 +30,7 @@ const gitlinkMode = 0o160000
 // Gitlinks lists the paths the git index at path records as submodules. A missing index
 // has none. hashLen is 20 (SHA-1) or 32 (SHA-256 repositories).
 func Gitlinks(path string, hashLen int) (map[string]bool, error) {
-	data, err := readBounded(path, maxIndex)
+	data, err := regfile.Read(path, maxIndex)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]bool{}, nil
 	}
@@ -37,29 +38,6 @@ func Gitlinks(path string, hashLen int) (map[string]bool, error) {
 		return nil, err
 	}
 	return parseGitlinks(data, hashLen)
-}
-
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	return data, nil
 }
 
 // parseGitlinks reads the entries of an index file (versions 2, 3 and 4) and keeps the
@@ -151,7 +129,7 @@ func gitVarint(b []byte) (val uint64, n int) {
 // hashLenOf is the object name length of the repository whose git dir is dir: 32 when
 // its config sets extensions.objectFormat = sha256, else 20.
 func hashLenOf(gitDir string) int {
-	data, err := readBounded(filepath.Join(gitDir, "config"), 1<<20)
+	data, err := regfile.Read(filepath.Join(gitDir, "config"), 1<<20)
 	if err != nil {
 		return 20
 	}
@@ -205,7 +183,7 @@ func (p Policy) GuardIndexes() *IndexGuard {
 			continue
 		}
 		s := savedIndex{path: filepath.Join(gitDir, "index"), hashLen: hashLenOf(gitDir)}
-		data, err := readBounded(s.path, maxIndex)
+		data, err := regfile.Read(s.path, maxIndex)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			s.links = map[string]bool{}

@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/flock"
 )
 
 // FileName is the ledger's name in the project's state folder.
@@ -121,11 +123,14 @@ func (l *Ledger) update(f func(map[string]entry)) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return err
 	}
-	unlock, err := lockFile(l.path + ".lock")
+	lf, err := os.OpenFile(l.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", l.path, err)
 	}
-	defer unlock()
+	defer lf.Close() // closing releases the lock
+	if err := flock.Lock(lf, true); err != nil {
+		return fmt.Errorf("lock %s: %w", l.path, err)
+	}
 	m, err := l.load()
 	if err != nil {
 		return err
@@ -209,7 +214,7 @@ func (l *Ledger) openSnapshot(session string) *os.File {
 	if err != nil {
 		return nil
 	}
-	if busy, err := tryLock(f); busy || err != nil {
+	if busy, err := flock.TryLock(f); busy || err != nil {
 		f.Close()
 		return nil
 	}
@@ -243,7 +248,7 @@ func (l *Ledger) recoverOpen(now map[string]string) {
 		if err != nil {
 			continue
 		}
-		busy, _ := tryLock(f)
+		busy, _ := flock.TryLock(f)
 		var before map[string]string
 		if data, err := io.ReadAll(io.LimitReader(f, 16<<20)); err == nil && json.Unmarshal(data, &before) == nil {
 			_, _ = l.record(session, before, now)

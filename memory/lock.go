@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/ouroagent/ouro/internal/flock"
 )
 
 // lock takes the store for this process (s.mu) and for every other ouro process working
@@ -21,13 +23,13 @@ func (s *Store) lock(exclusive bool) (unlock func(), err error) {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("memory: lock: %w", err)
 	}
-	if err := flock(f, exclusive); err != nil {
+	if err := flock.Lock(f, exclusive); err != nil {
 		f.Close()
 		s.mu.Unlock()
 		return nil, fmt.Errorf("memory: lock %s: %w", f.Name(), err)
 	}
 	return func() {
-		_ = funlock(f)
+		_ = flock.Unlock(f)
 		f.Close()
 		s.mu.Unlock()
 	}, nil

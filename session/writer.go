@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ouroagent/ouro/internal/flock"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -58,7 +59,7 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
 	}
-	if _, err := tryLock(f); err != nil {
+	if _, err := flock.TryLock(f); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create session %s: lock %s: %w", meta.ID, path, err)
@@ -89,7 +90,7 @@ func OpenAppend(path string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	busy, err := tryLock(f)
+	busy, err := flock.TryLock(f)
 	if busy || err != nil {
 		_ = f.Close()
 		if busy {

@@ -138,6 +138,19 @@ type UI struct {
 	ApproveGrant func(path, what, why string) bool
 	// Warn receives warnings (transcript repairs, write failures); nil → os.Stderr.
 	Warn io.Writer
+	// Wake asks for a turn of its own when the session is idle (a schedule fired, a
+	// background task ended while nobody typed): the REPL runs w.Prompt as the next
+	// prompt once the current turn, if any, has ended, never in the middle of one. nil
+	// means nobody is at the keyboard (headless): a mechanism then delivers its work
+	// another way, or not at all, and says so. Safe for concurrent use.
+	Wake func(w Wake)
+}
+
+// Wake is a turn a mechanism asks for: Source names it for the user ("cron",
+// "background"), Prompt is the user message the turn starts with.
+type Wake struct {
+	Source string
+	Prompt string
 }
 
 // Session is an assembled agent with its conversation and transcript.

@@ -32,6 +32,7 @@ type REPL struct {
 	Signals <-chan os.Signal
 
 	lines   chan lineOrErr // every line of input, read by one goroutine
+	wakes   wakeQueue      // turns mechanisms asked for, run when idle
 	inMu    sync.Mutex     // one reader of lines at a time (prompt, question, approval)
 	sess    *harness.Session
 	totals  agent.Outcome
@@ -54,6 +55,7 @@ End a line with \ to continue the prompt on the next line.`
 // Run reads prompts until /exit or end of input. The first prompt may come from argv.
 func (r *REPL) Run(ctx context.Context, first string) error {
 	r.lines = make(chan lineOrErr)
+	r.wakes.init()
 	go r.readLines()
 	sigs := r.Signals
 	if sigs == nil {
@@ -184,6 +186,7 @@ func (r *REPL) open() error {
 	}
 	opts.UI.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.UI.Observers = append(append([]agent.Observer(nil), opts.UI.Observers...), r.observe)
+	opts.UI.Wake = r.wakes.push
 	if opts.UI.Warn == nil {
 		opts.UI.Warn = r.Err
 	}
@@ -312,14 +315,37 @@ func (r *REPL) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-// readPrompt reads one prompt; a line ending in \ continues on the next.
+// readPrompt reads one prompt; a line ending in \ continues on the next. A turn a
+// mechanism asked for (UI.Wake) is taken instead when it comes while nothing is typed.
 func (r *REPL) readPrompt() (string, error) {
 	r.inMu.Lock()
 	defer r.inMu.Unlock()
+	if w, ok := r.wakes.pop(); ok {
+		return r.woken(w), nil
+	}
 	fmt.Fprint(r.Out, "\n› ")
 	var parts []string
 	for {
-		line, err := r.readLine(context.Background())
+		var (
+			line string
+			err  error
+		)
+		if len(parts) == 0 {
+			select {
+			case <-r.wakes.ready:
+				if w, ok := r.wakes.pop(); ok {
+					return r.woken(w), nil
+				}
+				continue
+			case l, ok := <-r.lines:
+				if !ok {
+					return "", io.EOF
+				}
+				line, err = l.line, l.err
+			}
+		} else {
+			line, err = r.readLine(context.Background())
+		}
 		if err != nil {
 			return "", err
 		}

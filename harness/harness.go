@@ -394,6 +394,11 @@ func addTools(reg *tool.Registry, p mechanism.Part) error {
 			return fmt.Errorf("%s: %w", p.Name, err)
 		}
 	}
+	for _, t := range p.Deferred {
+		if err := reg.AddDeferred(t); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -451,6 +456,11 @@ func offer(reg *tool.Registry, sub mechanism.Part, g *guard, only []string) (*to
 	g.hideDenied(reg)
 	if err := restrictTools(reg, only, g.policy.Hidden); err != nil {
 		return nil, err
+	}
+	if _, has := reg.Get(tool.ToolSearchName); !has && len(reg.DeferredNames()) > 0 {
+		if err := reg.Add(tool.NewSearch(reg)); err != nil {
+			return nil, err
+		}
 	}
 	return reg, nil
 }

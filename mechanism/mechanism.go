@@ -21,6 +21,9 @@ type Part struct {
 	Name string
 	// Tools are offered to the model (unless the session's tool list leaves them out).
 	Tools []tool.Tool
+	// Deferred are offered on demand: the model is told their names and loads their
+	// schemas with ToolSearch (rarely used tools, so the first request stays small).
+	Deferred []tool.Tool
 	// Prompt is a section of the system prompt; "" adds none.
 	Prompt string
 	// Restore gives what must be put back after the conversation is summarised

@@ -146,6 +146,7 @@ type Registry struct {
 	gen      uint64 // advanced by every call that may change state
 	failures map[string]failure
 	streak   int
+	deferred map[string]bool // deferred tools: true until loaded (deferred.go)
 }
 
 // NewRegistry returns a registry holding tools; it panics on a duplicate name or a broken
@@ -186,6 +187,9 @@ func (r *Registry) Remove(name string) {
 	}
 	delete(r.tools, name)
 	delete(r.schemas, name)
+	r.mu.Lock()
+	delete(r.deferred, name)
+	r.mu.Unlock()
 	for i, n := range r.order {
 		if n == name {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -203,11 +207,14 @@ func (r *Registry) Get(name string) (Tool, bool) {
 // Names lists the tools in registration order.
 func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
 
-// Specs lists the tools' specs in registration order.
+// Specs lists the specs of the tools offered, in registration order: deferred tools only
+// once loaded.
 func (r *Registry) Specs() []llm.ToolSpec {
 	out := make([]llm.ToolSpec, 0, len(r.order))
 	for _, n := range r.order {
-		out = append(out, r.tools[n].Spec())
+		if !r.hidden(n) {
+			out = append(out, r.tools[n].Spec())
+		}
 	}
 	return out
 }
@@ -273,8 +280,13 @@ func (r *Registry) Check(c Call) (v Valid, bad Result, ok bool) {
 		return Valid{}, Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, textcut.Bytes(string(c.Input), 200, "…")), false
 	}
 	if err := r.schemas[c.Name].check(c.Input); err != nil {
-		return Valid{}, Errorf("Invalid input for %s; the call was not run:\n%s", c.Name, err), false
+		hint := ""
+		if r.hidden(c.Name) {
+			hint = fmt.Sprintf("\nIts schema is not loaded: call %s with query \"select:%s\" to read it.", ToolSearchName, c.Name)
+		}
+		return Valid{}, Errorf("Invalid input for %s; the call was not run:\n%s%s", c.Name, err, hint), false
 	}
+	r.Load(c.Name) // a deferred tool called by name is offered from now on
 	return Valid{call: c, tool: t, reg: r}, Result{}, true
 }
 

@@ -1,0 +1,182 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+// Deferred tools are registered but their schemas are not sent with every request: the
+// model is told their names (in ToolSearch's description) and loads the ones it needs
+// with ToolSearch, as Claude Code does for rarely used tools, so that the first request
+// stays small however many tools a session has. A loaded tool is offered from the next
+// request on. A call to a deferred tool that was never loaded (the model read its schema
+// in an earlier ToolSearch result, before a resume) loads it and is checked as any other.
+
+// AddDeferred registers t as deferred.
+func (r *Registry) AddDeferred(t Tool) error {
+	if err := r.Add(t); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deferred == nil {
+		r.deferred = map[string]bool{}
+	}
+	r.deferred[t.Spec().Name] = true
+	return nil
+}
+
+// DeferredNames lists the deferred tools, loaded or not, sorted.
+func (r *Registry) DeferredNames() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for n := range r.deferred {
+		if _, ok := r.tools[n]; ok {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load offers the named deferred tools from the next request on; it reports the names
+// that were deferred and are now loaded.
+func (r *Registry) Load(names ...string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, n := range names {
+		if _, ok := r.deferred[n]; ok {
+			if _, exists := r.tools[n]; exists {
+				r.deferred[n] = false
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// hidden reports whether n is deferred and not loaded.
+func (r *Registry) hidden(n string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deferred[n]
+}
+
+// ToolSearchName is the tool that loads deferred tools, by Claude Code's name.
+const ToolSearchName = "ToolSearch"
+
+// Search is the ToolSearch tool of a registry with deferred tools.
+type Search struct{ reg *Registry }
+
+// NewSearch returns the ToolSearch tool loading reg's deferred tools.
+func NewSearch(reg *Registry) *Search { return &Search{reg: reg} }
+
+// Spec lists the deferred tools by name, so the model knows what it may load.
+func (s *Search) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name: ToolSearchName,
+		Description: "Loads tools whose schemas are not sent up front, so you can call them. Deferred tools: " +
+			strings.Join(s.reg.DeferredNames(), ", ") +
+			`. query "select:A,B" loads those by name; other words search names and descriptions. Loaded tools are callable from your next step.`,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"max_results":{"type":"number"}},"required":["query"],"additionalProperties":false}`),
+	}
+}
+
+// ReadOnly: loading a schema changes nothing the user owns.
+func (s *Search) ReadOnly() bool { return true }
+
+// Run loads the tools the query names or matches best and returns their definitions.
+func (s *Search) Run(_ context.Context, x *Exec) (Result, error) {
+	var in struct {
+		Query      string  `json:"query"`
+		MaxResults float64 `json:"max_results"`
+	}
+	if err := json.Unmarshal(x.Input, &in); err != nil {
+		return Result{}, fmt.Errorf("bad input: %w", err)
+	}
+	limit := int(in.MaxResults)
+	if limit <= 0 {
+		limit = 5
+	}
+	names := s.reg.DeferredNames()
+	var picked []string
+	if sel, ok := strings.CutPrefix(strings.TrimSpace(in.Query), "select:"); ok {
+		var unknown []string
+		for _, n := range strings.Split(sel, ",") {
+			n = strings.TrimSpace(n)
+			switch {
+			case n == "":
+			case slices.Contains(names, n):
+				picked = append(picked, n)
+			default:
+				unknown = append(unknown, n)
+			}
+		}
+		if len(unknown) > 0 {
+			return Errorf("No deferred tool named %s. The deferred tools are: %s.", strings.Join(unknown, ", "), strings.Join(names, ", ")), nil
+		}
+	} else {
+		picked = s.rank(names, in.Query, limit)
+	}
+	if len(picked) == 0 {
+		return Errorf("No deferred tool matches %q. The deferred tools are: %s; load them with select:NAME.", in.Query, strings.Join(names, ", ")), nil
+	}
+	s.reg.Load(picked...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Loaded %s; you can call them now.\n", strings.Join(picked, ", "))
+	for _, n := range picked {
+		t, _ := s.reg.Get(n)
+		sp := t.Spec()
+		def, _ := json.Marshal(struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}{sp.Name, sp.Description, sp.InputSchema})
+		b.WriteString("<function>")
+		b.Write(def)
+		b.WriteString("</function>\n")
+	}
+	return Text(b.String()), nil
+}
+
+// rank orders names by how many of the query's words their name and description hold
+// (a word in the name counts double); names matching nothing are left out.
+func (s *Search) rank(names []string, query string, limit int) []string {
+	words := strings.Fields(strings.ToLower(query))
+	type scored struct {
+		name  string
+		score int
+	}
+	var hits []scored
+	for _, n := range names {
+		t, _ := s.reg.Get(n)
+		name, desc := strings.ToLower(n), strings.ToLower(t.Spec().Description)
+		score := 0
+		for _, w := range words {
+			w = strings.TrimPrefix(w, "+")
+			if strings.Contains(name, w) {
+				score += 2
+			}
+			if strings.Contains(desc, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, scored{n, score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	var out []string
+	for i := 0; i < len(hits) && i < limit; i++ {
+		out = append(out, hits[i].name)
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+type deferrable struct{ name, desc string }
+
+func (n deferrable) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: n.name, Description: n.desc,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}`)}
+}
+func (n deferrable) ReadOnly() bool                             { return true }
+func (n deferrable) Run(context.Context, *Exec) (Result, error) { return Text("ran " + n.name), nil }
+
+func specNames(r *Registry) string {
+	var out []string
+	for _, s := range r.Specs() {
+		out = append(out, s.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestDeferredToolsLoadThroughToolSearch(t *testing.T) {
+	r := NewRegistry(deferrable{"Read", "reads files"})
+	for _, d := range []deferrable{{"CronCreate", "schedules a prompt on a cron expression"}, {"CronList", "lists scheduled jobs"}, {"NotebookEdit", "edits a notebook cell"}} {
+		if err := r.AddDeferred(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := NewSearch(r)
+	if err := r.Add(search); err != nil {
+		t.Fatal(err)
+	}
+	if got := specNames(r); got != "Read,ToolSearch" {
+		t.Fatalf("offered before loading: %s", got)
+	}
+	if d := search.Spec().Description; !strings.Contains(d, "CronCreate, CronList, NotebookEdit") {
+		t.Errorf("ToolSearch does not name the deferred tools: %s", d)
+	}
+
+	run := func(q string) Result {
+		in, _ := json.Marshal(map[string]any{"query": q})
+		return r.Run(context.Background(), Call{ID: "1", Name: ToolSearchName, Input: in})
+	}
+	res := run("schedule cron")
+	if res.IsError || !strings.Contains(res.Text(), `"name":"CronCreate"`) || !strings.Contains(res.Text(), `"parameters"`) {
+		t.Fatalf("keyword search: %s", res.Text())
+	}
+	if strings.Contains(res.Text(), "NotebookEdit") {
+		t.Errorf("a tool matching no word was loaded: %s", res.Text())
+	}
+	if got := specNames(r); got != "Read,CronCreate,CronList,ToolSearch" {
+		t.Errorf("offered after loading: %s", got)
+	}
+
+	if res := run("select:NotebookEdit,Nope"); !res.IsError || !strings.Contains(res.Text(), "Nope") {
+		t.Errorf("an unknown name in select: %s", res.Text())
+	}
+	if res := run("zzz"); !res.IsError {
+		t.Errorf("a query matching nothing: %s", res.Text())
+	}
+	if res := run("select:NotebookEdit"); res.IsError {
+		t.Errorf("select: %s", res.Text())
+	}
+	if got := specNames(r); !strings.Contains(got, "NotebookEdit") {
+		t.Errorf("select did not load: %s", got)
+	}
+}
+
+// A deferred tool called by name (its schema read before a resume) is checked and run,
+// and offered from then on; a bad call says how to read its schema.
+func TestDeferredToolCalledByNameLoads(t *testing.T) {
+	r := NewRegistry()
+	if err := r.AddDeferred(deferrable{"CronList", "lists"}); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), Call{ID: "1", Name: "CronList", Input: json.RawMessage(`{}`)})
+	if !res.IsError || !strings.Contains(res.Text(), `select:CronList`) {
+		t.Fatalf("bad call to an unloaded tool: %s", res.Text())
+	}
+	if specNames(r) != "" {
+		t.Fatal("a failed call loaded the tool")
+	}
+	res = r.Run(context.Background(), Call{ID: "2", Name: "CronList", Input: json.RawMessage(`{"x":"y"}`)})
+	if res.IsError || specNames(r) != "CronList" {
+		t.Fatalf("call: %s; offered: %s", res.Text(), specNames(r))
+	}
+	r.Remove("CronList")
+	if len(r.DeferredNames()) != 0 {
+		t.Error("a removed tool is still deferred")
+	}
+}

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/compact"
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/memory"
@@ -183,7 +183,7 @@ func (s *Session) MemoryStores() []*memory.Store { return s.ctx.stores }
 // repoRoot is the nearest directory at or above dir holding .git, or "".
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+		if gitdir.Marks(d) {
 			return d
 		}
 		parent := filepath.Dir(d)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/shell"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -241,7 +242,7 @@ func gitDumpsHistory(argv []string) bool {
 // repoTop is the top folder of the git repository holding dir, or dir.
 func repoTop(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if gitdir.Marks(d) {
 			return d
 		}
 		if filepath.Dir(d) == d {

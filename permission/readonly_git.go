@@ -1,10 +1,10 @@
 package permission
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/shell"
 )
 
@@ -56,34 +56,16 @@ func (st *state) gitUsesOwnRepository(c shell.Command) bool {
 // repository. found is false when there is none.
 func gitRepositoryFor(dir string) (repo string, found bool) {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if gitdir.Marks(d) {
 			return d, true
 		}
-		if looksLikeGitDir(d) {
+		if gitdir.Is(d) {
 			return d, true
 		}
 		if filepath.Dir(d) == d {
 			return "", false
 		}
 	}
-}
-
-// looksLikeGitDir reports what git checks before it takes a folder for a repository:
-// HEAD, and objects/ and refs/ folders. (A folder with a commondir file counts too: its
-// objects and refs may live elsewhere.)
-func looksLikeGitDir(d string) bool {
-	if _, err := os.Lstat(filepath.Join(d, "HEAD")); err != nil {
-		return false
-	}
-	if _, err := os.Lstat(filepath.Join(d, "commondir")); err == nil {
-		return true
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if st, err := os.Stat(filepath.Join(d, sub)); err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 // isGit reports a command that runs git.

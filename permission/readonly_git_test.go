@@ -25,7 +25,9 @@ func TestGitIsReadOnlyOnlyInTheWorkspaceRepository(t *testing.T) {
 		// A bare repository's layout in a vendored folder.
 		"vendor/lib/HEAD", "vendor/lib/config", "vendor/lib/objects/", "vendor/lib/refs/",
 		// A nested checkout, and a gitfile pointing anywhere.
-		"third/x/.git/config", "third/x/deep/", "sub/.git",
+		"third/x/.git/config", "third/x/.git/HEAD", "third/x/.git/objects/", "third/x/.git/refs/", "third/x/deep/", "sub/.git",
+		// An empty .git folder is no repository: git goes on to the one above.
+		"plain/.git/",
 		// A worktree-style git dir: HEAD and commondir are enough for git.
 		"wt/HEAD", "wt/commondir")
 	p := e.policy(t, "", rules{})
@@ -37,6 +39,7 @@ func TestGitIsReadOnlyOnlyInTheWorkspaceRepository(t *testing.T) {
 		{"status in a nested checkout", "Bash", bash("cd third/x && git status"), Ask, "", nil},
 		{"status below a nested checkout", "Bash", bash("cd third/x/deep && git status"), Ask, "", nil},
 		{"show with a gitfile", "Bash", bash("cd sub; git show"), Ask, "", nil},
+		{"status beside an empty .git folder", "Bash", bash("cd plain && git status"), Allow, "read-only command", nil},
 		{"log in a commondir folder", "Bash", bash("cd wt && git log"), Ask, "", nil},
 		{"a folder known only at run time", "Bash", bash("cd $D && git status"), Ask, "", nil},
 		{"outside the workspace", "Bash", bash("cd {O} && git status"), Ask, "", nil},

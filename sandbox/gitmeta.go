@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ouroagent/ouro/internal/gitdir"
 )
 
 // What under .git decides which programs git runs, and so must stay read-only for
@@ -23,11 +25,14 @@ import (
 // driver runs).
 
 // gitMetadata lists the read-only paths for the .git entry of a repository root: .git
-// itself when it is missing (it must not be created: see writeRules) or a gitfile (a
-// worktree's or submodule's pointer), else the paths above inside the git dir.
+// itself when it is missing (held by a placeholder while a command runs), a gitfile (a
+// worktree's or submodule's pointer) or no git dir, else the paths above inside the git
+// dir.
 func gitMetadata(git string) []string {
 	st, err := os.Lstat(git)
-	if err != nil || !st.IsDir() {
+	if err != nil || !st.IsDir() || !gitdir.Is(git) {
+		// Missing, a gitfile, or a folder git would skip (empty, or a placeholder: see
+		// placeholder_linux.go): all of it, so that nothing can make it a git dir.
 		return []string{git}
 	}
 	return gitDirMetadata(git, 0)

@@ -41,8 +41,16 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 				"git init -q .",
 				"python3 -c 'import os; os.mkdir(\".ouro\")'",
 				"cd src && mkdir ../.claude",
+				// A gitfile would point git (here, or in a repository above) at a config
+				// that runs programs: the placeholder holds the name.
+				"printf 'gitdir: /tmp/evil\\n' > .git",
+				"rm -rf .git; printf 'gitdir: /tmp/evil\\n' > .git",
+				"mv .git gone && printf 'gitdir: /tmp/evil\\n' > .git",
+				"rmdir .git; ln -s /tmp .git",
+				"touch .git/HEAD && mkdir .git/objects .git/refs",
+				"python3 -c 'open(\".git\", \"w\").write(\"gitdir: /tmp/evil\")'",
 			} {
-				r := sh(t, p, mode, ws, attack)
+				r := shHeld(t, p, mode, ws, attack)
 				if r.code == 0 && !strings.Contains(attack, "python3") {
 					t.Errorf("%s: succeeded (%s)", attack, r.out)
 				}
@@ -63,15 +71,22 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 			if mode == modeMount {
 				work = "echo x > new.txt && rm new.txt && " + work
 			}
-			if r := sh(t, p, mode, ws, work); r.out != "ok\n" {
+			if r := shHeld(t, p, mode, ws, work); r.out != "ok\n" {
 				t.Errorf("ordinary work failed: %d %q", r.code, r.out)
 			}
-			// The refusal is explained, with the way out.
-			r := sh(t, p, mode, ws, "mkdir build")
-			note := Diagnose(p, r.out, ws)
-			for _, want := range []string{"build could not be created", ".git does not exist", "git init"} {
-				if !strings.Contains(note, want) {
-					t.Errorf("note %q\ndoes not say %q (output %q)", note, want, r.out)
+			if mode == modeMount {
+				// The placeholder holds .git, so the root is open for new folders.
+				if r := shHeld(t, p, mode, ws, "mkdir build && rmdir build && echo ok"); r.out != "ok\n" {
+					t.Errorf("mkdir in a root without .git: %d %q", r.code, r.out)
+				}
+			} else {
+				// The refusal is explained, with the way out.
+				r := shHeld(t, p, mode, ws, "mkdir build")
+				note := Diagnose(p, r.out, ws)
+				for _, want := range []string{"build could not be created", ".git does not exist", "git init"} {
+					if !strings.Contains(note, want) {
+						t.Errorf("note %q\ndoes not say %q (output %q)", note, want, r.out)
+					}
 				}
 			}
 			// Once they exist, they are read-only and the root is open again.
@@ -87,6 +102,14 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shHeld runs script as Bash does: with the placeholders held while it runs.
+func shHeld(t *testing.T, p Policy, mode, dir, script string) run {
+	t.Helper()
+	g := p.HoldGitPlaceholders()
+	defer g.Release()
+	return sh(t, p, mode, dir, script)
 }
 
 // Ordinary git commands work in the sandbox, but nothing that decides which programs git

@@ -251,8 +251,10 @@ func grant(path string, abi int) landlock.Rule {
 //     cost: while one of them is missing, `mkdir x` directly in the workspace root fails
 //     (deeper folders, and files in the root, are fine). Creating the folder outside the
 //     sandbox (mkdir .claude .ouro) lifts it: an existing one is protected as read-only
-//     instead. A file at such a name (a gitfile named .git) is taken back after the
-//     command (Reclaim); Landlock cannot refuse one name and allow another.
+//     instead. A file at such a name is taken back after the command (Reclaim);
+//     Landlock cannot refuse one name and allow another. A missing .git is normally
+//     not missing by the time the command starts: a placeholder holds it while the
+//     command runs (HoldGitPlaceholders), so neither restriction applies to it.
 //
 // Symbolic links among the entries are skipped, since a rule on a link would grant its
 // target, wherever it is.

@@ -60,8 +60,10 @@ type Policy struct {
 	// placeholders in the user's tree would be a side effect of its own — except that an
 	// empty .claude or .ouro is harmless (git does not track folders; nothing is in it),
 	// so a missing one is made before any command (placeholder) and is then read-only. A
-	// missing .git cannot be created at all: the launcher withholds the right to make
-	// folders and symbolic links in its parent (see writeRules in launcher_linux.go).
+	// missing .git is held by a placeholder only while a command runs (an empty .git
+	// would stay visible to other tools; see placeholder_linux.go); where none could be
+	// made, the launcher withholds the right to make folders and symbolic links in its
+	// parent (see writeRules in launcher_linux.go).
 	// What a command creates at any other missing one (a file where only a folder is
 	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
 	// Reclaim), once every process of the command is gone.

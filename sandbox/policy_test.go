@@ -49,7 +49,7 @@ func cleanGoEnv(t *testing.T) {
 func TestFromSettingsDefaults(t *testing.T) {
 	cleanGoEnv(t)
 	ws, home, tmp := realTemp(t), realTemp(t), realTemp(t)
-	tree(t, ws, ".git/hooks/", ".git/config")
+	tree(t, ws, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/")
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
 
 	want := []string{ws, tmp, filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".cache"), filepath.Join(home, ".npm")}

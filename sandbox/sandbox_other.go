@@ -28,3 +28,12 @@ func MaybeRunLauncher() {}
 func Supervised(context.Context, string, ...string) (*exec.Cmd, error) {
 	return nil, errors.New("sandbox: process supervision is only available on Linux")
 }
+
+// GitPlaceholders are not needed where there is no sandbox.
+type GitPlaceholders struct{}
+
+// HoldGitPlaceholders does nothing on this system.
+func (p Policy) HoldGitPlaceholders() *GitPlaceholders { return nil }
+
+// Release does nothing on this system.
+func (g *GitPlaceholders) Release() {}

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/internal/regfile"
 	"go.yaml.in/yaml/v4"
 )
@@ -210,7 +211,7 @@ func projectDirs(dir string) []string {
 	var chain []string
 	for d := dir; ; {
 		chain = append(chain, d)
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+		if gitdir.Marks(d) {
 			return chain
 		}
 		parent := filepath.Dir(d)

@@ -170,7 +170,12 @@ func TestDiscoverPrecedence(t *testing.T) {
 	outside := filepath.Join(base, "outside")
 	repo := filepath.Join(outside, "repo")
 	proj := filepath.Join(repo, "sub", "proj")
-	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(repo, ".git", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(proj, 0o755); err != nil {

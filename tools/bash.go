@@ -236,6 +236,10 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	var absent []string
 	var indexes *sandbox.IndexGuard
 	if b.cfg.Sandbox != nil {
+		// A placeholder holds each missing .git while the command runs (before Absent,
+		// which would otherwise take it for something the command made).
+		placeholders := b.cfg.Sandbox.HoldGitPlaceholders()
+		defer placeholders.Release()
 		absent = b.cfg.Sandbox.Absent()
 		indexes = b.cfg.Sandbox.GuardIndexes()
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -231,10 +232,7 @@ func rootIgnoreScope(ws *workspace.Workspace, root string) *ignoreScope {
 	return s
 }
 
-func hasGitDir(dir string) bool {
-	info, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil && (info.IsDir() || info.Mode().IsRegular())
-}
+func hasGitDir(dir string) bool { return gitdir.Marks(dir) }
 
 // walkEntry is one entry the walk reports.
 type walkEntry struct {

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -224,5 +231,98 @@ func TestKebabToolFlagsAsClaudeCodeSpellsThem(t *testing.T) {
 	tools, _ := json.Marshal(parseLines(t, out)[0]["tools"])
 	if strings.Contains(string(tools), `"Bash"`) || strings.Contains(string(tools), `"Write"`) || !strings.Contains(string(tools), `"Read"`) {
 		t.Fatalf("--disallowed-tools Bash,Write left tools %s", tools)
+	}
+}
+
+// startStreaming starts `ouro -p --input-format stream-json` with a pipe for stdin, and
+// returns a reader of its output lines.
+func startStreaming(t *testing.T, e *env) (*exec.Cmd, io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
+	c := e.cmd("-p", "--input-format", "stream-json", "--output-format", "stream-json")
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	return c, in, sc
+}
+
+// waitResult reads output lines up to the next result line and returns it.
+func waitResult(t *testing.T, sc *bufio.Scanner) map[string]any {
+	t.Helper()
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m["type"] == "result" {
+			return m
+		}
+	}
+	t.Fatalf("the output ended without a result line: %v", sc.Err())
+	return nil
+}
+
+// A program drives ouro a turn at a time: each result arrives before the next prompt is
+// sent. Killed (-9) while it waits for the next line, the turns it answered are in the
+// session, which --continue picks up.
+func TestStreamJSONInputIsReadAsItArrivesAndSurvivesKill(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ExpectContains: "remember 7431", Text: "noted 7431"},
+		scripted.Turn{ExpectContains: "and 1992", Text: "noted 1992"},
+		scripted.Turn{ExpectContains: "which numbers", Text: "7431 and 1992"},
+	)
+	c, in, sc := startStreaming(t, e)
+	io.WriteString(in, userLine("remember 7431"))
+	if r := waitResult(t, sc); r["result"] != "noted 7431" {
+		t.Fatalf("first result = %v", r)
+	}
+	io.WriteString(in, userLine("and 1992"))
+	if r := waitResult(t, sc); r["result"] != "noted 1992" {
+		t.Fatalf("second result = %v", r)
+	}
+	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	out, stderr, code := e.run("", "--continue", "-p", "which numbers?")
+	if code != 0 || out != "7431 and 1992\n" {
+		t.Fatalf("continue after kill: exit %d %q\n%s", code, out, stderr)
+	}
+	if n := len(srv.Requests()[2].Messages); n != 5 {
+		t.Errorf("the continued session has %d messages, want 5", n)
+	}
+}
+
+// An interrupt while ouro waits for the next input line ends it at once (130), without
+// waiting for input that may never come.
+func TestStreamJSONInputInterruptWhileWaiting(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "first"})
+	c, in, sc := startStreaming(t, e)
+	io.WriteString(in, userLine("go"))
+	if r := waitResult(t, sc); r["result"] != "first" {
+		t.Fatalf("result = %v", r)
+	}
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("exit: %v, want status 130", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("ouro kept waiting for input after the interrupt")
 	}
 }

@@ -92,8 +92,11 @@ var corpusWarnings = map[string][]string{
 		// The source repository defines vue-component-architect twice.
 		`vue-state-manager.md: agent "vue-component-architect" is already defined by`,
 	},
+	// Item 14: a deny rule that can never match is reported where it is, with why.
+	"glass-claude":    {`permission rule "Bash(base64*|:*)" in`, "settings.json: it can never match: ouro checks each command of a line on its own"},
 	"izteam":          {"coder.md: tools: not available in ouro: LSP, SendMessage; the agent gets the others"},
 	"lisa-typescript": {`hooks on the event "WorktreeCreate" are skipped: ouro does not know it`},
+	"oh-my-claude":    {`validator.md: no name; using the file name "validator"`},
 	"wshobson-agents": {
 		"image-generator.md: tools: not available in ouro: mcp__meigen__generate_image; the agent gets the others",
 		"image-generator.md: none of the tools it names exists in ouro, so the agent has no tools",
@@ -441,4 +444,35 @@ func TestCorpusSkills(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Item 14 and the rules Claude Code users rely on: glass-claude's deny rules hold even in
+// bypassPermissions mode (curl is refused), and the one that can never match,
+// "Bash(base64*|:*)", was reported when it loaded instead of failing silently.
+func TestCorpusDenyRulesHold(t *testing.T) {
+	e := newEnv(t)
+	useCorpus(t, e, "glass-claude")
+	e.fake(
+		scripted.Turn{ToolCalls: bash("curl -s http://127.0.0.1:9/exfiltrate")},
+		scripted.Turn{ToolCalls: bash("echo made > made.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
+	if code != 0 || !strings.Contains(stderr, `"Bash(base64*|:*)"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var res struct {
+		PermissionDenials []struct {
+			ToolInput map[string]any `json:"tool_input"`
+		} `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.PermissionDenials) != 1 || !strings.Contains(fmt.Sprint(res.PermissionDenials[0].ToolInput["command"]), "curl") {
+		t.Errorf("want the curl call denied by the file's rule, got %+v", res.PermissionDenials)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
 }

@@ -593,6 +593,20 @@ func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
 	if prompt != "" {
 		input = []llm.Block{llm.TextBlock(prompt)}
 	}
+	return s.RunBlocks(ctx, input)
+}
+
+// RunBlocks is Run with a prompt made of content blocks (text and images, as a
+// stream-json input line carries them); hooks see the text blocks, joined by newlines.
+func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcome {
+	var texts []string
+	for _, b := range input {
+		if b.Type == llm.BlockText {
+			texts = append(texts, b.Text)
+		}
+	}
+	prompt := strings.Join(texts, "\n")
+	input = append([]llm.Block(nil), input...)
 	hooks := s.guard.hooks
 	hooks.ClearHalt()
 	if prompt != "" && hooks.Has("UserPromptSubmit") {

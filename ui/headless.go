@@ -44,6 +44,10 @@ type Headless struct {
 	err       error
 	// started is when each running call began, for tool_progress's elapsed time.
 	started map[string]time.Time
+	// partial, when set, holds where each agent is in the message it streams
+	// (--include-partial-messages); see partial.go.
+	partial      map[string]*partialStream
+	partialModel string
 }
 
 // NewHeadless checks the format and returns a writer for it.
@@ -198,7 +202,11 @@ func (h *Headless) Observe(e agent.Event) {
 	case agent.EventToolStart, agent.EventToolEnd, agent.EventToolProgress:
 		h.progress(nil, e)
 		return
+	case agent.EventDelta:
+		h.observePartial(nil, e)
+		return
 	case agent.EventMessage:
+		h.observePartial(nil, e)
 	default:
 		return
 	}
@@ -224,7 +232,11 @@ func (h *Headless) ObserveChild(parentToolUseID string, e agent.Event) {
 	case agent.EventToolStart, agent.EventToolEnd, agent.EventToolProgress:
 		h.progress(&parent, e)
 		return
+	case agent.EventDelta:
+		h.observePartial(&parent, e)
+		return
 	case agent.EventMessage:
+		h.observePartial(&parent, e)
 	default:
 		return
 	}

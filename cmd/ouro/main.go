@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -80,8 +81,23 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	// internal/version answers it first.
 	root.Flags().BoolVarP(&showVersion, "version", "v", false, "print ouro's version and exit")
 	f.register(root)
+	// A Claude Code flag ouro lacks is an error that names it, never ignored.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if !strings.HasPrefix(err.Error(), "unknown ") {
+			return err // a bad value: pflag's message names the flag and says why
+		}
+		return fmt.Errorf("%w (ouro does not implement it; 'ouro %s--help' lists the flags it has)", err, subName(c))
+	})
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
 	root.AddCommand(newAuditCmd(), newMemoryCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
 	return root
+}
+
+// subName is "NAME " for a subcommand, "" for the root.
+func subName(c *cobra.Command) string {
+	if c.HasParent() {
+		return c.Name() + " "
+	}
+	return ""
 }

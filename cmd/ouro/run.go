@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
@@ -41,6 +42,8 @@ type runFlags struct {
 	verbose      bool
 	addDirs      []string
 	sessionID    string
+	inputFormat  string
+	partial      bool
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -66,6 +69,18 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.verbose, "verbose", false, "headless: also print the run's notices (retries, continuations, compaction) on stderr")
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another directory the tools may work in, like the working directory (repeatable)")
 	fl.StringVar(&f.sessionID, "session-id", "", "the ID (a UUID) the new session gets")
+	fl.StringVar(&f.inputFormat, "input-format", inputText, "headless input: text, or stream-json (Claude Code's user-message JSON lines on standard input, one turn each)")
+	// Claude Code spells these two both ways.
+	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name {
+		case "allowed-tools":
+			name = "allowedTools"
+		case "disallowed-tools":
+			name = "disallowedTools"
+		}
+		return pflag.NormalizedName(name)
+	})
+	fl.BoolVar(&f.partial, "include-partial-messages", false, "with --output-format stream-json: also write the answer as it streams (stream_event lines)")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -138,7 +153,13 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 	if f.maxTurns < 0 || f.maxBudget < 0 || f.maxDuration < 0 || f.window < 0 {
 		return fmt.Errorf("--max-turns, --max-budget-usd, --max-duration and --context-window must not be negative")
 	}
+	if err := f.checkFormats(cmd, args); err != nil {
+		return err
+	}
 	prompt := strings.Join(args, " ")
+	if f.print && f.inputFormat == inputStreamJSON {
+		return runHeadless(cmd, f, "")
+	}
 	if f.print {
 		if stdin, ok, err := readPipedStdin(cmd.InOrStdin()); err != nil {
 			return err
@@ -171,7 +192,8 @@ func readPipedStdin(in io.Reader) (string, bool, error) {
 }
 
 func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
-	if strings.TrimSpace(prompt) == "" && f.resume == "" && !f.cont {
+	streamIn := f.inputFormat == inputStreamJSON
+	if strings.TrimSpace(prompt) == "" && f.resume == "" && !f.cont && !streamIn {
 		return fmt.Errorf("-p needs a prompt: ouro -p \"what to do\" (or pipe it on standard input)")
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -202,18 +224,17 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	}
 	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version,
 		PermissionMode: string(sess.Policy().Mode())})
+	if f.partial {
+		h.IncludePartialMessages(sess.Model)
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := sess.Run(ctx, prompt)
-	if sess.ExtractOnExit(false) && o.Turns > 0 {
-		rem, err := sess.Remember(ctx)
-		if err != nil {
-			fmt.Fprintf(errOut, "ouro: saving memories from this run failed: %v\n", err)
-		} else if rem.Usage.Total() > 0 {
-			fmt.Fprintf(errOut, "ouro: memory extraction saved %d record(s) for %d tokens, $%.4f\n", len(rem.Saved), rem.Usage.Total(), rem.CostUSD)
-		}
+	if streamIn {
+		return runStreamTurns(ctx, cmd, sess, h)
 	}
+	o := sess.Run(ctx, prompt)
+	rememberOnExit(ctx, sess, o.Turns, errOut)
 	werr := h.Finish(o, errOut)
 	if err := sess.Close(); err != nil {
 		fmt.Fprintf(errOut, "ouro: closing the transcript: %v\n", err)
@@ -225,6 +246,20 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// rememberOnExit extracts memories from a headless run that made model turns, when the
+// settings ask for it.
+func rememberOnExit(ctx context.Context, sess *harness.Session, turns int, errOut io.Writer) {
+	if !sess.ExtractOnExit(false) || turns == 0 {
+		return
+	}
+	rem, err := sess.Remember(ctx)
+	if err != nil {
+		fmt.Fprintf(errOut, "ouro: saving memories from this run failed: %v\n", err)
+	} else if rem.Usage.Total() > 0 {
+		fmt.Fprintf(errOut, "ouro: memory extraction saved %d record(s) for %d tokens, $%.4f\n", len(rem.Saved), rem.Usage.Total(), rem.CostUSD)
+	}
 }
 
 func notifyContext(parent context.Context) (context.Context, context.CancelFunc) {

@@ -31,6 +31,8 @@ var claudeCode = map[string]string{
 	"TeamCreate":           "",
 	"TeamDelete":           "",
 	"ExitPlanMode":         "",
+	"EnterPlanMode":        "",
+	"LSP":                  "", // code intelligence (ENABLE_LSP_TOOL)
 	"EnterWorktree":        "",
 	"ExitWorktree":         "",
 	"Workflow":             "",

@@ -9,6 +9,8 @@ func TestMapAndClosest(t *testing.T) {
 	}{
 		"Bash": {"Bash", true}, "MultiEdit": {"Edit", true}, "WebSearch": {"", true},
 		"mcp__gh__issue": {"", true}, "Bassh": {"", false},
+		// Claude Code tools real agents name (izteam, issue 13): known, not available.
+		"LSP": {"", true}, "EnterPlanMode": {"", true},
 	} {
 		if o, k := Map(name); o != want.ouro || k != want.known {
 			t.Errorf("Map(%s) = %q, %v", name, o, k)

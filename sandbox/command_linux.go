@@ -47,7 +47,11 @@ func Availability(p Policy) (ok bool, warnings []string) {
 		return false, []string{notLauncher()}
 	}
 	if abi < 4 && p.NetworkRestricted() {
-		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi))
+		w := fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi)
+		if p.Network.Proxied() {
+			w = fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7): sandbox.network.allowedDomains holds only for tools that use the proxy HTTP_PROXY names; a command can connect anywhere directly.", abi)
+		}
+		warnings = append(warnings, w)
 	}
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))

@@ -23,6 +23,13 @@ var (
 	networkRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(connect|dial|bind|socket|network|port|/dev/tcp|/dev/udp|curl|wget|ssh|https?)\b`)
 	})
+	// connectFailRE finds failed connections whose cause the text does not name: curl's
+	// "Couldn't connect to server" (exit 7) for EACCES as for a closed port, Node's
+	// "connect EACCES", Go's "connect: permission denied". Counted only where the
+	// network is restricted, and then reported as a possibility.
+	connectFailRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)couldn't connect to server|failed to connect to|connect EACCES|unable to connect to`)
+	})
 	// quotedRE finds '…', "…", ‘…’, “…” and `…` spans, where tools put the path.
 	quotedRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^`]+)`")
@@ -57,11 +64,12 @@ func Diagnose(p Policy, output string, dirs ...string) string {
 // diagnose is Diagnose with the file permission check passed in.
 func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...string) string {
 	var outside, readOnly, noFolder, noContent []string
-	network, unexplained := false, false
+	network, unexplained, maybeNetwork := false, false, false
 	frozen := p.noNewFolders()
 	open := p.openContent()
 	for line := range strings.Lines(output) {
 		if !deniedRE().MatchString(line) {
+			maybeNetwork = maybeNetwork || p.NetworkRestricted() && connectFailRE().MatchString(line)
 			continue
 		}
 		cands := pathCandidates(line)
@@ -140,14 +148,31 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 		notes = append(notes, fmt.Sprintf("Sandbox: %s could not be created: while %s %s, sandboxed commands cannot make folders or symbolic links directly in %s (a command could otherwise create settings, hooks or a git repository that ouro, Claude Code or git obey outside the sandbox later). Files can still be created there, and folders deeper down; the Write tool can create a file in a new folder. To lift this, the user can create %s outside the sandbox (%s); %s then kept read-only instead.",
 			list(noFolder), strings.Join(missing, " and "), verb, list(frozen), them, lift, map[bool]string{true: "it is", false: "they are"}[len(missing) == 1]))
 	}
-	if network {
-		notes = append(notes, "Sandbox: network connections are blocked (TCP connect and bind). The user can allow them with sandbox.network.allow, or for some ports with sandbox.network.allowPorts, in .ouro/settings.json.")
+	if network || maybeNetwork {
+		notes = append(notes, p.networkText(network))
 	}
 	if len(notes) == 0 && unexplained {
 		notes = append(notes, fmt.Sprintf("Sandbox: the output reports a permission error without naming a path. If it was a write: commands may write only under %s; the user can allow more with sandbox.filesystem.allowWrite in .ouro/settings.json.",
 			p.writableText()))
 	}
 	return strings.Join(notes, "\n")
+}
+
+// networkText explains the network restriction; sure says the output shows a refusal,
+// else it only may have been one.
+func (p Policy) networkText(sure bool) string {
+	lead := "Sandbox: a connection was blocked: "
+	if !sure {
+		lead = "Sandbox: if a connection failed above, the sandbox may have blocked it: "
+	}
+	ports := ""
+	if len(p.Network.AllowPorts) > 0 {
+		ports = fmt.Sprintf(" (and TCP ports %v, from sandbox.network.allowPorts)", p.Network.AllowPorts)
+	}
+	if p.Network.Proxied() {
+		return lead + "direct TCP connections are refused" + ports + "; sandboxed commands reach the network only through ouro's proxy, which HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at, and only the hosts in sandbox.network.allowedDomains. Use a tool that honours those variables (curl, git, npm, pip and go do); if a host is missing, the user can add it to sandbox.network.allowedDomains in .claude/settings.json or .ouro/settings.json."
+	}
+	return lead + "sandboxed commands may not open TCP connections or listen" + ports + ", as sandbox.network.allow: false or allowPorts say. The user can allow hosts with sandbox.network.allowedDomains, ports with sandbox.network.allowPorts, or the whole network with sandbox.network.allow: true, in .claude/settings.json or .ouro/settings.json."
 }
 
 // writableText lists the write roots and the read-only paths inside them.

@@ -11,12 +11,16 @@ import (
 func TestDiagnose(t *testing.T) {
 	ws, outside := realTemp(t), realTemp(t)
 	tree(t, ws, ".git/hooks/", ".ouro/")
+	no, yes := false, true
 	p := Policy{
 		WriteRoots: []string{ws},
 		ReadOnly:   []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".ouro")},
+		Network:    settings.SandboxNetwork{Allow: &no},
 	}
 	open := p
-	open.Network = settings.SandboxNetwork{Allow: true}
+	open.Network = settings.SandboxNetwork{Allow: &yes}
+	proxied := p
+	proxied.Network = settings.SandboxNetwork{DomainsSet: true, AllowedDomains: []string{"github.com"}}
 	out := filepath.Join(outside, "outside-file")
 
 	cases := []struct {
@@ -40,16 +44,21 @@ func TestDiagnose(t *testing.T) {
 		{"read-only dir named bare", p, "bash: line 1: .ouro: Permission denied",
 			[]string{filepath.Join(ws, ".ouro") + " is kept read-only"}},
 		{"refused connection", p, "bash: connect: Permission denied\nbash: line 1: /dev/tcp/127.0.0.1/8080: Permission denied",
-			[]string{"network connections are blocked", "sandbox.network.allowPorts"}},
+			[]string{"may not open TCP connections", "sandbox.network.allowPorts"}},
 		{"go dial", p, "dial tcp 127.0.0.1:8080: connect: permission denied",
-			[]string{"network connections are blocked"}},
+			[]string{"may not open TCP connections"}},
 		{"no path at all", p, "Error: Os { code: 13, kind: PermissionDenied, message: \"Permission denied\" }",
 			[]string{"a permission error without naming a path", "may write only under " + ws}},
 		{"inside the workspace: the file's own mode", p, "bash: line 1: main.go: Permission denied", nil},
 		{"network allowed", open, "bash: connect: Permission denied", nil},
 		{"a device", p, "bash: /dev/kvm: Permission denied", nil},
 		{"no error", p, "ok\n" + out + "\n", nil},
-		{"a URL is no path", p, "curl: (7) https://example.com/x: Permission denied", []string{"network connections are blocked"}},
+		{"a URL is no path", p, "curl: (7) https://example.com/x: Permission denied", []string{"may not open TCP connections"}},
+		{"curl's bare exit 7", p, "curl: (7) Failed to connect to example.com port 443 after 0 ms: Couldn't connect to server",
+			[]string{"if a connection failed above, the sandbox may have blocked it", "sandbox.network.allow: true"}},
+		{"curl's exit 7, network open", open, "curl: (7) Failed to connect to example.com port 443 after 0 ms: Couldn't connect to server", nil},
+		{"proxied: a direct connection", proxied, "dial tcp 10.0.0.1:22: connect: permission denied",
+			[]string{"a connection was blocked: direct TCP connections are refused", "proxy", "sandbox.network.allowedDomains"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,6 +155,12 @@ func runLauncher(args []string) error {
 				rules = append(rules, landlock.ConnectTCP(uint16(p)), landlock.BindTCP(uint16(p)))
 			}
 		}
+		// The proxy's port, to connect only. Landlock rules name a port, not an
+		// address: this also lets a command connect to that port number on any other
+		// host (see proxy.go for what the proxy leaves open).
+		if pol.ProxyPort > 0 && pol.ProxyPort <= 65535 {
+			rules = append(rules, landlock.ConnectTCP(uint16(pol.ProxyPort)))
+		}
 	} else {
 		cfg.HandledAccessNet = 0
 	}
@@ -168,6 +174,9 @@ func runLauncher(args []string) error {
 
 	if pol.TempDir != "" {
 		os.Setenv("TMPDIR", pol.TempDir)
+	}
+	for k, v := range proxyEnv(pol) {
+		os.Setenv(k, v)
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {

@@ -39,6 +39,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,6 +82,44 @@ type Policy struct {
 	TempDir string `json:"tempDir,omitempty"`
 	// Network says which outgoing TCP connections and listening ports are allowed.
 	Network settings.SandboxNetwork `json:"network"`
+	// ProxyPort is the loopback port of the filtering proxy (see proxy.go) when
+	// Network.Proxied: the one port besides AllowPorts a command may connect to, and
+	// where HTTP_PROXY and friends point.
+	ProxyPort int `json:"proxyPort,omitempty"`
+	// proxy is the running proxy, for the refusals it saw (see ProxyNote).
+	proxy *Proxy
+}
+
+// WithProxy returns the policy with commands pointed at px, which must be running.
+func (p Policy) WithProxy(px *Proxy) Policy {
+	p.proxy, p.ProxyPort = px, px.Port()
+	return p
+}
+
+// ProxyMark is the position to pass to ProxyNote after a command.
+func (p Policy) ProxyMark() uint64 { return p.proxy.Mark() }
+
+// ProxyNote says which connections the proxy refused since mark and which setting
+// allows them; "" when it refused none.
+func (p Policy) ProxyNote(mark uint64) string {
+	rs := p.proxy.RefusedSince(mark)
+	if len(rs) == 0 {
+		return ""
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if seen[r.Why] {
+			continue
+		}
+		seen[r.Why] = true
+		lines = append(lines, fmt.Sprintf("Sandbox: the network proxy refused a connection to %s:%d: %s.", r.Host, r.Port, r.Why))
+		if len(lines) == 3 {
+			break
+		}
+	}
+	lines = append(lines, "Sandboxed commands reach the network only through ouro's proxy, and only the hosts in sandbox.network.allowedDomains; if the command really needs another host, the user can add it there (in .claude/settings.json or .ouro/settings.json).")
+	return strings.Join(lines, "\n")
 }
 
 // protectedNames are kept read-only inside every workspace root and allowWrite entry:
@@ -202,6 +241,8 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		pol.TempDir = realPath(sessionTmp)
 	}
 	pol.Network.AllowPorts = slices.Clone(s.Network.AllowPorts)
+	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)
+	pol.Network.DeniedDomains = slices.Clone(s.Network.DeniedDomains)
 	return pol
 }
 
@@ -303,8 +344,30 @@ func (p Policy) noNewFolders() []string {
 	return out
 }
 
-// NetworkRestricted reports whether the policy limits TCP connections.
-func (p Policy) NetworkRestricted() bool { return !p.Network.Allow }
+// proxyEnv are the variables that point a command at the proxy: the upper- and
+// lower-case forms HTTP clients read (curl, pip, npm, go, git, wget). NO_PROXY is set so
+// that an inherited value cannot send a host around the proxy, where the sandbox would
+// refuse the connection; loopback stays direct (Go never proxies it anyway), which
+// sandbox.network.allowPorts governs.
+func proxyEnv(p Policy) map[string]string {
+	if p.ProxyPort == 0 {
+		return nil
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d", p.ProxyPort)
+	env := map[string]string{}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"} {
+		v := url
+		if k == "NO_PROXY" {
+			v = "localhost,127.0.0.1,::1"
+		}
+		env[k], env[strings.ToLower(k)] = v, v
+	}
+	return env
+}
+
+// NetworkRestricted reports whether the policy limits TCP connections: to AllowPorts,
+// and to the proxy when there is one.
+func (p Policy) NetworkRestricted() bool { return p.Network.Restricted() }
 
 // settingsPath resolves an allowWrite/denyWrite entry; "" when it cannot be placed.
 func settingsPath(p, home, project string) string {

@@ -264,12 +264,13 @@ func TestNetwork(t *testing.T) {
 	connect := `exec 3<>"/dev/tcp/127.0.0.1/$1" && echo hello >&3`
 	ws := realTemp(t)
 
-	off := Policy{WriteRoots: []string{ws}}
+	no, yes := false, true
+	off := Policy{WriteRoots: []string{ws}, Network: settings.SandboxNetwork{Allow: &no}}
 	r := sh(t, off, modeLandlock, ws, connect, strconv.Itoa(port))
 	if r.code == 0 || !strings.Contains(r.out, "connect: Permission denied") {
 		t.Errorf("network off: exit %d, %q; want the connection refused", r.code, r.out)
 	}
-	if note := Diagnose(off, r.out, ws); !strings.Contains(note, "network connections are blocked") {
+	if note := Diagnose(off, r.out, ws); !strings.Contains(note, "may not open TCP connections") {
 		t.Errorf("no network note for %q: %q", r.out, note)
 	}
 
@@ -279,7 +280,8 @@ func TestNetwork(t *testing.T) {
 	}
 
 	for name, p := range map[string]Policy{
-		"all allowed":  {WriteRoots: []string{ws}, Network: settings.SandboxNetwork{Allow: true}},
+		"all allowed":  {WriteRoots: []string{ws}, Network: settings.SandboxNetwork{Allow: &yes}},
+		"by default":   {WriteRoots: []string{ws}},
 		"port allowed": {WriteRoots: []string{ws}, Network: settings.SandboxNetwork{AllowPorts: []int{port}}},
 	} {
 		got := make(chan string, 1)
@@ -378,7 +380,8 @@ func TestMaybeRunLauncherReturnsOutsideLauncherMode(t *testing.T) {
 
 func TestAvailability(t *testing.T) {
 	abi := requireLandlock(t)
-	ok, warnings := Availability(Policy{})
+	no := false
+	ok, warnings := Availability(Policy{Network: settings.SandboxNetwork{Allow: &no}})
 	if !ok {
 		t.Fatalf("Availability = false with Landlock ABI %d", abi)
 	}
@@ -387,8 +390,8 @@ func TestAvailability(t *testing.T) {
 	if gotNet != wantNet {
 		t.Errorf("ABI %d: warnings %q", abi, warnings)
 	}
-	if _, w := Availability(Policy{Network: settings.SandboxNetwork{Allow: true}}); strings.Contains(strings.Join(w, "\n"), "network") {
-		t.Errorf("a network warning while the network is allowed: %q", w)
+	if _, w := Availability(Policy{}); strings.Contains(strings.Join(w, "\n"), "network") {
+		t.Errorf("a network warning while the network is open (the default): %q", w)
 	}
 }
 

@@ -244,14 +244,18 @@ type file struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Sandbox struct {
-		Enabled    *bool `json:"enabled"`
-		Filesystem struct {
+		Enabled                  *bool    `json:"enabled"`
+		AutoAllowBashIfSandboxed *bool    `json:"autoAllowBashIfSandboxed"`
+		ExcludedCommands         []string `json:"excludedCommands"`
+		Filesystem               struct {
 			AllowWrite []string `json:"allowWrite"`
 			DenyWrite  []string `json:"denyWrite"`
 		} `json:"filesystem"`
 		Network struct {
-			Allow      *bool `json:"allow"`
-			AllowPorts []int `json:"allowPorts"`
+			Allow          *bool    `json:"allow"`
+			AllowPorts     []int    `json:"allowPorts"`
+			AllowedDomains []string `json:"allowedDomains"`
+			DeniedDomains  []string `json:"deniedDomains"`
 		} `json:"network"`
 	} `json:"sandbox"`
 }
@@ -312,7 +316,7 @@ func position(data []byte, off int64) (line, col int) {
 
 // merger remembers which scalars a more specific file already set.
 type merger struct {
-	modeSet, modelSet, enabledSet, netSet bool
+	modeSet, modelSet, enabledSet, netSet, autoSet bool
 }
 
 func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
@@ -383,11 +387,27 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	if sb.Enabled != nil && !m.enabledSet {
 		v := *sb.Enabled
 		s.Sandbox.Enabled, m.enabledSet = &v, true
+		s.Sandbox.EnabledSource = l.path
 	}
+	if sb.AutoAllowBashIfSandboxed != nil && !m.autoSet {
+		v := *sb.AutoAllowBashIfSandboxed
+		s.Sandbox.AutoAllowBashIfSandboxed, m.autoSet = &v, true
+	}
+	// Lists merge from every file, as in Claude Code: a project's file may add excluded
+	// commands and domains. Neither bypasses the permission rules (an excluded command is
+	// never auto-allowed), and deniedDomains refuse whatever allows them.
+	s.Sandbox.ExcludedCommands = append(s.Sandbox.ExcludedCommands, sb.ExcludedCommands...)
 	if sb.Network.Allow != nil && !m.netSet {
-		s.Sandbox.Network.Allow, m.netSet = *sb.Network.Allow, true
+		v := *sb.Network.Allow
+		s.Sandbox.Network.Allow, m.netSet = &v, true
 	}
 	s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, sb.Network.AllowPorts...)
+	if sb.Network.AllowedDomains != nil {
+		s.Sandbox.Network.DomainsSet = true
+		s.Sandbox.Network.DomainSources = append(s.Sandbox.Network.DomainSources, l.path)
+		s.Sandbox.Network.AllowedDomains = append(s.Sandbox.Network.AllowedDomains, sb.Network.AllowedDomains...)
+	}
+	s.Sandbox.Network.DeniedDomains = append(s.Sandbox.Network.DeniedDomains, sb.Network.DeniedDomains...)
 	for _, w := range sb.Filesystem.AllowWrite {
 		s.Sandbox.Filesystem.AllowWrite = append(s.Sandbox.Filesystem.AllowWrite, rootSandboxPath(w, l.root))
 	}

@@ -194,7 +194,7 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	if s.Sandbox.Enabled == nil || *s.Sandbox.Enabled {
 		t.Errorf("sandbox.enabled = %v, want the project's explicit false", s.Sandbox.Enabled)
 	}
-	if s.Sandbox.Network.Allow {
+	if s.Sandbox.Network.Allow == nil || *s.Sandbox.Network.Allow {
 		t.Error("sandbox.network.allow: the project's false must win over the user's true")
 	}
 	if !reflect.DeepEqual(s.Sandbox.Network.AllowPorts, []int{22, 443}) {

@@ -94,12 +94,38 @@ type HookCommand struct {
 	If string `json:"if,omitempty"`
 }
 
-// Sandbox configures the OS sandbox around Bash.
+// Sandbox configures the OS sandbox around Bash, with Claude Code's keys (enabled,
+// autoAllowBashIfSandboxed, excludedCommands, filesystem, network.allowedDomains) and
+// ouro's own network.allow and network.allowPorts.
 type Sandbox struct {
 	// Enabled is nil when no file says; the default is on where the kernel supports it.
-	Enabled    *bool             `json:"enabled,omitempty"`
-	Filesystem SandboxFilesystem `json:"filesystem"`
-	Network    SandboxNetwork    `json:"network"`
+	Enabled *bool `json:"enabled,omitempty"`
+	// EnabledSource is the file that set Enabled.
+	EnabledSource string `json:"-"`
+	// AutoAllowBashIfSandboxed is Claude Code's autoAllowBashIfSandboxed: Bash calls
+	// that run inside the sandbox are allowed without asking (deny and ask rules still
+	// apply). nil when no file says: then it follows Claude Code, where it defaults to
+	// true once a file turns the sandbox on with enabled: true.
+	AutoAllowBashIfSandboxed *bool `json:"autoAllowBashIfSandboxed,omitempty"`
+	// ExcludedCommands are commands (Bash rule patterns: "docker", "docker *") that run
+	// outside the sandbox; such calls go through the permission rules and are never
+	// auto-allowed. Merged from every file.
+	ExcludedCommands []string          `json:"excludedCommands,omitempty"`
+	Filesystem       SandboxFilesystem `json:"filesystem"`
+	Network          SandboxNetwork    `json:"network"`
+}
+
+// AutoAllow reports whether sandboxed Bash calls are auto-allowed: as in Claude Code,
+// autoAllowBashIfSandboxed (default true) takes effect once a file sets enabled: true;
+// an explicit autoAllowBashIfSandboxed: true also turns it on alone.
+func (s Sandbox) AutoAllow() bool {
+	if s.Enabled != nil && !*s.Enabled {
+		return false
+	}
+	if s.AutoAllowBashIfSandboxed != nil {
+		return *s.AutoAllowBashIfSandboxed
+	}
+	return s.Enabled != nil && *s.Enabled
 }
 
 // SandboxFilesystem widens or narrows where sandboxed commands may write.
@@ -108,10 +134,42 @@ type SandboxFilesystem struct {
 	DenyWrite  []string `json:"denyWrite,omitempty"`
 }
 
-// SandboxNetwork says whether sandboxed commands may open network connections.
+// SandboxNetwork says which connections sandboxed commands may open. With none of its
+// keys set the network is open (writes are what the sandbox confines by default).
 type SandboxNetwork struct {
-	// Allow permits all outgoing connections (Landlock filters by port, not by domain).
-	Allow bool `json:"allow,omitempty"`
-	// AllowPorts permits connections to these TCP ports only.
+	// Allow, when a file sets it, says whether every outgoing connection is allowed
+	// (true) or none but AllowPorts (false). Landlock filters by port, not by domain.
+	// AllowedDomains, when set, restricts the network whatever Allow says.
+	Allow *bool `json:"allow,omitempty"`
+	// AllowPorts permits connections to, and listening on, these TCP ports; set alone
+	// (without allow), it restricts the network to them.
 	AllowPorts []int `json:"allowPorts,omitempty"`
+	// AllowedDomains is Claude Code's sandbox.network.allowedDomains: when any file sets
+	// it (even to []), commands reach the network only through ouro's filtering proxy,
+	// and only these hosts ("github.com", "*.npmjs.org", "host:port"). Merged from every
+	// file, as in Claude Code.
+	AllowedDomains []string `json:"allowedDomains,omitempty"`
+	// DeniedDomains (Claude Code's deniedDomains) are refused by the proxy even when
+	// AllowedDomains matches; IP addresses here also refuse names that resolve to them.
+	DeniedDomains []string `json:"deniedDomains,omitempty"`
+	// DomainsSet says some file set allowedDomains.
+	DomainsSet bool `json:"domainsSet,omitempty"`
+	// DomainSources name the files that set allowedDomains, for messages.
+	DomainSources []string `json:"-"`
+}
+
+// Proxied reports whether commands reach the network only through the filtering proxy.
+func (n SandboxNetwork) Proxied() bool { return n.DomainsSet }
+
+// Restricted reports whether direct TCP connections are limited (to the proxy and
+// AllowPorts): allowedDomains or allow: false say so, and so does allowPorts alone
+// ("these ports only", as it meant before the network was open by default).
+func (n SandboxNetwork) Restricted() bool {
+	if n.Proxied() {
+		return true
+	}
+	if n.Allow != nil {
+		return !*n.Allow
+	}
+	return len(n.AllowPorts) > 0
 }

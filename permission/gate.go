@@ -54,6 +54,12 @@ type Gate struct {
 	// gate holds its prompt lock.
 	OnAllowedOutside func(toolName, path string)
 
+	// Sandboxed, when set, reports whether a Bash call will run inside the OS sandbox;
+	// such a call is allowed without asking (sandbox.autoAllowBashIfSandboxed) once deny
+	// rules, ask rules, hooks and plan mode have had their say (see Gate). Set it only
+	// when the sandbox really confines commands; set it before the first call.
+	Sandboxed func(tool.Call) bool
+
 	// mu lets one prompt at a time reach the approver.
 	mu sync.Mutex
 }
@@ -123,7 +129,16 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	// dontAsk and plan mode too.
 	case hv.Decision == "allow":
 		return g.allow(call, d, hookSource, "a PreToolUse hook allowed it: "+hv.Reason)
-	// 5. The mode refuses (plan: writes; dontAsk: whatever no rule allows).
+	// 5. Plan mode refuses what may change something; the sandbox does not change that.
+	case modeDenied && g.policy.Mode() != ModeDontAsk:
+		return g.deny(call, v.Source, v.Reason)
+	// 5½. sandbox.autoAllowBashIfSandboxed allows a Bash call that runs inside the
+	// sandbox as an allow rule would (so dontAsk lets it through), unless it writes a
+	// protected path; a command sandbox.excludedCommands takes out of the sandbox is
+	// never auto-allowed.
+	case g.autoAllowed(call, v):
+		return g.allow(call, d, "sandbox", "sandbox.autoAllowBashIfSandboxed: it runs inside the sandbox")
+	// 5. dontAsk refuses whatever no rule allows.
 	case modeDenied:
 		return g.deny(call, v.Source, v.Reason)
 	// 5, 6. The mode or an allow rule approves.
@@ -132,6 +147,19 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	}
 	// 7. Otherwise ask (PermissionRequest hooks answer first, in ask).
 	return g.ask(ctx, call, v, d, "")
+}
+
+// autoAllowed reports a Bash call that sandbox.autoAllowBashIfSandboxed allows: one that
+// would otherwise be asked about (or refused by dontAsk), not by an ask rule, writing no
+// protected path, and that runs inside the sandbox.
+func (g *Gate) autoAllowed(call tool.Call, v Verdict) bool {
+	if call.Name != "Bash" || g.Sandboxed == nil || v.Protected || v.FromAskRule {
+		return false
+	}
+	if v.Behavior != Ask && !(v.Behavior == Deny && v.FromMode) {
+		return false
+	}
+	return g.Sandboxed(call)
 }
 
 // ask puts the call to the approver. hookWhy is set when a hook, not the policy, asks.

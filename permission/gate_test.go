@@ -72,36 +72,53 @@ func TestGateOrder(t *testing.T) {
 		command string
 		want    string
 		mode    string
+		// sandbox: "in" when autoAllowBashIfSandboxed is on and the command runs in the
+		// sandbox, "out" when it is on but the command runs outside (excludedCommands).
+		sandbox string
 	}{
-		{"no hook, deny rule", "", "curl x", denied, ""},
-		{"no hook, ask rule", "", "git push", asked, ""},
-		{"no hook, allow rule", "", "make all", allowed, ""},
-		{"no hook, read-only", "", "ls", allowed, ""},
-		{"no hook, no rule", "", "npm i", asked, ""},
-		{"hook deny beats allow rule", "deny", "make all", denied, ""},
-		{"hook deny beats read-only", "deny", "ls", denied, ""},
-		{"hook allow cannot beat deny rule", "allow", "curl x", denied, ""},
-		{"hook allow cannot beat ask rule", "allow", "git push", asked, ""},
-		{"hook allow skips the default ask", "allow", "npm i", allowed, ""},
-		{"hook allow with allow rule", "allow", "make all", allowed, ""},
-		{"hook allow cannot beat hard deny", "allow", "rm -rf /", denied, ""},
-		{"hook ask beats allow rule", "ask", "make all", asked, ""},
-		{"hook ask beats read-only", "ask", "ls", asked, ""},
-		{"hook ask and deny rule", "ask", "curl x", denied, ""},
-		{"hook ask and no rule", "ask", "npm i", asked, ""},
+		{"no hook, deny rule", "", "curl x", denied, "", ""},
+		{"no hook, ask rule", "", "git push", asked, "", ""},
+		{"no hook, allow rule", "", "make all", allowed, "", ""},
+		{"no hook, read-only", "", "ls", allowed, "", ""},
+		{"no hook, no rule", "", "npm i", asked, "", ""},
+		{"hook deny beats allow rule", "deny", "make all", denied, "", ""},
+		{"hook deny beats read-only", "deny", "ls", denied, "", ""},
+		{"hook allow cannot beat deny rule", "allow", "curl x", denied, "", ""},
+		{"hook allow cannot beat ask rule", "allow", "git push", asked, "", ""},
+		{"hook allow skips the default ask", "allow", "npm i", allowed, "", ""},
+		{"hook allow with allow rule", "allow", "make all", allowed, "", ""},
+		{"hook allow cannot beat hard deny", "allow", "rm -rf /", denied, "", ""},
+		{"hook ask beats allow rule", "ask", "make all", asked, "", ""},
+		{"hook ask beats read-only", "ask", "ls", asked, "", ""},
+		{"hook ask and deny rule", "ask", "curl x", denied, "", ""},
+		{"hook ask and no rule", "ask", "npm i", asked, "", ""},
 		// The mode is step 5: after a hook's ask (step 3) and allow (step 4).
-		{"dontAsk: hook allow holds", "allow", "npm i", allowed, "dontAsk"},
-		{"dontAsk: no hook, no rule", "", "npm i", denied, "dontAsk"},
-		{"dontAsk: hook ask is a deny", "ask", "make all", denied, "dontAsk"},
-		{"dontAsk: ask rule is a deny even after a hook allow", "allow", "git push", denied, "dontAsk"},
-		{"plan: no hook, a command that may write", "", "npm i", denied, "plan"},
-		{"plan: hook allow holds", "allow", "npm i", allowed, "plan"},
-		{"plan: hook ask asks", "ask", "npm i", asked, "plan"},
-		{"plan: deny rule after a hook allow", "allow", "curl x", denied, "plan"},
-		{"bypass: no rule", "", "npm i", allowed, "bypassPermissions"},
-		{"bypass: ask rule still asks", "", "git push", asked, "bypassPermissions"},
-		{"bypass: deny rule still denies", "allow", "curl x", denied, "bypassPermissions"},
-		{"bypass: hard deny", "allow", "rm -rf /", denied, "bypassPermissions"},
+		{"dontAsk: hook allow holds", "allow", "npm i", allowed, "dontAsk", ""},
+		{"dontAsk: no hook, no rule", "", "npm i", denied, "dontAsk", ""},
+		{"dontAsk: hook ask is a deny", "ask", "make all", denied, "dontAsk", ""},
+		{"dontAsk: ask rule is a deny even after a hook allow", "allow", "git push", denied, "dontAsk", ""},
+		{"plan: no hook, a command that may write", "", "npm i", denied, "plan", ""},
+		{"plan: hook allow holds", "allow", "npm i", allowed, "plan", ""},
+		{"plan: hook ask asks", "ask", "npm i", asked, "plan", ""},
+		{"plan: deny rule after a hook allow", "allow", "curl x", denied, "plan", ""},
+		{"bypass: no rule", "", "npm i", allowed, "bypassPermissions", ""},
+		{"bypass: ask rule still asks", "", "git push", asked, "bypassPermissions", ""},
+		{"bypass: deny rule still denies", "allow", "curl x", denied, "bypassPermissions", ""},
+		{"bypass: hard deny", "allow", "rm -rf /", denied, "bypassPermissions", ""},
+		// 5½. sandbox.autoAllowBashIfSandboxed: after deny and ask rules, hooks and plan
+		// mode; before dontAsk's refusal; never for a command run outside the sandbox.
+		{"sandboxed: no rule", "", "npm i", allowed, "", "in"},
+		{"sandboxed: deny rule still denies", "", "curl x", denied, "", "in"},
+		{"sandboxed: ask rule still asks", "", "git push", asked, "", "in"},
+		{"sandboxed: hook ask still asks", "ask", "npm i", asked, "", "in"},
+		{"sandboxed: hook deny still denies", "deny", "npm i", denied, "", "in"},
+		{"sandboxed: hard deny", "", "rm -rf /", denied, "", "in"},
+		{"sandboxed: a protected path still asks", "", "echo x > .git/hooks/pre-commit", asked, "", "in"},
+		{"sandboxed: dontAsk lets it through", "", "npm i", allowed, "dontAsk", "in"},
+		{"sandboxed: plan still refuses", "", "npm i", denied, "plan", "in"},
+		{"excluded command: asks", "", "npm i", asked, "", "out"},
+		{"excluded command: dontAsk refuses", "", "npm i", denied, "dontAsk", "out"},
+		{"excluded command: an allow rule allows", "", "make all", allowed, "", "out"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +126,9 @@ func TestGateOrder(t *testing.T) {
 			ap := &fakeApprover{answer: Answer{Choice: Once}}
 			h := &fakeHook{v: HookVerdict{Decision: c.hook, Reason: "hook says so", Source: "check.sh"}}
 			g := NewGate(p, ap, h, nil)
+			if c.sandbox != "" {
+				g.Sandboxed = func(tool.Call) bool { return c.sandbox == "in" }
+			}
 			call := e.call("Bash", bash(c.command))
 			d := g.Gate(context.Background(), call)
 			got := allowed

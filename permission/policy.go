@@ -82,6 +82,9 @@ type Verdict struct {
 	FromMode bool
 	// Summary is the exact action: the command, or the tool and the resolved path.
 	Summary string
+	// Protected is set when the call writes a protected path (.git, .ouro, .claude,
+	// .mcp.json, shell startup files): sandbox.autoAllowBashIfSandboxed still asks.
+	Protected bool
 	// Suggest lists the narrowest allow rules that would let this call through without
 	// asking; empty when no rule can (a protected path, a write outside the workspace).
 	Suggest []string
@@ -507,7 +510,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 		return v
 	}
 	if k == kindWrite && tg != nil && st.mode != ModeBypass && st.protected(tg) {
-		v.Behavior, v.Source = Ask, "protected path"
+		v.Behavior, v.Source, v.Protected = Ask, "protected path", true
 		v.Reason = fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real)
 		return v
 	}

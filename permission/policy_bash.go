@@ -66,6 +66,7 @@ func combine(vs []Verdict) Verdict {
 		reasons = appendNew(reasons, v.Reason)
 		sources = appendNew(sources, v.Source)
 		out.FromAskRule = out.FromAskRule || v.FromAskRule
+		out.Protected = out.Protected || v.Protected
 		if len(v.Suggest) == 0 {
 			fixable = false
 		}

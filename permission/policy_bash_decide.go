@@ -114,6 +114,8 @@ type bashCheck struct {
 	problems []string
 	fixable  bool
 	suggest  []string
+	// protected: the command writes a protected path.
+	protected bool
 }
 
 // ruleHit is a rule that matched, and the path it matched ("" for the command itself).
@@ -298,7 +300,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 		switch {
 		case st.protected(tg):
 			k.problems = append(k.problems, fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real))
-			k.fixable = false
+			k.fixable, k.protected = false, true
 		case st.editAllowed(tg):
 		case !st.inside(tg.real):
 			k.problems = append(k.problems, fmt.Sprintf("writes %s, outside the workspace", tg.real))
@@ -332,7 +334,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 
 // askVerdict is the verdict on a command no row allowed or refused: what it needs approval for.
 func (k *bashCheck) askVerdict() Verdict {
-	v := Verdict{Behavior: Ask, Source: k.approval.source()}
+	v := Verdict{Behavior: Ask, Source: k.approval.source(), Protected: k.protected}
 	problems := append([]string(nil), k.problems...)
 	if k.approval.kind == notApproved {
 		why := "no allow rule covers " + k.label

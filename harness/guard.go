@@ -31,6 +31,8 @@ type guard struct {
 	hooks    *hook.Runner
 	audit    *permission.Audit
 	sandbox  *sandbox.Policy
+	proxy    *sandbox.Proxy            // the filtering proxy for sandbox.network.allowedDomains
+	excluded func(command string) bool // sandbox.excludedCommands
 	approver permission.Approver
 	tmpDir   string // per-session temp dir, writable inside the sandbox
 	env      []string
@@ -189,19 +191,8 @@ func setupGuard(e guardEnv) (*guard, error) {
 		_ = e.ws.AddFile(path)
 	}
 
-	if (set.Sandbox.Enabled == nil || *set.Sandbox.Enabled) && !o.SandboxLauncher {
-		if set.Sandbox.Enabled != nil {
-			fmt.Fprintln(e.warn, "ouro: sandbox: this program does not run the sandbox launcher, so Bash runs under permission rules only")
-		}
-	} else if set.Sandbox.Enabled == nil || *set.Sandbox.Enabled {
-		pol := sandbox.FromSettings(set.Sandbox, e.ws.Roots(), userHome, g.tmpDir)
-		ok, warnings := sandbox.Availability(pol)
-		for _, w := range warnings {
-			fmt.Fprintf(e.warn, "ouro: sandbox: %s\n", w)
-		}
-		if ok {
-			g.sandbox = &pol
-		}
+	if err := g.setupSandbox(e, o.SandboxLauncher, userHome); err != nil {
+		return g, err
 	}
 	return g, nil
 }
@@ -251,6 +242,7 @@ func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) 
 		}
 		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
+		sub.Sandboxed = g.gate.Sandboxed
 		return []agent.Gate{sub}
 	}
 }
@@ -300,6 +292,7 @@ func (g *guard) close(ctx context.Context) error {
 	if g.tmpDir != "" {
 		os.RemoveAll(g.tmpDir)
 	}
+	g.proxy.Close()
 	return err
 }
 

@@ -45,6 +45,9 @@ type BashConfig struct {
 	// package sandbox); the binary must call sandbox.MaybeRunLauncher first in main. nil
 	// runs commands unsandboxed.
 	Sandbox *sandbox.Policy
+	// Unsandboxed, when set, reports the commands that run outside the sandbox anyway
+	// (sandbox.excludedCommands): supervised, as without a sandbox.
+	Unsandboxed func(command string) bool
 	// Within, when set, bounds where the working directory may stay between calls: a
 	// command that cd's elsewhere runs there, but the next call starts back in Dir (as
 	// Claude Code resets the shell), and the result says so.
@@ -221,7 +224,15 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
-	cmd, supervised, err := b.shellCommand(ctx, in.Command, cwdPath)
+	pol := b.cfg.Sandbox
+	if pol != nil && b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command) {
+		pol = nil
+	}
+	var netMark uint64
+	if pol != nil {
+		netMark = pol.ProxyMark()
+	}
+	cmd, supervised, err := b.shellCommand(ctx, pol, in.Command, cwdPath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -235,13 +246,13 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
-	if b.cfg.Sandbox != nil {
+	if pol != nil {
 		// A placeholder holds each missing .git while the command runs (before Absent,
 		// which would otherwise take it for something the command made).
-		placeholders := b.cfg.Sandbox.HoldGitPlaceholders()
+		placeholders := pol.HoldGitPlaceholders()
 		defer placeholders.Release()
-		absent = b.cfg.Sandbox.Absent()
-		indexes = b.cfg.Sandbox.GuardIndexes()
+		absent = pol.Absent()
+		indexes = pol.GuardIndexes()
 	}
 	if err := cmd.Start(); err != nil {
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
@@ -266,7 +277,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		<-done
 		b.recordCwd(cwdPath)
 		if len(absent) > 0 {
-			sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
+			sandbox.Reclaim(absent, pol.TempDir)
 		}
 		indexes.Restore()
 		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
@@ -274,7 +285,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	b.recordCwd(cwdPath)
 	reclaimed := ""
 	if len(absent) > 0 {
-		reclaimed = sandbox.Reclaim(absent, b.cfg.Sandbox.TempDir)
+		reclaimed = sandbox.Reclaim(absent, pol.TempDir)
 	}
 	if restored := indexes.Restore(); restored != "" {
 		reclaimed = strings.TrimSpace(reclaimed + " " + restored)
@@ -316,8 +327,15 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		isError = true
 		parts = append(parts, fmt.Sprintf("Exit code %d", cmd.ProcessState.ExitCode()))
 	}
-	if b.cfg.Sandbox != nil && isError {
-		if note := sandbox.Diagnose(*b.cfg.Sandbox, text, dir, b.Cwd()); note != "" {
+	if pol != nil {
+		// What the proxy refused is reported whatever the exit status: curl without -f,
+		// or a script that goes on, succeeds although its download did not.
+		if note := pol.ProxyNote(netMark); note != "" {
+			parts = append(parts, note)
+		}
+	}
+	if pol != nil && isError {
+		if note := sandbox.Diagnose(*pol, text, dir, b.Cwd()); note != "" {
 			parts = append(parts, note)
 		}
 	}
@@ -332,9 +350,9 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 // shellCommand returns the process for one call, with SysProcAttr set: the launcher
 // (supervised), which enters the sandbox if there is one and runs the shell, or where the
 // binary has no launcher and there is no sandbox, the shell itself.
-func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (cmd *exec.Cmd, supervised bool, err error) {
+func (b *Bash) shellCommand(ctx context.Context, sb *sandbox.Policy, command, cwdPath string) (cmd *exec.Cmd, supervised bool, err error) {
 	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath}
-	if b.cfg.Sandbox == nil {
+	if sb == nil {
 		// Under the launcher when the binary has one, so that nothing the command starts
 		// outlives it or ouro; else the shell alone, which at least dies with ouro.
 		if cmd, err := sandbox.Supervised(context.WithoutCancel(ctx), b.shell, args...); err == nil {
@@ -345,7 +363,7 @@ func (b *Bash) shellCommand(ctx context.Context, command, cwdPath string) (cmd *
 		dieWithOuro(cmd.SysProcAttr)
 		return cmd, false, nil
 	}
-	pol := *b.cfg.Sandbox
+	pol := *sb
 	if pol.TempDir == "" {
 		// The cwd file is in the system temp dir: let the shell write that one file.
 		pol.WriteRoots = append(slices.Clone(pol.WriteRoots), cwdPath)

@@ -147,8 +147,9 @@ func TestSandboxedBashNetwork(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	connect := "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(port) + " && echo connected"
 
-	res := runBash(t, sandboxed(t, realDir(t, t.TempDir()), true, settings.SandboxNetwork{}), connect, 0)
-	if !res.IsError || strings.Contains(res.Text(), "connected") || !strings.Contains(res.Text(), "Sandbox: network connections are blocked") {
+	no := false
+	res := runBash(t, sandboxed(t, realDir(t, t.TempDir()), true, settings.SandboxNetwork{Allow: &no}), connect, 0)
+	if !res.IsError || strings.Contains(res.Text(), "connected") || !strings.Contains(res.Text(), "Sandbox: a connection was blocked") {
 		t.Errorf("network off: is_error %v, %q; want the connection refused with a note", res.IsError, res.Text())
 	}
 

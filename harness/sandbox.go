@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// setupSandbox builds the OS sandbox from the settings: the policy, the filtering proxy
+// when sandbox.network.allowedDomains asks for one, sandbox.excludedCommands for Bash,
+// and sandbox.autoAllowBashIfSandboxed for the gate.
+func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
+	sb := e.settings.Sandbox
+	if sb.Enabled != nil && !*sb.Enabled {
+		return nil
+	}
+	if !launcher {
+		if sb.Enabled != nil {
+			fmt.Fprintln(e.warn, "ouro: sandbox: this program does not run the sandbox launcher, so Bash runs under permission rules only")
+		}
+		return nil
+	}
+	pol := sandbox.FromSettings(sb, e.ws.Roots(), home, g.tmpDir)
+	ok, warnings := sandbox.Availability(pol)
+	for _, w := range warnings {
+		fmt.Fprintf(e.warn, "ouro: sandbox: %s\n", w)
+	}
+	if !ok {
+		return nil
+	}
+	if pol.Network.Proxied() {
+		px, warnings, err := sandbox.StartProxy(sandbox.ProxyConfig{Allowed: sb.Network.AllowedDomains,
+			Denied: sb.Network.DeniedDomains, Sources: sb.Network.DomainSources})
+		for _, w := range warnings {
+			fmt.Fprintf(e.warn, "ouro: sandbox: %s\n", w)
+		}
+		if err != nil {
+			return err // never run commands unfiltered when the user asked for a filter
+		}
+		g.proxy = px
+		pol = pol.WithProxy(px)
+	}
+	g.sandbox = &pol
+
+	rules := excludedRules(sb.ExcludedCommands, e.warn)
+	if len(rules) > 0 {
+		cwd := e.dirs.cwd
+		g.excluded = func(command string) bool { return excludedCommand(rules, command, cwd, home) }
+	}
+	if !sb.AutoAllow() {
+		return nil
+	}
+	if !pol.NetworkRestricted() {
+		// Claude Code's sandbox confines the network whenever it is on; ouro's leaves it
+		// open unless told otherwise, and reads are never confined. Auto-allowing then
+		// would let any command send any file anywhere without asking.
+		fmt.Fprintln(e.warn, "ouro: sandbox: autoAllowBashIfSandboxed is not applied: sandboxed commands can reach the whole network, so an auto-allowed command could send any file it reads anywhere. Set sandbox.network.allowedDomains (or network.allow: false) to confine the network; until then Bash calls go through the permission rules.")
+		return nil
+	}
+	g.gate.Sandboxed = func(c tool.Call) bool {
+		var in struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(c.Input, &in) != nil {
+			return false
+		}
+		return g.excluded == nil || !g.excluded(in.Command)
+	}
+	return nil
+}
+
+// excludedRules reads sandbox.excludedCommands as Bash rule patterns. A bare name
+// ("docker") stands for the command with any arguments ("docker *"), as users of
+// Claude Code write it.
+func excludedRules(patterns []string, warn interface{ Write([]byte) (int, error) }) []permission.Rule {
+	var out []permission.Rule
+	for _, p := range patterns {
+		text := strings.TrimSpace(p)
+		if text == "" {
+			continue
+		}
+		if !strings.ContainsAny(text, " *:") {
+			text += " *"
+		}
+		r, err := permission.ParseRule(settings.Rule{Text: "Bash(" + text + ")"})
+		if err != nil {
+			fmt.Fprintf(warn, "ouro: sandbox: excludedCommands entry %q is ignored: %v\n", p, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// excludedCommand reports whether any simple command of the line matches an excluded
+// pattern: then the whole line runs outside the sandbox, through the permission rules.
+func excludedCommand(rules []permission.Rule, command, cwd, home string) bool {
+	input, err := json.Marshal(map[string]string{"command": command})
+	if err != nil {
+		return false
+	}
+	call := tool.Call{Name: "Bash", Input: input}
+	for _, r := range rules {
+		if r.MatchesCall(call, cwd, home) {
+			return true
+		}
+	}
+	return false
+}

@@ -33,10 +33,12 @@ type guard struct {
 	sandbox  *sandbox.Policy
 	proxy    *sandbox.Proxy            // the filtering proxy for sandbox.network.allowedDomains
 	excluded func(command string) bool // sandbox.excludedCommands
-	approver permission.Approver
-	tmpDir   string // per-session temp dir, writable inside the sandbox
-	env      []string
-	closed   bool
+	// unsandboxedOK: the model may ask to leave the sandbox (dangerouslyDisableSandbox).
+	unsandboxedOK bool
+	approver      permission.Approver
+	tmpDir        string // per-session temp dir, writable inside the sandbox
+	env           []string
+	closed        bool
 }
 
 // guardEnv is what the guard is built from.
@@ -242,7 +244,7 @@ func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) 
 		}
 		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
-		sub.Sandboxed = g.gate.Sandboxed
+		sub.Sandboxed, sub.LeavesSandbox = g.gate.Sandboxed, g.gate.LeavesSandbox
 		return []agent.Gate{sub}
 	}
 }

@@ -435,7 +435,8 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
-		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded, Within: ws.Contains})
+		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded,
+		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains})
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
 	return mechanism.Part{Name: "tools", Tools: []tool.Tool{

@@ -47,7 +47,20 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 	}
 	g.sandbox = &pol
 
+	// Claude Code's allowUnsandboxedCommands (default true): the model may ask to run a
+	// command outside the sandbox, and a person always decides (see permission.Gate).
+	g.unsandboxedOK = sb.AllowUnsandboxedCommands == nil || *sb.AllowUnsandboxedCommands
+	if g.unsandboxedOK {
+		g.gate.LeavesSandbox = func(c tool.Call) bool { return bashInputOf(c).DangerouslyDisableSandbox }
+	}
 	rules := excludedRules(sb.ExcludedCommands, e.warn)
+	for _, c := range sb.ExcludedCommands {
+		if file, ok := sb.ExcludedByProject[c]; ok {
+			// Claude Code merges a project's excludedCommands too; the user should know
+			// which commands a repository takes out of the sandbox.
+			fmt.Fprintf(e.warn, "ouro: sandbox: %s runs %q outside the sandbox (sandbox.excludedCommands); such commands always go through the permission rules, never autoAllowBashIfSandboxed\n", file, c)
+		}
+	}
 	if len(rules) > 0 {
 		cwd := e.dirs.cwd
 		g.excluded = func(command string) bool { return excludedCommand(rules, command, cwd, home) }
@@ -63,15 +76,24 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 		return nil
 	}
 	g.gate.Sandboxed = func(c tool.Call) bool {
-		var in struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(c.Input, &in) != nil {
-			return false
-		}
-		return g.excluded == nil || !g.excluded(in.Command)
+		in := bashInputOf(c)
+		return in.ok && !(in.DangerouslyDisableSandbox && g.unsandboxedOK) && (g.excluded == nil || !g.excluded(in.Command))
 	}
 	return nil
+}
+
+// bashInput is what the sandbox decisions read of a Bash call: the same fields the Bash
+// tool runs by (tools.Bash decides the same way: excluded, or leaving on request).
+type bashInput struct {
+	Command                   string `json:"command"`
+	DangerouslyDisableSandbox bool   `json:"dangerouslyDisableSandbox"`
+	ok                        bool
+}
+
+func bashInputOf(c tool.Call) bashInput {
+	var in bashInput
+	in.ok = json.Unmarshal(c.Input, &in) == nil
+	return in
 }
 
 // excludedRules reads sandbox.excludedCommands as Bash rule patterns. A bare name

@@ -60,6 +60,12 @@ type Gate struct {
 	// when the sandbox really confines commands; set it before the first call.
 	Sandboxed func(tool.Call) bool
 
+	// LeavesSandbox, when set, reports a Bash call that asks to run outside the sandbox
+	// (dangerouslyDisableSandbox): only a person may approve it, as if an ask rule matched
+	// (so bypassPermissions asks, and dontAsk and headless runs refuse); a hook's allow
+	// does not approve it.
+	LeavesSandbox func(tool.Call) bool
+
 	// mu lets one prompt at a time reach the approver.
 	mu sync.Mutex
 }
@@ -82,7 +88,9 @@ func (g *Gate) Policy() *Policy { return g.policy }
 // updatedInput replaces the input, and the policy judges the new one; a policy deny
 // denies; an ask rule asks even when a hook allowed (a hook's allow cannot override a
 // deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
-// anything else asks. To ask, the PermissionRequest hooks run first and their allow or
+// anything else asks. A Bash call that asks to leave the OS sandbox (LeavesSandbox) asks
+// after the deny and ask rules, whatever allows it; one that runs inside the sandbox is
+// allowed after the hooks and plan mode when Sandboxed says so. To ask, the PermissionRequest hooks run first and their allow or
 // deny answers; only without one is the approver asked.
 func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	var hv HookVerdict
@@ -118,6 +126,11 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	// 3. Ask rules ask, even in bypassPermissions (in dontAsk the policy made them a deny).
 	case v.Behavior == Ask && v.FromAskRule:
 		return g.ask(ctx, call, v, d, "")
+	// 3. A Bash call that asks to leave the sandbox (dangerouslyDisableSandbox) is put
+	// to a person, as an ask rule would be.
+	case call.Name == "Bash" && g.LeavesSandbox != nil && g.LeavesSandbox(call) && !(modeDenied && g.policy.Mode() == ModePlan):
+		v.Suggest = nil // no rule can approve leaving the sandbox
+		return g.ask(ctx, call, v, d, "the command asks to run outside the sandbox (dangerouslyDisableSandbox)")
 	// 3. A hook's ask is an ask too (a deny in dontAsk mode; see ask).
 	case hv.Decision == "ask":
 		why := "a PreToolUse hook asks for approval"

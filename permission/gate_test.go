@@ -73,7 +73,8 @@ func TestGateOrder(t *testing.T) {
 		want    string
 		mode    string
 		// sandbox: "in" when autoAllowBashIfSandboxed is on and the command runs in the
-		// sandbox, "out" when it is on but the command runs outside (excludedCommands).
+		// sandbox, "out" when it is on but the command runs outside (excludedCommands),
+		// "leave" when the call asks to leave the sandbox (dangerouslyDisableSandbox).
 		sandbox string
 	}{
 		{"no hook, deny rule", "", "curl x", denied, "", ""},
@@ -119,6 +120,15 @@ func TestGateOrder(t *testing.T) {
 		{"excluded command: asks", "", "npm i", asked, "", "out"},
 		{"excluded command: dontAsk refuses", "", "npm i", denied, "dontAsk", "out"},
 		{"excluded command: an allow rule allows", "", "make all", allowed, "", "out"},
+		// 3. Leaving the sandbox is put to a person, as an ask rule would be.
+		{"leaving the sandbox: an allow rule still asks", "", "make all", asked, "", "leave"},
+		{"leaving the sandbox: read-only still asks", "", "ls", asked, "", "leave"},
+		{"leaving the sandbox: a hook's allow still asks", "allow", "npm i", asked, "", "leave"},
+		{"leaving the sandbox: bypass asks", "", "npm i", asked, "bypassPermissions", "leave"},
+		{"leaving the sandbox: a deny rule denies", "", "curl x", denied, "", "leave"},
+		{"leaving the sandbox: a hook's deny denies", "deny", "make all", denied, "", "leave"},
+		{"leaving the sandbox: dontAsk refuses", "", "make all", denied, "dontAsk", "leave"},
+		{"leaving the sandbox: plan refuses a write", "", "npm i", denied, "plan", "leave"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,8 +136,12 @@ func TestGateOrder(t *testing.T) {
 			ap := &fakeApprover{answer: Answer{Choice: Once}}
 			h := &fakeHook{v: HookVerdict{Decision: c.hook, Reason: "hook says so", Source: "check.sh"}}
 			g := NewGate(p, ap, h, nil)
-			if c.sandbox != "" {
+			switch c.sandbox {
+			case "in", "out":
 				g.Sandboxed = func(tool.Call) bool { return c.sandbox == "in" }
+			case "leave":
+				g.Sandboxed = func(tool.Call) bool { return false }
+				g.LeavesSandbox = func(tool.Call) bool { return true }
 			}
 			call := e.call("Bash", bash(c.command))
 			d := g.Gate(context.Background(), call)

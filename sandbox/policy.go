@@ -21,11 +21,14 @@
 //     folders (not symbolic links) when a command starts: a second, writable bind mount,
 //     or a Landlock rule of their own. A missing one cannot be created from the sandbox,
 //     since that would take writing .claude itself; the Write tool can create it.
-//   - Network: with Landlock ABI 4 or later, TCP connect and bind are refused unless
-//     sandbox.network allows them (all, or the listed ports). UDP (so DNS too), ICMP,
-//     Unix sockets and Multipath TCP are not covered by Landlock at the ABI used here (V5;
-//     UDP needs V10), and Landlock cannot tell loopback from the internet: a test that
-//     listens on a local port is refused too unless the port (or the network) is allowed.
+//   - Network: open by default. With sandbox.network.allowedDomains, commands reach the
+//     network only through ouro's filtering proxy (see proxy.go): with Landlock ABI 4 or
+//     later, TCP connect and bind are refused except connecting to the proxy's port and
+//     the sandbox.network.allowPorts; allow: false (or allowPorts alone) refuses all but
+//     those ports. UDP (so DNS too), ICMP, Unix sockets and Multipath TCP are not covered
+//     by Landlock at the ABI used here (V5; UDP needs V10), and Landlock rules name ports,
+//     not addresses: it cannot tell loopback from the internet, and the proxy's port is
+//     open on every host.
 //   - Processes: the launcher stays as the command's supervisor (PID 1 of a PID namespace
 //     where user namespaces work, else a child subreaper) and kills every process the
 //     command started when it ends, times out, or when ouro dies; see supervise_linux.go.
@@ -109,10 +112,11 @@ func (p Policy) ProxyNote(mark uint64) string {
 	var lines []string
 	seen := map[string]bool{}
 	for _, r := range rs {
-		if seen[r.Why] {
+		key := fmt.Sprintf("%s:%d", r.Host, r.Port)
+		if seen[key] {
 			continue
 		}
-		seen[r.Why] = true
+		seen[key] = true
 		lines = append(lines, fmt.Sprintf("Sandbox: the network proxy refused a connection to %s:%d: %s.", r.Host, r.Port, r.Why))
 		if len(lines) == 3 {
 			break

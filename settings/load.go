@@ -247,6 +247,7 @@ type file struct {
 		Enabled                  *bool    `json:"enabled"`
 		AutoAllowBashIfSandboxed *bool    `json:"autoAllowBashIfSandboxed"`
 		ExcludedCommands         []string `json:"excludedCommands"`
+		AllowUnsandboxedCommands *bool    `json:"allowUnsandboxedCommands"`
 		Filesystem               struct {
 			AllowWrite []string `json:"allowWrite"`
 			DenyWrite  []string `json:"denyWrite"`
@@ -316,7 +317,7 @@ func position(data []byte, off int64) (line, col int) {
 
 // merger remembers which scalars a more specific file already set.
 type merger struct {
-	modeSet, modelSet, enabledSet, netSet, autoSet bool
+	modeSet, modelSet, enabledSet, netSet, autoSet, unsandboxedSet bool
 }
 
 func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
@@ -389,6 +390,10 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 		s.Sandbox.Enabled, m.enabledSet = &v, true
 		s.Sandbox.EnabledSource = l.path
 	}
+	if sb.AllowUnsandboxedCommands != nil && !m.unsandboxedSet {
+		v := *sb.AllowUnsandboxedCommands
+		s.Sandbox.AllowUnsandboxedCommands, m.unsandboxedSet = &v, true
+	}
 	if sb.AutoAllowBashIfSandboxed != nil && !m.autoSet {
 		v := *sb.AutoAllowBashIfSandboxed
 		s.Sandbox.AutoAllowBashIfSandboxed, m.autoSet = &v, true
@@ -397,6 +402,16 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	// commands and domains. Neither bypasses the permission rules (an excluded command is
 	// never auto-allowed), and deniedDomains refuse whatever allows them.
 	s.Sandbox.ExcludedCommands = append(s.Sandbox.ExcludedCommands, sb.ExcludedCommands...)
+	if !l.user && !l.flag {
+		for _, c := range sb.ExcludedCommands {
+			if s.Sandbox.ExcludedByProject == nil {
+				s.Sandbox.ExcludedByProject = map[string]string{}
+			}
+			if _, set := s.Sandbox.ExcludedByProject[c]; !set {
+				s.Sandbox.ExcludedByProject[c] = l.path
+			}
+		}
+	}
 	if sb.Network.Allow != nil && !m.netSet {
 		v := *sb.Network.Allow
 		s.Sandbox.Network.Allow, m.netSet = &v, true

@@ -27,6 +27,9 @@ func TestLoadClaudeCodeSandboxKeys(t *testing.T) {
 	if want := []string{"git *", "docker"}; !reflect.DeepEqual(sb.ExcludedCommands, want) {
 		t.Errorf("excludedCommands = %q, want %q", sb.ExcludedCommands, want)
 	}
+	if want := map[string]string{"git *": proj}; !reflect.DeepEqual(sb.ExcludedByProject, want) {
+		t.Errorf("excludedByProject = %q, want %q (the user's docker is not the project's)", sb.ExcludedByProject, want)
+	}
 	if want := []string{"example.test:8080", "github.com", "*.npmjs.org"}; !reflect.DeepEqual(sb.Network.AllowedDomains, want) {
 		t.Errorf("allowedDomains = %q, want %q", sb.Network.AllowedDomains, want)
 	}

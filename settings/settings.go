@@ -110,9 +110,16 @@ type Sandbox struct {
 	// ExcludedCommands are commands (Bash rule patterns: "docker", "docker *") that run
 	// outside the sandbox; such calls go through the permission rules and are never
 	// auto-allowed. Merged from every file.
-	ExcludedCommands []string          `json:"excludedCommands,omitempty"`
-	Filesystem       SandboxFilesystem `json:"filesystem"`
-	Network          SandboxNetwork    `json:"network"`
+	ExcludedCommands []string `json:"excludedCommands,omitempty"`
+	// AllowUnsandboxedCommands is Claude Code's allowUnsandboxedCommands: whether the
+	// model may ask to run a command outside the sandbox (Bash's dangerouslyDisableSandbox).
+	// nil means yes; such a call is always put to a person.
+	AllowUnsandboxedCommands *bool `json:"allowUnsandboxedCommands,omitempty"`
+	// ExcludedByProject names, for each excluded command a project's own file (not the
+	// user's, --settings or managed) added, that file: the user is told at start.
+	ExcludedByProject map[string]string `json:"-"`
+	Filesystem        SandboxFilesystem `json:"filesystem"`
+	Network           SandboxNetwork    `json:"network"`
 }
 
 // AutoAllow reports whether sandboxed Bash calls are auto-allowed: as in Claude Code,

@@ -48,6 +48,9 @@ type BashConfig struct {
 	// Unsandboxed, when set, reports the commands that run outside the sandbox anyway
 	// (sandbox.excludedCommands): supervised, as without a sandbox.
 	Unsandboxed func(command string) bool
+	// AllowUnsandboxed offers the model dangerouslyDisableSandbox (with a sandbox only):
+	// a call that sets it runs outside the sandbox. The gate puts such calls to a person.
+	AllowUnsandboxed bool
 	// Within, when set, bounds where the working directory may stay between calls: a
 	// command that cd's elsewhere runs there, but the next call starts back in Dir (as
 	// Claude Code resets the shell), and the result says so.
@@ -152,22 +155,31 @@ func bashDescription(cfg BashConfig) string {
 }
 
 func bashSchema(cfg BashConfig) json.RawMessage {
+	unsandboxed := ""
+	if cfg.AllowUnsandboxed && cfg.Sandbox != nil {
+		unsandboxed = `,
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Run outside the sandbox; only after the sandbox blocked something the task needs. The user is always asked."}`
+	}
 	return json.RawMessage(fmt.Sprintf(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max %d)"},
-    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice"}
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice"}%s
   },
   "required": ["command"],
   "additionalProperties": false
-}`, cfg.MaxTimeout.Milliseconds()))
+}`, cfg.MaxTimeout.Milliseconds(), unsandboxed))
 }
 
+// offersUnsandboxed reports whether calls may set dangerouslyDisableSandbox.
+func (b *Bash) offersUnsandboxed() bool { return b.cfg.AllowUnsandboxed && b.cfg.Sandbox != nil }
+
 type bashInput struct {
-	Command     string   `json:"command"`
-	Timeout     *float64 `json:"timeout"`
-	Description string   `json:"description"`
+	Command                   string   `json:"command"`
+	Timeout                   *float64 `json:"timeout"`
+	Description               string   `json:"description"`
+	DangerouslyDisableSandbox bool     `json:"dangerouslyDisableSandbox"`
 }
 
 func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error) {
@@ -177,6 +189,9 @@ func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error)
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return in, 0, errors.New("invalid Bash input: command is required and must not be empty")
+	}
+	if in.DangerouslyDisableSandbox && !b.offersUnsandboxed() {
+		return in, 0, errors.New("invalid Bash input: dangerouslyDisableSandbox is not available here (no sandbox, or sandbox.allowUnsandboxedCommands is false); run the command without it")
 	}
 	timeout := b.cfg.DefaultTimeout
 	if in.Timeout != nil {
@@ -225,7 +240,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
 	pol := b.cfg.Sandbox
-	if pol != nil && b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command) {
+	if pol != nil && (in.DangerouslyDisableSandbox || b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command)) {
 		pol = nil
 	}
 	var netMark uint64
@@ -327,18 +342,23 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		isError = true
 		parts = append(parts, fmt.Sprintf("Exit code %d", cmd.ProcessState.ExitCode()))
 	}
+	var notes []string
 	if pol != nil {
 		// What the proxy refused is reported whatever the exit status: curl without -f,
 		// or a script that goes on, succeeds although its download did not.
 		if note := pol.ProxyNote(netMark); note != "" {
-			parts = append(parts, note)
+			notes = append(notes, note)
 		}
 	}
 	if pol != nil && isError {
 		if note := sandbox.Diagnose(*pol, text, dir, b.Cwd()); note != "" {
-			parts = append(parts, note)
+			notes = append(notes, note)
 		}
 	}
+	if len(notes) > 0 && b.offersUnsandboxed() {
+		notes = append(notes, "If the task really needs what was blocked, the command can be retried with dangerouslyDisableSandbox: true; the user is asked first.")
+	}
+	parts = append(parts, notes...)
 	if reclaimed != "" {
 		parts = append(parts, reclaimed)
 	}

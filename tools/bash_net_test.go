@@ -3,6 +3,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // A command sandbox.excludedCommands names runs outside the sandbox; the others stay in.
@@ -66,5 +69,36 @@ func TestBashReportsProxyRefusals(t *testing.T) {
 	// The next command does not repeat an old refusal.
 	if res := runBash(t, b, "echo quiet", 0); res.Text() != "quiet" {
 		t.Errorf("old refusal repeated: %q", res.Text())
+	}
+}
+
+// dangerouslyDisableSandbox is offered only with a sandbox and AllowUnsandboxed; a call
+// that sets it runs outside (the gate has put it to a person by then).
+func TestBashDangerouslyDisableSandbox(t *testing.T) {
+	ws, outside := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	b := sandboxed(t, ws, true, settings.SandboxNetwork{})
+	if strings.Contains(string(b.Spec().InputSchema), "dangerouslyDisableSandbox") {
+		t.Error("offered without AllowUnsandboxed")
+	}
+	target := filepath.Join(outside, "made")
+	in, _ := json.Marshal(map[string]any{"command": "touch " + target, "dangerouslyDisableSandbox": true})
+	if _, err := b.Run(context.Background(), tool.ExecInput(in)); err == nil || !strings.Contains(err.Error(), "not available") {
+		t.Errorf("dangerouslyDisableSandbox accepted while not offered: %v", err)
+	}
+
+	b = NewBash(BashConfig{Dir: ws, Sandbox: b.cfg.Sandbox, AllowUnsandboxed: true, KillGrace: b.cfg.KillGrace})
+	if !strings.Contains(string(b.Spec().InputSchema), "dangerouslyDisableSandbox") {
+		t.Error("not offered with AllowUnsandboxed")
+	}
+	res, err := b.Run(context.Background(), tool.ExecInput(in))
+	if err != nil || res.IsError {
+		t.Fatalf("%v %q", err, res.Text())
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the command did not run outside the sandbox: %v", err)
+	}
+	res = runBash(t, b, "touch "+filepath.Join(outside, "blocked"), 0)
+	if !strings.Contains(res.Text(), "retried with dangerouslyDisableSandbox: true; the user is asked first") {
+		t.Errorf("the sandbox note does not mention the way out: %q", res.Text())
 	}
 }

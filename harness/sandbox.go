@@ -17,6 +17,9 @@ import (
 func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 	sb := e.settings.Sandbox
 	if sb.Enabled != nil && !*sb.Enabled {
+		if sb.Network.Proxied() {
+			fmt.Fprintf(e.warn, "ouro: sandbox: sandbox.network.allowedDomains has no effect: %s turns the sandbox off (sandbox.enabled: false), so Bash commands reach the network directly\n", sb.EnabledSource)
+		}
 		return nil
 	}
 	if !launcher {

@@ -253,10 +253,11 @@ type file struct {
 			DenyWrite  []string `json:"denyWrite"`
 		} `json:"filesystem"`
 		Network struct {
-			Allow          *bool    `json:"allow"`
-			AllowPorts     []int    `json:"allowPorts"`
-			AllowedDomains []string `json:"allowedDomains"`
-			DeniedDomains  []string `json:"deniedDomains"`
+			Allow                   *bool    `json:"allow"`
+			AllowPorts              []int    `json:"allowPorts"`
+			AllowedDomains          []string `json:"allowedDomains"`
+			DeniedDomains           []string `json:"deniedDomains"`
+			AllowManagedDomainsOnly *bool    `json:"allowManagedDomainsOnly"`
 		} `json:"network"`
 	} `json:"sandbox"`
 }
@@ -318,6 +319,9 @@ func position(data []byte, off int64) (line, col int) {
 // merger remembers which scalars a more specific file already set.
 type merger struct {
 	modeSet, modelSet, enabledSet, netSet, autoSet, unsandboxedSet bool
+	// managedDomainsOnly: a managed file set allowManagedDomainsOnly, so only managed
+	// files' allowedDomains count.
+	managedDomainsOnly bool
 }
 
 func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
@@ -417,7 +421,12 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 		s.Sandbox.Network.Allow, m.netSet = &v, true
 	}
 	s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, sb.Network.AllowPorts...)
-	if sb.Network.AllowedDomains != nil {
+	if l.managed && sb.Network.AllowManagedDomainsOnly != nil && *sb.Network.AllowManagedDomainsOnly {
+		m.managedDomainsOnly = true
+	}
+	if sb.Network.AllowedDomains != nil && m.managedDomainsOnly && !l.managed {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.network.allowedDomains is ignored: managed settings set allowManagedDomainsOnly", l.path))
+	} else if sb.Network.AllowedDomains != nil {
 		s.Sandbox.Network.DomainsSet = true
 		s.Sandbox.Network.DomainSources = append(s.Sandbox.Network.DomainSources, l.path)
 		s.Sandbox.Network.AllowedDomains = append(s.Sandbox.Network.AllowedDomains, sb.Network.AllowedDomains...)

@@ -40,3 +40,34 @@ func TestManagedSettingsBindFirst(t *testing.T) {
 		t.Errorf("a broken managed file: %v", err)
 	}
 }
+
+// Claude Code's allowManagedDomainsOnly: set in managed settings, only managed files'
+// allowedDomains count (a project cannot widen them); deniedDomains count from anywhere.
+func TestManagedDomainsOnly(t *testing.T) {
+	proj, home := t.TempDir(), t.TempDir()
+	managed := filepath.Join(t.TempDir(), "managed-settings.json")
+	os.WriteFile(managed, []byte(`{"sandbox": {"network": {"allowedDomains": ["corp.example"], "allowManagedDomainsOnly": true}}}`), 0o644)
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"sandbox": {"network": {"allowedDomains": ["evil.example"], "deniedDomains": ["x.corp.example"]}}}`), 0o644)
+	s, err := Load(LoadOptions{ProjectDir: proj, UserHome: home, Managed: []string{managed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Sandbox.Network
+	if strings.Join(n.AllowedDomains, ",") != "corp.example" || strings.Join(n.DeniedDomains, ",") != "x.corp.example" {
+		t.Errorf("allowed %q denied %q", n.AllowedDomains, n.DeniedDomains)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "allowManagedDomainsOnly") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+
+	// Without it, lists merge as in Claude Code.
+	os.WriteFile(managed, []byte(`{"sandbox": {"network": {"allowedDomains": ["corp.example"]}}}`), 0o644)
+	s, err = Load(LoadOptions{ProjectDir: proj, UserHome: home, Managed: []string{managed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Sandbox.Network.AllowedDomains, ","); got != "corp.example,evil.example" {
+		t.Errorf("merged allowed %q", got)
+	}
+}

@@ -97,6 +97,9 @@ var corpusWarnings = map[string][]string{
 	"izteam":          {"coder.md: tools: not available in ouro: LSP, SendMessage; the agent gets the others"},
 	"lisa-typescript": {`hooks on the event "WorktreeCreate" are skipped: ouro does not know it`},
 	"oh-my-claude":    {`validator.md: no name; using the file name "validator"`},
+	// Item 12: with the network open (ouro's default), auto-allowing sandboxed Bash would
+	// let a command send what it reads anywhere; ouro says so instead of auto-allowing.
+	"sdui-marketplace": {"autoAllowBashIfSandboxed is not applied"},
 	"wshobson-agents": {
 		"image-generator.md: tools: not available in ouro: mcp__meigen__generate_image; the agent gets the others",
 		"image-generator.md: none of the tools it names exists in ouro, so the agent has no tools",

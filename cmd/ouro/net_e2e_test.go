@@ -263,3 +263,36 @@ func TestLeavingTheSandboxTakesAPerson(t *testing.T) {
 		t.Fatal("dangerouslyDisableSandbox worked although allowUnsandboxedCommands is false")
 	}
 }
+
+// A real public settings file (xexi/glass_claude, in the corpus) that turns Claude Code's
+// sandbox on with allowUnsandboxedCommands: false: the sandboxed command reaches the
+// network (a loopback server here), and the model is not offered a way out of the sandbox.
+func TestRealSandboxSettingsFile(t *testing.T) {
+	requireNetSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	e := newEnv(t)
+	useCorpus(t, e, "glass-claude")
+	leave, _ := json.Marshal(map[string]any{"command": "echo out", "dangerouslyDisableSandbox": true})
+	e.fake(
+		scripted.Turn{ToolCalls: bash(fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))},
+		scripted.Turn{ExpectContains: "connected", ToolCalls: []scripted.ToolCall{{Name: "Bash", Input: leave}}},
+		scripted.Turn{ExpectContains: "dangerouslyDisableSandbox: not a field", Text: "done"},
+	)
+	if out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions"); code != 0 || out != "done\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, stderr)
+	}
+}

@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/ouroagent/ouro/permission"
@@ -102,7 +103,7 @@ func bashInputOf(c tool.Call) bashInput {
 // excludedRules reads sandbox.excludedCommands as Bash rule patterns. A bare name
 // ("docker") stands for the command with any arguments ("docker *"), as users of
 // Claude Code write it.
-func excludedRules(patterns []string, warn interface{ Write([]byte) (int, error) }) []permission.Rule {
+func excludedRules(patterns []string, warn io.Writer) []permission.Rule {
 	var out []permission.Rule
 	for _, p := range patterns {
 		text := strings.TrimSpace(p)

@@ -134,6 +134,7 @@ func (p *Proxy) Close() error {
 	for c := range p.conns {
 		conns = append(conns, c)
 	}
+	clear(p.conns)
 	p.mu.Unlock()
 	err := p.srv.Close()
 	for _, c := range conns {
@@ -281,8 +282,10 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	p.conns[up] = struct{}{}
 	p.mu.Unlock()
 	defer func() {
+		// A hijacked connection is no longer the server's: it reports no StateClosed.
 		p.mu.Lock()
 		delete(p.conns, up)
+		delete(p.conns, c)
 		p.mu.Unlock()
 	}()
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {

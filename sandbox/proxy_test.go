@@ -310,6 +310,11 @@ func TestProxyCloseEndsTunnels(t *testing.T) {
 	if line, err := br.ReadString('\n'); err == nil {
 		t.Errorf("the tunnel still answers after Close: %q", line)
 	}
+	p.mu.Lock()
+	if n := len(p.conns); n != 0 {
+		t.Errorf("%d connections still tracked after Close", n)
+	}
+	p.mu.Unlock()
 	if c2, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
 		c2.Close()
 		t.Error("the proxy still accepts connections after Close")
@@ -340,5 +345,33 @@ func TestProxyNote(t *testing.T) {
 	var none Policy
 	if none.ProxyNote(none.ProxyMark()) != "" {
 		t.Error("a policy without a proxy has a note")
+	}
+}
+
+// A finished tunnel is forgotten: many short tunnels do not pile up in the proxy.
+func TestProxyForgetsFinishedTunnels(t *testing.T) {
+	echo := echoServer(t)
+	f := &fakeNet{dns: map[string][]netip.Addr{"a.allowed.test": {netip.MustParseAddr("203.0.113.7")}},
+		routes: map[string]string{"203.0.113.7:443": echo}}
+	p := startTestProxy(t, f, []string{"*.allowed.test"}, nil)
+	for range 5 {
+		code, _, c, _ := connectVia(t, p, "a.allowed.test:443")
+		if code != 200 {
+			t.Fatalf("status %d", code)
+		}
+		c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p.mu.Lock()
+		n := len(p.conns)
+		p.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still tracked after every tunnel ended", n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -61,9 +61,10 @@ type Gate struct {
 	Sandboxed func(tool.Call) bool
 
 	// LeavesSandbox, when set, reports a Bash call that asks to run outside the sandbox
-	// (dangerouslyDisableSandbox): only a person may approve it, as if an ask rule matched
-	// (so bypassPermissions asks, and dontAsk and headless runs refuse); a hook's allow
-	// does not approve it.
+	// (dangerouslyDisableSandbox): it is put to a person as if an ask rule matched (so
+	// bypassPermissions asks, and dontAsk and headless runs refuse); neither an allow rule
+	// nor a PreToolUse hook's allow approves it (a PermissionRequest hook, which answers
+	// for the person, may).
 	LeavesSandbox func(tool.Call) bool
 
 	// mu lets one prompt at a time reach the approver.
@@ -90,8 +91,9 @@ func (g *Gate) Policy() *Policy { return g.policy }
 // deny or ask rule); a hook's allow allows; a hook's ask asks; a policy allow allows;
 // anything else asks. A Bash call that asks to leave the OS sandbox (LeavesSandbox) asks
 // after the deny and ask rules, whatever allows it; one that runs inside the sandbox is
-// allowed after the hooks and plan mode when Sandboxed says so. To ask, the PermissionRequest hooks run first and their allow or
-// deny answers; only without one is the approver asked.
+// allowed after the hooks and plan mode when Sandboxed says so. To ask, the
+// PermissionRequest hooks run first and their allow or deny answers; only without one is
+// the approver asked.
 func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	var hv HookVerdict
 	if g.hooks != nil {

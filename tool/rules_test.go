@@ -49,7 +49,7 @@ func TestSchemaValidationNamesFieldValueAndAllowed(t *testing.T) {
 		want  []string
 	}{
 		{`{"old_string":"a"}`, []string{"file_path: missing, but it is required", "absolute path of the file"}},
-		{`{"file_path":42,"old_string":"a"}`, []string{"file_path: got 42", "want string"}},
+		{`{"file_path":42,"old_string":"a"}`, []string{"file_path: got 42", `want "string"`}},
 		{`{"file_path":"/x","old_string":"a","replace_all":"yes"}`, []string{`replace_all: got "yes"`, "boolean"}},
 		{`{"file_path":"/x","old_string":"a","mode":"medium"}`, []string{`mode: got "medium"`, `one of ["fast","slow"]`}},
 		{`{"file_path":"/x","old_string":"a","colour":"red"}`, []string{"colour: not a field of this tool", "file_path, mode, old_string, replace_all"}},

@@ -1,154 +1,176 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ouroagent/ouro/internal/textcut"
 )
 
-// schema is a tool's compiled input schema plus what error messages need from it.
+// Tool input schemas are checked with github.com/google/jsonschema-go, the validator the
+// official MCP SDK uses (MCP tools' schemas go through the same code). It reports the
+// first problem it meets; for a model the useful answer names every bad field, so on
+// failure each top-level field is checked on its own (see check).
+
+// schema is a tool's resolved input schema plus what error messages need from it.
 type schema struct {
-	compiled *jsonschema.Schema
+	root     *jsonschema.Schema
+	resolved *jsonschema.Resolved
 	props    map[string]json.RawMessage // top-level property schemas, for "what is allowed"
+	closed   bool                       // additionalProperties: false
 }
 
-var english = message.NewPrinter(language.English)
-
-// compileSchema compiles a tool's input schema; a tool with a broken schema is refused at
+// compileSchema resolves a tool's input schema; a tool with a broken schema is refused at
 // registration, not discovered at the first call.
 func compileSchema(name string, raw json.RawMessage) (*schema, error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: input schema is not JSON: %w", name, err)
+	var root jsonschema.Schema
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema is not a JSON schema: %w", name, err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	url := "ouro:tool/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	// The validator knows draft-07 and 2020-12 only and refuses every instance of a
+	// schema naming another draft; tool schemas use nothing the drafts disagree on.
+	root.Schema = ""
+	if err := knownTypes(&root); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
 	}
-	compiled, err := c.Compile(url)
+	resolved, err := root.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
 	}
-	s := &schema{compiled: compiled}
+	s := &schema{root: &root, resolved: resolved}
 	var top struct {
-		Properties map[string]json.RawMessage `json:"properties"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
 	}
 	if json.Unmarshal(raw, &top) == nil {
 		s.props = top.Properties
+		s.closed = strings.TrimSpace(string(top.AdditionalProperties)) == "false"
 	}
 	return s, nil
+}
+
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// knownTypes refuses a type name JSON Schema does not have ("objekt"), which would
+// otherwise make every call fail; the validator does not check schemas against the
+// meta-schema.
+func knownTypes(s *jsonschema.Schema) error {
+	var err error
+	walk(s, func(sub *jsonschema.Schema) {
+		for _, t := range append([]string{sub.Type}, sub.Types...) {
+			if t != "" && !slices.Contains(jsonTypes, t) && err == nil {
+				err = fmt.Errorf("unknown type %q (the types are %s)", t, strings.Join(jsonTypes, ", "))
+			}
+		}
+	})
+	return err
+}
+
+// walk calls f on s and every schema below it.
+func walk(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
+	if s == nil {
+		return
+	}
+	f(s)
+	for _, m := range []map[string]*jsonschema.Schema{s.Properties, s.Defs, s.Definitions, s.PatternProperties, s.DependentSchemas} {
+		for _, sub := range m {
+			walk(sub, f)
+		}
+	}
+	for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems, s.ItemsArray} {
+		for _, sub := range l {
+			walk(sub, f)
+		}
+	}
+	for _, sub := range []*jsonschema.Schema{s.Items, s.AdditionalProperties, s.AdditionalItems, s.Not, s.If, s.Then, s.Else,
+		s.Contains, s.PropertyNames, s.UnevaluatedItems, s.UnevaluatedProperties} {
+		walk(sub, f)
+	}
 }
 
 // check validates input and returns nil or a message that names each bad field, the value
 // received and what is allowed.
 func (s *schema) check(input json.RawMessage) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(input, &inst); err != nil {
 		return fmt.Errorf("the input is not valid JSON: %v", err)
 	}
-	err = s.compiled.Validate(inst)
-	if err == nil {
+	whole := s.resolved.Validate(inst)
+	if whole == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	var leaves []*jsonschema.ValidationError
-	collectLeaves(ve, &leaves)
-	lines := make([]string, 0, len(leaves))
-	seen := map[string]bool{}
-	add := func(line string) {
-		if !seen[line] {
-			seen[line] = true
+	obj, _ := inst.(map[string]any)
+	var lines []string
+	for _, m := range s.root.Required {
+		if _, ok := obj[m]; !ok {
+			line := "- " + m + ": missing, but it is required"
+			if allowed := s.allowed(m); allowed != "" {
+				line += " (" + allowed + ")"
+			}
 			lines = append(lines, line)
 		}
 	}
-	for _, l := range leaves {
-		if len(l.InstanceLocation) == 0 {
-			switch k := l.ErrorKind.(type) {
-			case *kind.Required:
-				for _, m := range k.Missing {
-					line := "- " + m + ": missing, but it is required"
-					if allowed := s.allowed(m); allowed != "" {
-						line += " (" + allowed + ")"
-					}
-					add(line)
-				}
-				continue
-			case *kind.AdditionalProperties:
-				for _, p := range k.Properties {
-					add("- " + p + ": not a field of this tool (" + s.allowed(p) + ")")
-				}
-				continue
+	for name, v := range obj {
+		if _, known := s.root.Properties[name]; !known {
+			if s.closed {
+				lines = append(lines, "- "+name+": not a field of this tool ("+s.allowed(name)+")")
 			}
+			continue
 		}
-		field := strings.Join(l.InstanceLocation, ".")
-		msg := l.ErrorKind.LocalizedString(english)
-		line := "- "
-		if field != "" {
-			line += field + ": "
-			if v, ok := valueAt(inst, l.InstanceLocation); ok {
-				line += "got " + textcut.Bytes(compact(v), 120, "…") + "; "
-			}
-		}
-		line += msg
-		if len(l.InstanceLocation) == 1 {
-			if allowed := s.allowed(l.InstanceLocation[0]); allowed != "" {
+		if err := s.checkField(name, v); err != nil {
+			line := "- " + name + ": got " + textcut.Bytes(compact(v), 120, "…") + "; " + innermost(err)
+			if allowed := s.allowed(name); allowed != "" {
 				line += " (" + allowed + ")"
 			}
+			lines = append(lines, line)
 		}
-		add(line)
+	}
+	if len(lines) == 0 {
+		return errors.New("- " + innermost(whole))
 	}
 	sort.Strings(lines)
 	return errors.New(strings.Join(lines, "\n"))
 }
 
-func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
-	if len(e.Causes) == 0 {
-		*out = append(*out, e)
-		return
+// checkField validates one top-level field on its own: the root schema with only that
+// property (its $defs kept, so references still resolve), nothing required or closed.
+func (s *schema) checkField(name string, v any) error {
+	w := *s.root
+	w.Properties = map[string]*jsonschema.Schema{name: s.root.Properties[name]}
+	w.Required, w.AdditionalProperties, w.DependentRequired = nil, nil, nil
+	w.AllOf, w.AnyOf, w.OneOf, w.Not, w.If, w.Then, w.Else = nil, nil, nil, nil, nil, nil, nil
+	w.MinProperties, w.MaxProperties, w.PropertyNames, w.UnevaluatedProperties = nil, nil, nil, nil
+	r, err := w.Resolve(nil)
+	if err != nil {
+		return nil // the field cannot be judged alone; the whole input's error stands
 	}
-	for _, c := range e.Causes {
-		collectLeaves(c, out)
-	}
+	return r.Validate(map[string]any{name: v})
 }
 
-func valueAt(inst any, path []string) (any, bool) {
-	cur := inst
-	for _, p := range path {
-		switch v := cur.(type) {
-		case map[string]any:
-			var ok bool
-			if cur, ok = v[p]; !ok {
-				return nil, false
-			}
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(p, &i); err != nil || i < 0 || i >= len(v) {
-				return nil, false
-			}
-			cur = v[i]
-		default:
-			return nil, false
+// innermost strips the validator's "validating <where>: " prefixes, leaving what was
+// wrong ("type: 42 has type "integer", want "string"").
+func innermost(err error) string {
+	msg := err.Error()
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			return msg
 		}
+		_, after, found := strings.Cut(rest, ": ")
+		if !found {
+			return msg
+		}
+		msg = after
 	}
-	return cur, true
 }
 
 // allowed describes a top-level property's schema: its type, enum and description.

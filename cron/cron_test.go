@@ -422,3 +422,24 @@ func TestMarkCannotBeClosedByThePrompt(t *testing.T) {
 		t.Fatal("an unmarked prompt was taken for a scheduled one")
 	}
 }
+
+// A job handed over whose turn never ran (nothing reported) does not block the others
+// for ever.
+func TestLostHandOverIsReleased(t *testing.T) {
+	clock := NewManualClock(at(10, 0, 0))
+	var fired []string
+	s := New(Config{Clock: clock, Run: func(f Fired) { fired = append(fired, f.Job.ID) }})
+	a, _ := s.Create("1 10 * * *", "a", false, false)
+	clock.Set(at(10, 1, 0))
+	s.Check()
+	clock.Advance(4 * time.Minute)
+	s.Check()
+	if len(fired) != 1 {
+		t.Fatalf("fired %v while the first was handed over", fired)
+	}
+	clock.Advance(2 * time.Minute)
+	s.Check()
+	if len(fired) != 2 || fired[1] != a.ID {
+		t.Fatalf("the lost job was not tried again: %v", fired)
+	}
+}

@@ -129,6 +129,11 @@ func (s *Scheduler) Check() (Fired, bool) {
 		return Fired{}, false
 	}
 	s.mu.Lock()
+	if s.inflight != "" && absDiff(now, s.tried[s.inflight]) > lostAfter {
+		// Handed over long ago and the session idle since: the turn never ran (a hook
+		// blocked its prompt, the REPL never took it). It counts as failed.
+		s.inflight = ""
+	}
 	if s.inflight != "" {
 		s.mu.Unlock()
 		return Fired{}, false
@@ -158,6 +163,9 @@ func (s *Scheduler) Check() (Fired, bool) {
 	}
 	return f, true
 }
+
+// lostAfter is how long a job handed over may go unreported while the session is idle.
+const lostAfter = 5 * time.Minute
 
 // rested reports that id was not handed over within the last minute (either way: a
 // clock that jumped back does not make a job fire again at once).

@@ -416,3 +416,27 @@ func TestCronMissedOneShotOfferedAtLaunch(t *testing.T) {
 	}
 	_ = bufio.NewReader
 }
+
+// Two schedulers in one project (two `ouro cron run`, or one beside an interactive
+// session): only the one holding the project's lock fires, so a job runs once.
+func TestCronTwoSchedulersFireAJobOnce(t *testing.T) {
+	e := newEnv(t)
+	setClock := e.clock(utc(10, 0, 0))
+	writeTasks(t, e.dir, fmt.Sprintf(`{"tasks":[{"id":"one1","cron":"1 10 * * *","prompt":"only once","createdAt":%d}]}`, utc(10, 0, 0).UnixMilli()))
+	e.run("", "cron", "approve", "one1")
+	srv := e.fake(scripted.Turn{ExpectContains: "only once", Text: "done once"}, scripted.Turn{Text: "a second run"})
+	a, b := e.cronRun(), e.cronRun()
+	for _, d := range []*daemon{a, b} {
+		eventually(t, "the daemons to start", func() bool { return strings.Contains(d.out.String(), "firing the durable jobs") }, d.out.String)
+	}
+	setClock(utc(10, 1, 0))
+	eventually(t, "the job to run", func() bool {
+		return strings.Contains(a.out.String()+b.out.String(), "job one1 done: completed")
+	}, func() string { return a.out.String() + b.out.String() })
+	time.Sleep(500 * time.Millisecond)
+	a.stop(t)
+	b.stop(t)
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("the job ran %d times\n%s\n%s", n, a.out, b.out)
+	}
+}

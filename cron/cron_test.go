@@ -335,6 +335,14 @@ func TestHugeOrBrokenFilesAreRefusedWithAReason(t *testing.T) {
 	if !strings.Contains(string(data), `"99 * * * *"`) {
 		t.Fatalf("an unreadable entry was dropped:\n%s", data)
 	}
+	var many []string
+	for i := 0; i < 1000; i++ {
+		many = append(many, fmt.Sprintf(`{"id":"b%d","cron":"bad","prompt":"p"}`, i))
+	}
+	os.WriteFile(path, []byte(`{"tasks":[`+strings.Join(many, ",")+`]}`), 0o644)
+	if _, problems = st.Load(); len(problems) != maxProblems+1 || !strings.Contains(problems[maxProblems], "995 more") {
+		t.Fatalf("%d problems reported for 1000 bad entries: %q", len(problems), problems[len(problems)-1])
+	}
 }
 
 // Two processes adding jobs at once lose none (each Store is its own open of the lock).

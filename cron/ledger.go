@@ -135,5 +135,5 @@ func (l *Ledger) update(fn func(*ledgerFile)) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(l.path, append(data, '\n'))
+	return writeAtomic(l.path, append(data, '\n'), 0o600)
 }

@@ -296,6 +296,10 @@ func (s *Scheduler) own() bool {
 	return true
 }
 
+// Owns reports whether this process fires the project's durable jobs now (it takes the
+// owner lock when it is free).
+func (s *Scheduler) Owns() bool { return s.cfg.Store != nil && s.own() }
+
 func (s *Scheduler) claude(j Job) bool {
 	return j.Durable && s.cfg.Store != nil && j.Source == s.cfg.Store.ClaudePath()
 }

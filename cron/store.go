@@ -111,6 +111,12 @@ func parseFile(path string) (jobs []Job, invalid []json.RawMessage, problems []s
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, nil, []string{fmt.Sprintf(`%s is not {"tasks": [...]} JSON (%v); its jobs are ignored`, path, err)}
 	}
+	defer func() {
+		// A file of thousands of bad entries gets a few lines, not thousands.
+		if n := len(problems); n > maxProblems {
+			problems = append(problems[:maxProblems], fmt.Sprintf("%s: %d more entries are ignored", path, n-maxProblems))
+		}
+	}()
 	seen := map[string]bool{}
 	for _, raw := range f.Tasks {
 		j, err := fromRecord(raw, path)
@@ -131,6 +137,9 @@ func parseFile(path string) (jobs []Job, invalid []json.RawMessage, problems []s
 	}
 	return jobs, invalid, problems
 }
+
+// maxProblems bounds what is reported about one file.
+const maxProblems = 5
 
 // Update changes ouro's file under its lock: fn gets the jobs as they are now on disk
 // (another process may have changed them) and returns what to keep. Entries ouro cannot
@@ -173,12 +182,12 @@ func (s *Store) Update(fn func([]Job) ([]Job, error)) error {
 	s.mu.Lock()
 	delete(s.cache, s.path)
 	s.mu.Unlock()
-	return writeAtomic(s.path, append(data, '\n'))
+	return writeAtomic(s.path, append(data, '\n'), 0o644)
 }
 
 // writeAtomic writes data to a temporary file beside path, syncs it and renames it over
 // path, so readers see the old content or the new.
-func writeAtomic(path string, data []byte) error {
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("scheduled jobs: %w", err)
@@ -195,7 +204,7 @@ func writeAtomic(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("scheduled jobs: %w", err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return fmt.Errorf("scheduled jobs: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

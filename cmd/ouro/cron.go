@@ -242,6 +242,9 @@ func runCron(ctx context.Context, dir, state string, fwd []string, out io.Writer
 		},
 	})
 	r.logf("ouro cron run: firing the durable jobs of %s (%s); SIGTERM or Ctrl-C stops", dir, cron.OpenStore(dir).Path())
+	if !r.sched.Owns() {
+		r.logf("another ouro (an interactive session or ouro cron run) fires this project's jobs now; waiting until it ends")
+	}
 	for _, j := range r.sched.Missed() {
 		r.logf("job %s: one-shot missed (due %s); left for an interactive ouro session to offer", j.ID, r.sched.NextFire(j).Format(time.RFC3339))
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/internal/flock"
@@ -29,6 +30,12 @@ const LedgerName = "cron.json"
 // user created it in ouro (CronCreate approves it as it writes it) or approved it once.
 type Ledger struct {
 	path string
+
+	mu     sync.Mutex
+	cached ledgerFile
+	size   int64
+	mtime  time.Time
+	valid  bool
 }
 
 type ledgerFile struct {
@@ -60,7 +67,27 @@ func Digest(j Job) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// load reads the ledger, reusing the last read while the file's size and time are the
+// same (the scheduler asks about every job every second).
 func (l *Ledger) load() (ledgerFile, error) {
+	st, serr := os.Stat(l.path)
+	l.mu.Lock()
+	if serr == nil && l.valid && st.Size() == l.size && st.ModTime().Equal(l.mtime) {
+		f := l.cached
+		l.mu.Unlock()
+		return f, nil
+	}
+	l.mu.Unlock()
+	f, err := l.read()
+	if err == nil && serr == nil {
+		l.mu.Lock()
+		l.cached, l.size, l.mtime, l.valid = f, st.Size(), st.ModTime(), true
+		l.mu.Unlock()
+	}
+	return f, err
+}
+
+func (l *Ledger) read() (ledgerFile, error) {
 	var f ledgerFile
 	data, err := regfile.Read(l.path, maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -126,11 +153,14 @@ func (l *Ledger) update(fn func(*ledgerFile)) error {
 		return err
 	}
 	defer flock.Unlock(lf)
-	f, err := l.load()
+	f, err := l.read()
 	if err != nil {
 		return fmt.Errorf("%v; fix or remove it", err)
 	}
 	fn(&f)
+	l.mu.Lock()
+	l.valid = false
+	l.mu.Unlock()
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -264,9 +265,14 @@ func runCron(ctx context.Context, dir, state string, fwd []string, out io.Writer
 // run runs one fired job as `ouro -p PROMPT --output-format json` with the forwarded
 // flags, and reports the outcome to the scheduler.
 func (r *cronRunner) run(ctx context.Context, self string, f cron.Fired) {
+	// The parent-death signal follows the OS thread that started the child: this
+	// goroutine keeps its thread until the child has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	args := append([]string{"-p", f.Prompt, "--output-format", "json"}, r.fwd...)
 	c := exec.Command(self, args...)
 	c.Dir = r.dir
+	c.SysProcAttr = jobProcAttr()
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	r.mu.Lock()

@@ -440,3 +440,61 @@ func TestCronTwoSchedulersFireAJobOnce(t *testing.T) {
 		t.Fatalf("the job ran %d times\n%s\n%s", n, a.out, b.out)
 	}
 }
+
+// alive reports whether pid runs (a zombie waiting for a reaper does not).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+// kill -9 of `ouro cron run` while a job runs: the job's run does not outlive it, and the
+// job stays scheduled for the next scheduler.
+func TestCronRunKilledMidJobLeavesNoRun(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc (Linux)")
+	}
+	e := newEnv(t)
+	setClock := e.clock(utc(10, 0, 0))
+	writeTasks(t, e.dir, fmt.Sprintf(`{"tasks":[{"id":"slow2","cron":"1 10 * * *","prompt":"take your time","createdAt":%d}]}`, utc(10, 0, 0).UnixMilli()))
+	e.run("", "cron", "approve", "slow2")
+	arrived, quit := make(chan struct{}, 1), make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	defer hs.Close()
+	defer close(quit)
+	e.vars = append(e.vars, "ANTHROPIC_BASE_URL="+hs.URL, "ANTHROPIC_API_KEY=test-key")
+	d := e.cronRun()
+	eventually(t, "the daemon to start", func() bool { return strings.Contains(d.out.String(), "firing the durable jobs") }, d.out.String)
+	setClock(utc(10, 1, 0))
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the job's run never called the model\n%s", d.out)
+	}
+	m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(d.out.String())
+	if m == nil {
+		t.Fatalf("no pid logged:\n%s", d.out)
+	}
+	child, _ := strconv.Atoi(m[1])
+	syscall.Kill(d.pid, syscall.SIGKILL)
+	<-d.wait
+	eventually(t, "the orphaned run to end", func() bool { return !alive(child) }, d.out.String)
+	if f := e.tasks(); len(f.Tasks) != 1 || f.Tasks[0].LastFiredAt != 0 {
+		t.Fatalf("the killed job counted as done: %+v", f)
+	}
+}

@@ -451,3 +451,34 @@ func TestLostHandOverIsReleased(t *testing.T) {
 		t.Fatalf("the lost job was not tried again: %v", fired)
 	}
 }
+
+// "enabled": false (Claude Code's files may have it) keeps a job from firing, approved or
+// not, and survives ouro rewriting its file.
+func TestDisabledJobsNeverFire(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	os.MkdirAll(filepath.Join(root, ".ouro"), 0o755)
+	for _, dir := range []string{".claude", ".ouro"} {
+		data := fmt.Sprintf(`{"tasks":[{"id":"off%s","cron":"* * * * *","prompt":"p","createdAt":%d,"recurring":true,"enabled":false}]}`, dir[1:], at(9, 0, 0).UnixMilli())
+		os.WriteFile(filepath.Join(root, dir, FileName), []byte(data), 0o644)
+	}
+	clock := NewManualClock(at(10, 0, 0))
+	r := newRig(t, root, state, clock)
+	r.s.Approve(r.s.Unapproved()...)
+	for i := 0; i < 3; i++ {
+		clock.Advance(time.Minute)
+		if f, ok := r.fire(true); ok {
+			t.Fatalf("a disabled job fired: %+v", f)
+		}
+	}
+	if _, err := r.s.Create("* * * * *", "on", true, true); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".ouro", FileName))
+	if !strings.Contains(string(data), `"enabled": false`) {
+		t.Fatalf("rewriting the file enabled the job:\n%s", data)
+	}
+	if d := Describe(r.s, r.s.List()); !strings.Contains(d, "[disabled in the file]") {
+		t.Fatalf("list:\n%s", d)
+	}
+}

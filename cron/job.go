@@ -36,6 +36,8 @@ type Job struct {
 	Durable   bool
 	Source    string
 	Permanent bool // exempt from MaxAge (Claude Code's "permanent")
+	// Disabled jobs ("enabled": false in the file) stay listed and never fire.
+	Disabled  bool
 	CreatedAt time.Time
 	// LastFiredAt is when the job last fired and the model answered.
 	LastFiredAt time.Time
@@ -57,6 +59,7 @@ type record struct {
 	LastFiredAt int64  `json:"lastFiredAt,omitempty"`
 	Recurring   bool   `json:"recurring,omitempty"`
 	Permanent   bool   `json:"permanent,omitempty"`
+	Enabled     *bool  `json:"enabled,omitempty"`
 }
 
 // file is the whole of scheduled_tasks.json.
@@ -69,6 +72,9 @@ func toRecord(j Job) record {
 		Recurring: j.Recurring, Permanent: j.Permanent}
 	if !j.LastFiredAt.IsZero() {
 		r.LastFiredAt = j.LastFiredAt.UnixMilli()
+	}
+	if j.Disabled {
+		r.Enabled = new(bool)
 	}
 	return r
 }
@@ -89,7 +95,7 @@ func fromRecord(raw json.RawMessage, source string) (Job, error) {
 		return Job{}, fmt.Errorf("job %s: the prompt is empty or longer than %d bytes", r.ID, MaxPrompt)
 	}
 	j := Job{ID: r.ID, Cron: strings.TrimSpace(r.Cron), Prompt: r.Prompt, Recurring: r.Recurring, Permanent: r.Permanent,
-		Durable: true, Source: source, CreatedAt: time.UnixMilli(r.CreatedAt)}
+		Durable: true, Source: source, CreatedAt: time.UnixMilli(r.CreatedAt), Disabled: r.Enabled != nil && !*r.Enabled}
 	if r.LastFiredAt > 0 {
 		j.LastFiredAt = time.UnixMilli(r.LastFiredAt)
 	}

@@ -240,6 +240,9 @@ func (s *Scheduler) durable(now time.Time) []Job {
 	}
 	out := jobs[:0:0]
 	for _, j := range jobs {
+		if j.Disabled {
+			continue
+		}
 		if s.claude(j) {
 			m := s.cfg.Ledger.mark(j)
 			if m.Done {
@@ -570,7 +573,7 @@ func (s *Scheduler) Unapproved() []Job {
 	jobs, _ := s.cfg.Store.Load()
 	var out []Job
 	for _, j := range jobs {
-		if s.claude(j) && s.cfg.Ledger.mark(j).Done {
+		if j.Disabled || s.claude(j) && s.cfg.Ledger.mark(j).Done {
 			continue
 		}
 		if !s.cfg.Ledger.Approved(j) {

@@ -127,7 +127,9 @@ func Describe(s *Scheduler, jobs []Job) string {
 			sched = "wake-up"
 		}
 		fmt.Fprintf(&b, "%s  %s  %s, %s  next: %s", j.ID, sched, kind(j), scope(j), when(s.NextFire(j)))
-		if unapproved[j.ID] {
+		if j.Disabled {
+			b.WriteString("  [disabled in the file]")
+		} else if unapproved[j.ID] {
 			b.WriteString("  [not approved: does not run]")
 		}
 		fmt.Fprintf(&b, "\n    %s\n", clip(strings.ReplaceAll(j.Prompt, "\n", " "), 120))

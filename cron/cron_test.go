@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ouroagent/ouro/tool"
 )
 
 // at is a local time on 2026-12-01.
@@ -480,5 +483,34 @@ func TestDisabledJobsNeverFire(t *testing.T) {
 	}
 	if d := Describe(r.s, r.s.List()); !strings.Contains(d, "[disabled in the file]") {
 		t.Fatalf("list:\n%s", d)
+	}
+}
+
+// Headless (nobody to run what fires), the tools say what will and will not happen.
+func TestToolsHeadless(t *testing.T) {
+	clock := NewManualClock(at(10, 0, 0))
+	r := newRig(t, t.TempDir(), t.TempDir(), clock)
+	tools := Tools(r.s, false)
+	run := func(i int, in string) (string, bool) {
+		res, err := tools[i].Run(context.Background(), tool.NewExec(tool.Call{Name: tools[i].Spec().Name, Input: json.RawMessage(in)}, nil, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text(), res.IsError
+	}
+	if out, _ := run(0, `{"cron":"*/5 * * * *","prompt":"p"}`); !strings.Contains(out, "will never fire") {
+		t.Errorf("session job headless: %s", out)
+	}
+	if out, _ := run(0, `{"cron":"*/5 * * * *","prompt":"p","durable":true,"recurring":false}`); !strings.Contains(out, "one-shot") || !strings.Contains(out, "ouro cron run") {
+		t.Errorf("durable job headless: %s", out)
+	}
+	if out, isErr := run(3, `{"delaySeconds":60,"reason":"r","prompt":"p"}`); !isErr || !strings.Contains(out, "headless") {
+		t.Errorf("ScheduleWakeup headless: %s", out)
+	}
+	if out, _ := run(2, `{}`); strings.Count(out, "\n    ") != 2 {
+		t.Errorf("CronList:\n%s", out)
+	}
+	if out, isErr := run(1, `{"id":"nope"}`); !isErr || !strings.Contains(out, "the jobs are") {
+		t.Errorf("CronDelete of an unknown id: %s", out)
 	}
 }

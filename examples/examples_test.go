@@ -19,6 +19,7 @@ import (
 	// notice a change in any of them (TestExamplesImports keeps this list complete).
 	_ "github.com/ouroagent/ouro/agent"
 	_ "github.com/ouroagent/ouro/compact"
+	_ "github.com/ouroagent/ouro/cron"
 	_ "github.com/ouroagent/ouro/hook"
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
@@ -119,6 +120,12 @@ var examples = map[string]example{
 		"== recalled db-engine (session s1 turn 3)",
 		"== session 2's first request ends with:\nadd a created_at column to users<system-reminder>",
 		"The database is Postgres 16",
+	}},
+	"s12_cron": {anywhere: true, want: []string{
+		`── CronCreate {"cron":"0 25 * * *"`, "(error=true)", "above maximum (23)", `e.g. "*/5 * * * *"`,
+		`"cron": "0 10 * * *"`, "── 09:58, restarted: 0 fired", `<scheduled-task id="`, "not typed by the user",
+		"(scripted) Yesterday: 3 commits", "── jobs left after the one-shot ran: 0",
+		"planted1 in <project>/.ouro/scheduled_tasks.json is not run", "── 10:05: 1 fired in all; awaiting approval: 1",
 	}},
 	"scout": {anywhere: true, want: []string{
 		`── Read {"file_path":"main.go"}`,

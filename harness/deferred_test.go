@@ -61,9 +61,9 @@ func TestDeferredToolsAreLoadedOnDemand(t *testing.T) {
 	}
 }
 
-// Without deferred tools there is no ToolSearch.
+// Without deferred tools (a tools list that names none) there is no ToolSearch.
 func TestNoToolSearchWithoutDeferredTools(t *testing.T) {
-	s, _ := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{Text: "ok"}}, nil)
+	s, _ := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.Access.Tools = []string{"Read"} })
 	if _, ok := s.Tools.Get(tool.ToolSearchName); ok {
 		t.Fatal("ToolSearch offered with nothing deferred")
 	}

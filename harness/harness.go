@@ -144,6 +144,9 @@ type UI struct {
 	// means nobody is at the keyboard (headless): a mechanism then delivers its work
 	// another way, or not at all, and says so. Safe for concurrent use.
 	Wake func(w Wake)
+	// Confirm asks the person a yes/no question while the session opens (a scheduled
+	// job nobody approved, a missed one to run); nil means nobody is there to ask.
+	Confirm func(question string) bool
 }
 
 // Wake is a turn a mechanism asks for: Source names it for the user ("cron",
@@ -177,6 +180,7 @@ type Session struct {
 	ctx      *contextParts
 	skills   *skillLog
 	grants   *grants
+	cron     *schedules
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -243,6 +247,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
+	sched := openSchedules(dirs, opts.UI, warn)
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
@@ -255,7 +260,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	notes := &notify.Queue{}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		builtin, ctxp.part, todos.part, skills.part, grants.part}
+		builtin, ctxp.part, todos.part, skills.part, grants.part, sched.part}
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -283,13 +288,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched,
 	}
 	source := "startup"
 	if s.Resumed {
 		source = "resume"
 	}
 	s.pending = g.hooks.SessionStart(context.Background(), source)
+	sched.start()
 	return s, nil
 }
 
@@ -642,6 +648,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cron.sched.Stop()                        // session-only jobs die with the session
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(err, s.writer.Sync(), s.writer.Close())

@@ -47,7 +47,8 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 		{ToolCalls: bash("echo hello > f.txt && cat f.txt")},
 		{ExpectContains: "hello", Text: "wrote it"},
 	}, nil)
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion", "TodoWrite", "Task", "Agent"}
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion", "TodoWrite",
+		"CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "Task", "Agent", "ToolSearch"}
 	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v", got)
 	}

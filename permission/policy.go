@@ -394,11 +394,12 @@ type callInput struct {
 	URL          string `json:"url"`
 	SubagentType string `json:"subagent_type"`
 	Skill        string `json:"skill"`
+	Durable      bool   `json:"durable"`
 }
 
 // Tools with no effect outside the session, which need no rule in any mode.
 var sessionTools = []string{"TodoWrite", "TodoRead", "AskUserQuestion", "Task", "Agent", "Skill",
-	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode"}
+	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup"}
 
 // Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
 // paths, allow rules, and finally the mode. See the package tests for the full table.
@@ -441,7 +442,9 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		}
 		v = st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+s.Name))
 		v.Suggest = suggestIf(v, c.Name+"("+s.Name+")", s.Name != "")
-	case isOneOf(c.Name, sessionTools):
+	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable:
+		// A durable CronCreate outlives the session (a file in the project): it is
+		// decided as any other tool, below.
 		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
 	default:
 		v = st.single(st.subject(c.Name), kindOther, nil, c.Name+" "+clipText(string(c.Input), 200))

@@ -45,6 +45,7 @@ const replHelp = `Commands:
   /skills          the skills found; /<skill-name> [args] runs one
   /todos           the current todo list
   /compact [focus] summarise the conversation so far to free context
+  /loop [5m] TASK  run TASK now and again every 5m (or when the model says); /loop stop
   /remember        save durable facts from this conversation to the project's memory
   /cost            tokens, cost and time of this session
   /clear           start a new session (the old transcript stays on disk)
@@ -187,6 +188,7 @@ func (r *REPL) open() error {
 	opts.UI.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.UI.Observers = append(append([]agent.Observer(nil), opts.UI.Observers...), r.observe)
 	opts.UI.Wake = r.wakes.push
+	opts.UI.Confirm = r.confirm
 	if opts.UI.Warn == nil {
 		opts.UI.Warn = r.Err
 	}
@@ -228,6 +230,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 			}
 			fmt.Fprintf(r.Out, "%s  %s\n    %s\n", head, Clip(sk.Description, 200), sk.Dir)
 		}
+	case "/loop":
+		return false, r.loop(line)
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/compact":

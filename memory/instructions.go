@@ -97,6 +97,8 @@ type Instructions struct {
 	// Rules are the rules with paths: frontmatter, added only when a matching file is
 	// read (see OnDemand).
 	Rules []Rule
+	// Skipped are the files that exist but were refused (their warnings say why).
+	Skipped []string
 }
 
 // Load is LoadInstructionsWithin, and also loads the rules folders (see RulesDirs): the
@@ -144,7 +146,7 @@ func Load(cwd, repoRoot, userHome string, check ReadCheck, budget int) Instructi
 	}
 	text, warns := fit(parts, budget)
 	l.warnings = append(l.warnings, warns...)
-	return Instructions{Text: text, Sources: l.sources, Warnings: l.warnings, Rules: rules}
+	return Instructions{Text: text, Sources: l.sources, Skipped: l.skipped, Warnings: l.warnings, Rules: rules}
 }
 
 // folderFiles are the instruction files and rules folders of one folder, in order.
@@ -179,8 +181,9 @@ func (l *loader) load(f source) (parts []part, rules []Rule) {
 		}
 		return parts, nil
 	}
-	found, warns := findRules(f.path, l.allowDir(f.from))
+	found, skipped, warns := findRules(f.path, l.allowDir(f.from))
 	l.warnings = append(l.warnings, warns...)
+	l.skipped = append(l.skipped, skipped...)
 	for _, path := range found {
 		key := canonical(path)
 		if l.included[key] {
@@ -193,7 +196,9 @@ func (l *loader) load(f source) (parts []part, rules []Rule) {
 		globs, body, warns, skip := parseRule(path, string(data))
 		l.warnings = append(l.warnings, warns...)
 		if skip != "" {
+			l.sources = l.sources[:len(l.sources)-1] // read, but not in
 			l.warn("rule %s skipped: %s", path, skip)
+			l.skipped = append(l.skipped, path)
 			continue
 		}
 		l.included[key], l.included[real] = true, true
@@ -334,6 +339,7 @@ type loader struct {
 	check     ReadCheck
 	left      int64 // bytes that may still be read
 	sources   []string
+	skipped   []string // files that exist but were refused
 	warnings  []string
 	spent     bool // the read budget ran out (warned once)
 	// included holds every file whose contents are in (as named and resolved), so each
@@ -352,6 +358,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			l.warn("%s skipped: %v", who, err)
+			l.skipped = append(l.skipped, lex)
 		}
 		return "", from, nil, false
 	}
@@ -365,6 +372,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	if !st.Mode().IsRegular() {
 		// Checked again on the opened file (regfile), in case one is swapped in meanwhile.
 		l.warn("%s skipped: %v", who, &regfile.NotRegularError{Path: real, Mode: st.Mode()})
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	inProject := l.project != "" && workspace.Within(l.project, real) || top && l.top != "" && workspace.Within(l.top, real)
@@ -388,6 +396,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	}
 	if access == AccessDeny || (!trusted && access != AccessAllow) {
 		l.warn("%s skipped: %s", who, hint)
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	if l.left <= 0 {
@@ -401,11 +410,13 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	data, more, err := regfile.ReadHead(real, limit)
 	if err != nil {
 		l.warn("%s skipped: %v", who, err)
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	l.left -= int64(len(data))
 	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 		l.warn("%s skipped: %s is a binary file (it holds NUL bytes), not Markdown", who, real)
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	if more {

@@ -64,28 +64,29 @@ func (r Rule) Matches(path string) bool {
 // findRules lists the .md files below the rules folder dir, in name order, folders
 // after the files beside them. allowDir says whether a folder reached (symlinks
 // resolved) may be read; each folder is walked once, so a symlink loop ends.
-func findRules(dir string, allowDir func(real string) (bool, string)) (files []string, warns []string) {
+func findRules(dir string, allowDir func(real string) (bool, string)) (files, skipped, warns []string) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	w := &ruleWalk{seen: map[string]bool{}, allow: allowDir, left: maxRuleEntries}
 	w.walk(dir, real, 0)
 	if w.left <= 0 {
 		w.warns = append(w.warns, fmt.Sprintf("rules folder %s: more than %d entries; only the first were looked at", dir, maxRuleEntries))
 	}
-	return w.files, w.warns
+	return w.files, w.skipped, w.warns
 }
 
 type ruleWalk struct {
-	seen  map[string]bool
-	allow func(string) (bool, string)
-	left  int
-	files []string
-	warns []string
+	seen    map[string]bool
+	allow   func(string) (bool, string)
+	left    int
+	files   []string
+	skipped []string // folders refused
+	warns   []string
 }
 
 func (w *ruleWalk) walk(lex, real string, depth int) {
@@ -95,15 +96,18 @@ func (w *ruleWalk) walk(lex, real string, depth int) {
 	w.seen[real] = true
 	if ok, why := w.allow(real); !ok {
 		w.warns = append(w.warns, fmt.Sprintf("rules folder %s skipped: %s", lex, why))
+		w.skipped = append(w.skipped, lex)
 		return
 	}
 	if depth > maxRuleDepth {
 		w.warns = append(w.warns, fmt.Sprintf("rules folder %s skipped: more than %d folders deep", lex, maxRuleDepth))
+		w.skipped = append(w.skipped, lex)
 		return
 	}
 	f, err := os.Open(real)
 	if err != nil {
 		w.warns = append(w.warns, fmt.Sprintf("rules folder %s skipped: %v", lex, err))
+		w.skipped = append(w.skipped, lex)
 		return
 	}
 	entries, _ := f.ReadDir(max(w.left, 1))

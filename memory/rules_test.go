@@ -217,3 +217,18 @@ func TestUserRulesLinkToRoot(t *testing.T) {
 		t.Errorf("%d warnings", len(in.Warnings))
 	}
 }
+
+// A project's rules folder that is itself a link to / is skipped whole, with one warning.
+func TestProjectRulesFolderLinkToRoot(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/", filepath.Join(repo, ".claude", "rules")); err != nil {
+		t.Fatal(err)
+	}
+	in := Load(repo, repo, home, nil, 0)
+	if len(in.Warnings) != 1 || !strings.Contains(in.Warnings[0], "outside the project") || len(in.Sources) != 0 || len(in.Skipped) != 1 {
+		t.Errorf("warnings %q sources %q skipped %q", in.Warnings, in.Sources, in.Skipped)
+	}
+}

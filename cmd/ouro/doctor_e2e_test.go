@@ -81,6 +81,9 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code. Examples: user: review this assistant: ok\n---\nReview.")
 	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploys the app\n---\nSteps.")
 	writeFile(t, filepath.Join(e.dir, "CLAUDE.local.md"), strings.Repeat("big local notes\n", 20000))
+	managed := filepath.Join(e.home, "managed-settings.json")
+	writeFile(t, managed, `{"permissions": {"deny": ["WebFetch"]}}`)
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
 
 	r, stderr, code := runDoctor(t, e)
 	if code != 0 || r.Fatal {
@@ -98,6 +101,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 		"/.claude/agents/nodesc.md":                  {"skipped", "no description"},
 		"/.claude/agents/reviewer.md":                {"loaded", ""},
 		"/.claude/skills/deploy/SKILL.md":            {"loaded", ""},
+		"/managed-settings.json":                     {"loaded", ""},
 		filepath.Join(".claude", "rules", "mine.md"): {"loaded", ""},
 	}
 	for suffix, w := range want {

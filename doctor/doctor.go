@@ -108,14 +108,15 @@ func check(s Source) (sec Section) {
 	return sec
 }
 
-// lines splits captured output into warnings, without the "ouro: " a run prints first.
+// lines splits captured output into warnings, without the "ouro: " (and "WARNING: ") a
+// run prints first.
 func lines(out string) []string {
 	var ls []string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
-		l = strings.TrimPrefix(l, "ouro: ")
+		l = strings.TrimPrefix(strings.TrimPrefix(l, "ouro: "), "WARNING: ")
 		if l != "" {
 			ls = append(ls, l)
 		}

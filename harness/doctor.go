@@ -31,6 +31,7 @@ func Doctor(opts Options) doctor.Report {
 	c := &checkup{d: d, opts: opts, set: &settings.Settings{}}
 	return doctor.Run(
 		doctor.Func{Title: "settings", F: c.settings},
+		doctor.Func{Title: "model", F: c.model},
 		doctor.Func{Title: "permissions", F: c.permissions},
 		doctor.Func{Title: "hooks", F: c.hooks},
 		doctor.Func{Title: "agents", F: c.agents},
@@ -46,6 +47,8 @@ type checkup struct {
 	opts   Options
 	set    *settings.Settings
 	policy *permission.Policy
+	env    func(string) string // the connection variables, settings' env included
+	m      model
 	noSet  string // why the settings could not be loaded
 }
 
@@ -56,7 +59,7 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 		return doctor.Section{Fatal: err.Error()}
 	}
 	c.set = set
-	settingsEnv(set, warn)
+	c.env = settingsEnv(set, warn)
 	var s doctor.Section
 	for _, f := range set.Files {
 		var what []string
@@ -77,7 +80,38 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 		sort.Strings(what)
 		s.Files = append(s.Files, doctor.File{Path: f, Status: doctor.Loaded, Detail: strings.Join(what, ", ")})
 	}
+	for _, f := range set.Skipped {
+		s.Files = append(s.Files, doctor.File{Path: f, Status: doctor.Skipped})
+	}
 	return s
+}
+
+// model resolves the model and its provider as a run does. A missing key is a warning
+// (doctor is useful before one is set); any other error would stop a run.
+func (c *checkup) model(warn io.Writer) doctor.Section {
+	if s, skip := c.skippedSettings(); skip {
+		return s
+	}
+	m, err := connect(c.opts.Model, c.set.Model, c.env, warn)
+	if errors.Is(err, ErrNoKey) {
+		return doctor.Section{Warnings: []string{err.Error()}}
+	}
+	if err != nil {
+		return doctor.Section{Fatal: err.Error()}
+	}
+	c.m = m
+	from := c.set.ModelSource
+	switch {
+	case c.opts.Model.Name != "":
+		from = "--model"
+	case c.env("OURO_MODEL") != "":
+		from = "OURO_MODEL"
+	case c.env("ANTHROPIC_MODEL") != "":
+		from = "ANTHROPIC_MODEL"
+	case from == "":
+		from = "(default)"
+	}
+	return doctor.Section{Files: []doctor.File{{Path: from, Status: doctor.Loaded, Detail: m.name}}}
 }
 
 // skippedSettings is what later sections say when the settings could not be loaded.
@@ -223,7 +257,10 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 	if c.policy != nil {
 		check = (&guard{policy: c.policy}).importCheck
 	}
-	m := model{name: modelName(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
+	m := c.m
+	if m.name == "" { // no provider: the budget of the model a run would ask for
+		m = model{name: modelName(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
+	}
 	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, instructionBudget(m))
 	for _, w := range in.Warnings {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as openContext prints them

@@ -149,6 +149,7 @@ func Load(opts LoadOptions) (*Settings, error) {
 		}
 		if err != nil && l.user {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%v; this user settings file is skipped, so none of its rules, hooks or other settings apply until it is fixed", err))
+			s.Skipped = append(s.Skipped, l.path)
 			continue
 		}
 		if err != nil {

@@ -111,7 +111,10 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 		}
 	}
 	all := strings.Join(r.allWarnings(), "\n")
-	for _, s := range []string{"Bassh", "user settings file is skipped"} {
+	if st, w := r.status(filepath.Join(e.home, ".claude", "settings.json")); st != "skipped" || !strings.Contains(w, "invalid JSON") {
+		t.Errorf("the broken user settings file: %q %q", st, w)
+	}
+	for _, s := range []string{"Bassh", "user settings file is skipped", "no API key"} {
 		if !strings.Contains(all, s) {
 			t.Errorf("no warning about %s in:\n%s", s, all)
 		}
@@ -133,7 +136,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 		t.Fatalf("the run did not warn as expected:\n%s", runErr)
 	}
 	for _, line := range strings.Split(runErr, "\n") {
-		line = strings.TrimPrefix(strings.TrimSpace(line), "ouro: ")
+		line = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(line), "ouro: "), "WARNING: ")
 		if line != "" && !strings.Contains(all, line) {
 			t.Errorf("the run warned %q, which doctor did not report", line)
 		}

@@ -58,8 +58,8 @@ type ReadCheck func(path string) (a Access, hint string)
 
 // LoadInstructions gathers the instruction files that apply in cwd: the user's
 // (~/.claude/CLAUDE.md, ~/.ouro/AGENTS.md, ~/.ouro/CLAUDE.md), then in each directory from
-// repoRoot down to cwd (root first) AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and then
-// that directory's CLAUDE.local.md.
+// repoRoot down to cwd (root first) AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, the rules
+// without paths: of its rules folders (see Load) and then its CLAUDE.local.md.
 // Imports (@path) are expanded, HTML comments stripped, each part is headed with its path
 // and the whole is cut at MaxInstructionBytes with a notice. sources lists the files read
 // (imports included) in order; warnings report refused imports and cuts.
@@ -101,36 +101,24 @@ type Instructions struct {
 	Skipped []string
 }
 
-// Load is LoadInstructionsWithin, and also loads the rules folders (see RulesDirs): the
-// user's (~/.claude/rules, ~/.ouro/rules) after the user's files, and each folder's
-// from repoRoot down to cwd after its .claude/CLAUDE.md. Rules without paths: are part
-// of Text; those with paths: are returned in Rules.
+// Load is what LoadInstructionsWithin returns, with the path-scoped rules and the files
+// refused. The rules folders (.claude/rules and .ouro/rules) are read with the
+// instruction files: the user's (~/.claude/rules, ~/.ouro/rules) after the user's files,
+// and each folder's from repoRoot down to cwd after its .claude/CLAUDE.md. A rule
+// without paths: is part of Text; one with paths: is in Rules.
 func Load(cwd, repoRoot, userHome string, check ReadCheck, budget int) Instructions {
 	if budget <= 0 {
 		budget = MaxInstructionBytes
 	}
 	dirs := dirChain(cwd, repoRoot)
-	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}}
-	if len(dirs) > 0 {
-		// The project is the repository, unless that holds the home folder (a dotfiles
-		// repository at ~): then only the working directory is.
-		l.top = canonical(dirs[0])
-		l.project = l.top
-		if userHome != "" && workspace.Within(l.project, canonical(userHome)) {
-			l.project = canonical(dirs[len(dirs)-1])
-		}
-	}
+	l := newLoader(cwd, repoRoot, userHome, check)
 	var files []source
 	if userHome != "" {
-		for _, d := range []string{".claude", ".ouro"} {
-			root := filepath.Join(userHome, d)
-			l.userRoots = append(l.userRoots, root, canonical(root))
-		}
 		files = append(files,
 			source{path: filepath.Join(userHome, ".claude", "CLAUDE.md"), from: fromUser},
 			source{path: filepath.Join(userHome, ".ouro", "AGENTS.md"), from: fromUser},
 			source{path: filepath.Join(userHome, ".ouro", "CLAUDE.md"), from: fromUser})
-		for _, r := range RulesDirs {
+		for _, r := range rulesDirs {
 			files = append(files, source{path: filepath.Join(userHome, r), from: fromUser, rulesBase: cwd})
 		}
 	}
@@ -149,13 +137,34 @@ func Load(cwd, repoRoot, userHome string, check ReadCheck, budget int) Instructi
 	return Instructions{Text: text, Sources: l.sources, Skipped: l.skipped, Warnings: l.warnings, Rules: rules}
 }
 
+// newLoader is a loader for the instruction files of cwd, with what it trusts.
+func newLoader(cwd, repoRoot, userHome string, check ReadCheck) *loader {
+	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}}
+	if dirs := dirChain(cwd, repoRoot); len(dirs) > 0 {
+		// The project is the repository, unless that holds the home folder (a dotfiles
+		// repository at ~): then only the working directory is.
+		l.top = canonical(dirs[0])
+		l.project = l.top
+		if userHome != "" && workspace.Within(l.project, canonical(userHome)) {
+			l.project = canonical(dirs[len(dirs)-1])
+		}
+	}
+	if userHome != "" {
+		for _, d := range []string{".claude", ".ouro"} {
+			root := filepath.Join(userHome, d)
+			l.userRoots = append(l.userRoots, root, canonical(root))
+		}
+	}
+	return l
+}
+
 // folderFiles are the instruction files and rules folders of one folder, in order.
 func folderFiles(d string) []source {
 	var out []source
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")} {
 		out = append(out, source{path: filepath.Join(d, name), from: fromProject})
 	}
-	for _, r := range RulesDirs {
+	for _, r := range rulesDirs {
 		out = append(out, source{path: filepath.Join(d, r), from: fromProject, rulesBase: d})
 	}
 	return append(out, source{path: filepath.Join(d, "CLAUDE.local.md"), from: fromProject})

@@ -83,21 +83,7 @@ func (o *OnDemand) For(path string, have func(path string) bool) (found []Found,
 // loader reads nested files as Load reads the project's: the same trust, the files
 // already in the system prompt counted as included.
 func (o *OnDemand) loader() *loader {
-	l := &loader{home: o.Home, check: o.Check, left: MaxInstructionReadBytes, included: map[string]bool{}}
-	dirs := dirChain(o.CWD, o.RepoRoot)
-	if len(dirs) > 0 {
-		l.top = canonical(dirs[0])
-		l.project = l.top
-		if o.Home != "" && workspace.Within(l.project, canonical(o.Home)) {
-			l.project = canonical(o.CWD)
-		}
-	}
-	if o.Home != "" {
-		for _, d := range []string{".claude", ".ouro"} {
-			root := filepath.Join(o.Home, d)
-			l.userRoots = append(l.userRoots, root, canonical(root))
-		}
-	}
+	l := newLoader(o.CWD, o.RepoRoot, o.Home, o.Check)
 	for _, s := range o.Loaded {
 		l.included[canonical(s)] = true
 	}

@@ -19,11 +19,17 @@ import (
 // the folder holding .claude/ — the working directory for the user's own rules) applies
 // only once the agent reads or edits a file that matches: it is then added to the
 // conversation (see OnDemand). A glob without a slash matches the file's name at any
-// depth, as in .gitignore. `globs:` (Cursor's key, which Claude Code also reads) is
+// depth, as in .gitignore. `globs:` (Cursor's key, found in many real rules files) is
 // taken as `paths:`.
+//
+// Hostile folders cost little and fail loudly: the walk is bounded (maxRuleEntries,
+// maxRuleDepth), each folder is walked once (a symlink loop ends), a project's folder
+// that leads out of the project is skipped unless a Read there is allowed, a binary file
+// is skipped, an invalid glob is dropped with a warning, and a rule none of whose globs
+// is valid is skipped rather than applied everywhere.
 
-// RulesDirs are the rules folders of one folder holding .claude/ (or of the home).
-var RulesDirs = []string{filepath.Join(".claude", "rules"), filepath.Join(".ouro", "rules")}
+// rulesDirs are the rules folders of a folder (or of the home).
+var rulesDirs = []string{filepath.Join(".claude", "rules"), filepath.Join(".ouro", "rules")}
 
 // Bounds on walking a rules folder, so a folder that is a symlink to / or holds a loop
 // costs little: at most maxRuleEntries directory entries looked at in one folder's tree,

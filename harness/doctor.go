@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -288,7 +290,35 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 			s.Files = append(s.Files, doctor.File{Path: p, Status: doctor.Skipped})
 		}
 	}
+	c.nested(&s, in, check, seen, warn)
 	return s
+}
+
+// nested loads the instruction files of the folders below the working directory as a
+// session does when the agent first reads a file there (onDemand), and lists them.
+func (c *checkup) nested(s *doctor.Section, in memory.Instructions, check memory.ReadCheck, seen map[string]bool, warn io.Writer) {
+	dirs, more := memory.NestedDirs(c.d.cwd)
+	if more {
+		s.Warnings = append(s.Warnings, "the folders below the working directory hold too many entries to list them all; nested instruction files past the first were not checked")
+	}
+	od := &memory.OnDemand{CWD: c.d.cwd, RepoRoot: repoRoot(c.d.cwd), Home: c.d.config, Check: check,
+		Loaded: in.Sources, Budget: math.MaxInt32}
+	for _, dir := range dirs {
+		found, warns := od.For(filepath.Join(dir, "\x00"), func(p string) bool { return seen[p] })
+		for _, w := range warns {
+			fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as onDemand.report prints them
+		}
+		rel, err := filepath.Rel(c.d.cwd, dir)
+		if err != nil {
+			rel = dir
+		}
+		for _, f := range found {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				s.Files = append(s.Files, doctor.File{Path: f.Path, Status: doctor.OnDemand, Detail: "when a file in " + rel + " is first read or edited"})
+			}
+		}
+	}
 }
 
 // settingsLookup reads a variable as the provider would: the environment, then the

@@ -2,8 +2,10 @@ package memory
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -136,4 +138,56 @@ func Given(text string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// maxNestedEntries bounds the walk NestedDirs makes of the working directory's tree.
+const maxNestedEntries = 20000
+
+// NestedDirs lists the folders below cwd that hold instruction files OnDemand would add
+// (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, rules folders), for ouro
+// doctor. The walk
+// follows no symlink, skips .git, and stops after maxNestedEntries entries (more is then
+// true).
+func NestedDirs(cwd string) (dirs []string, more bool) {
+	left := maxNestedEntries
+	var walk func(dir string, top bool)
+	walk = func(dir string, top bool) {
+		f, err := os.Open(dir)
+		if err != nil {
+			return
+		}
+		entries, _ := f.ReadDir(max(left, 1))
+		f.Close()
+		left -= len(entries)
+		if left <= 0 {
+			more = true
+		}
+		slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		has := false
+		for _, e := range entries {
+			switch e.Name() {
+			case "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md":
+				has = has || e.Type().IsRegular() || e.Type()&os.ModeSymlink != 0
+			case ".claude", ".ouro":
+				for _, n := range []string{"CLAUDE.md", "rules"} {
+					if _, err := os.Lstat(filepath.Join(dir, e.Name(), n)); err == nil {
+						has = true
+					}
+				}
+			}
+		}
+		if has && !top {
+			dirs = append(dirs, dir)
+		}
+		for _, e := range entries {
+			if left <= 0 {
+				return
+			}
+			if e.IsDir() && e.Name() != ".git" {
+				walk(filepath.Join(dir, e.Name()), false)
+			}
+		}
+	}
+	walk(cwd, true)
+	return dirs, more
 }

@@ -232,3 +232,21 @@ func TestProjectRulesFolderLinkToRoot(t *testing.T) {
 		t.Errorf("warnings %q sources %q skipped %q", in.Warnings, in.Sources, in.Skipped)
 	}
 }
+
+func TestNestedDirs(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "CLAUDE.md"), "top: not nested")
+	write(t, filepath.Join(repo, "a", "CLAUDE.md"), "a")
+	write(t, filepath.Join(repo, "a", "b", "c", "AGENTS.md"), "c")
+	write(t, filepath.Join(repo, "d", ".claude", "rules", "x.md"), "d")
+	write(t, filepath.Join(repo, ".git", "sub", "CLAUDE.md"), "in .git")
+	write(t, filepath.Join(repo, "e", "README.md"), "none")
+	if err := os.Symlink(repo, filepath.Join(repo, "e", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	dirs, more := NestedDirs(repo)
+	want := []string{filepath.Join(repo, "a"), filepath.Join(repo, "a", "b", "c"), filepath.Join(repo, "d")}
+	if !slices.Equal(dirs, want) || more {
+		t.Errorf("NestedDirs = %q, %v; want %q", dirs, more, want)
+	}
+}

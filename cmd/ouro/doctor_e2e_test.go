@@ -102,6 +102,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 		"/.claude/agents/reviewer.md":                {"loaded", ""},
 		"/.claude/skills/deploy/SKILL.md":            {"loaded", ""},
 		"/managed-settings.json":                     {"loaded", ""},
+		"/pkg/CLAUDE.md":                             {"on demand", ""},
 		filepath.Join(".claude", "rules", "mine.md"): {"loaded", ""},
 	}
 	for suffix, w := range want {

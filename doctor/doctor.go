@@ -1,5 +1,6 @@
 // Package doctor is `ouro doctor`: what a run would load from each configuration source
-// (settings, permission rules, hooks, agents, skills, instruction files, rules, memory),
+// (settings, model, permission rules, sandbox, hooks, agents, skills, instruction files,
+// rules, memory),
 // file by file — loaded, skipped and why — with every warning.
 //
 // A section never validates anything itself: it calls the loaders a run calls, with the

@@ -35,6 +35,7 @@ func Doctor(opts Options) doctor.Report {
 		doctor.Func{Title: "settings", F: c.settings},
 		doctor.Func{Title: "model", F: c.model},
 		doctor.Func{Title: "permissions", F: c.permissions},
+		doctor.Func{Title: "sandbox", F: c.sandbox},
 		doctor.Func{Title: "hooks", F: c.hooks},
 		doctor.Func{Title: "agents", F: c.agents},
 		doctor.Func{Title: "skills", F: c.skills},
@@ -49,6 +50,7 @@ type checkup struct {
 	opts   Options
 	set    *settings.Settings
 	policy *permission.Policy
+	ws     *workspace.Workspace
 	env    func(string) string // the connection variables, settings' env included
 	m      model
 	noSet  string // why the settings could not be loaded
@@ -142,7 +144,7 @@ func (c *checkup) permissions(warn io.Writer) doctor.Section {
 	if err != nil {
 		return doctor.Section{Fatal: err.Error()}
 	}
-	c.policy = pol
+	c.policy, c.ws = pol, ws
 	p := c.set.Permissions
 	counts := map[string][3]int{}
 	var order []string
@@ -172,6 +174,47 @@ func (c *checkup) permissions(warn io.Writer) doctor.Section {
 		s.Files[0].Detail += "; mode " + mode
 	}
 	return s
+}
+
+// sandbox sets up the OS sandbox as a run does (setupSandbox): the availability probe,
+// the filtering proxy when allowedDomains asks for one (started, then closed), the
+// excluded commands. An error there stops a run.
+func (c *checkup) sandbox(warn io.Writer) doctor.Section {
+	if s, skip := c.skippedSettings(); skip {
+		return s
+	}
+	if c.policy == nil {
+		return doctor.Section{Warnings: []string{"not checked: the permission rules could not be loaded (see above)"}}
+	}
+	tmp, err := os.MkdirTemp("", "ouro-doctor-")
+	if err != nil {
+		return doctor.Section{Fatal: fmt.Sprintf("session temp dir: %v", err)}
+	}
+	defer os.RemoveAll(tmp)
+	g := &guard{settings: c.set, policy: c.policy, tmpDir: tmp, gate: permission.NewGate(c.policy, nil, nil, nil)}
+	userHome, _ := os.UserHomeDir()
+	err = g.setupSandbox(guardEnv{settings: c.set, dirs: c.d, ws: c.ws, warn: warn}, c.opts.Access.SandboxLauncher, userHome)
+	if g.proxy != nil {
+		g.proxy.Close()
+	}
+	if err != nil {
+		return doctor.Section{Fatal: err.Error()}
+	}
+	src := c.set.Sandbox.EnabledSource
+	if src == "" {
+		src = "(default)"
+	}
+	state := "off: Bash runs under the permission rules only"
+	switch {
+	case g.sandbox != nil && g.sandbox.NetworkRestricted():
+		state = "on, network confined"
+	case g.sandbox != nil:
+		state = "on, network open"
+	}
+	if g.proxy != nil {
+		state += " (allowedDomains through ouro's proxy)"
+	}
+	return doctor.Section{Files: []doctor.File{{Path: src, Status: doctor.Loaded, Detail: state}}}
 }
 
 func (c *checkup) hooks(warn io.Writer) doctor.Section {

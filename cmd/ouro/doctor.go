@@ -13,12 +13,13 @@ var errDoctorFatal = fmt.Errorf("a configuration problem stops ouro from startin
 
 func newDoctorCmd() *cobra.Command {
 	var asJSON bool
-	var opts harness.Options
+	opts := harness.Options{Access: harness.Access{SandboxLauncher: true}} // main runs the launcher first
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Show what ouro loads from every configuration file here, and every warning",
 		Long: `doctor loads every configuration source exactly as a session in this directory
-would — managed, user, project and local settings, permission rules, hooks, agents,
+would — managed, user, project and local settings, the model, permission rules, the
+sandbox, hooks, agents,
 skills, instruction files (CLAUDE.md, AGENTS.md, imports), rules folders and memory —
 and prints, for each file, whether it was loaded, loaded on demand (a rule with paths:)
 or skipped, and why, with every warning. Nothing is run: no hook, no model call.

@@ -75,6 +75,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	rulesProject(t, e)
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{
 		"permissions": {"allow": ["Bash(go test *)"], "deny": ["Bassh(rm *)"]},
+		"sandbox": {"excludedCommands": ["docker"]},
 		"hooks": {"Setup": [{"hooks": [{"type": "command", "command": "touch `+filepath.Join(e.dir, "HOOK-RAN")+`"}]}]}}`)
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions": `)
 	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "nodesc.md"), "---\nname: nodesc\n---\nI have no description.")
@@ -115,7 +116,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	if st, w := r.status(filepath.Join(e.home, ".claude", "settings.json")); st != "skipped" || !strings.Contains(w, "invalid JSON") {
 		t.Errorf("the broken user settings file: %q %q", st, w)
 	}
-	for _, s := range []string{"Bassh", "user settings file is skipped", "no API key"} {
+	for _, s := range []string{"Bassh", "user settings file is skipped", "no API key", `"docker" outside the sandbox`} {
 		if !strings.Contains(all, s) {
 			t.Errorf("no warning about %s in:\n%s", s, all)
 		}

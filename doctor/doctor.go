@@ -1,7 +1,6 @@
 // Package doctor is `ouro doctor`: what a run would load from each configuration source
 // (settings, model, permission rules, sandbox, hooks, agents, skills, instruction files,
-// rules, memory),
-// file by file — loaded, skipped and why — with every warning.
+// rules, memory), file by file — loaded, skipped and why — with every warning.
 //
 // A section never validates anything itself: it calls the loaders a run calls, with the
 // warning writer a run gives them, and reports the files they read. Run captures what

@@ -19,10 +19,10 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Show what ouro loads from every configuration file here, and every warning",
 		Long: `doctor loads every configuration source exactly as a session in this directory
 would — managed, user, project and local settings, the model, permission rules, the
-sandbox, hooks, agents,
-skills, instruction files (CLAUDE.md, AGENTS.md, imports), rules folders and memory —
-and prints, for each file, whether it was loaded, loaded on demand (a rule with paths:)
-or skipped, and why, with every warning. Nothing is run: no hook, no model call.
+sandbox, hooks, agents, skills, instruction files (CLAUDE.md, AGENTS.md, imports, nested
+ones), rules folders and memory — and prints, for each file, whether it was loaded,
+loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
+every warning. Nothing is run: no hook, no model call.
 
 Exit status: 0 when a session would start (warnings or not), 1 when a problem would stop
 it (a broken project settings file, an invalid hook).`,

@@ -51,15 +51,20 @@ type contextParts struct {
 	part      mechanism.Part
 }
 
-// openContext loads the instruction files (AGENTS.md, CLAUDE.md ...), opens the memory
+// openContext loads the instruction files (AGENTS.md, CLAUDE.md, rules ...), opens the memory
 // stores and builds the compactor, which puts the instructions and what restore gives
 // back after a summary. Compaction comes first on the BeforeModel seam (it decides what
-// the request holds), then recalled memories for a new user turn.
+// the request holds), then what the files read since the last call bring (nested
+// CLAUDE.md, path-scoped rules: see onDemand), then recalled memories for a new user turn.
 func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, warn io.Writer, restore func() []llm.Block) *contextParts {
-	text, _, warns := memory.LoadInstructionsWithin(d.cwd, repoRoot(d.cwd), d.config, g.importCheck, instructionBudget(m))
-	for _, w := range warns {
+	root := repoRoot(d.cwd)
+	in := memory.Load(d.cwd, root, d.config, g.importCheck, instructionBudget(m))
+	for _, w := range in.Warnings {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w)
 	}
+	text := in.Text
+	later := &onDemand{cwd: d.cwd, warn: warn, od: &memory.OnDemand{CWD: d.cwd, RepoRoot: root, Home: d.config,
+		Check: g.importCheck, Rules: in.Rules, Loaded: in.Sources, Budget: instructionBudget(m)}}
 	c := &contextParts{stores: []*memory.Store{
 		memory.Open(memory.ProjectMemoryDir(d.project), "project"),
 		memory.Open(memory.UserMemoryDir(d.home), "user"),
@@ -89,7 +94,8 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 			}
 		},
 	})
-	c.part = mechanism.Part{Name: "context", BeforeModel: []agent.BeforeModel{c.compactor, recaller}}
+	c.part = mechanism.Part{Name: "context", BeforeModel: []agent.BeforeModel{c.compactor, later, recaller},
+		AfterTool: []agent.AfterTool{later}}
 	if text != "" {
 		c.part.Prompt = "<instructions>\n" + text + "\n</instructions>"
 	}

@@ -121,31 +121,15 @@ func setupGuard(e guardEnv) (*guard, error) {
 	set := e.settings
 	var err error
 	g := &guard{settings: set}
-	for _, d := range set.Permissions.AdditionalDirectories {
-		dir := d
-		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
-			dir = filepath.Join(e.dirs.cwd, dir)
-		}
-		if err := e.ws.AddRoot(dir); err != nil {
-			fmt.Fprintf(e.warn, "ouro: additionalDirectories: %v\n", err)
-		}
-	}
 	for k, v := range set.Env {
 		g.env = append(g.env, k+"="+v)
 	}
 	if g.tmpDir, err = os.MkdirTemp("", "ouro-session-"); err != nil {
 		return g, fmt.Errorf("session temp dir: %w", err)
 	}
-	g.policy, err = permission.NewPolicy(permission.PolicyConfig{
-		Settings: set, Workspace: e.ws, WritableRoots: []string{g.tmpDir}, Home: userHome, ProjectDir: e.dirs.cwd,
-	})
-	if err != nil {
+	if g.policy, err = newPolicy(set, e.dirs.cwd, e.ws, userHome, []string{g.tmpDir}, e.warn); err != nil {
 		return g, err
 	}
-	for _, p := range g.policy.Problems() {
-		fmt.Fprintf(e.warn, "ouro: settings: %v\n", p)
-	}
-	warnUnknownRuleTools(set.Permissions, e.warn)
 	if g.audit, err = permission.OpenAudit(filepath.Join(e.dirs.project, "audit.jsonl")); err != nil {
 		return g, err
 	}
@@ -172,9 +156,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	if err != nil {
 		return g, err
 	}
-	for _, w := range g.hooks.Warnings() {
-		fmt.Fprintf(e.warn, "ouro: hooks: %s\n", w)
-	}
+	reportHooks(g.hooks, e.warn)
 	var approver permission.Approver = permission.Headless{}
 	if e.ui.Approver != nil {
 		approver = notifying{e.ui.Approver, g.hooks}
@@ -197,6 +179,39 @@ func setupGuard(e guardEnv) (*guard, error) {
 		return g, err
 	}
 	return g, nil
+}
+
+// newPolicy adds the settings' additionalDirectories to the workspace and builds the
+// permission policy, warning about each rule that cannot do what it says (ouro doctor
+// calls it too).
+func newPolicy(set *settings.Settings, cwd string, ws *workspace.Workspace, userHome string, writable []string, warn io.Writer) (*permission.Policy, error) {
+	for _, d := range set.Permissions.AdditionalDirectories {
+		dir := d
+		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
+			dir = filepath.Join(cwd, dir)
+		}
+		if err := ws.AddRoot(dir); err != nil {
+			fmt.Fprintf(warn, "ouro: additionalDirectories: %v\n", err)
+		}
+	}
+	pol, err := permission.NewPolicy(permission.PolicyConfig{
+		Settings: set, Workspace: ws, WritableRoots: writable, Home: userHome, ProjectDir: cwd,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pol.Problems() {
+		fmt.Fprintf(warn, "ouro: settings: %v\n", p)
+	}
+	warnUnknownRuleTools(set.Permissions, warn)
+	return pol, nil
+}
+
+// reportHooks shows the warnings of loading the hooks (ouro doctor calls it too).
+func reportHooks(r *hook.Runner, warn io.Writer) {
+	for _, w := range r.Warnings() {
+		fmt.Fprintf(warn, "ouro: hooks: %s\n", w)
+	}
 }
 
 // looser reports whether mode m lets through what parent would ask about.

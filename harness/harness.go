@@ -348,10 +348,7 @@ type model struct {
 }
 
 func connect(o ModelOptions, setting string, env func(string) string, warn io.Writer) (model, error) {
-	name := resolveModel(o.Name, env)
-	if o.Name == "" && env("OURO_MODEL") == "" && env("ANTHROPIC_MODEL") == "" && setting != "" {
-		name = llm.ResolveAlias(setting) // the settings' "model", as in Claude Code
-	}
+	name := modelName(o.Name, setting, env)
 	if o.Provider != nil {
 		return model{provider: o.Provider, name: name, window: o.ContextWindow, explicit: true}, nil
 	}
@@ -367,6 +364,16 @@ func connect(o ModelOptions, setting string, env func(string) string, warn io.Wr
 		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
 	}
 	return model{provider: p, name: name, window: o.ContextWindow, env: env}, nil
+}
+
+// modelName is the model a session uses: the flag, else OURO_MODEL or ANTHROPIC_MODEL,
+// else the settings' "model" (as in Claude Code), else the default; aliases resolved.
+func modelName(flag, setting string, env func(string) string) string {
+	name := resolveModel(flag, env)
+	if flag == "" && env("OURO_MODEL") == "" && env("ANTHROPIC_MODEL") == "" && setting != "" {
+		name = llm.ResolveAlias(setting)
+	}
+	return name
 }
 
 // join asks each extension for its Part.

@@ -5,9 +5,11 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,8 +58,8 @@ type ReadCheck func(path string) (a Access, hint string)
 
 // LoadInstructions gathers the instruction files that apply in cwd: the user's
 // (~/.claude/CLAUDE.md, ~/.ouro/AGENTS.md, ~/.ouro/CLAUDE.md), then in each directory from
-// repoRoot down to cwd (root first) AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and then
-// that directory's CLAUDE.local.md.
+// repoRoot down to cwd (root first) AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, the rules
+// without paths: of its rules folders (see Load) and then its CLAUDE.local.md.
 // Imports (@path) are expanded, HTML comments stripped, each part is headed with its path
 // and the whole is cut at MaxInstructionBytes with a notice. sources lists the files read
 // (imports included) in order; warnings report refused imports and cuts.
@@ -81,12 +83,64 @@ func LoadInstructions(cwd, repoRoot, userHome string, check ReadCheck) (text str
 // files give way first (the user's, then the repository root's, down towards the working
 // directory); the most specific is cut only when it alone is over.
 func LoadInstructionsWithin(cwd, repoRoot, userHome string, check ReadCheck, budget int) (text string, sources []string, warnings []string) {
+	in := Load(cwd, repoRoot, userHome, check, budget)
+	return in.Text, in.Sources, in.Warnings
+}
+
+// Instructions are the instruction files that apply in a folder.
+type Instructions struct {
+	// Text is what goes into the system prompt; Sources the files read, imports and
+	// path-scoped rules included, in order; Warnings what was refused or cut, and why.
+	Text     string
+	Sources  []string
+	Warnings []string
+	// Rules are the rules with paths: frontmatter, added only when a matching file is
+	// read (see OnDemand).
+	Rules []Rule
+	// Skipped are the files that exist but were refused (their warnings say why).
+	Skipped []string
+}
+
+// Load is what LoadInstructionsWithin returns, with the path-scoped rules and the files
+// refused. The rules folders (.claude/rules and .ouro/rules) are read with the
+// instruction files: the user's (~/.claude/rules, ~/.ouro/rules) after the user's files,
+// and each folder's from repoRoot down to cwd after its .claude/CLAUDE.md. A rule
+// without paths: is part of Text; one with paths: is in Rules.
+func Load(cwd, repoRoot, userHome string, check ReadCheck, budget int) Instructions {
 	if budget <= 0 {
 		budget = MaxInstructionBytes
 	}
 	dirs := dirChain(cwd, repoRoot)
+	l := newLoader(cwd, repoRoot, userHome, check)
+	var files []source
+	if userHome != "" {
+		files = append(files,
+			source{path: filepath.Join(userHome, ".claude", "CLAUDE.md"), from: fromUser},
+			source{path: filepath.Join(userHome, ".ouro", "AGENTS.md"), from: fromUser},
+			source{path: filepath.Join(userHome, ".ouro", "CLAUDE.md"), from: fromUser})
+		for _, r := range rulesDirs {
+			files = append(files, source{path: filepath.Join(userHome, r), from: fromUser, rulesBase: cwd})
+		}
+	}
+	for _, d := range dirs {
+		files = append(files, folderFiles(d)...)
+	}
+	var parts []part
+	var rules []Rule
+	for _, f := range files {
+		p, r := l.load(f)
+		parts = append(parts, p...)
+		rules = append(rules, r...)
+	}
+	text, warns := fit(parts, budget)
+	l.warnings = append(l.warnings, warns...)
+	return Instructions{Text: text, Sources: l.sources, Skipped: l.skipped, Warnings: l.warnings, Rules: rules}
+}
+
+// newLoader is a loader for the instruction files of cwd, with what it trusts.
+func newLoader(cwd, repoRoot, userHome string, check ReadCheck) *loader {
 	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}}
-	if len(dirs) > 0 {
+	if dirs := dirChain(cwd, repoRoot); len(dirs) > 0 {
 		// The project is the repository, unless that holds the home folder (a dotfiles
 		// repository at ~): then only the working directory is.
 		l.top = canonical(dirs[0])
@@ -95,54 +149,136 @@ func LoadInstructionsWithin(cwd, repoRoot, userHome string, check ReadCheck, bud
 			l.project = canonical(dirs[len(dirs)-1])
 		}
 	}
-	type file struct {
-		path string
-		from origin
-	}
-	var files []file
 	if userHome != "" {
 		for _, d := range []string{".claude", ".ouro"} {
 			root := filepath.Join(userHome, d)
 			l.userRoots = append(l.userRoots, root, canonical(root))
 		}
-		files = append(files,
-			file{filepath.Join(userHome, ".claude", "CLAUDE.md"), fromUser},
-			file{filepath.Join(userHome, ".ouro", "AGENTS.md"), fromUser},
-			file{filepath.Join(userHome, ".ouro", "CLAUDE.md"), fromUser})
 	}
-	for _, d := range dirs {
-		for _, name := range []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md"} {
-			files = append(files, file{filepath.Join(d, name), fromProject})
+	return l
+}
+
+// folderFiles are the instruction files and rules folders of one folder, in order.
+func folderFiles(d string) []source {
+	var out []source
+	for _, name := range []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")} {
+		out = append(out, source{path: filepath.Join(d, name), from: fromProject})
+	}
+	for _, r := range rulesDirs {
+		out = append(out, source{path: filepath.Join(d, r), from: fromProject, rulesBase: d})
+	}
+	return append(out, source{path: filepath.Join(d, "CLAUDE.local.md"), from: fromProject})
+}
+
+// source is an instruction file to load, or with rulesBase a rules folder (rulesBase is
+// what its rules' globs are relative to).
+type source struct {
+	path      string
+	from      origin
+	rulesBase string
+}
+
+// part is one file's text, headed with its path.
+type part struct{ path, text string }
+
+// load reads one source: an instruction file gives a part; a rules folder a part per
+// rule without paths: and a Rule per rule with.
+func (l *loader) load(f source) (parts []part, rules []Rule) {
+	if f.rulesBase == "" {
+		if p, ok := l.file(f.path, f.path, f.from, "Contents of %s:"); ok {
+			parts = append(parts, p)
 		}
+		return parts, nil
 	}
-	type part struct{ path, text string }
-	var parts []part
-	for _, f := range files {
-		key := canonical(f.path)
+	found, skipped, warns := findRules(f.path, l.allowDir(f.from))
+	l.warnings = append(l.warnings, warns...)
+	l.skipped = append(l.skipped, skipped...)
+	for _, path := range found {
+		key := canonical(path)
 		if l.included[key] {
-			continue // already in, as an import of a file before it
+			continue
 		}
-		real, from, data, ok := l.read(f.path, f.path, f.from, true)
+		real, from, data, ok := l.read(path, "rule "+path, f.from, true)
 		if !ok {
 			continue
 		}
-		l.included[key], l.included[real] = true, true
-		body := l.expand(f.path, from, string(data), 0, []string{real})
-		body = strings.TrimSpace(body)
-		if body == "" {
+		globs, body, warns, skip := parseRule(path, string(data))
+		l.warnings = append(l.warnings, warns...)
+		if skip != "" {
+			l.sources = l.sources[:len(l.sources)-1] // read, but not in
+			l.warn("rule %s skipped: %s", path, skip)
+			l.skipped = append(l.skipped, path)
 			continue
 		}
-		parts = append(parts, part{f.path, fmt.Sprintf("Contents of %s:\n\n%s", f.path, body)})
+		l.included[key], l.included[real] = true, true
+		if globs == nil {
+			body = strings.TrimSpace(l.expand(path, from, body, 0, []string{real}))
+			if body != "" {
+				parts = append(parts, part{path, fmt.Sprintf("Contents of %s:\n\n%s", path, body)})
+			}
+			continue
+		}
+		// Its imports come in with it, later: they do not count as included now.
+		saved := maps.Clone(l.included)
+		body = strings.TrimSpace(l.expand(path, from, body, 0, []string{real}))
+		l.included = saved
+		l.included[key], l.included[real] = true, true
+		if body != "" {
+			rules = append(rules, Rule{Path: path, Base: canonical(f.rulesBase), Globs: globs, Text: body})
+		}
 	}
+	return parts, rules
+}
+
+// file reads one instruction file and its imports into a part headed by header (a
+// format with the path's %s); ok is false when there is nothing to add.
+func (l *loader) file(path, who string, from origin, header string) (part, bool) {
+	key := canonical(path)
+	if l.included[key] {
+		return part{}, false // already in, as an import of a file before it
+	}
+	real, from, data, ok := l.read(path, who, from, true)
+	if !ok {
+		return part{}, false
+	}
+	l.included[key], l.included[real] = true, true
+	body := strings.TrimSpace(l.expand(path, from, string(data), 0, []string{real}))
+	if body == "" {
+		return part{}, false
+	}
+	return part{path, fmt.Sprintf(header+"\n\n%s", path, body)}, true
+}
+
+// allowDir says whether a rules folder reached at real (symlinks resolved) may be walked:
+// the user's own may lead anywhere; a project's must stay in the project, else a Read of
+// it must be allowed.
+func (l *loader) allowDir(from origin) func(real string) (bool, string) {
+	return func(real string) (bool, string) {
+		if from == fromUser || l.top != "" && workspace.Within(l.top, real) || l.project != "" && workspace.Within(l.project, real) {
+			return true, ""
+		}
+		if l.check != nil {
+			if a, hint := l.check(real); a == AccessAllow {
+				return true, ""
+			} else if a == AccessDeny {
+				return false, hint
+			}
+		}
+		return false, "it leads to " + real + ", outside the project; a project's rules may come only from the project"
+	}
+}
+
+// fit joins the parts within budget: over it, the least specific files give way first,
+// each to a one-line note, and the most specific is cut only when it alone is over.
+func fit(parts []part, budget int) (text string, warnings []string) {
 	total := 0
 	for _, p := range parts {
 		total += len(p.text) + 2
 	}
-	// Over budget: the least specific files give way first, each to a one-line note.
 	for i := 0; total > budget && i < len(parts)-1; i++ {
 		note := fmt.Sprintf("[%s left out: the instruction files exceed %d bytes, and more specific ones come first]", parts[i].path, budget)
 		total += len(note) - len(parts[i].text)
-		l.warnings = append(l.warnings, fmt.Sprintf("%s was left out: the instruction files exceed %d bytes, and more specific ones were kept", parts[i].path, budget))
+		warnings = append(warnings, fmt.Sprintf("%s was left out: the instruction files exceed %d bytes, and more specific ones were kept", parts[i].path, budget))
 		parts[i].text = note
 	}
 	texts := make([]string, len(parts))
@@ -153,9 +289,9 @@ func LoadInstructionsWithin(cwd, repoRoot, userHome string, check ReadCheck, bud
 	if len(text) > budget {
 		shown := textcut.Bytes(text, budget, "")
 		text = shown + fmt.Sprintf("\n\n[instructions truncated: %d of %d bytes shown]", len(shown), len(text))
-		l.warnings = append(l.warnings, fmt.Sprintf("the most specific instruction file alone exceeds %d bytes; its end was cut", budget))
+		warnings = append(warnings, fmt.Sprintf("the most specific instruction file alone exceeds %d bytes; its end was cut", budget))
 	}
-	return text, l.sources, l.warnings
+	return text, warnings
 }
 
 // dirChain lists the directories from repoRoot down to cwd. With no repoRoot, or a cwd
@@ -212,6 +348,7 @@ type loader struct {
 	check     ReadCheck
 	left      int64 // bytes that may still be read
 	sources   []string
+	skipped   []string // files that exist but were refused
 	warnings  []string
 	spent     bool // the read budget ran out (warned once)
 	// included holds every file whose contents are in (as named and resolved), so each
@@ -230,6 +367,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			l.warn("%s skipped: %v", who, err)
+			l.skipped = append(l.skipped, lex)
 		}
 		return "", from, nil, false
 	}
@@ -243,6 +381,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	if !st.Mode().IsRegular() {
 		// Checked again on the opened file (regfile), in case one is swapped in meanwhile.
 		l.warn("%s skipped: %v", who, &regfile.NotRegularError{Path: real, Mode: st.Mode()})
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	inProject := l.project != "" && workspace.Within(l.project, real) || top && l.top != "" && workspace.Within(l.top, real)
@@ -266,6 +405,7 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	}
 	if access == AccessDeny || (!trusted && access != AccessAllow) {
 		l.warn("%s skipped: %s", who, hint)
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	if l.left <= 0 {
@@ -279,9 +419,15 @@ func (l *loader) read(lex, who string, from origin, top bool) (real string, own 
 	data, more, err := regfile.ReadHead(real, limit)
 	if err != nil {
 		l.warn("%s skipped: %v", who, err)
+		l.skipped = append(l.skipped, lex)
 		return "", from, nil, false
 	}
 	l.left -= int64(len(data))
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+		l.warn("%s skipped: %s is a binary file (it holds NUL bytes), not Markdown", who, real)
+		l.skipped = append(l.skipped, lex)
+		return "", from, nil, false
+	}
 	if more {
 		// The read may have stopped inside a character: drop the last one.
 		data = []byte(textcut.Bytes(string(data), len(data)-1, ""))

@@ -108,6 +108,7 @@ func Load(opts LoadOptions) (*Settings, error) {
 			return nil, fmt.Errorf("settings: managed settings: %w", err)
 		}
 		m.merge(s, f, layer{path: p, root: opts.ProjectDir, flag: true, managed: true})
+		s.Files = append(s.Files, p)
 	}
 	// Flag rules come next: they are the most specific of the rest.
 	m.addRules(&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools, opts.ProjectDir)
@@ -148,12 +149,14 @@ func Load(opts LoadOptions) (*Settings, error) {
 		}
 		if err != nil && l.user {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%v; this user settings file is skipped, so none of its rules, hooks or other settings apply until it is fixed", err))
+			s.Skipped = append(s.Skipped, l.path)
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
 		m.merge(s, f, l)
+		s.Files = append(s.Files, l.path)
 	}
 	return s, nil
 }

@@ -26,6 +26,11 @@ type Settings struct {
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`
+	// Files are the files merged, in the order read (managed first, then the most
+	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
+	Files []string `json:"-"`
+	// Skipped are the user files left out (see Warnings).
+	Skipped []string `json:"-"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`

@@ -89,7 +89,7 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 		return fmt.Errorf("%w (ouro does not implement it; 'ouro %s--help' lists the flags it has)", err, subName(c))
 	})
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
-	root.AddCommand(newAuditCmd(), newMemoryCmd())
+	root.AddCommand(newAuditCmd(), newMemoryCmd(), newDoctorCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
 	root.AddCommand(newCronCmd())
 	return root

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/harness"
+)
+
+// errDoctorFatal makes `ouro doctor` exit 1 after its report: a run would not start.
+var errDoctorFatal = fmt.Errorf("a configuration problem stops ouro from starting (see the report)")
+
+func newDoctorCmd() *cobra.Command {
+	var asJSON bool
+	opts := harness.Options{Access: harness.Access{SandboxLauncher: true}} // main runs the launcher first
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Show what ouro loads from every configuration file here, and every warning",
+		Long: `doctor loads every configuration source exactly as a session in this directory
+would — managed, user, project and local settings, the model, permission rules, the
+sandbox, hooks, agents, skills, instruction files (CLAUDE.md, AGENTS.md, imports, nested
+ones), rules folders and memory — and prints, for each file, whether it was loaded,
+loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
+every warning. Nothing is run: no hook, no model call.
+
+Exit status: 0 when a session would start (warnings or not), 1 when a problem would stop
+it (a broken project settings file, an invalid hook).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := harness.Doctor(opts)
+			var err error
+			if asJSON {
+				err = r.WriteJSON(cmd.OutOrStdout())
+			} else {
+				err = r.WriteText(cmd.OutOrStdout())
+			}
+			if err != nil {
+				return err
+			}
+			if r.Fatal() {
+				return errDoctorFatal
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	c.Flags().StringVar(&opts.Access.Settings, "settings", "", "a settings file or inline JSON, as for a session")
+	c.Flags().StringVar(&opts.Model.Name, "model", "", "the model whose context window sizes the instruction budget")
+	c.Flags().StringSliceVar(&opts.Dirs.Add, "add-dir", nil, "more working directories, as for a session")
+	return c
+}

@@ -1,0 +1,131 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/memory"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// onDemand adds instructions as the agent reaches the files they are for: a path-scoped
+// rule when a file matching its paths: is first read or edited, a nested CLAUDE.md or
+// AGENTS.md when a file in its folder is. As in Claude Code they arrive as a
+// <system-reminder> user message before the next model call, never as a change to the
+// system prompt (which stays cached).
+//
+// Each file is added once: what the conversation holds is the record (memory.Given), so
+// a resumed session does not repeat them, and after a summary (which keeps only the
+// start-up instructions) they are added again on the next read that needs them.
+type onDemand struct {
+	od   *memory.OnDemand
+	cwd  string
+	warn io.Writer
+
+	mu      sync.Mutex
+	touched []string
+	warned  map[string]bool
+}
+
+var (
+	_ agent.AfterTool   = (*onDemand)(nil)
+	_ agent.BeforeModel = (*onDemand)(nil)
+)
+
+// fileTools are the tools whose file_path (notebook_path) is a file the agent works on.
+var fileTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
+
+// AfterTool notes the file a successful Read, Edit or Write worked on.
+func (d *onDemand) AfterTool(_ context.Context, c tool.Call, r *tool.Result) {
+	if r.IsError || !fileTools[c.Name] {
+		return
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(c.Input, &in) != nil {
+		return
+	}
+	p := in.FilePath
+	if p == "" {
+		p = in.NotebookPath
+	}
+	if p == "" {
+		return
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(d.cwd, p)
+	}
+	d.mu.Lock()
+	d.touched = append(d.touched, filepath.Clean(p))
+	d.mu.Unlock()
+}
+
+// BeforeModel adds what the files worked on since the last call bring, one message.
+func (d *onDemand) BeforeModel(_ context.Context, t *agent.Turn) error {
+	d.mu.Lock()
+	touched := d.touched
+	d.touched = nil
+	d.mu.Unlock()
+	if len(touched) == 0 {
+		return nil
+	}
+	var have map[string]bool // built on the first file that brings anything
+	var blocks []llm.Block
+	for _, p := range touched {
+		if have == nil {
+			have = given(t.Conv.Messages)
+		}
+		found, warns := d.od.For(p, func(path string) bool { return have[path] })
+		d.report(warns)
+		if len(found) == 0 {
+			continue
+		}
+		for _, f := range found {
+			have[f.Path] = true
+		}
+		blocks = append(blocks, llm.TextBlock(memory.Reminder(p, found)))
+	}
+	t.AppendUser(blocks...)
+	return nil
+}
+
+// report shows each warning once a session.
+func (d *onDemand) report(warns []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, w := range warns {
+		if d.warned == nil {
+			d.warned = map[string]bool{}
+		}
+		if !d.warned[w] {
+			d.warned[w] = true
+			fmt.Fprintf(d.warn, "ouro: instructions: %s\n", w)
+		}
+	}
+}
+
+// given are the instruction files the conversation's reminders hold.
+func given(msgs []llm.Message) map[string]bool {
+	have := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			if b.Type == "text" {
+				for _, p := range memory.Given(b.Text) {
+					have[p] = true
+				}
+			}
+		}
+	}
+	return have
+}

@@ -127,8 +127,9 @@ func (s *schema) check(input json.RawMessage) error {
 			continue
 		}
 		if err := s.checkField(name, v); err != nil {
-			line := "- " + name + ": got " + textcut.Bytes(compact(v), 120, "…") + "; " + innermost(err)
-			if allowed := s.allowed(name); allowed != "" {
+			where, got := s.locate(err, name, v)
+			line := "- " + where + ": got " + textcut.Bytes(compact(got), 120, "…") + "; " + innermost(err)
+			if allowed := s.allowed(name); allowed != "" && where == name {
 				line += " (" + allowed + ")"
 			}
 			lines = append(lines, line)
@@ -154,6 +155,85 @@ func (s *schema) checkField(name string, v any) error {
 		return nil // the field cannot be judged alone; the whole input's error stands
 	}
 	return r.Validate(map[string]any{name: v})
+}
+
+// locate follows the schema path of a field's error ("validating
+// /properties/todos/items/properties/status: …") into the value, so the message names
+// the element at fault (todos.0.status) and shows it rather than the whole field. It
+// stops where the path leaves properties and items.
+func (s *schema) locate(err error, name string, v any) (where string, got any) {
+	where, got = name, v
+	path := schemaPath(err)
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if len(segs) < 2 || segs[0] != "properties" || segs[1] != name {
+		return where, got
+	}
+	sub := s.root.Properties[name]
+	for i := 2; i < len(segs) && sub != nil; i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 >= len(segs) {
+				return where, got
+			}
+			obj, ok := got.(map[string]any)
+			next, has := obj[segs[i+1]]
+			if !ok || !has {
+				return where, got
+			}
+			where, got, sub = where+"."+segs[i+1], next, sub.Properties[segs[i+1]]
+			i++
+		case "items":
+			arr, ok := got.([]any)
+			if !ok || sub.Items == nil {
+				return where, got
+			}
+			idx := s.firstInvalid(sub.Items, arr)
+			if idx < 0 {
+				return where, got
+			}
+			where, got, sub = fmt.Sprintf("%s.%d", where, idx), arr[idx], sub.Items
+		default:
+			return where, got
+		}
+	}
+	return where, got
+}
+
+// firstInvalid is the index of the first element of arr that items refuses, or -1.
+func (s *schema) firstInvalid(items *jsonschema.Schema, arr []any) int {
+	w := *items
+	if w.Defs == nil {
+		w.Defs = s.root.Defs
+	}
+	if w.Definitions == nil {
+		w.Definitions = s.root.Definitions
+	}
+	r, err := w.Resolve(nil)
+	if err != nil {
+		return -1
+	}
+	for i, el := range arr {
+		if r.Validate(el) != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// schemaPath is the deepest schema location an error names ("/properties/a/items").
+func schemaPath(err error) string {
+	msg, last := err.Error(), ""
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			return last
+		}
+		loc, after, found := strings.Cut(rest, ": ")
+		if !found {
+			return last
+		}
+		last, msg = loc, after
+	}
 }
 
 // innermost strips the validator's "validating <where>: " prefixes, leaving what was

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -149,34 +153,75 @@ func TestPromptStopHookImpossibleFails(t *testing.T) {
 }
 
 // A check that never exits is killed at its timeout, with what it started, and the
-// evaluator sees that it timed out; a daemon it forked does not outlive it.
+// evaluator sees that it timed out; daemons it forked do not outlive it.
 func TestGoalCheckTimeoutAndDaemon(t *testing.T) {
 	e := newEnv(t)
-	pidFile := filepath.Join(e.dir, "daemon.pid")
+	d1, d2 := goalSleepMarker(), goalSleepMarker()
 	e.fake(
 		scripted.Turn{Text: "Done."},
 		scripted.Turn{ExpectContains: "timed out", Text: `{"met": false, "reason": "the check hangs"}`},
 	)
-	check := "(setsid sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid); nohup sleep 301 >/dev/null 2>&1 & sleep 600"
+	check := fmt.Sprintf("(setsid sleep %s >/dev/null 2>&1 &); nohup sleep %s >/dev/null 2>&1 & sleep 600", d1, d2)
 	out, stderr, code := e.run("", "-p", "x", "--goal", "the server starts", "--goal-check", check,
 		"--goal-check-timeout", "1s", "--goal-max-rounds", "1", "--output-format", "json")
 	res := resultOf(t, out)
 	if code != 4 || res["status"] != "budget_exhausted" {
 		t.Fatalf("exit %d, result %v\n%s", code, res, stderr)
 	}
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the check did not start its daemon: %v", err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if pid <= 0 {
-		t.Fatalf("pid file %q", data)
-	}
-	if err := syscall.Kill(pid, 0); err == nil {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("the daemon %d the check forked outlived it", pid)
+	for _, m := range []string{d1, d2} {
+		if left := goalSleepers(m); len(left) > 0 {
+			killAll(left)
+			t.Errorf("the daemon sleep %s the check forked outlived it: %v", m, left)
+		}
 	}
 }
+
+var goalMarkerSeq atomic.Int64
+
+// goalSleepMarker is a sleep duration no other process uses, so the test finds its sleep
+// in /proc by command line whatever PID namespace the sandbox ran it in.
+func goalSleepMarker() string {
+	return fmt.Sprintf("%d.%06d", 700+os.Getpid()%90, goalMarkerSeq.Add(1))
+}
+
+// goalSleepers lists the live processes running `sleep <marker>`, waiting up to 5 s for
+// them to go.
+func goalSleepers(marker string) []int {
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var out []int
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			cl, err := os.ReadFile(d + "/cmdline")
+			if err != nil || !bytes.HasSuffix(cl, []byte("\x00"+marker+"\x00")) {
+				continue
+			}
+			if st, err := os.ReadFile(d + "/stat"); err == nil {
+				if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+					continue
+				}
+			}
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+		if len(out) == 0 || time.Now().After(end) {
+			return out
+		}
+	}
+}
+
+// goalSleepersNow is goalSleepers without the wait.
+func goalSleepersNow(marker string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []int
+	for _, d := range dirs {
+		if cl, err := os.ReadFile(d + "/cmdline"); err == nil && bytes.HasSuffix(cl, []byte("\x00"+marker+"\x00")) {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 
 // The check goes through the permission rules: a deny rule refuses it and the run fails
 // saying so (the flag approves only where a rule would ask); a session without Bash
@@ -226,5 +271,47 @@ func TestGoalREPL(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "goal check 1/8: met") {
 		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// kill -9 while the goal check runs: the check's processes die with ouro, and --continue
+// picks the goal up again from the transcript and judges the next stop against it.
+func TestGoalKilledDuringCheckResumes(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "Done."},
+		scripted.Turn{ExpectContains: "carry on", Text: "Resumed."},
+		scripted.Turn{ExpectContains: "exited 0 (passed)", Text: `{"met": true, "reason": "the check passed"}`},
+	)
+	marker := goalSleepMarker()
+	check := `if [ -f second ]; then echo second run; exit 0; fi; touch second; echo started > check.started; sleep ` + marker
+	c := e.cmd("-p", "start", "--goal", "the check passes", "--goal-check", check)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(goalSleepersNow(marker)) == 0 {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatalf("the check never started\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	if left := goalSleepers(marker); len(left) > 0 {
+		killAll(left)
+		t.Errorf("the check's sleep outlived ouro's kill -9: %v", left)
+	}
+	out, errOut, code := e.run("", "--continue", "-p", "carry on")
+	if code != 0 || out != "Resumed.\n" || !strings.Contains(errOut, "goal check 1/8: met") {
+		t.Fatalf("exit %d, out %q\n%s", code, out, errOut)
+	}
+	if srv.Remaining() != 0 {
+		t.Errorf("%d turns unused", srv.Remaining())
 	}
 }

@@ -90,14 +90,16 @@ func (l *Loop) judge(ctx context.Context, st State, msgs []llm.Message) Report {
 		v = Verdict{Reason: "the goal could not be confirmed (the evaluator gave no usable verdict). Check the work against the goal with your tools, then finish."}
 	}
 	if c := rep.Check; c != nil && !c.Passed {
-		v.Met = false
-		why := fmt.Sprintf("The check command `%s` did not pass. Its output ends:\n%s", st.Check, headTail(textcut.LastLines(c.Output, 30), 3000))
-		if strings.TrimSpace(v.Reason) != "" && !v.Impossible {
-			why = strings.TrimSpace(v.Reason) + "\n\n" + why
-		} else if v.Impossible {
+		why := fmt.Sprintf("The check command `%s` did not pass; the end of its output:\n%s", st.Check, headTail(textcut.LastLines(c.Output, 30), 3000))
+		switch {
+		case v.Impossible:
 			why = v.Reason
+		case !v.Met && rep.Error == "" && strings.TrimSpace(v.Reason) != "":
+			why = strings.TrimSpace(v.Reason) + "\n\n" + why
 		}
-		v.Reason = why
+		// An evaluator that called it met against a failing check was wrong (or fooled):
+		// its reason is dropped with its verdict.
+		v.Met, v.Reason = false, why
 	}
 	if !v.Met && strings.TrimSpace(v.Reason) == "" {
 		v.Reason = "the evaluator found the goal not met, without saying why; check the work against the goal with your tools."

@@ -49,11 +49,15 @@ const defaultCheckTimeout = 10 * time.Minute
 // kept; the evaluator on the session's provider; the check through the guard.
 func openGoal(o GoalOptions, set *settings.Settings, m model, tr *transcript, g *guard, ws *workspace.Workspace, cwd string, spent *spending, warn io.Writer) (*goal.Loop, error) {
 	rounds := o.MaxRounds
+	if rounds < 0 || rounds > goal.MaxRoundsLimit {
+		return nil, fmt.Errorf("--goal-max-rounds must be between 1 and %d, not %d", goal.MaxRoundsLimit, rounds)
+	}
 	if rounds == 0 {
 		rounds = set.Goal.MaxRounds
-	}
-	if rounds < 0 || rounds > goal.MaxRoundsLimit {
-		return nil, fmt.Errorf("the goal's round limit must be between 1 and %d, not %d (--goal-max-rounds or settings goal.maxRounds)", goal.MaxRoundsLimit, rounds)
+		if rounds < 0 || rounds > goal.MaxRoundsLimit {
+			fmt.Fprintf(warn, "ouro: settings goal.maxRounds must be between 1 and %d, not %d; using %d\n", goal.MaxRoundsLimit, rounds, goal.DefaultMaxRounds)
+			rounds = 0
+		}
 	}
 	evalModel := llm.ResolveAlias(o.Model)
 	if evalModel == "" {

@@ -110,3 +110,20 @@ func TestGoalCheckRunsUnderTheGuard(t *testing.T) {
 		t.Fatalf("the check wrote outside the workspace: %+v", r)
 	}
 }
+
+// A settings file with a round limit out of range is reported and the default used: a
+// repository's file cannot stop ouro from starting.
+func TestGoalSettingsOutOfRangeWarns(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), []byte(`{"goal":{"maxRounds":100000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	s, _ := open(t, home, cwd, []scripted.Turn{{Text: "x"}}, func(o *Options) { o.UI.Warn = &warn })
+	if s.GoalRounds() != goal.DefaultMaxRounds || !strings.Contains(warn.String(), "goal.maxRounds must be between 1 and 100") {
+		t.Fatalf("rounds %d, warnings %q", s.GoalRounds(), warn.String())
+	}
+}

@@ -222,7 +222,6 @@ func goalSleepersNow(marker string) []int {
 	return out
 }
 
-
 // The check goes through the permission rules: a deny rule refuses it and the run fails
 // saying so (the flag approves only where a rule would ask); a session without Bash
 // cannot take a check at all.

@@ -21,11 +21,11 @@ import (
 	_ "github.com/ouroagent/ouro/compact"
 	_ "github.com/ouroagent/ouro/cron"
 	_ "github.com/ouroagent/ouro/goal"
-	_ "github.com/ouroagent/ouro/harness"
 	_ "github.com/ouroagent/ouro/hook"
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
 	_ "github.com/ouroagent/ouro/llm/scripted"
+	_ "github.com/ouroagent/ouro/mechanism"
 	_ "github.com/ouroagent/ouro/memory"
 	_ "github.com/ouroagent/ouro/permission"
 	_ "github.com/ouroagent/ouro/sandbox"
@@ -134,7 +134,7 @@ var examples = map[string]example{
 		"model: Bumped the version to 2.0. Done.",
 		"goal check 1/8: not met: The check command `grep -qx 2.0 VERSION` did not pass",
 		"goal check 2/8: not met: VERSION holds 1.9, not 2.0",
-		"goal check 3/8: met:", "[completed after 5 turns", `VERSION now holds "2.0"`,
+		"goal check 3/8: met:", "[completed after 5 turns; the evaluator's", `VERSION now holds "2.0"`,
 		"goal check 1/8: impossible: one line cannot be both 1.0 and 3.0",
 		"[failed: the goal cannot be met: one line cannot be both 1.0 and 3.0]",
 	}},

@@ -23,11 +23,16 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/goal"
-	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 func main() {
@@ -35,33 +40,91 @@ func main() {
 	dir, err := os.MkdirTemp("", "ouro-s17-")
 	check(err)
 	defer os.RemoveAll(dir)
+	ws, err := workspace.New(dir)
+	check(err)
+	dir = ws.Roots()[0] // symlinks resolved
 
 	var model llm.Provider = scripted.New(&scripted.Script{Turns: script(dir)})
 	if p, err := anthropic.New(anthropic.Config{}); err == nil {
 		model = p
 	}
-	s, err := harness.Open(harness.Options{
-		Model: harness.ModelOptions{Name: llm.DefaultModel, Provider: model},
-		Dirs:  harness.Dirs{CWD: dir, Home: filepath.Join(dir, ".ouro-home"), UserConfig: filepath.Join(dir, ".no-user-config")},
-		// acceptEdits lets the model write VERSION; the check is the user's own command.
-		Access: harness.Access{Mode: "acceptEdits", SandboxLauncher: true},
-		Goal:   harness.GoalOptions{Condition: "VERSION says 2.0", Check: "grep -qx 2.0 VERSION"},
-		UI:     harness.UI{Warn: os.Stdout, Observers: []agent.Observer{show}},
-	})
+	// acceptEdits lets the model write files in the workspace; anything else would ask,
+	// and nobody is there to answer (Headless).
+	policy, err := permission.NewPolicy(permission.PolicyConfig{Workspace: ws, Mode: "acceptEdits"})
 	check(err)
-	defer s.Close()
+	gate := permission.NewGate(policy, permission.Headless{}, nil, nil)
+
+	// The check is the user's own command: it passes the same gate as the model's Bash
+	// (a deny rule would refuse it), approved where a rule would ask, and runs in the
+	// sandbox when this system has one.
+	var box *sandbox.Policy
+	home, _ := os.UserHomeDir()
+	pol := sandbox.FromSettings(settings.Sandbox{}, ws.Roots(), home, os.TempDir())
+	if ok, _ := sandbox.Availability(pol); ok {
+		box = &pol
+	}
+	runCheck := func(ctx context.Context, command string) goal.CheckResult {
+		in, _ := json.Marshal(map[string]string{"command": command})
+		call := tool.Call{ID: "goal_check", Name: "Bash", Input: in}
+		d := permission.NewGate(policy, userCommand(command), nil, nil).Gate(ctx, call)
+		if d.Deny {
+			return goal.CheckResult{Refused: true, Output: d.Reason}
+		}
+		res, err := tools.NewBash(tools.BashConfig{Dir: dir, Sandbox: box}).Run(ctx, &tool.Exec{Call: call})
+		if err != nil {
+			return goal.CheckResult{Output: err.Error()}
+		}
+		return goal.CheckResult{Passed: !res.IsError, Output: res.Text()}
+	}
+	var spent llm.Usage
+	loop, err := goal.New(goal.Config{
+		Provider: model, Model: llm.DefaultModel, RunCheck: runCheck,
+		Spend: func(u llm.Usage, _ string) { spent = spent.Add(u) },
+		Report: func(r goal.Report) {
+			what := "not met"
+			if r.Verdict.Impossible {
+				what = "impossible"
+			} else if r.Verdict.Met {
+				what = "met"
+			}
+			fmt.Printf("goal check %d/%d: %s: %s\n", r.Round, r.MaxRounds, what, firstLine(r.Verdict.Reason))
+		},
+	}, goal.State{Condition: "VERSION says 2.0", Check: "grep -qx 2.0 VERSION"})
+	check(err)
+
+	files := tools.NewFileState()
+	cfg := agent.Config{Provider: model, Model: llm.DefaultModel,
+		Tools: tool.NewRegistry(tools.NewRead(ws, files), tools.NewWrite(ws, files)),
+		Gates: []agent.Gate{gate}, Observers: []agent.Observer{show},
+		SideUsage: func() (llm.Usage, float64) { return spent, llm.LookupModel(llm.DefaultModel).Cost(spent) },
+	}
+	mechanism.Seams(&cfg, loop.Part()) // the goal joins as any mechanism does
+	a, err := agent.New(cfg)
+	check(err)
 
 	ctx := context.Background()
-	fmt.Printf("goal: %s (check: %s)\n", s.Goal().What(), s.Goal().Check)
-	out := s.Run(ctx, "Bump the version to 2.0.")
-	fmt.Printf("[%s after %d turns, $%.4f with the evaluator's calls]\n", out.Status, out.Turns, out.CostUSD)
+	conv := &agent.Conversation{}
+	fmt.Printf("goal: %s (check: %s)\n", loop.Goal().What(), loop.Goal().Check)
+	out := a.Run(ctx, conv, llm.TextBlock("Bump the version to 2.0."))
+	fmt.Printf("[%s after %d turns; the evaluator's %d tokens counted]\n", out.Status, out.Turns, spent.Total())
 	data, err := os.ReadFile(filepath.Join(dir, "VERSION"))
 	check(err)
 	fmt.Printf("VERSION now holds %q\n", strings.TrimSpace(string(data)))
 
-	check(s.SetGoal(goal.State{Condition: "VERSION says both 1.0 and 3.0 on its one line"}))
-	out = s.Run(ctx, "Now make VERSION say both.")
+	check(loop.Set(goal.State{Condition: "VERSION says both 1.0 and 3.0 on its one line"}))
+	out = a.Run(ctx, conv, llm.TextBlock("Now make VERSION say both."))
 	fmt.Printf("[%s: %s]\n", out.Status, out.Reason)
+}
+
+// userCommand approves the check command the user wrote, and nothing else.
+type userCommand string
+
+func (u userCommand) Approve(_ context.Context, p permission.Prompt) (permission.Answer, error) {
+	var in struct{ Command string }
+	if json.Unmarshal(p.Call.Input, &in) == nil && in.Command == string(u) {
+		return permission.Answer{Choice: permission.Once}, nil
+	}
+	return permission.Answer{Choice: permission.No, Reason: "not the user's check"}, nil
 }
 
 // show prints what the model does and what it is told.

@@ -147,6 +147,7 @@ func (c *goalCheck) run(ctx context.Context, command string) goal.CheckResult {
 	in, _ := json.Marshal(map[string]any{"command": command, "timeout": c.timeout.Milliseconds(), "description": "goal check"})
 	call := tool.Call{ID: fmt.Sprintf("goal_check_%d", c.n.Add(1)), Name: "Bash", Input: in}
 	gate := permission.NewGate(c.g.policy, userCommand{command}, c.g.hooks, c.g.audit)
+	gate.Sandboxed, gate.LeavesSandbox = c.g.gate.Sandboxed, c.g.gate.LeavesSandbox
 	d := gate.Gate(ctx, call)
 	if d.Deny {
 		return goal.CheckResult{Refused: true, Output: d.Reason}
@@ -154,6 +155,8 @@ func (c *goalCheck) run(ctx context.Context, command string) goal.CheckResult {
 	if len(d.UpdatedInput) > 0 {
 		call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
 	}
+	// Never outside the sandbox: sandbox.excludedCommands (which a project's file may
+	// add to) and dangerouslyDisableSandbox are for the model's calls a person sees.
 	bash := tools.NewBash(tools.BashConfig{Dir: c.cwd, Env: c.g.env, Sandbox: c.g.sandbox, Within: c.ws.Contains,
 		DefaultTimeout: c.timeout, MaxTimeout: max(c.timeout, 600*time.Second)})
 	start := time.Now()

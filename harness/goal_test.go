@@ -86,13 +86,16 @@ func TestBrokenSavedGoalIsLeftOut(t *testing.T) {
 	}
 }
 
-// The check runs in the sandbox, as Bash does: it cannot write outside the workspace.
+// The check runs in the sandbox, as Bash does: it cannot write outside the workspace,
+// even where sandbox.excludedCommands would let the model's Bash out.
 func TestGoalCheckRunsUnderTheGuard(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	outside := filepath.Join(t.TempDir(), "escaped")
 	s, _ := open(t, home, cwd, []scripted.Turn{{Text: "x"}}, func(o *Options) {
 		o.Access.Mode = "" // default mode: a check that writes would ask, and the flag approves it
 		o.Access.Deny = []string{"Bash(curl *)"}
+		// The model's echo would run outside the sandbox; the check's never does.
+		o.Access.Settings = `{"sandbox": {"excludedCommands": ["echo"]}}`
 		o.Access.SandboxLauncher = true
 	})
 	c := &goalCheck{g: s.guard, ws: s.Workspace, cwd: cwd, timeout: defaultCheckTimeout}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -45,6 +46,7 @@ type Options struct {
 	Limits agent.Limits
 	Access Access
 	UI     UI
+	Goal   GoalOptions
 	// Extensions are mechanisms from outside the harness (the scout's citation check,
 	// the fix guard); their Parts come after the harness's own, so the permission gate
 	// and hooks decide first.
@@ -181,6 +183,7 @@ type Session struct {
 	skills   *skillLog
 	grants   *grants
 	cron     *schedules
+	goal     *goal.Loop
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -248,7 +251,11 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
 	sched := openSchedules(dirs, opts.UI, warn)
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
+	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
+	if err != nil {
+		return nil, err
+	}
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part, goals.Part()))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
 		return nil, err
@@ -260,7 +267,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	notes := &notify.Queue{}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		builtin, ctxp.part, todos.part, skills.part, grants.part, sched.part}
+		builtin, ctxp.part, todos.part, skills.part, grants.part, sched.part, goals.Part()}
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -289,6 +296,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched,
+		goal: goals,
 	}
 	source := "startup"
 	if s.Resumed {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/session"
 )
@@ -21,6 +22,7 @@ type transcript struct {
 	messages []llm.Message
 	todos    json.RawMessage // the last saved todo list
 	skills   []invokedSkill  // the skills loaded, oldest first
+	goal     goal.State      // the last saved goal
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -68,6 +70,12 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
+		case entryGoal:
+			var st goal.State
+			if err := json.Unmarshal(e.Data, &st); err != nil {
+				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
+			}
+			tr.goal = st
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -136,6 +136,10 @@ type Output struct {
 	Decision           string          `json:"decision,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+
+	// impossible is a prompt hook's verdict at Stop or SubagentStop that its condition
+	// cannot be met: the run ends failed with this reason (see promptFunc).
+	impossible string
 }
 
 // SpecificOutput is the event-specific part of an Output.

@@ -26,6 +26,7 @@ type Settings struct {
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`
+	Goal        Goal   `json:"goal"`
 	// Files are the files merged, in the order read (managed first, then the most
 	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
 	Files []string `json:"-"`
@@ -42,6 +43,15 @@ type Memory struct {
 	// ends (one model call). Nil means the default: on for interactive sessions, off for
 	// headless -p runs, which should not pay an extra call per invocation.
 	ExtractOnExit *bool `json:"extractOnExit,omitempty"`
+}
+
+// Goal configures the goal loop (--goal, /goal), an ouro key Claude Code does not have.
+type Goal struct {
+	// MaxRounds bounds the stops judged in one run; 0 means the default (--goal-max-rounds
+	// wins over it).
+	MaxRounds int `json:"maxRounds,omitempty"`
+	// Model is the evaluator's model; "" means the session's (--goal-model wins).
+	Model string `json:"model,omitempty"`
 }
 
 // Permissions are the rules and mode.

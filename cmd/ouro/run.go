@@ -44,6 +44,7 @@ type runFlags struct {
 	sessionID    string
 	inputFormat  string
 	partial      bool
+	goal         goalFlags
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -81,6 +82,7 @@ func (f *runFlags) register(c *cobra.Command) {
 		return pflag.NormalizedName(name)
 	})
 	fl.BoolVar(&f.partial, "include-partial-messages", false, "with --output-format stream-json: also write the answer as it streams (stream_event lines)")
+	f.goal.register(c)
 }
 
 func (f *runFlags) options() harness.Options {
@@ -93,6 +95,7 @@ func (f *runFlags) options() harness.Options {
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
 		Version: version,
+		Goal:    f.goal.options(),
 	}
 }
 
@@ -154,6 +157,9 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 		return fmt.Errorf("--max-turns, --max-budget-usd, --max-duration and --context-window must not be negative")
 	}
 	if err := f.checkFormats(cmd, args); err != nil {
+		return err
+	}
+	if err := f.goal.validate(cmd); err != nil {
 		return err
 	}
 	prompt := strings.Join(args, " ")

@@ -2,8 +2,8 @@ package hook_test
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"strconv"
 	"strings"

@@ -144,6 +144,9 @@ func setupGuard(e guardEnv) (*guard, error) {
 		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
 		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill,
+		// Headless, the run ends at the stop: asyncRewake hooks still running are waited
+		// for there. In the REPL their wake-up waits for the next request.
+		WaitRewake: e.ui.Approver == nil,
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {
@@ -301,6 +304,7 @@ func (g *guard) close(ctx context.Context) error {
 	g.closed = true
 	if g.hooks != nil {
 		g.hooks.SessionEnd(ctx, "exit")
+		g.hooks.Close() // async hooks still running are killed, as Claude Code does
 	}
 	var err error
 	if g.audit != nil {

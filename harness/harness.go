@@ -51,6 +51,13 @@ type Options struct {
 	Extensions []mechanism.Joiner
 	// Version is written into new transcripts.
 	Version string
+	// Setup, when set, runs the Setup hooks with this trigger ("init" or "maintenance",
+	// Claude Code's --init and --maintenance) before SessionStart; what they print joins
+	// the first prompt's context.
+	Setup string
+	// Plugins are folders holding Claude Code plugins (--plugin-dir): their hooks,
+	// skills, agents and commands join the session's.
+	Plugins []string
 }
 
 // ModelOptions say which model serves the session and how.
@@ -181,6 +188,7 @@ type Session struct {
 	skills   *skillLog
 	grants   *grants
 	cron     *schedules
+	tap      *failureTap
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -273,8 +281,9 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 
 	rec := &recorder{w: tr.w, warn: warn}
+	tap := &failureTap{Provider: m.provider}
 	cfg := agent.Config{
-		Provider: m.provider, Model: m.name, System: system, Tools: reg,
+		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
@@ -288,13 +297,18 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap,
 	}
 	source := "startup"
 	if s.Resumed {
 		source = "resume"
 	}
-	s.pending = g.hooks.SessionStart(context.Background(), source)
+	var pending []string
+	if opts.Setup != "" {
+		pending = append(pending, g.hooks.Setup(context.Background(), opts.Setup))
+	}
+	pending = append(pending, g.hooks.SessionStart(context.Background(), source))
+	s.pending = strings.TrimSpace(strings.Join(pending, "\n"))
 	sched.start()
 	return s, nil
 }
@@ -623,6 +637,9 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	input = append([]llm.Block(nil), input...)
 	hooks := s.guard.hooks
 	hooks.ClearHalt()
+	if prompt != "" {
+		hooks.UserPrompt()
+	}
 	if prompt != "" && hooks.Has("UserPromptSubmit") {
 		extra, blocked, reason, err := hooks.UserPromptSubmit(ctx, prompt)
 		if err != nil {
@@ -640,7 +657,9 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
-	return s.Agent.Run(ctx, s.Conv, input...)
+	out := s.Agent.Run(ctx, s.Conv, input...)
+	stopFailure(ctx, hooks, s.tap, out)
+	return out
 }
 
 // Policy is the session's permission policy (mode, rules).

@@ -239,32 +239,47 @@ func looser(m, parent permission.Mode) bool {
 // a looser mode is a grant, honoured only when the definition's file may grant (allow:
 // not written by an ouro session without review).
 func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) func(subagent.Definition) []agent.Gate {
-	return func(d subagent.Definition) []agent.Gate {
-		mode := d.PermissionMode
-		m, err := permission.ParseMode(mode)
-		parent := g.policy.Mode()
-		switch {
-		case err != nil:
-			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
-			return []agent.Gate{g.gate}
-		case m == permission.ModeBypass && parent != permission.ModeBypass:
-			warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
-			return []agent.Gate{g.gate}
-		case m == parent:
-			return []agent.Gate{g.gate}
-		case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
+	return func(d subagent.Definition) []agent.Gate { return g.childGates(d, g.hooks, warn, allow) }
+}
+
+// childGates is the gate of a child of definition d whose hooks are hooks: the session's
+// gate when both its mode and its hooks are the session's.
+func (g *guard) childGates(d subagent.Definition, hooks *hook.Runner, warn func(string), allow func(path, what string) bool) []agent.Gate {
+	base := func() []agent.Gate {
+		if hooks == g.hooks {
 			return []agent.Gate{g.gate}
 		}
-		view, err := g.policy.WithMode(m)
-		if err != nil {
-			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
-			return []agent.Gate{g.gate}
-		}
-		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
+		sub := permission.NewGate(g.policy, g.approver, hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
 		sub.Sandboxed, sub.LeavesSandbox = g.gate.Sandboxed, g.gate.LeavesSandbox
 		return []agent.Gate{sub}
 	}
+	mode := d.PermissionMode
+	if mode == "" {
+		return base()
+	}
+	m, err := permission.ParseMode(mode)
+	parent := g.policy.Mode()
+	switch {
+	case err != nil:
+		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
+		return base()
+	case m == permission.ModeBypass && parent != permission.ModeBypass:
+		warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
+		return base()
+	case m == parent:
+		return base()
+	case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
+		return base()
+	}
+	view, err := g.policy.WithMode(m)
+	if err != nil {
+		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
+		return base()
+	}
+	sub := permission.NewGate(view, g.approver, hooks, g.audit)
+	sub.OnAllowedOutside = g.gate.OnAllowedOutside
+	return []agent.Gate{sub}
 }
 
 // hideDenied removes the tools a bare-name deny rule names from what the model is offered.

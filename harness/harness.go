@@ -25,6 +25,7 @@ import (
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -228,16 +229,23 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	spent := &spending{}
+	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
+	// into them grants nothing until reviewed, as for the skill and agent folders.
+	plugins := loadPlugins(opts.Plugins, warn)
+	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
+	addPluginHooks(set, plugins, grants.allow)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
 		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
 	if err != nil {
 		g.close(context.Background())
+		grants.close()
 		tr.w.Close()
 		return nil, err
 	}
-	s, err := assemble(opts, dirs, m, ws, tr, g, spent, warn)
+	s, err := assemble(opts, dirs, m, ws, tr, g, grants, plugins, spent, warn)
 	if err != nil {
 		g.close(context.Background())
+		grants.close()
 		tr.w.Close()
 		return nil, err
 	}
@@ -246,15 +254,14 @@ func Open(opts Options) (*Session, error) {
 
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
-func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, spent *spending, warn io.Writer) (*Session, error) {
+func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grants, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
 	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker)
 	if err != nil {
 		return nil, err
 	}
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
-	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
+	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	sched := openSchedules(dirs, opts.UI, warn)
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
 	ext, err := join(opts.Extensions, ws)
@@ -275,7 +282,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, warn)
+	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -544,11 +551,12 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
 	}
+	defs = append(defs, extra...)
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg,
@@ -556,6 +564,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
 		GatesFor:    g.gatesFor(say, gr.allow),
+		ScopeFor:    g.scopeFor(say, gr.allow),
 		ProviderFor: providerFor(m, warn),
 		StartHook: func(ctx context.Context, c subagent.Child) string {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))

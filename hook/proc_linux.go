@@ -2,5 +2,9 @@ package hook
 
 import "syscall"
 
-// dieWithParent has the kernel kill the hook's leader when ouro dies.
-func dieWithParent(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
+// guardsGroup: Linux tells a process its parent died, so async hooks run under
+// groupGuard.
+const guardsGroup = true
+
+// dieWithParent has the kernel send sig to the hook's leader when ouro dies.
+func dieWithParent(a *syscall.SysProcAttr, sig syscall.Signal) { a.Pdeathsig = sig }

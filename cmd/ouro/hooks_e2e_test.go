@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -396,5 +397,42 @@ func TestPluginHooksWrittenByOuroDoNotRun(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "hooks.json: the hooks of plugin acme-tools ignored") {
 		t.Errorf("no warning:\n%s", errOut)
+	}
+}
+
+// Item 7, attack: ouro killed with -9 while an async hook runs: the hook and what it
+// forked die with it (Linux tells the hook's guard its parent died).
+func TestAsyncHookDiesWithKilledOuro(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has a parent-death signal")
+	}
+	e := newEnv(t)
+	pidFile := filepath.Join(e.home, "child.pid")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "async": true, "command": "sleep 1000 & echo $! > %s; wait"}]}]}}`, pidFile))
+	e.fake(
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "done"},
+	)
+	c := e.cmd("-p", "go", "--permission-mode", "bypassPermissions")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	var pid int
+	for end := time.Now().Add(20 * time.Second); pid <= 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the async hook did not start")
+		}
+		data, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+	}
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+	for end := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the async hook's child outlived ouro killed with -9")
+		}
 	}
 }

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
@@ -39,6 +41,9 @@ type guard struct {
 	tmpDir        string // per-session temp dir, writable inside the sandbox
 	env           []string
 	closed        bool
+	// notes is the session's notification queue (set once assembled): in the REPL what
+	// async hooks leave for the model goes there.
+	notes atomic.Pointer[notify.Queue]
 }
 
 // guardEnv is what the guard is built from.
@@ -145,8 +150,10 @@ func setupGuard(e guardEnv) (*guard, error) {
 		PermissionMode: func() string { return string(g.policy.Mode()) },
 		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill,
 		// Headless, the run ends at the stop: asyncRewake hooks still running are waited
-		// for there. In the REPL their wake-up waits for the next request.
+		// for there. In the REPL what async hooks say joins the session's notifications,
+		// which reach the model at its next request.
 		WaitRewake: e.ui.Approver == nil,
+		Deliver:    g.deliver(e.ui.Approver != nil),
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {
@@ -399,5 +406,18 @@ func (g *guard) part() mechanism.Part {
 		AfterTool:   []agent.AfterTool{g.hooks, g},
 		BeforeStop:  []agent.BeforeStop{g.hooks},
 		Observers:   []agent.Observer{g.observe},
+	}
+}
+
+// deliver is where async hooks leave what they say for the model: the notification queue
+// in the REPL (interactive), the hook runner itself headless (nil).
+func (g *guard) deliver(interactive bool) func(string) {
+	if !interactive {
+		return nil
+	}
+	return func(text string) {
+		if q := g.notes.Load(); q != nil {
+			q.Notify(tool.Notification{Text: text})
+		}
 	}
 }

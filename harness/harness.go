@@ -273,6 +273,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
+	g.notes.Store(notes)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
 		builtin, ctxp.part, todos.part, skills.part, grants.part, sched.part}

@@ -88,17 +88,27 @@ func (r *Runner) finishAsync(e entry, event string, x result) {
 	if r.cfg.Observer != nil {
 		r.cfg.Observer(x.run)
 	}
+	if note != "" {
+		note = fmt.Sprintf("%s hook (async, %s) says:\n%s", event, e.name(), note)
+	}
+	if wake != "" {
+		wake = fmt.Sprintf("%s hook %s (asyncRewake) exited with code 2:\n%s", event, e.name(), wake)
+	}
+	deliver := r.cfg.Deliver
 	bg := r.bg
 	bg.mu.Lock()
-	if note != "" {
-		bg.pending = append(bg.pending, fmt.Sprintf("%s hook (async, %s) says:\n%s", event, e.name(), note))
+	if note != "" && deliver == nil {
+		bg.pending = append(bg.pending, note)
 	}
 	dropped := false
 	if wake != "" {
-		if bg.woken+len(bg.rewakes) >= MaxRewakes {
+		switch {
+		case bg.woken+len(bg.rewakes) >= MaxRewakes:
 			dropped = true
-		} else {
-			bg.rewakes = append(bg.rewakes, fmt.Sprintf("%s hook %s (asyncRewake) exited with code 2:\n%s", event, e.name(), wake))
+		case deliver != nil:
+			bg.woken++
+		default:
+			bg.rewakes = append(bg.rewakes, wake)
 		}
 	}
 	if e.rewake {
@@ -107,11 +117,19 @@ func (r *Runner) finishAsync(e entry, event string, x result) {
 		bg.changed = make(chan struct{})
 	}
 	bg.mu.Unlock()
+	if deliver != nil && note != "" {
+		deliver(note)
+	}
 	switch {
 	case dropped:
 		r.show(fmt.Sprintf("the asyncRewake hook %s asked to wake the model again; ignored: %d wake-ups in a row without a prompt from you is the limit", e.name(), MaxRewakes))
-	case wake != "" && r.cfg.OnRewake != nil:
-		r.cfg.OnRewake(wake)
+	case wake != "":
+		if deliver != nil {
+			deliver(wake)
+		}
+		if r.cfg.OnRewake != nil {
+			r.cfg.OnRewake(wake)
+		}
 	}
 }
 

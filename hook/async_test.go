@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -284,4 +285,36 @@ func (e *env) allShown() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.user...)
+}
+
+// With Deliver (the REPL's notification queue), async output and wake-ups go there, still
+// bounded, and nothing is kept for the runner's own next request.
+func TestAsyncDeliverSink(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	var got []string
+	r := e.runner(asyncOn("PostToolUse", e.script("echo 'lint failed' >&2; exit 2"), true), func(cfg *hook.Config) {
+		cfg.Deliver = func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
+	})
+	defer r.Close()
+	for i := 0; i < hook.MaxRewakes+2; i++ {
+		res := llmText("ok")
+		r.AfterTool(context.Background(), bash(strconv.Itoa(i), "touch x"), &res)
+	}
+	waitFor(t, "the hooks", func() bool { return len(e.reported()) == hook.MaxRewakes+2 })
+	mu.Lock()
+	n := len(got)
+	first := ""
+	if n > 0 {
+		first = got[0]
+	}
+	mu.Unlock()
+	if n != hook.MaxRewakes || !strings.Contains(first, "lint failed") {
+		t.Fatalf("delivered %d: %q", n, first)
+	}
+	turn := turnOf()
+	_ = r.BeforeModel(context.Background(), turn)
+	if d := r.BeforeStop(context.Background(), stopOf(0)); len(turn.Conv.Messages) != 1 || d.Continue {
+		t.Errorf("the runner kept what it delivered: %+v %+v", turn.Conv.Messages, d)
+	}
 }

@@ -436,3 +436,46 @@ func TestAsyncHookDiesWithKilledOuro(t *testing.T) {
 		}
 	}
 }
+
+// Item 7, REPL: an asyncRewake hook that exits 2 after the turn ended leaves its stderr
+// in the session's notifications, which the model reads at the next request.
+func TestAsyncRewakeREPL(t *testing.T) {
+	e := newEnv(t)
+	done := filepath.Join(e.home, "hook-done")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "asyncRewake": true, "command": "sleep 0.5; echo 'REPL-REWAKE: TestY fails' >&2; touch %s; exit 2"}]}]}}`, done))
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo change")},
+		scripted.Turn{Text: "changed"},
+		scripted.Turn{ExpectContains: "REPL-REWAKE: TestY fails", Text: "looking at TestY"},
+	)
+	c := e.cmd()
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(in, "change it")
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the hook did not run")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the hook's exit reaches ouro
+	fmt.Fprintln(in, "what now?")
+	fmt.Fprintln(in, "/exit")
+	in.Close()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "looking at TestY") {
+		t.Errorf("the wake-up did not reach the model:\n%s\n%s", out.String(), errOut.String())
+	}
+}

@@ -33,7 +33,7 @@ func (g *guard) scopeFor(warn func(string), allow func(path, what string) bool) 
 		return &subagent.Scope{
 			Gates:       g.childGates(d, r, warn, allow),
 			AfterTool:   []agent.AfterTool{r, g},
-			BeforeModel: []agent.BeforeModel{r},
+			BeforeModel: []agent.BeforeModel{r.Child()},
 			StopHook:    func(c subagent.Child) agent.BeforeStop { return r.Subagent(hook.Child(c)) },
 		}
 	}

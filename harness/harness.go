@@ -563,7 +563,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg,
 		ToolOptions: toolOpts,
 		Definitions: defs,
-		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
+		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor:    g.gatesFor(say, gr.allow),
 		ScopeFor:    g.scopeFor(say, gr.allow),
 		ProviderFor: providerFor(m, warn),

@@ -318,3 +318,22 @@ func TestAsyncDeliverSink(t *testing.T) {
 		t.Errorf("the runner kept what it delivered: %+v %+v", turn.Conv.Messages, d)
 	}
 }
+
+// A subagent's loop does not take what async hooks left for the main conversation.
+func TestChildSeamLeavesAsyncOutputForTheMainLoop(t *testing.T) {
+	e := newEnv(t)
+	r := e.runner(asyncOn("PostToolUse", e.script(`echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"FOR-MAIN"}}'`), false))
+	defer r.Close()
+	res := llmText("ok")
+	r.AfterTool(context.Background(), bash("1", "ls"), &res)
+	waitFor(t, "the async hook", func() bool { return len(e.reported()) == 1 })
+	child := turnOf()
+	if err := r.Child().BeforeModel(context.Background(), child); err != nil || len(child.Conv.Messages) != 1 {
+		t.Fatalf("the child took it: %v %+v", err, child.Conv.Messages)
+	}
+	main := turnOf()
+	_ = r.BeforeModel(context.Background(), main)
+	if !strings.Contains(main.Conv.Messages[len(main.Conv.Messages)-1].Text(), "FOR-MAIN") {
+		t.Errorf("the main loop did not get it: %+v", main.Conv.Messages)
+	}
+}

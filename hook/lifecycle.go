@@ -29,6 +29,19 @@ func (r *Runner) BeforeModel(ctx context.Context, t *agent.Turn) error {
 	return nil
 }
 
+// Child returns the BeforeModel seam for a subagent's loop: BeforeModel without the
+// delivery of what async hooks left, which is for the main conversation.
+func (r *Runner) Child() agent.BeforeModel { return childModel{r} }
+
+type childModel struct{ r *Runner }
+
+func (c childModel) BeforeModel(ctx context.Context, t *agent.Turn) error {
+	if h := c.r.takeHalt(); h != nil {
+		return h
+	}
+	return c.r.postToolBatch(ctx, t)
+}
+
 // batchCall is one call of a PostToolBatch's tool_calls.
 type batchCall struct {
 	ToolName     string          `json:"tool_name"`

@@ -233,13 +233,15 @@ func TestSetupHooks(t *testing.T) {
 // the next call is what lets it finish), and what it answers reaches the model later.
 func TestAsyncHookThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gate := filepath.Join(e.dir, "go-on") // inside the workspace: Bash may write there
+	// Inside the workspace: Bash may write there.
+	gate, done := filepath.Join(e.dir, "go-on"), filepath.Join(e.dir, "hook-done")
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-		{"type": "command", "async": true, "timeout": 20, "command": "if [ -f %s ]; then exit 0; fi; while [ ! -f %s ]; do sleep 0.05; done; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"ASYNC-CONTEXT lint found 2 issues\"}}'"}]}]}}`, gate, gate))
+		{"type": "command", "async": true, "timeout": 20, "command": "if [ -f %s ]; then exit 0; fi; while [ ! -f %s ]; do sleep 0.05; done; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"ASYNC-CONTEXT lint found 2 issues\"}}'; touch %s"}]}]}}`, gate, gate, done))
 	e.fake(
 		scripted.Turn{ToolCalls: bash("echo first")},
 		scripted.Turn{ToolCalls: bash("touch " + gate)},
-		scripted.Turn{ToolCalls: bash("sleep 1")},
+		// The hook has finished when done exists; ouro then has a moment to read it.
+		scripted.Turn{ToolCalls: bash("while [ ! -f " + done + " ]; do sleep 0.05; done; sleep 1")},
 		scripted.Turn{ExpectContains: "ASYNC-CONTEXT lint found 2 issues", Text: "done"},
 	)
 	start := time.Now()
@@ -250,11 +252,13 @@ func TestAsyncHookThroughBinary(t *testing.T) {
 }
 
 // Item 7: headless, an asyncRewake hook that exits 2 sends the model back with its
-// stderr when it is about to stop.
+// stderr when it is about to stop. (The hooks here sleep so that they are still running
+// when the model stops, even on a loaded machine; one that ends sooner is read at the
+// next request instead.)
 func TestAsyncRewakeHeadless(t *testing.T) {
 	e := newEnv(t)
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-		{"type": "command", "asyncRewake": true, "command": "sleep 0.5; echo 'REWAKE: TestX fails' >&2; exit 2"}]}]}}`)
+		{"type": "command", "asyncRewake": true, "command": "sleep 2; echo 'REWAKE: TestX fails' >&2; exit 2"}]}]}}`)
 	e.fake(
 		scripted.Turn{ToolCalls: bash("echo change")},
 		scripted.Turn{Text: "all done"},
@@ -271,7 +275,7 @@ func TestAsyncRewakeHeadless(t *testing.T) {
 func TestRewakeLoopIsBounded(t *testing.T) {
 	e := newEnv(t)
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-		{"type": "command", "asyncRewake": true, "command": "sleep 0.3; echo 'still failing' >&2; exit 2"}]}]}}`)
+		{"type": "command", "asyncRewake": true, "command": "sleep 1; echo 'still failing' >&2; exit 2"}]}]}}`)
 	var turns []scripted.Turn
 	for i := 0; i < 12; i++ {
 		turns = append(turns, scripted.Turn{ToolCalls: bash("true")}, scripted.Turn{Text: "done " + strconv.Itoa(i)})
@@ -443,7 +447,7 @@ func TestAsyncRewakeREPL(t *testing.T) {
 	e := newEnv(t)
 	done := filepath.Join(e.home, "hook-done")
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-		{"type": "command", "asyncRewake": true, "command": "sleep 0.5; echo 'REPL-REWAKE: TestY fails' >&2; touch %s; exit 2"}]}]}}`, done))
+		{"type": "command", "asyncRewake": true, "command": "sleep 2; echo 'REPL-REWAKE: TestY fails' >&2; touch %s; exit 2"}]}]}}`, done))
 	e.fake(
 		scripted.Turn{ToolCalls: bash("echo change")},
 		scripted.Turn{Text: "changed"},

@@ -45,18 +45,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // at its next request, once.
 func TestAsyncHookDoesNotBlockAndDeliversLater(t *testing.T) {
 	e := newEnv(t)
-	r := e.runner(asyncOn("PostToolUse", e.script(`sleep 0.3; echo '{"systemMessage":"lint ran","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"LINT: 2 warnings"}}'`), false))
+	// The hook waits for a file the test writes only once AfterTool has returned: had
+	// the call waited for the hook, the hook would have timed out.
+	gate := e.path("gate")
+	hooks := asyncOn("PostToolUse", e.script(`while [ ! -f `+gate+` ]; do sleep 0.02; done; echo '{"systemMessage":"lint ran","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"LINT: 2 warnings"}}'`), false)
+	hooks["PostToolUse"][0].Hooks[0].Timeout = 5
+	r := e.runner(hooks)
 	defer r.Close()
 	res := llmText("ok")
-	start := time.Now()
 	r.AfterTool(context.Background(), bash("1", "go build"), &res)
-	if d := time.Since(start); d > 200*time.Millisecond {
-		t.Fatalf("the async hook held the call for %v", d)
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if strings.Contains(res.Text(), "LINT") {
 		t.Fatalf("async output reached the result: %q", res.Text())
 	}
 	waitFor(t, "the async hook", func() bool { return len(e.reported()) == 1 })
+	if run := e.reported()[0]; run.Outcome != hook.OutcomeSuccess {
+		t.Fatalf("the hook did not finish on its own: %+v", run)
+	}
 	turn := turnOf()
 	if err := r.BeforeModel(context.Background(), turn); err != nil {
 		t.Fatal(err)

@@ -154,6 +154,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 		// which reach the model at its next request.
 		WaitRewake: e.ui.Approver == nil,
 		Deliver:    g.deliver(e.ui.Approver != nil),
+		OnRewake:   rewake(e.ui.Wake),
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {
@@ -420,4 +421,13 @@ func (g *guard) deliver(interactive bool) func(string) {
 			q.Notify(tool.Notification{Text: text})
 		}
 	}
+}
+
+// rewake turns an asyncRewake hook's wake-up into a turn of its own once the REPL is idle
+// (nil headless: the stop takes it).
+func rewake(wake func(Wake)) func(string) {
+	if wake == nil {
+		return nil
+	}
+	return func(text string) { wake(Wake{Source: "hook", Prompt: text}) }
 }

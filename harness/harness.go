@@ -648,7 +648,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	hooks := s.guard.hooks
 	hooks.ClearHalt()
 	if prompt != "" {
-		hooks.UserPrompt()
+		hooks.UserPrompt(prompt)
 	}
 	if prompt != "" && hooks.Has("UserPromptSubmit") {
 		extra, blocked, reason, err := hooks.UserPromptSubmit(ctx, prompt)

@@ -30,11 +30,12 @@ type background struct {
 	pending  []string      // context for the model's next request
 	rewakes  []string      // what asyncRewake hooks said on exit 2, not yet delivered
 	woken    int           // rewakes delivered since the user's last prompt
+	issued   map[string]bool
 }
 
 func newBackground() *background {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &background{ctx: ctx, cancel: cancel, changed: make(chan struct{})}
+	return &background{ctx: ctx, cancel: cancel, changed: make(chan struct{}), issued: map[string]bool{}}
 }
 
 // start runs e in the background for event with payload. It returns at once.
@@ -85,16 +86,13 @@ func (r *Runner) finishAsync(e entry, event string, x result) {
 	case x.run.ExitCode == 2 && x.run.Message != "" && blockable[event]:
 		r.show(x.run.Message) // it can no longer block: the user is told
 	}
-	if r.cfg.Observer != nil {
-		r.cfg.Observer(x.run)
-	}
 	if note != "" {
 		note = fmt.Sprintf("%s hook (async, %s) says:\n%s", event, e.name(), note)
 	}
 	if wake != "" {
 		wake = fmt.Sprintf("%s hook %s (asyncRewake) exited with code 2:\n%s", event, e.name(), wake)
 	}
-	deliver := r.cfg.Deliver
+	deliver, onWake := r.cfg.Deliver, r.cfg.OnRewake
 	bg := r.bg
 	bg.mu.Lock()
 	if note != "" && deliver == nil {
@@ -105,6 +103,9 @@ func (r *Runner) finishAsync(e entry, event string, x result) {
 		switch {
 		case bg.woken+len(bg.rewakes) >= MaxRewakes:
 			dropped = true
+		case onWake != nil:
+			bg.woken++
+			bg.issued[wake] = true
 		case deliver != nil:
 			bg.woken++
 		default:
@@ -123,13 +124,14 @@ func (r *Runner) finishAsync(e entry, event string, x result) {
 	switch {
 	case dropped:
 		r.show(fmt.Sprintf("the asyncRewake hook %s asked to wake the model again; ignored: %d wake-ups in a row without a prompt from you is the limit", e.name(), MaxRewakes))
-	case wake != "":
-		if deliver != nil {
-			deliver(wake)
-		}
-		if r.cfg.OnRewake != nil {
-			r.cfg.OnRewake(wake)
-		}
+	case wake != "" && onWake != nil:
+		onWake(wake)
+	case wake != "" && deliver != nil:
+		deliver(wake)
+	}
+	// Reported last: once the run is in the audit, what it said has been delivered.
+	if r.cfg.Observer != nil {
+		r.cfg.Observer(x.run)
 	}
 }
 
@@ -179,12 +181,17 @@ func (r *Runner) deliver(t *agent.Turn) {
 	t.AppendUser(blocks...)
 }
 
-// UserPrompt says the user sent a prompt of their own: asyncRewake hooks may wake the
-// model MaxRewakes times again. A turn started by a wake-up must not call it.
-func (r *Runner) UserPrompt() {
+// UserPrompt says a turn starts with prompt: unless it is a wake-up the runner handed
+// to OnRewake, the user sent a prompt of their own, and asyncRewake hooks may wake the
+// model MaxRewakes times again.
+func (r *Runner) UserPrompt(prompt string) {
 	r.bg.mu.Lock()
+	defer r.bg.mu.Unlock()
+	if r.bg.issued[prompt] {
+		delete(r.bg.issued, prompt)
+		return
+	}
 	r.bg.woken = 0
-	r.bg.mu.Unlock()
 }
 
 // PendingWake returns the text asyncRewake hooks left for the model and not yet delivered

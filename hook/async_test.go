@@ -127,7 +127,7 @@ func TestRewakeLoopIsBounded(t *testing.T) {
 	if !strings.Contains(strings.Join(e.allShown(), "\n"), "wake-ups in a row") {
 		t.Errorf("the user was not told: %q", e.allShown())
 	}
-	r.UserPrompt()
+	r.UserPrompt("")
 	res := llmText("ok")
 	r.AfterTool(context.Background(), bash("x", "touch y"), &res)
 	if d := r.BeforeStop(context.Background(), stopOf(0)); !d.Continue {
@@ -343,4 +343,34 @@ func TestChildSeamLeavesAsyncOutputForTheMainLoop(t *testing.T) {
 	if !strings.Contains(main.Conv.Messages[len(main.Conv.Messages)-1].Text(), "FOR-MAIN") {
 		t.Errorf("the main loop did not get it: %+v", main.Conv.Messages)
 	}
+}
+
+// With OnRewake (the REPL's wake seam), a wake-up becomes a turn of its own; that turn's
+// prompt does not reset the bound, a prompt of the user's does.
+func TestOnRewakeTurnsDoNotResetTheBound(t *testing.T) {
+	e := newEnv(t)
+	wakes := make(chan string, 2*hook.MaxRewakes)
+	r := e.runner(asyncOn("PostToolUse", e.script("echo 'fix it' >&2; exit 2"), true), func(cfg *hook.Config) {
+		cfg.OnRewake = func(s string) { wakes <- s }
+	})
+	defer r.Close()
+	got := 0
+	for i := 0; i < hook.MaxRewakes+3; i++ {
+		res := llmText("ok")
+		r.AfterTool(context.Background(), bash(strconv.Itoa(i), "touch x"), &res)
+		waitFor(t, "the hook", func() bool { return len(e.reported()) == i+1 })
+		select {
+		case w := <-wakes:
+			got++
+			r.UserPrompt(w) // the woken turn starts with the wake-up as its prompt
+		default:
+		}
+	}
+	if got != hook.MaxRewakes {
+		t.Fatalf("woken %d times, want %d", got, hook.MaxRewakes)
+	}
+	r.UserPrompt("a prompt of the user's")
+	res := llmText("ok")
+	r.AfterTool(context.Background(), bash("x", "touch y"), &res)
+	waitFor(t, "a wake-up after the user's prompt", func() bool { return len(wakes) == 1 })
 }

@@ -124,12 +124,13 @@ type Config struct {
 	// WaitRewake makes a Stop wait for the asyncRewake hooks still running, so that their
 	// exit code 2 can send the model back (headless runs, which end at the stop).
 	WaitRewake bool
-	// OnRewake, when set, is told each time an asyncRewake hook asks to wake the model.
+	// OnRewake, when set, receives the wake-ups of asyncRewake hooks (the REPL starts a
+	// turn with the text once it is idle: UI.Wake); a turn it starts must give the text
+	// to UserPrompt unchanged. Otherwise they go where Deliver says.
 	OnRewake func(text string)
-	// Deliver, when set, receives what async hooks leave for the model (their context,
-	// the wake-ups of asyncRewake hooks) instead of the runner keeping it for the next
-	// request (BeforeModel) or stop: the session's notification queue, which reaches the
-	// model at its next request and can start a turn while the REPL is idle.
+	// Deliver, when set, receives what async hooks leave for the model instead of the
+	// runner keeping it for the next request (BeforeModel) or stop: the session's
+	// notification queue, which reaches the model at its next request.
 	Deliver func(text string)
 }
 

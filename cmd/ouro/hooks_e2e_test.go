@@ -441,14 +441,13 @@ func TestAsyncHookDiesWithKilledOuro(t *testing.T) {
 	}
 }
 
-// Item 7, REPL: an asyncRewake hook that exits 2 after the turn ended leaves its stderr
-// in the session's notifications, which the model reads at the next request.
+// Item 7, REPL: an asyncRewake hook that exits 2 once the turn has ended starts a turn of
+// its own while the REPL is idle (nobody types), its stderr the prompt.
 func TestAsyncRewakeREPL(t *testing.T) {
 	e := newEnv(t)
-	done := filepath.Join(e.home, "hook-done")
-	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
-		{"type": "command", "asyncRewake": true, "command": "sleep 2; echo 'REPL-REWAKE: TestY fails' >&2; touch %s; exit 2"}]}]}}`, done))
-	e.fake(
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "asyncRewake": true, "command": "sleep 2; echo 'REPL-REWAKE: TestY fails' >&2; exit 2"}]}]}}`)
+	srv := e.fake(
 		scripted.Turn{ToolCalls: bash("echo change")},
 		scripted.Turn{Text: "changed"},
 		scripted.Turn{ExpectContains: "REPL-REWAKE: TestY fails", Text: "looking at TestY"},
@@ -463,23 +462,42 @@ func TestAsyncRewakeREPL(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer c.Process.Kill()
 	fmt.Fprintln(in, "change it")
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(done); err == nil {
-			break
-		}
+	for end := time.Now().Add(30 * time.Second); srv.Remaining() > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatal("the hook did not run")
+			t.Fatalf("the wake-up did not start a turn (%d turns left)", srv.Remaining())
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // the hook's exit reaches ouro
-	fmt.Fprintln(in, "what now?")
-	fmt.Fprintln(in, "/exit")
+	fmt.Fprintln(in, "/exit") // read once the woken turn has ended
 	in.Close()
 	if err := c.Wait(); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out.String(), errOut.String())
 	}
-	if !strings.Contains(out.String(), "looking at TestY") {
-		t.Errorf("the wake-up did not reach the model:\n%s\n%s", out.String(), errOut.String())
+	if !strings.Contains(out.String(), "[hook]") || !strings.Contains(out.String(), "looking at TestY") {
+		t.Errorf("the woken turn is not shown:\n%s\n%s", out.String(), errOut.String())
+	}
+}
+
+// Item 3 on a real file (oh-my-claude's validator agent, in the corpus): its frontmatter
+// Stop hook, a prompt hook, judges the validator's own answer (as SubagentStop) and sends
+// it back for the verdict line; the main agent's stop is not judged by it.
+func TestCorpusAgentStopPromptHook(t *testing.T) {
+	e := newEnv(t)
+	useCorpus(t, e, "oh-my-claude")
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("validator", "validate", "Run the checks")}},
+		scripted.Turn{Text: "All checks passed."},
+		scripted.Turn{ExpectContains: "Your response MUST end with a verdict line", Text: `{"ok": false, "reason": "add the verdict line VERDICT: PASS"}`},
+		scripted.Turn{ExpectContains: "add the verdict line", Text: "All checks passed.\nVERDICT: PASS"},
+		scripted.Turn{Text: `{"ok": true}`},
+		scripted.Turn{ExpectContains: "VERDICT: PASS", Text: "validated"},
+	)
+	out, errOut, code := e.run("", "-p", "validate", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "validated\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	if srv.Remaining() != 0 || len(srv.Requests()) != 6 {
+		t.Errorf("%d requests, %d turns left", len(srv.Requests()), srv.Remaining())
 	}
 }

@@ -219,9 +219,9 @@ func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Sto
 	delete(r.stopBlocked, s.Conv)
 	r.mu.Unlock()
 	in := r.input(event)
-	in.StopHookActive, in.AgentType = active, c.Type
+	in.StopHookActive, in.AgentType, in.LastAssistantMessage = active, c.Type, s.Final.Text()
 	if event == SubagentStop {
-		in.AgentID, in.AgentTranscriptPath, in.LastAssistantMessage = c.ID, c.TranscriptPath, s.Final.Text()
+		in.AgentID, in.AgentTranscriptPath = c.ID, c.TranscriptPath
 	}
 	in.conv = s.Conv
 	var reasons, impossible []string
@@ -245,13 +245,27 @@ func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Sto
 		return agent.StopDecision{End: agent.StatusFailed,
 			Reason: fmt.Sprintf("a %s hook found its condition cannot be met: %s", event, strings.Join(impossible, "; "))}
 	}
-	if !blocked {
+	var wakes []string
+	if event == Stop {
+		// The model is about to stop: an asyncRewake hook that exited 2 sends it back.
+		// Headless, the run would end here, so the hooks still running are waited for.
+		if r.cfg.WaitRewake {
+			r.bg.waitRewake(ctx)
+		}
+		wakes = r.bg.takeRewakes()
+	}
+	if !blocked && len(wakes) == 0 {
 		return agent.StopDecision{}
 	}
-	r.mu.Lock()
-	r.stopBlocked[s.Conv] = true
-	r.mu.Unlock()
-	return agent.StopDecision{Continue: true, Message: event + " hook feedback:\n" + strings.Join(reasons, "\n")}
+	var msg []string
+	if blocked {
+		r.mu.Lock()
+		r.stopBlocked[s.Conv] = true
+		r.mu.Unlock()
+		msg = append(msg, event+" hook feedback:\n"+strings.Join(reasons, "\n"))
+	}
+	msg = append(msg, wakes...)
+	return agent.StopDecision{Continue: true, Message: strings.Join(msg, "\n\n")}
 }
 
 // UserPromptSubmit runs the UserPromptSubmit hooks before prompt is sent. Plain stdout

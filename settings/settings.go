@@ -89,6 +89,10 @@ type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []HookCommand `json:"hooks"`
 	Source  string        `json:"-"` // the settings file it came from
+	// PluginRoot is the folder of the plugin the hooks came from ("" for settings files):
+	// its commands run with CLAUDE_PLUGIN_ROOT set to it, and ${CLAUDE_PLUGIN_ROOT} in
+	// a command is replaced by it.
+	PluginRoot string `json:"-"`
 }
 
 // HookCommand is one hook to run.
@@ -107,6 +111,11 @@ type HookCommand struct {
 	// If is a permission rule (`Bash(gh api *)`, `Edit(src/**)`): on tool events the hook
 	// runs only for calls the rule matches.
 	If string `json:"if,omitempty"`
+	// Async runs a command hook in the background: it never blocks what fired it, and
+	// what it answers (additionalContext, systemMessage) reaches the model at its next
+	// request. AsyncRewake is Async whose exit code 2 wakes the model with its stderr.
+	Async       bool `json:"async,omitempty"`
+	AsyncRewake bool `json:"asyncRewake,omitempty"`
 }
 
 // Sandbox configures the OS sandbox around Bash, with Claude Code's keys (enabled,

@@ -266,4 +266,3 @@ func decode(id string, rev int64, data []byte) task.Task {
 }
 
 var _ task.Store = (*Store)(nil)
-

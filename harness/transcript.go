@@ -23,6 +23,7 @@ type transcript struct {
 	todos    json.RawMessage // the last saved todo list
 	skills   []invokedSkill  // the skills loaded, oldest first
 	goal     goal.State      // the last saved goal
+	taskList string          // the task list the session used
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -76,6 +77,11 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
 			}
 			tr.goal = st
+		case entryTaskList:
+			var l struct{ List string }
+			if json.Unmarshal(e.Data, &l) == nil {
+				tr.taskList = l.List
+			}
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

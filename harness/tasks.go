@@ -20,7 +20,10 @@ import (
 
 // entryTaskList records, once a session uses its task list, which list that is, so a
 // resumed session works on the same one.
-const entryTaskList = "task_list"
+const entryTaskList = EntryTaskList
+
+// EntryTaskList is the transcript entry type naming the task list a session used.
+const EntryTaskList = "task_list"
 
 // TaskListEnv are the variables that name a shared task list, ouro's first.
 var TaskListEnv = []string{"OURO_TASK_LIST", "CLAUDE_CODE_TASK_LIST_ID"}

@@ -151,3 +151,40 @@ func TestAgentMayNameTodoWrite(t *testing.T) {
 		t.Fatalf("outcome = %+v", o)
 	}
 }
+
+// After the conversation is summarised, the request carries the task list as it stands
+// in the store, including what another session changed meanwhile.
+func TestTaskListSurvivesCompaction(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	s, prov := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{create("Rename the package")}},
+		{Text: "planned"},
+		{Text: "Summary: the user wants a rename."}, // the compaction summary
+		{Text: "carrying on"},
+	}, func(o *Options) { o.TaskList = "shared" })
+	ctx := context.Background()
+	if out := s.Run(ctx, "plan"); !out.OK() {
+		t.Fatalf("first run: %+v", out)
+	}
+	// Another session adds a task to the shared list.
+	other, _ := open(t, home, t.TempDir(), []scripted.Turn{{ToolCalls: []scripted.ToolCall{create("Fix the imports")}}, {Text: "ok"}},
+		func(o *Options) { o.TaskList = "shared" })
+	if out := other.Run(ctx, "add"); !out.OK() {
+		t.Fatalf("other: %+v", out)
+	}
+	if err := s.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.Run(ctx, "go on"); !out.OK() {
+		t.Fatalf("run after the summary: %+v", out)
+	}
+	reqs := prov.Requests()
+	var sent strings.Builder
+	for _, m := range reqs[len(reqs)-1].Messages {
+		sent.WriteString(m.Text())
+	}
+	if !strings.Contains(sent.String(), "#1 Rename the package") || !strings.Contains(sent.String(), "#2 Fix the imports") ||
+		!strings.Contains(sent.String(), "keep it up to date with TaskUpdate") {
+		t.Fatalf("the request after the summary lacks the task list:\n%s", sent.String())
+	}
+}

@@ -188,3 +188,18 @@ func TestTaskListSurvivesCompaction(t *testing.T) {
 		t.Fatalf("the request after the summary lacks the task list:\n%s", sent.String())
 	}
 }
+
+// A subagent works on its parent's list: what the child creates, the parent lists.
+func TestSubagentSharesTheTaskList(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("Task", map[string]string{"description": "plan it", "prompt": "plan", "subagent_type": "general-purpose"})}},
+		{ToolCalls: []scripted.ToolCall{create("Child's task")}},
+		{ExpectContains: "Task #1 created", Text: "child planned"},
+		{ExpectContains: "child planned", ToolCalls: []scripted.ToolCall{call("TaskList", map[string]any{})}},
+		{ExpectContains: "#1 [pending] Child's task", Text: "done"},
+	}, nil)
+	if o := s.Run(context.Background(), "delegate"); !o.OK() {
+		t.Fatalf("outcome = %+v", o)
+	}
+}

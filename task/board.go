@@ -101,10 +101,15 @@ func (b *Board) Get(ctx context.Context, id string) (Task, error) {
 		return Task{}, err
 	}
 	if b.lapsed(t) {
-		if r, err := b.release(ctx, t); err == nil {
-			return r, nil
+		r, err := b.release(ctx, t)
+		if errors.Is(err, ErrConflict) {
+			// Someone else released (or renewed) it first: read what they wrote.
+			r, err = b.cfg.Store.Get(ctx, b.cfg.List, id)
 		}
-		return b.Get(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return Task{}, b.unknown(ctx, id)
+		}
+		return r, err
 	}
 	return t, nil
 }
@@ -116,23 +121,27 @@ func (b *Board) All(ctx context.Context) ([]Task, error) {
 		return nil, err
 	}
 	released := false
-	for i, t := range ts {
-		if !b.lapsed(t) {
-			continue
-		}
-		r, err := b.release(ctx, t)
-		if err != nil {
-			if t, err = b.cfg.Store.Get(ctx, b.cfg.List, t.ID); err != nil {
+	out := ts[:0]
+	for _, t := range ts {
+		if b.lapsed(t) {
+			r, err := b.release(ctx, t)
+			if errors.Is(err, ErrConflict) {
+				r, err = b.cfg.Store.Get(ctx, b.cfg.List, t.ID) // someone else released (or renewed) it first
+			}
+			if errors.Is(err, ErrNotFound) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
 				return nil, err
 			}
-			r = t // someone else released (or renewed) it first
+			t, released = r, true
 		}
-		ts[i], released = r, true
+		out = append(out, t)
 	}
 	if released {
 		b.changed(ctx)
 	}
-	return ts, nil
+	return out, nil
 }
 
 // lapsed reports whether t's claim ran out without renewal.

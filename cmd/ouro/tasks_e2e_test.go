@@ -147,7 +147,7 @@ func TestTasksTwoProcessesRaceToClaim(t *testing.T) {
 // claims it.
 func TestTasksClaimOfKilledProcessLapses(t *testing.T) {
 	e := newEnv(t)
-	e.vars = append(e.vars, "OURO_TASK_LEASE=1s")
+	e.vars = append(e.vars, "OURO_TASK_LEASE=2s")
 	if _, errOut, code := e.run("", "tasks", "--list", "team", "add", "Migrate the schema"); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -180,13 +180,14 @@ func TestTasksClaimOfKilledProcessLapses(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	// Alive for three leases: the claim holds (renewed), and nobody else may complete it.
-	time.Sleep(3 * time.Second)
+	// Alive for two and a half leases: the claim holds (renewed), and nobody else may
+	// complete it.
+	time.Sleep(5 * time.Second)
 	if _, errOut, code := e.run("", "tasks", "--list", "team", "done", "1"); code == 0 || !strings.Contains(errOut, `claimed by "alpha" in another session`) {
 		t.Fatalf("completing a live claim of another session: exit %d, %s", code, errOut)
 	}
 	kill()
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	got := show()
 	if !strings.Contains(got, "Status: pending") || strings.Contains(got, "Owner:") || !strings.Contains(got, `claim by "alpha" lapsed`) {
 		t.Fatalf("after the holder died and its lease ran out:\n%s", got)

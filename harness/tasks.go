@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -189,7 +188,7 @@ func hideByDefault(reg *tool.Registry, only []string) map[string]tool.Tool {
 		return named
 	}
 	for _, n := range defaultHidden {
-		if t, ok := reg.Get(n); ok && !slices.Contains(only, n) {
+		if t, ok := reg.Get(n); ok {
 			named[n] = t
 			reg.Remove(n)
 		}

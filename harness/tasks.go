@@ -154,9 +154,27 @@ func (ts *tasks) close() error {
 	return nil
 }
 
-// mirror turns tasks into todo items ("#3 subject") for the plan display and reminder.
+// maxMirror bounds the items mirrored: a shared list may hold hundreds of tasks, and the
+// reminder and the snapshot after compaction must stay short.
+const maxMirror = 50
+
+// mirror turns tasks into todo items ("#3 subject") for the plan display and reminder;
+// past maxMirror it keeps the open tasks first and says how many it left out.
 func mirror(list []task.Task) []todo.Item {
-	items := make([]todo.Item, 0, len(list))
+	var more int
+	if len(list) > maxMirror {
+		kept := make([]task.Task, 0, maxMirror)
+		for _, open := range []bool{true, false} {
+			for _, t := range list {
+				if t.Open() == open && len(kept) < maxMirror-1 {
+					kept = append(kept, t)
+				}
+			}
+		}
+		task.SortByID(kept)
+		more, list = len(list)-len(kept), kept
+	}
+	items := make([]todo.Item, 0, len(list)+1)
 	for _, t := range list {
 		st := todo.Status(t.Status)
 		if !st.Valid() {
@@ -167,6 +185,10 @@ func mirror(list []task.Task) []todo.Item {
 			content += " (" + t.Owner + ")"
 		}
 		items = append(items, todo.Item{Content: content, Status: st, ActiveForm: t.ActiveForm})
+	}
+	if more > 0 {
+		note := fmt.Sprintf("… %d more tasks (TaskList shows them all)", more)
+		items = append(items, todo.Item{Content: note, Status: todo.Pending, ActiveForm: note})
 	}
 	return items
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,9 @@ import (
 
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/task/sqlitestore"
 )
 
 func tcall(name string, in any) scripted.ToolCall {
@@ -222,5 +227,80 @@ func TestTasksDamagedStateDB(t *testing.T) {
 	}
 	if _, errOut, code := e.run("", "tasks", "--list", "x"); code == 0 || !strings.Contains(errOut, "move it aside") {
 		t.Fatalf("ouro tasks on a damaged state.db: exit %d %s", code, errOut)
+	}
+}
+
+// Issue 14's done-criterion through the binary: 8 ouro processes, each making 1,000
+// claim attempts (TaskUpdate owner, in its own random order) on one shared list of 1,000
+// tasks, produce no double claim: every task is claimed exactly once, by the process its
+// owner names, and each process's transcript counts exactly the claims it won.
+func TestTasksEightProcessesThousandClaims(t *testing.T) {
+	if testing.Short() {
+		t.Skip("8 processes × 1,000 claims")
+	}
+	const procs, tasks = 8, 1000
+	e := newEnv(t)
+	s, err := sqlitestore.Open(filepath.Join(e.home, ".ouro", "state.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range tasks {
+		if _, err := s.Create(ctx, "race", task.Task{Subject: fmt.Sprint("job ", i+1), Status: task.Pending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := map[string]int{}
+	start := time.Now()
+	for p := range procs {
+		owner := fmt.Sprint("p", p)
+		var calls []scripted.ToolCall
+		for _, i := range rand.Perm(tasks) {
+			c := tcall("TaskUpdate", map[string]string{"taskId": fmt.Sprint(i + 1), "owner": owner})
+			c.ID = fmt.Sprintf("toolu_%s_%d", owner, i)
+			calls = append(calls, c)
+		}
+		_, en := e.fakeAlso(scripted.Turn{ToolCalls: calls}, scripted.Turn{Text: "done"})
+		en.dir = t.TempDir() // a directory of its own, so its transcript is told apart
+		os.WriteFile(filepath.Join(en.dir, "go.mod"), []byte("module example.com/p\n"), 0o644)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, errOut, code := en.run("", "-p", "--task-list", "race", "claim"); code != 0 || out != "done\n" {
+				t.Errorf("%s: exit %d %s%s", owner, code, out, errOut)
+			}
+			won := 0
+			filepath.WalkDir(filepath.Join(e.home, ".ouro", "projects"), func(path string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasSuffix(path, ".jsonl") && strings.Contains(path, session.Slug(en.dir)) {
+					data, _ := os.ReadFile(path)
+					won += strings.Count(string(data), "(claimed by "+owner+")")
+				}
+				return nil
+			})
+			mu.Lock()
+			wins[owner] = won
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d ouro processes × %d claim attempts in %s; claims won: %v", procs, tasks, time.Since(start).Round(time.Millisecond), wins)
+	list, errOut, code := e.run("", "tasks", "--list", "race")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	total := 0
+	for p := range procs {
+		owner := fmt.Sprint("p", p)
+		owned := strings.Count(list, "(owner: "+owner+")")
+		if owned != wins[owner] {
+			t.Errorf("%s won %d claims but owns %d tasks", owner, wins[owner], owned)
+		}
+		total += wins[owner]
+	}
+	if total != tasks || strings.Count(list, "(owner: ") != tasks {
+		t.Errorf("%d claims won, %d tasks owned, want %d each", total, strings.Count(list, "(owner: "), tasks)
 	}
 }

@@ -149,9 +149,10 @@ func (b *Board) lapsed(t Task) bool {
 	return t.Owner != "" && !t.LeaseUntil.IsZero() && t.Open() && b.cfg.Now().After(t.LeaseUntil)
 }
 
-// live reports whether someone other than this board holds t.
+// heldByOther reports whether someone other than this board holds a live claim on t (a
+// completed task is held by nobody: completing it ends the claim).
 func (b *Board) heldByOther(t Task) bool {
-	return t.Owner != "" && t.Holder != b.cfg.Holder && !b.lapsed(t)
+	return t.Owner != "" && t.Holder != "" && t.Holder != b.cfg.Holder && !b.lapsed(t)
 }
 
 // release puts a lapsed task back to pending, with a note saying why.

@@ -202,3 +202,19 @@ func TestListNames(t *testing.T) {
 		}
 	}
 }
+
+// A completed task is held by nobody: anyone may reopen or delete it.
+func TestCompletedTaskIsFree(t *testing.T) {
+	ctx := context.Background()
+	c := &clock{time.Unix(1e9, 0)}
+	s := task.NewMemStore()
+	a, b := board(s, "a", c), board(s, "b", c)
+	mustCreate(t, a, 2)
+	a.Update(ctx, "1", task.Update{Owner: ptr("alice")})
+	if _, err := a.Update(ctx, "1", task.Update{Status: ptr(task.Completed)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Update(ctx, "1", task.Update{Status: ptr(task.Deleted)}); err != nil {
+		t.Fatalf("deleting a completed task: %v", err)
+	}
+}

@@ -15,15 +15,15 @@ import (
 const (
 	versionTargetKB = 10 << 10 // `ouro --version`
 	taskTargetKB    = 25 << 10 // a 3-turn headless task
-	// taskGuardKB is what this test enforces for the task, a little above the target it
-	// reaches only just (24.8 to 25.6 MB here): the OpenAI SDK alone, initialised in
-	// every run whichever provider is used, costs about 5.5 MB of it. Before the fixes
-	// of item 22 the task peaked at 45 MB (34 MB in this test, which measures ouro as
-	// installed). Linking the task list's SQLite store (modernc.org/sqlite, issue 14)
-	// costs about 1.4 MB more (25.4-25.6 MB before, 26.8-27.3 after) though a run that
-	// never plans never opens it: its package initialisation runs in every process and
-	// touches pages spread over its 3.5 MB of code and data.
-	taskGuardKB = 28 << 10
+	// taskGuardKB is what this test enforces for the task, a little above the target for
+	// the noise of a shared machine. Before the fixes of item 22 the task peaked at 45 MB
+	// (34 MB in this test, which measures ouro as installed). Package initialisation runs
+	// in every process for every linked package: the OpenAI SDK's alone touches about
+	// 6 MB of code in a run that talks to Anthropic, and the task list's SQLite store
+	// (issue 14) 1.4 MB more in a run that never plans. internal/lean releases what only
+	// initialisation touched, which brings the task from about 27 MB to about 23 MB; the
+	// figure without it (OURO_KEEP_INIT_PAGES=1) is logged too.
+	taskGuardKB = 26 << 10
 )
 
 // Issue 12, item 22: the peak RSS of `ouro --version` and of a 3-turn headless task
@@ -82,8 +82,25 @@ func TestPeakMemory(t *testing.T) {
 		task = max(task, peakKB(t, probe, c))
 	}
 
-	t.Logf("peak RSS of the release build (%.1f MB): --version %.1f MB (target %d), 3-turn headless task %.1f MB (target %d)",
-		float64(st.Size())/(1<<20), float64(version)/1024, versionTargetKB>>10, float64(task)/1024, taskTargetKB>>10)
+	// The same task keeping the pages only initialisation touched (see internal/lean).
+	kept := func() int64 {
+		e := newEnv(t)
+		if err := os.WriteFile(filepath.Join(e.dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.fake(
+			scripted.Turn{Text: "Looking.", ToolCalls: []scripted.ToolCall{{Name: "Glob", Input: json.RawMessage(`{"pattern":"*.go"}`)}}},
+			scripted.Turn{ExpectContains: "main.go", ToolCalls: []scripted.ToolCall{{Name: "Read", Input: json.RawMessage(`{"file_path":"main.go"}`)}}},
+			scripted.Turn{ExpectContains: "func main", Text: "There is one Go file with an empty main."},
+		)
+		c := e.cmd("-p", "what is here")
+		c.Path, c.Args[0] = bin, bin
+		c.Env = append(c.Env, "OURO_KEEP_INIT_PAGES=1")
+		return peakKB(t, probe, c)
+	}()
+
+	t.Logf("peak RSS of the release build (%.1f MB): --version %.1f MB (target %d), 3-turn headless task %.1f MB (target %d; %.1f MB keeping the pages only initialisation touched)",
+		float64(st.Size())/(1<<20), float64(version)/1024, versionTargetKB>>10, float64(task)/1024, taskTargetKB>>10, float64(kept)/1024)
 	if version > versionTargetKB {
 		t.Errorf("--version peaked at %.1f MB, over its %d MB target", float64(version)/1024, versionTargetKB>>10)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
+	"github.com/ouroagent/ouro/internal/lean"
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
 )
@@ -25,6 +26,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	lean.ReleaseInitPages() // what only initialisation touched (see internal/lean)
 	// A sandboxed Bash command starts this binary as its launcher; that never returns.
 	sandbox.MaybeRunLauncher()
 	root := newRootCmd()

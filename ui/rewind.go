@@ -115,6 +115,8 @@ func (r *REPL) rewindCode(p checkpoint.Prompt) error {
 	var refused, conflicts, todo int
 	for _, st := range steps {
 		switch {
+		case st.Refused != "" && st.File.TooBig: // lost, but it need not hold the others back
+			fmt.Fprintf(r.Out, "  cannot restore %s: %s\n", st.File.Path, st.Refused)
 		case st.Refused != "":
 			refused++
 			fmt.Fprintf(r.Out, "  cannot restore %s: %s\n", st.File.Path, st.Refused)

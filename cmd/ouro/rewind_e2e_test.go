@@ -223,3 +223,25 @@ func TestApprovalReasksAndTakesNoWithAReason(t *testing.T) {
 		t.Fatal("the refused write happened")
 	}
 }
+
+// After /compact the conversation before it cannot be rewound (its messages were
+// summarised away), and the list says so; its code still can be.
+func TestRewindAfterCompactionIsCodeOnly(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite("a.txt", "a\n")}},
+		scripted.Turn{Text: "written"},
+		scripted.Turn{Text: "The user asked for a.txt; it was written."},
+	)
+	out, errOut, code := e.run("write a\n/compact\n/rewind 1 both\n/rewind 1 conversation\n/rewind 1 code\n/exit\n", "--permission-mode", "acceptEdits")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "compacted:") || !strings.Contains(out, "[conversation compacted since: code only]") ||
+		strings.Count(errOut, "compacted since that prompt") != 2 {
+		t.Fatalf("the rewind did not refuse the conversation:\n%s\n%s", out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the code was not restored:\n%s\n%s", out, errOut)
+	}
+}

@@ -73,6 +73,10 @@ type Entry struct {
 type Store struct {
 	// MaxFile caps the size of a file whose content is kept; 0 means DefaultMaxFile.
 	MaxFile int64
+	// Within, when set, says whether a path is in the session's workspace: a restore
+	// never touches one that is not (a manifest edited on disk cannot aim it elsewhere).
+	// Set it before the tools run.
+	Within func(path string) bool
 
 	sessions string // the folder holding every session's folder
 	session  string // this session's ID

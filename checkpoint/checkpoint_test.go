@@ -246,3 +246,27 @@ func TestATamperedBlobIsNotRestored(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A manifest edited on disk (by Bash, say) to name a file outside the workspace cannot
+// make a rewind delete or overwrite it.
+func TestAManifestCannotAimOutsideTheWorkspace(t *testing.T) {
+	f := newFixture(t)
+	f.s.Within = func(p string) bool { return strings.HasPrefix(p, f.work+string(filepath.Separator)) }
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	f.s.Begin(0, "one")
+	f.change("a.txt", "a")
+	manifest := filepath.Join(f.sessions, "s1", "checkpoints", "1.json")
+	data, _ := json.Marshal([]File{{Path: victim, Absent: true}})
+	os.WriteFile(manifest, data, 0o600)
+	again := Open(f.sessions, "s1", f.j.record, f.j.entries)
+	again.Within = f.s.Within
+	steps, err := again.Plan(1)
+	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Refused, "outside") {
+		t.Fatalf("%+v %v", steps, err)
+	}
+	again.Restore(steps, true)
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatal("the file outside the workspace was deleted")
+	}
+}

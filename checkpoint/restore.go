@@ -63,6 +63,9 @@ func (s *Store) Plan(id int) ([]Step, error) {
 // state to restore (want).
 func (s *Store) check(want, last File) (same bool, conflict, refused string) {
 	path := want.Path
+	if !filepath.IsAbs(path) || s.Within != nil && !s.Within(filepath.Clean(path)) {
+		return false, "", "it is outside this session's workspace, so a rewind does not touch it"
+	}
 	dir := filepath.Dir(path)
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 		return false, "", fmt.Sprintf("its folder now leads elsewhere (%s): a symbolic link was put in its way", real)

@@ -492,7 +492,9 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		return mechanism.Part{}, nil, err
 	}
 	files := tools.NewFileState()
-	files.SetRecorder(tr.checkpoints())
+	cp := tr.checkpoints()
+	cp.Within = ws.Contains
+	files.SetRecorder(cp)
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,

@@ -270,3 +270,30 @@ func TestAManifestCannotAimOutsideTheWorkspace(t *testing.T) {
 		t.Fatal("the file outside the workspace was deleted")
 	}
 }
+
+// Killed between the checkpoint and the write, the file is as it was: nothing to do. Killed
+// between the write and the record of it, the file is not what the record expects: the
+// rewind asks rather than assumes.
+func TestACrashMidChangeIsSafe(t *testing.T) {
+	f := newFixture(t)
+	p := filepath.Join(f.work, "a.txt")
+	os.WriteFile(p, []byte("before"), 0o644)
+	f.s.Begin(0, "one")
+	if err := f.s.BeforeChange(p); err != nil {
+		t.Fatal(err)
+	}
+	again := Open(f.sessions, "s1", f.j.record, f.j.entries)
+	if steps, _ := again.Plan(1); len(steps) != 1 || !steps[0].Same {
+		t.Fatalf("%+v", steps)
+	}
+	os.WriteFile(p, []byte("after"), 0o644) // written, but Changed never came
+	again = Open(f.sessions, "s1", f.j.record, f.j.entries)
+	steps, _ := again.Plan(1)
+	if len(steps) != 1 || steps[0].Conflict == "" {
+		t.Fatalf("%+v", steps)
+	}
+	again.Restore(steps, true)
+	if got, _ := f.read("a.txt"); got != "before" {
+		t.Fatalf("%q", got)
+	}
+}

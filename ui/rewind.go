@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +16,15 @@ import (
 // files each changed and puts the code, the conversation or both back to what they were
 // before the chosen one. Missing arguments are asked for.
 func (r *REPL) rewind(args string) error {
+	err := r.rewindAsking(args)
+	if errors.Is(err, io.EOF) {
+		fmt.Fprintln(r.Out, "\n(the input ended before an answer: nothing more was rewound)")
+		return nil
+	}
+	return err
+}
+
+func (r *REPL) rewindAsking(args string) error {
 	prompts, err := r.sess.Checkpoints()
 	if err != nil {
 		fmt.Fprintln(r.Err, "ouro: some checkpoints could not be read:", err)

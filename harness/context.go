@@ -143,7 +143,11 @@ func (g *guard) importCheck(path string) (memory.Access, string) {
 
 // Compact summarises the conversation now (the REPL's /compact [focus]).
 func (s *Session) Compact(ctx context.Context, focus string) error {
-	return s.ctx.compactor.Compact(ctx, s.Conv, focus)
+	if err := s.ctx.compactor.Compact(ctx, s.Conv, focus); err != nil {
+		return err
+	}
+	s.cp.Compacted() // outside a run: no agent event tells the checkpoints
+	return nil
 }
 
 // Remembered is what a Remember call saved and what its model calls cost.

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
@@ -203,6 +204,7 @@ type Session struct {
 	goal     *goal.Loop
 	tap      *failureTap
 	tasks    *tasks
+	cp       *checkpoint.Store
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -314,7 +316,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	tap := &failureTap{Provider: m.provider}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
-		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe},
+		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe, tr.observeCompaction},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
@@ -328,7 +330,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
-		goal: goals,
+		goal: goals, cp: tr.checkpoints(),
 	}
 	source := "startup"
 	if s.Resumed {
@@ -490,6 +492,9 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		return mechanism.Part{}, nil, err
 	}
 	files := tools.NewFileState()
+	cp := tr.checkpoints()
+	cp.Within = ws.Contains
+	files.SetRecorder(cp)
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
@@ -690,6 +695,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
+	s.beginCheckpoint(input, prompt)
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	stopFailure(ctx, hooks, s.tap, out)
 	return out

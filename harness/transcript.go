@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/session"
@@ -20,10 +21,12 @@ type transcript struct {
 	w        *session.Writer
 	resumed  bool
 	messages []llm.Message
-	todos    json.RawMessage // the last saved todo list
-	skills   []invokedSkill  // the skills loaded, oldest first
-	goal     goal.State      // the last saved goal
-	taskList string          // the task list the session used
+	todos    json.RawMessage    // the last saved todo list
+	skills   []invokedSkill     // the skills loaded, oldest first
+	goal     goal.State         // the last saved goal
+	taskList string             // the task list the session used
+	history  []checkpoint.Entry // the entries checkpoints are listed from
+	cp       *checkpoint.Store  // made by checkpoints()
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -82,6 +85,8 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			if json.Unmarshal(e.Data, &l) == nil {
 				tr.taskList = l.List
 			}
+		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
+			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -67,7 +67,7 @@ func (t *Transcript) Messages() ([]llm.Message, []Repair) {
 			var data struct {
 				Messages []llm.Message `json:"messages"`
 			}
-			if err := json.Unmarshal(e.Data, &data); err != nil || len(data.Messages) == 0 {
+			if err := json.Unmarshal(e.Data, &data); err != nil || data.Messages == nil { // [] is a rewind to the start
 				r.note(RepairDroppedMessage, e.UUID, "", "ignored an unreadable history replacement (line %d)", e.Line)
 				continue
 			}

@@ -161,11 +161,15 @@ func (e *Edit) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 
 	updated, regions := plan.apply(content)
 	data := []byte(updated)
+	if err := e.files.beforeChange("Edit", path); err != nil {
+		return tool.Result{}, err
+	}
 	written, err := writeFileAtomic(path, data, keptMode(info.Mode()))
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
 	before, after := sha256.Sum256([]byte(content)), sha256.Sum256(data)
+	e.files.changed(path, after)
 	e.files.record(path, newStamp(written, after))
 	res := tool.Text(fmt.Sprintf("The file %s has been updated (%s). Here is the edited part, numbered as the file is now:\n%s",
 		path, plural(len(plan.at), "replacement"), snippet(updated, regions)))
@@ -211,11 +215,15 @@ func (e *Edit) load(path string) (string, os.FileInfo, error) {
 // create makes a new file holding content, as Edit with an empty old_string does.
 func (e *Edit) create(path, content string) (tool.Result, error) {
 	data := []byte(content)
+	if err := e.files.beforeChange("Edit", path); err != nil {
+		return tool.Result{}, err
+	}
 	written, err := writeFileAtomic(path, data, newFileMode)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
 	after := sha256.Sum256(data)
+	e.files.changed(path, after)
 	e.files.record(path, newStamp(written, after))
 	res := tool.Text(fmt.Sprintf("Created %s with %s.", path, plural(countLines(content), "line")))
 	res.Files = []tool.FileChange{{Path: path, After: hex.EncodeToString(after[:])}}

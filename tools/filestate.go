@@ -23,9 +23,10 @@ var (
 // stale picture, silently undoing the user's or a formatter's change. It is safe for
 // concurrent use.
 type FileState struct {
-	mu    sync.Mutex
-	seen  map[string]fileStamp
-	locks map[string]*pathLock
+	mu       sync.Mutex
+	seen     map[string]fileStamp
+	locks    map[string]*pathLock
+	recorder ChangeRecorder
 }
 
 // fileStamp identifies one version of a file. The content hash catches a rewrite that
@@ -127,4 +128,43 @@ func (s *FileState) sumOfSeen(path string) ([sha256.Size]byte, bool) {
 	defer s.mu.Unlock()
 	st, ok := s.seen[path]
 	return st.sum, ok
+}
+
+// ChangeRecorder is told about each file Write and Edit change, under the path's lock:
+// BeforeChange just before the change (an error refuses it, so nothing is changed that
+// could not be recorded first) and Changed with the hash of what was written. Checkpoints
+// use it; the tools know nothing more of them.
+type ChangeRecorder interface {
+	BeforeChange(path string) error
+	Changed(path string, sum [sha256.Size]byte)
+}
+
+// SetRecorder makes r see every change Write and Edit make through this FileState; nil
+// stops it. Set it before the tools run.
+func (s *FileState) SetRecorder(r ChangeRecorder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recorder = r
+}
+
+func (s *FileState) beforeChange(tool, path string) error {
+	s.mu.Lock()
+	r := s.recorder
+	s.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	if err := r.BeforeChange(path); err != nil {
+		return fmt.Errorf("%s %s: not changed, because its checkpoint could not be saved: %w", tool, path, err)
+	}
+	return nil
+}
+
+func (s *FileState) changed(path string, sum [sha256.Size]byte) {
+	s.mu.Lock()
+	r := s.recorder
+	s.mu.Unlock()
+	if r != nil {
+		r.Changed(path, sum)
+	}
 }

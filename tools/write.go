@@ -109,11 +109,15 @@ func (w *Write) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 			change.Before = hex.EncodeToString(before[:])
 		}
 	}
+	if err := w.files.beforeChange("Write", path); err != nil {
+		return tool.Result{}, err
+	}
 	written, err := writeFileAtomic(path, data, mode)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Write %s: %w", path, err)
 	}
 	after := sha256.Sum256(data)
+	w.files.changed(path, after)
 	change.After = hex.EncodeToString(after[:])
 	w.files.record(path, newStamp(written, after))
 	lines := countLines(*in.Content)

@@ -48,6 +48,7 @@ const replHelp = `Commands:
   /compact [focus] summarise the conversation so far to free context
   /loop [5m] TASK  run TASK now and again every 5m (or when the model says); /loop stop
   /remember        save durable facts from this conversation to the project's memory
+  /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
@@ -239,6 +240,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		return false, r.loop(line)
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
+	case "/rewind":
+		return false, r.rewind(strings.TrimPrefix(line, name))
 	case "/goal":
 		return false, goalCommand(r.sess, strings.TrimPrefix(line, name), r.Out)
 	case "/compact":
@@ -303,7 +306,7 @@ func (r *REPL) readLines() {
 	for {
 		line, err := br.ReadString('\n')
 		if line != "" {
-			r.lines <- lineOrErr{line: strings.TrimRight(line, "\r\n")}
+			r.lines <- lineOrErr{line: stripEscapes(strings.TrimRight(line, "\r\n"))} // arrow keys are not text
 		}
 		if err != nil {
 			r.lines <- lineOrErr{err: err}

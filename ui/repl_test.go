@@ -193,18 +193,36 @@ func TestParseApproval(t *testing.T) {
 		reason string
 	}{
 		{"y", permission.Once, ""}, {"yes", permission.Once, ""}, {"s", permission.Session, ""},
-		{"a", permission.Always, ""}, {"n", permission.No, "the user said no"},
-		{"n use make instead", permission.No, "use make instead"}, {"", permission.No, "the user said no"},
-		{"please don't", permission.No, "please don't"},
+		{"a", permission.Always, ""}, {"n", permission.No, "the user said no"}, {"NO", permission.No, "the user said no"},
+		{"n use make instead", permission.No, "use make instead"}, {"n: use make instead", permission.No, "use make instead"},
+		{"no, not now", permission.No, "not now"},
 	}
 	for _, c := range cases {
-		got := parseApproval(c.line, true)
-		if got.Choice != c.choice || (c.reason != "" && got.Reason != c.reason) {
-			t.Errorf("%q → %+v", c.line, got)
+		got, ok := parseApproval(c.line, true)
+		if !ok || got.Choice != c.choice || (c.reason != "" && got.Reason != c.reason) {
+			t.Errorf("%q → %+v, %v", c.line, got, ok)
 		}
 	}
-	if got := parseApproval("a", false); got.Choice != permission.No {
+	// Anything else is not an answer (the approver asks again), a refusal included.
+	for _, line := range []string{"", "please don't", "yes please", "maybe", "nope", "\x1b[A"} {
+		if got, ok := parseApproval(line, true); ok {
+			t.Errorf("%q was taken as %+v", line, got)
+		}
+	}
+	if got, ok := parseApproval("a", false); ok {
 		t.Errorf("always without a rule to save: %+v", got)
+	}
+}
+
+func TestStripEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x1b[A": "", "\x1b[A\x1b[B\x1b[C\x1b[D": "", "\x1bOA": "", "fix\x1b[D\x1b[Dit": "fixit",
+		"\x1b[1;5C word": " word", "\x1b[200~pasted\x1b[201~": "pasted", "\x1b]0;title\x07hi": "hi",
+		"\x1bb back": " back", "plain [A text": "plain [A text", "\x1b[3~": "", "é\x1b[Aà": "éà", "\x1b": "",
+	} {
+		if got := stripEscapes(in); got != want {
+			t.Errorf("stripEscapes(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -172,12 +173,15 @@ type Session struct {
 	// Todos is the session's plan (TodoWrite); Skills the skills found for this project.
 	Todos  *todo.List
 	Skills *skill.Catalog
+	// Background runs what the model started with run_in_background (the REPL's /tasks).
+	Background *background.Manager
 
 	provider llm.Provider
 	warn     io.Writer
 	writer   *session.Writer
 	guard    *guard
 	ctx      *contextParts
+	bg       *backgroundWork
 	skills   *skillLog
 	grants   *grants
 	cron     *schedules
@@ -240,7 +244,13 @@ func Open(opts Options) (*Session, error) {
 // and makes the agent.
 func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker)
+	// What tools notify (Exec.Notify) waits in notes until the next model call.
+	notes := &notify.Queue{}
+	bg, err := openBackground(tr, ws, g.settings, notes, opts.UI.Wake, warn)
+	if err != nil {
+		return nil, err
+	}
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker, bg.mgr)
 	if err != nil {
 		return nil, err
 	}
@@ -256,18 +266,18 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	for i := range ext {
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
-	// What tools notify (Exec.Notify) waits in notes until the next model call.
-	notes := &notify.Queue{}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
-	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		builtin, ctxp.part, todos.part, skills.part, grants.part, sched.part}
+	// Notifications are delivered after compaction has had its say, so a summary never
+	// swallows one the model has not read.
+	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
+		todos.part, skills.part, grants.part, sched.part, bg.part}
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, warn)
+	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, bg.mgr, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -289,6 +299,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched,
+		Background: bg.mgr, bg: bg,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -436,7 +447,7 @@ func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Pa
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker, bg *background.Manager) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -449,7 +460,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
 		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded,
-		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains})
+		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg})
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
 	return mechanism.Part{Name: "tools", Tools: []tool.Tool{
@@ -530,7 +541,7 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, bg *background.Manager, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -551,6 +562,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
+		Background:    bg,
 	})
 	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }
@@ -640,6 +652,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
+	defer s.bg.running()()
 	return s.Agent.Run(ctx, s.Conv, input...)
 }
 
@@ -656,6 +669,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.cron.sched.Stop()                        // session-only jobs die with the session
+	s.bg.close()                               // nothing the session started outlives it
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(err, s.writer.Sync(), s.writer.Close())

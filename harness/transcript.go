@@ -21,6 +21,8 @@ type transcript struct {
 	messages []llm.Message
 	todos    json.RawMessage // the last saved todo list
 	skills   []invokedSkill  // the skills loaded, oldest first
+	// background holds the entries of background work (tasks, notifications).
+	background []session.Entry
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -68,6 +70,8 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
+		case entryBackground, entryNotified, entryDelivered:
+			tr.background = append(tr.background, e)
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -9,6 +9,7 @@ import "strings"
 var ouro = map[string]bool{
 	"Bash": true, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": true, "Write": true,
 	"WebFetch": true, "AskUserQuestion": true, "TodoWrite": true, "Skill": true, "Task": true, "Agent": true,
+	"TaskOutput": true, "TaskStop": true, // background work (s11)
 }
 
 // claudeCode maps Claude Code's current and legacy tool names onto ouro's equivalent;
@@ -17,11 +18,9 @@ var claudeCode = map[string]string{
 	"MultiEdit":            "Edit", // several edits to one file: Edit, one call per edit
 	"NotebookRead":         "Read", // Read shows notebooks
 	"NotebookEdit":         "",
-	"BashOutput":           "", // background shells (s11)
-	"KillShell":            "",
-	"KillBash":             "",
-	"TaskOutput":           "",
-	"TaskStop":             "",
+	"BashOutput":           "TaskOutput", // background work's older names
+	"KillShell":            "TaskStop",
+	"KillBash":             "TaskStop",
 	"WebSearch":            "",
 	"TaskCreate":           "TodoWrite", // the task list (s10); until it lands, the plan tool
 	"TaskGet":              "TodoWrite",

@@ -1,0 +1,278 @@
+package harness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
+)
+
+// Transcript entries of background work: a task started or was stopped by the model; a
+// notification was queued for the model; notifications reached the conversation. With
+// them a resumed session delivers what the last process queued and never delivered, and
+// tells the model of tasks that process left running when it ended.
+const (
+	entryBackground = "background"
+	entryNotified   = "notification"
+	entryDelivered  = "notification_delivered"
+)
+
+// stopWait bounds one wait of a headless run for its background tasks: past it the model
+// is told what still runs and decides (wait again, stop them, or finish).
+const stopWait = 10 * time.Minute
+
+// backgroundWork is the session's background tasks, and how their notifications reach
+// the model: before its next request (notify.Queue); as a turn of their own when the
+// REPL is idle (UI.Wake); or, in a headless run whose model stops while tasks still run,
+// as the message the run continues with once one ends.
+type backgroundWork struct {
+	mgr   *background.Manager
+	notes *notify.Queue
+	w     *session.Writer
+	wake  func(Wake)
+	warn  io.Writer
+
+	mu   sync.Mutex
+	busy bool            // a run is under way
+	seen map[string]bool // notifications recorded in the transcript, by key
+	part mechanism.Part
+}
+
+type notifiedEntry struct {
+	Key  string `json:"key"`
+	Text string `json:"text"`
+}
+
+type deliveredEntry struct {
+	Keys []string `json:"keys"`
+}
+
+type backgroundEntry struct {
+	Event string          `json:"event"`
+	Task  background.Info `json:"task"`
+}
+
+func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Settings, notes *notify.Queue, wake func(Wake), warn io.Writer) (*backgroundWork, error) {
+	dir := filepath.Join(tr.w.Dir(), "tasks")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("background tasks folder: %w", err)
+	}
+	if err := ws.AddRoot(dir); err != nil { // the model reads output files with Read
+		return nil, err
+	}
+	limit := set.Background.MaxRunning
+	if limit > background.HardMaxRunning || limit < 0 {
+		fmt.Fprintf(warn, "ouro: WARNING: background.maxRunning %d in %s is out of range (1–%d); using %d\n",
+			limit, set.Background.Source, background.HardMaxRunning, min(max(limit, 0), background.HardMaxRunning))
+	}
+	b := &backgroundWork{notes: notes, w: tr.w, wake: wake, warn: warn, seen: map[string]bool{}}
+	b.mgr = background.New(background.Config{Dir: dir, MaxRunning: max(limit, 0), OnEvent: b.event})
+	notes.OnNotify = b.notified
+	notes.OnDeliver = b.delivered
+	out, stop, legacyOut, legacyStop := b.mgr.Tools()
+	b.part = mechanism.Part{Name: "background",
+		Deferred: []tool.Tool{out, stop, legacyOut, legacyStop},
+		Restore:  b.restoreRunning,
+	}
+	if wake == nil {
+		b.part.BeforeStop = []agent.BeforeStop{b}
+	}
+	b.resume(tr.background)
+	return b, nil
+}
+
+// keyOf identifies a notification by its text.
+func keyOf(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (b *backgroundWork) record(typ string, data any) {
+	if err := b.w.AppendEntry(typ, data); err != nil {
+		fmt.Fprintf(b.warn, "ouro: recording background work in the transcript: %v\n", err)
+	}
+}
+
+func (b *backgroundWork) event(e background.Event) {
+	b.record(entryBackground, backgroundEntry{Event: e.Type, Task: e.Info})
+}
+
+// notified records a notification as it is queued, then starts a turn for it when the
+// REPL is idle.
+func (b *backgroundWork) notified(n tool.Notification) {
+	key := keyOf(n.Text)
+	b.mu.Lock()
+	fresh := !b.seen[key]
+	b.seen[key] = true
+	b.mu.Unlock()
+	if fresh {
+		b.record(entryNotified, notifiedEntry{Key: key, Text: n.Text})
+	}
+	b.wakeIfIdle()
+}
+
+func (b *backgroundWork) delivered(ns []tool.Notification) {
+	keys := make([]string, len(ns))
+	for i, n := range ns {
+		keys[i] = keyOf(n.Text)
+	}
+	b.record(entryDelivered, deliveredEntry{Keys: keys})
+	_ = b.w.Sync()
+}
+
+// wakeIfIdle hands what is queued to the REPL as a turn of its own when no run is under
+// way; during a run the queue delivers it before the next model request.
+func (b *backgroundWork) wakeIfIdle() {
+	if b.wake == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.busy {
+		return
+	}
+	if ns := b.notes.Take(); len(ns) > 0 {
+		b.wake(Wake{Source: "background", Prompt: joinNotes(ns)})
+	}
+}
+
+// running marks a run under way; the returned func ends it, and wakes the REPL for what
+// arrived after the run's last model request.
+func (b *backgroundWork) running() func() {
+	b.mu.Lock()
+	b.busy = true
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.busy = false
+		b.mu.Unlock()
+		b.wakeIfIdle()
+	}
+}
+
+func joinNotes(ns []tool.Notification) string {
+	texts := make([]string, len(ns))
+	for i, n := range ns {
+		texts[i] = n.Text
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// BeforeStop keeps a headless run going while tasks it started still run: it waits for
+// one to end (bounded by the run's context and stopWait) and continues with the
+// notifications, so a -p run never ends with work silently abandoned.
+func (b *backgroundWork) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
+	for {
+		if ns := b.notes.Take(); len(ns) > 0 {
+			return agent.StopDecision{Continue: true, Message: joinNotes(ns)}
+		}
+		if b.mgr.Running() == 0 {
+			return agent.StopDecision{}
+		}
+		if !b.mgr.WaitAny(ctx, stopWait) {
+			if ctx.Err() != nil {
+				return agent.StopDecision{}
+			}
+			return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
+				"Background tasks are still running after %s: %s. Wait for them (TaskOutput with block=true), stop them (TaskStop), or finish now: whatever still runs is stopped when this run ends.",
+				stopWait, b.runningList())}
+		}
+	}
+}
+
+func (b *backgroundWork) runningList() string {
+	var parts []string
+	for _, i := range b.mgr.List() {
+		if i.Status == background.StatusRunning {
+			parts = append(parts, fmt.Sprintf("%s (%s, output %s)", i.ID, i.Description, i.Output))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// restoreRunning reminds the model, after a summary, of the tasks still running.
+func (b *backgroundWork) restoreRunning() []llm.Block {
+	if list := b.runningList(); list != "" {
+		return []llm.Block{llm.TextBlock("Background tasks still running (you will be notified when each ends): " + list)}
+	}
+	return nil
+}
+
+var taskIDTag = regexp.MustCompile(`<task-id>([^<]*)</task-id>`)
+
+// resume queues again what the last process of this session notified and never
+// delivered, and a notification for each task it left running (they ended with it).
+func (b *backgroundWork) resume(entries []session.Entry) {
+	var pending []notifiedEntry
+	delivered := map[string]bool{}
+	ended := map[string]bool{}
+	var started []background.Info
+	for _, e := range entries {
+		switch e.Type {
+		case entryNotified:
+			var n notifiedEntry
+			if json.Unmarshal(e.Data, &n) == nil && n.Text != "" && !b.seen[n.Key] {
+				b.seen[n.Key] = true
+				pending = append(pending, n)
+				if m := taskIDTag.FindStringSubmatch(n.Text); m != nil {
+					ended[m[1]] = true
+				}
+			}
+		case entryDelivered:
+			var d deliveredEntry
+			if json.Unmarshal(e.Data, &d) == nil {
+				for _, k := range d.Keys {
+					delivered[k] = true
+				}
+			}
+		case entryBackground:
+			var be backgroundEntry
+			if json.Unmarshal(e.Data, &be) == nil && be.Task.ID != "" {
+				if be.Event == "started" {
+					started = append(started, be.Task)
+				} else {
+					ended[be.Task.ID] = true
+				}
+			}
+		}
+	}
+	for _, n := range pending {
+		if !delivered[n.Key] {
+			b.notes.Notify(tool.Notification{Text: n.Text})
+		}
+	}
+	for _, i := range started {
+		if ended[i.ID] {
+			continue
+		}
+		i.Status = background.StatusKilled
+		b.record(entryBackground, backgroundEntry{Event: "lost", Task: i})
+		b.notes.Notify(tool.Notification{Text: background.Notification(i, "", "the ouro process running it ended first", "")})
+	}
+}
+
+// close stops what still runs and says so: the session is ending.
+func (b *backgroundWork) close() {
+	for _, i := range b.mgr.Close() {
+		fmt.Fprintf(b.warn, "ouro: background task %s (%s) was still running and has been stopped as the session ended; its output is in %s\n",
+			i.ID, i.Description, i.Output)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -485,28 +486,22 @@ func slicesDelete(s []string, v string) []string {
 // cappedFile writes a task's output up to max bytes, then one marker line; what comes
 // after is discarded but accepted, so the process never blocks on a full pipe.
 type cappedFile struct {
-	mu      sync.Mutex
-	f       *os.File
-	max     int64
-	n       int64
-	capped  bool
-	closed  bool
-	dropped int64
+	mu     sync.Mutex
+	f      *os.File
+	max    int64
+	n      int64
+	capped bool
+	closed bool
 }
 
 func (c *cappedFile) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return len(p), nil
-	}
-	room := c.max - c.n
-	if room <= 0 {
-		c.dropped += int64(len(p))
+	if c.closed || c.capped {
 		return len(p), nil
 	}
 	w := p
-	if int64(len(w)) > room {
+	if room := c.max - c.n; int64(len(w)) > room {
 		w = w[:room]
 	}
 	n, err := c.f.Write(w)
@@ -514,9 +509,8 @@ func (c *cappedFile) Write(p []byte) (int, error) {
 	if err != nil {
 		return len(p), nil // a full disk must not stop the task; the file says what it has
 	}
-	if int64(len(p)) > room && !c.capped {
+	if len(w) < len(p) {
 		c.capped = true
-		c.dropped += int64(len(p)) - room
 		fmt.Fprintf(c.f, "\n[ouro: output capped at %d bytes; the rest of this task's output is discarded]\n", c.max)
 	}
 	return len(p), nil
@@ -535,4 +529,57 @@ func (c *cappedFile) Close() {
 		c.closed = true
 		_ = c.f.Close()
 	}
+}
+
+// Waiter is the BeforeStop seam of a run that must not end while tasks it started still
+// run (a headless run): when the model stops, it delivers what Take holds (the queued
+// notifications) as the message the run continues with; when nothing is queued and tasks
+// run, it waits for one to end (bounded by the run's context and Limit) first. Past
+// Limit it tells the model what still runs; when the context ends it lets the loop end
+// the run as its limit or interrupt says.
+type Waiter struct {
+	Manager *Manager
+	// Take empties the session's notification queue into one message ("" when empty).
+	Take func() string
+	// Limit bounds one wait (default 10 minutes).
+	Limit time.Duration
+}
+
+// BeforeStop implements agent.BeforeStop.
+func (w Waiter) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
+	limit := w.Limit
+	if limit <= 0 {
+		limit = 10 * time.Minute
+	}
+	for {
+		if text := w.Take(); text != "" {
+			return agent.StopDecision{Continue: true, Message: text}
+		}
+		if w.Manager.Running() == 0 {
+			return agent.StopDecision{}
+		}
+		if w.Manager.WaitAny(ctx, limit) {
+			continue
+		}
+		if ctx.Err() != nil {
+			// Going on lets the loop end the run as its limit (or interrupt) says, not
+			// as completed, with the reason on record.
+			return agent.StopDecision{Continue: true, Message: "The run ended while background tasks were still running: " +
+				w.Manager.RunningList() + ". They are stopped with the session."}
+		}
+		return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
+			"Background tasks are still running after %s: %s. Wait for them (TaskOutput with block=true), stop them (TaskStop), or finish now: whatever still runs is stopped when this run ends.",
+			limit, w.Manager.RunningList())}
+	}
+}
+
+// RunningList names the running tasks for the model: id, description, output file.
+func (m *Manager) RunningList() string {
+	var parts []string
+	for _, i := range m.List() {
+		if i.Status == StatusRunning {
+			parts = append(parts, fmt.Sprintf("%s (%s, output %s)", i.ID, i.Description, i.Output))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -161,9 +161,9 @@ func TestOutputCapped(t *testing.T) {
 	m := New(Config{Dir: t.TempDir(), MaxOutput: 1000})
 	s := newSink()
 	p, _ := start(t, m, exec("t", s), "flood")
-	chunk := strings.Repeat("x", 300)
+	chunk := strings.Repeat("x", 250) // the cap falls on a chunk boundary
 	for range 100 {
-		if n, err := io.WriteString(p.out, chunk); n != 300 || err != nil {
+		if n, err := io.WriteString(p.out, chunk); n != 250 || err != nil {
 			t.Fatalf("write: %d, %v", n, err)
 		}
 	}
@@ -339,4 +339,41 @@ func TestStopToolAcceptsLegacyShellID(t *testing.T) {
 	if _, err := kill.Run(context.Background(), tool.ExecInput(json.RawMessage(`{}`))); err == nil {
 		t.Error("no id accepted")
 	}
+}
+
+func TestWaiterHoldsTheRunForItsTasks(t *testing.T) {
+	m := New(Config{Dir: t.TempDir()})
+	s := newSink()
+	take := func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := strings.Join(s.texts, "\n")
+		s.texts = nil
+		return out
+	}
+	w := Waiter{Manager: m, Take: take, Limit: 5 * time.Second}
+	if d := w.BeforeStop(context.Background(), nil); d.Continue {
+		t.Fatalf("nothing runs, yet: %+v", d)
+	}
+	p, id := start(t, m, exec("t", s), "job")
+	go func() { time.Sleep(50 * time.Millisecond); p.end <- Exit{} }()
+	d := w.BeforeStop(context.Background(), nil)
+	if !d.Continue || !strings.Contains(d.Message, "<task-id>"+id+"</task-id>") {
+		t.Fatalf("after the task ended: %+v", d)
+	}
+	if d := w.BeforeStop(context.Background(), nil); d.Continue {
+		t.Errorf("delivered twice: %+v", d)
+	}
+
+	_, id = start(t, m, exec("t", s), "endless")
+	w.Limit = 50 * time.Millisecond
+	if d := w.BeforeStop(context.Background(), nil); !d.Continue || !strings.Contains(d.Message, "still running after 50ms: "+id) {
+		t.Errorf("past the limit: %+v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if d := w.BeforeStop(ctx, nil); !d.Continue || !strings.Contains(d.Message, "The run ended while background tasks were still running: "+id) {
+		t.Errorf("run over: %+v", d)
+	}
+	m.Close()
 }

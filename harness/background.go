@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -93,7 +92,9 @@ func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Setti
 		Restore:  b.restoreRunning,
 	}
 	if wake == nil {
-		b.part.BeforeStop = []agent.BeforeStop{b}
+		// Headless: a run whose model stops while its tasks run waits for them.
+		b.part.BeforeStop = []agent.BeforeStop{background.Waiter{Manager: b.mgr, Limit: stopWait,
+			Take: func() string { return joinNotes(notes.Take()) }}}
 	}
 	b.resume(tr.background)
 	return b, nil
@@ -176,41 +177,9 @@ func joinNotes(ns []tool.Notification) string {
 	return strings.Join(texts, "\n\n")
 }
 
-// BeforeStop keeps a headless run going while tasks it started still run: it waits for
-// one to end (bounded by the run's context and stopWait) and continues with the
-// notifications, so a -p run never ends with work silently abandoned.
-func (b *backgroundWork) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
-	for {
-		if ns := b.notes.Take(); len(ns) > 0 {
-			return agent.StopDecision{Continue: true, Message: joinNotes(ns)}
-		}
-		if b.mgr.Running() == 0 {
-			return agent.StopDecision{}
-		}
-		if !b.mgr.WaitAny(ctx, stopWait) {
-			if ctx.Err() != nil {
-				return agent.StopDecision{}
-			}
-			return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
-				"Background tasks are still running after %s: %s. Wait for them (TaskOutput with block=true), stop them (TaskStop), or finish now: whatever still runs is stopped when this run ends.",
-				stopWait, b.runningList())}
-		}
-	}
-}
-
-func (b *backgroundWork) runningList() string {
-	var parts []string
-	for _, i := range b.mgr.List() {
-		if i.Status == background.StatusRunning {
-			parts = append(parts, fmt.Sprintf("%s (%s, output %s)", i.ID, i.Description, i.Output))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
 // restoreRunning reminds the model, after a summary, of the tasks still running.
 func (b *backgroundWork) restoreRunning() []llm.Block {
-	if list := b.runningList(); list != "" {
+	if list := b.mgr.RunningList(); list != "" {
 		return []llm.Block{llm.TextBlock("Background tasks still running (you will be notified when each ends): " + list)}
 	}
 	return nil

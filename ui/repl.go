@@ -44,6 +44,7 @@ const replHelp = `Commands:
   /help            this help
   /skills          the skills found; /<skill-name> [args] runs one
   /todos           the current todo list
+  /tasks           background tasks: what runs, how the others ended
   /compact [focus] summarise the conversation so far to free context
   /loop [5m] TASK  run TASK now and again every 5m (or when the model says); /loop stop
   /remember        save durable facts from this conversation to the project's memory
@@ -234,6 +235,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		return false, r.loop(line)
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
+	case "/tasks":
+		fmt.Fprintln(r.Out, r.sess.Background.Render())
 	case "/compact":
 		_, focus, _ := strings.Cut(line, " ")
 		before := len(r.sess.Conv.Messages)

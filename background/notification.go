@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ouroagent/ouro/internal/textcut"
 )
@@ -95,11 +96,14 @@ var htmlish = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 func escape(s string) string { return htmlish.Replace(s) }
 
 // ourTags are the tags a notification is made of.
-var ourTags = regexp.MustCompile(`(?i)<(/?)(task-notification|task-id|tool-use-id|output-file|status|summary|result)\b`)
+// Compiled on first use: package init stays lean.
+var ourTags = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<(/?)(task-notification|task-id|tool-use-id|output-file|status|summary|result)\b`)
+})
 
 // escapeTags keeps a task's own text (an agent's report, program output) readable while
 // making sure it cannot open or close one of the notification's tags.
-func escapeTags(s string) string { return ourTags.ReplaceAllString(s, "&lt;$1$2") }
+func escapeTags(s string) string { return ourTags().ReplaceAllString(s, "&lt;$1$2") }
 
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

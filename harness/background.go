@@ -185,7 +185,7 @@ func (b *backgroundWork) restoreRunning() []llm.Block {
 	return nil
 }
 
-var taskIDTag = regexp.MustCompile(`<task-id>([^<]*)</task-id>`)
+var taskIDTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<task-id>([^<]*)</task-id>`) })
 
 // resume queues again what the last process of this session notified and never
 // delivered, and a notification for each task it left running (they ended with it).
@@ -201,7 +201,7 @@ func (b *backgroundWork) resume(entries []session.Entry) {
 			if json.Unmarshal(e.Data, &n) == nil && n.Text != "" && !b.seen[n.Key] {
 				b.seen[n.Key] = true
 				pending = append(pending, n)
-				if m := taskIDTag.FindStringSubmatch(n.Text); m != nil {
+				if m := taskIDTag().FindStringSubmatch(n.Text); m != nil {
 					ended[m[1]] = true
 				}
 			}

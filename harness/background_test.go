@@ -1,0 +1,108 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+func bgCall(cmd string) scripted.ToolCall {
+	in, _ := json.Marshal(map[string]any{"command": cmd, "run_in_background": true})
+	return scripted.ToolCall{Name: "Bash", Input: in}
+}
+
+func requestText(r llm.Request) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		for _, bl := range m.Content {
+			b.WriteString(bl.Text + bl.ResultText() + "\n")
+		}
+	}
+	return b.String()
+}
+
+// A project's settings may lower the limit, and cannot raise it past the hard cap.
+func TestBackgroundLimitFromSettings(t *testing.T) {
+	cwd := t.TempDir()
+	write := func(n int) {
+		data, _ := json.Marshal(map[string]any{"background": map[string]any{"maxRunning": n}})
+		os.MkdirAll(filepath.Join(cwd, ".ouro"), 0o755)
+		if err := os.WriteFile(filepath.Join(cwd, ".ouro", "settings.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(100000)
+	var warn bytes.Buffer
+	s, _ := open(t, t.TempDir(), cwd, []scripted.Turn{{Text: "ok"}}, func(o *Options) { o.UI.Warn = &warn })
+	if s.Background.MaxRunning() != background.HardMaxRunning || !strings.Contains(warn.String(), "background.maxRunning 100000") {
+		t.Errorf("max %d, warnings %q", s.Background.MaxRunning(), warn.String())
+	}
+
+	write(1)
+	s, p := open(t, t.TempDir(), cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{bgCall("sleep 1"), bgCall("sleep 1")}},
+		{Text: "one refused"},
+		{ExpectContains: "<task-notification>", Text: "done"},
+	}, nil)
+	if o := s.Run(context.Background(), "two at once"); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	if got := requestText(p.Requests()[1]); !strings.Contains(got, "1 background tasks are already running") {
+		t.Errorf("the second start was not refused:\n%s", got)
+	}
+}
+
+// With someone at the keyboard (UI.Wake), a task that ends between runs asks for a turn
+// carrying its notification; one that ends during a run is delivered by the queue, and
+// never both.
+func TestBackgroundWakesBetweenRunsOnly(t *testing.T) {
+	var mu sync.Mutex
+	var wakes []Wake
+	woken := make(chan struct{}, 4)
+	s, p := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{bgCall("echo quick")}},
+		{ToolCalls: bash("sleep 1")},
+		{ExpectContains: "<task-notification>", ToolCalls: []scripted.ToolCall{bgCall("sleep 0.5; echo later")}},
+		{Text: "it runs"},
+		{ExpectContains: "later", Text: "seen"},
+	}, func(o *Options) {
+		o.UI.Wake = func(w Wake) {
+			mu.Lock()
+			wakes = append(wakes, w)
+			mu.Unlock()
+			woken <- struct{}{}
+		}
+	})
+	if o := s.Run(context.Background(), "go"); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	select {
+	case <-woken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no wake")
+	}
+	mu.Lock()
+	if len(wakes) != 1 || wakes[0].Source != "background" || !strings.Contains(wakes[0].Prompt, "later") || strings.Contains(wakes[0].Prompt, "quick") {
+		t.Fatalf("wakes %+v", wakes)
+	}
+	prompt := wakes[0].Prompt
+	mu.Unlock()
+	if o := s.Run(context.Background(), prompt); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	reqs := p.Requests()
+	last := requestText(reqs[len(reqs)-1])
+	if n := strings.Count(last, "<task-notification>"); n != 2 {
+		t.Errorf("%d notifications in the conversation, want 2 (each once):\n%s", n, last)
+	}
+}

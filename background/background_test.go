@@ -301,8 +301,8 @@ func TestTaskOutputBlocksAndReports(t *testing.T) {
 	}
 	// The legacy name and field work the same.
 	_, _, legacy, _ := m.Tools()
-	res, err := legacy.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"bash_id":"`+id+`"}`)))
-	if err != nil || !strings.Contains(res.Text(), "finished") {
+	res, err := legacy.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"bash_id":"`+id+`","filter":"^fin"}`)))
+	if err != nil || !strings.Contains(res.Text(), "<output>\nfinished\n</output>") {
 		t.Errorf("BashOutput: %v %s", err, res.Text())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -41,9 +42,15 @@ type outputTool struct {
 }
 
 func (t *outputTool) Spec() llm.ToolSpec {
+	if t.name == LegacyOutput { // Claude Code's older BashOutput, with its own schema
+		return llm.ToolSpec{Name: t.name,
+			Description: "Deprecated: use TaskOutput. Gets the output of a background shell so far; filter keeps the lines matching a regular expression.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"bash_id":{"type":"string"},"filter":{"type":"string"}},"required":["bash_id"],"additionalProperties":false}`),
+		}
+	}
 	return llm.ToolSpec{Name: t.name,
-		Description: "Gets the status and output of a background task (Bash or agent run with run_in_background). block=true (default) waits for it to end, up to timeout ms (default 30000). You are notified when a task ends, so do not poll; reading its output file with Read works too.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"},"block":{"type":"boolean"},"timeout":{"type":"number"},"bash_id":{"type":"string"}},"additionalProperties":false}`),
+		Description: "Gets the status and output of a background task (Bash or agent run with run_in_background). block=true waits for it to end, up to timeout ms (at most 600000). You are notified when a task ends, so do not poll; reading its output file with Read works too.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"},"block":{"type":"boolean","default":true},"timeout":{"type":"number","default":30000}},"required":["task_id","block","timeout"],"additionalProperties":false}`),
 	}
 }
 
@@ -52,7 +59,8 @@ func (t *outputTool) ReadOnly() bool { return true }
 func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {
 		TaskID  string   `json:"task_id"`
-		BashID  string   `json:"bash_id"` // BashOutput's old name for it
+		BashID  string   `json:"bash_id"` // BashOutput's name for it
+		Filter  string   `json:"filter"`  // BashOutput's
 		Block   *bool    `json:"block"`
 		Timeout *float64 `json:"timeout"`
 	}
@@ -66,7 +74,16 @@ func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error)
 	if id == "" {
 		return tool.Errorf("%s needs task_id: the id a background Bash or agent call returned.", t.name), nil
 	}
-	block := in.Block == nil || *in.Block
+	var filter *regexp.Regexp
+	if in.Filter != "" {
+		re, err := regexp.Compile(in.Filter)
+		if err != nil {
+			return tool.Errorf("filter is not a valid regular expression: %v", err), nil
+		}
+		filter = re
+	}
+	// BashOutput never waited; TaskOutput waits unless told not to.
+	block := t.name != LegacyOutput && (in.Block == nil || *in.Block)
 	wait := time.Duration(defaultBlockMS) * time.Millisecond
 	if in.Timeout != nil {
 		if *in.Timeout < 0 {
@@ -132,6 +149,15 @@ func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error)
 	if info.Kind == KindBash || out == "" {
 		out = readTail(info.Output, outputRunes)
 	}
+	if filter != nil {
+		var kept []string
+		for _, l := range strings.Split(out, "\n") {
+			if filter.MatchString(l) {
+				kept = append(kept, l)
+			}
+		}
+		out = strings.Join(kept, "\n")
+	}
 	fmt.Fprintf(&b, "<output>\n%s\n</output>", strings.TrimRight(out, "\n"))
 	return tool.Text(b.String()), nil
 }
@@ -175,6 +201,12 @@ type stopTool struct {
 }
 
 func (t *stopTool) Spec() llm.ToolSpec {
+	if t.name == LegacyStop { // Claude Code's older KillShell
+		return llm.ToolSpec{Name: t.name,
+			Description: "Deprecated: use TaskStop. Kills a background shell by its id.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"shell_id":{"type":"string"}},"required":["shell_id"],"additionalProperties":false}`),
+		}
+	}
 	return llm.ToolSpec{Name: t.name,
 		Description: "Stops a running background task (and every process it started) by its id.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"},"shell_id":{"type":"string","description":"Deprecated: use task_id"}},"additionalProperties":false}`),

@@ -197,7 +197,7 @@ func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx cont
 	if t == nil {
 		return refused
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(m.ctx, inBackground{}, true))
 	t.stop = cancel
 	m.announce(t)
 	go func() {
@@ -217,6 +217,16 @@ func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx cont
 	}()
 	return tool.Text(fmt.Sprintf("Async agent launched successfully.\nagentId: %s (use it with TaskOutput or TaskStop; do not mention it to the user)\noutput_file: %s\nThe agent works in the background; go on with other work. You will be notified when it finishes.",
 		t.info.ID, t.info.Output))
+}
+
+type inBackground struct{}
+
+// InBackground reports whether ctx is that of a background agent: nobody waits on its
+// calls, so an approver should refuse what it would ask a person about (the REPL's
+// prompt is busy with other things) and say why.
+func InBackground(ctx context.Context) bool {
+	v, _ := ctx.Value(inBackground{}).(bool)
+	return v
 }
 
 // begin registers a task and opens its output file; it returns nil and the refusal

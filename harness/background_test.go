@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/permission"
 )
 
 func bgCall(cmd string) scripted.ToolCall {
@@ -104,5 +105,41 @@ func TestBackgroundWakesBetweenRunsOnly(t *testing.T) {
 	last := requestText(reqs[len(reqs)-1])
 	if n := strings.Count(last, "<task-notification>"); n != 2 {
 		t.Errorf("%d notifications in the conversation, want 2 (each once):\n%s", n, last)
+	}
+}
+
+type askedApprover struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *askedApprover) Approve(_ context.Context, p permission.Prompt) (permission.Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, p.Summary)
+	return permission.Answer{Choice: permission.Once}, nil
+}
+
+// A background agent never takes over the person's prompt: what would ask is refused,
+// as in a headless run, and the refusal says why.
+func TestBackgroundAgentDoesNotAsk(t *testing.T) {
+	cwd := t.TempDir()
+	ap := &askedApprover{}
+	task, _ := json.Marshal(map[string]any{"description": "touch", "prompt": "make a file", "subagent_type": "general-purpose", "run_in_background": true})
+	s, p := open(t, t.TempDir(), cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{{Name: "Task", Input: task}, bash("sleep 2")[0]}},
+		{ExpectContains: "make a file", ToolCalls: bash("touch made-by-agent")}, // the child
+		{ExpectContains: "background agent: ", Text: "I was not allowed to."},   // the child
+		{Text: "waiting"},
+		{ExpectContains: "<task-notification>", Text: "done"},
+	}, func(o *Options) { o.Access.Mode = "default"; o.UI.Approver = ap })
+	if o := s.Run(context.Background(), "delegate"); !o.OK() {
+		t.Fatalf("%s: %s\n%s", o.Status, o.Reason, requestText(p.Requests()[len(p.Requests())-1]))
+	}
+	if len(ap.asked) != 0 {
+		t.Errorf("the person was asked: %v", ap.asked)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "made-by-agent")); err == nil {
+		t.Error("the file was made")
 	}
 }

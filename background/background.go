@@ -197,7 +197,7 @@ func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx cont
 	if t == nil {
 		return refused
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(m.ctx, inBackground{}, true))
+	ctx, cancel := context.WithCancel(Context(m.ctx))
 	t.stop = cancel
 	m.announce(t)
 	go func() {
@@ -228,6 +228,9 @@ func InBackground(ctx context.Context) bool {
 	v, _ := ctx.Value(inBackground{}).(bool)
 	return v
 }
+
+// Context marks ctx as a background agent's (InBackground reports true under it).
+func Context(ctx context.Context) context.Context { return context.WithValue(ctx, inBackground{}, true) }
 
 // begin registers a task and opens its output file; it returns nil and the refusal
 // when the limit is reached or the session is closing.

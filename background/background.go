@@ -230,7 +230,9 @@ func InBackground(ctx context.Context) bool {
 }
 
 // Context marks ctx as a background agent's (InBackground reports true under it).
-func Context(ctx context.Context) context.Context { return context.WithValue(ctx, inBackground{}, true) }
+func Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inBackground{}, true)
+}
 
 // begin registers a task and opens its output file; it returns nil and the refusal
 // when the limit is reached or the session is closing.

@@ -52,7 +52,11 @@ type backgroundWork struct {
 	mu   sync.Mutex
 	busy bool            // a run is under way
 	seen map[string]bool // notifications recorded in the transcript, by key
-	part mechanism.Part
+	// waking holds the keys of the notifications each wake prompt carries: they count as
+	// delivered once a run starts with that prompt, not when the REPL is handed them (it
+	// may end before it runs them; a resume then delivers them).
+	waking map[string][]string
+	part   mechanism.Part
 }
 
 type notifiedEntry struct {
@@ -82,7 +86,7 @@ func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Setti
 		fmt.Fprintf(warn, "ouro: WARNING: background.maxRunning %d in %s is out of range (1–%d); using %d\n",
 			limit, set.Background.Source, background.HardMaxRunning, min(max(limit, 0), background.HardMaxRunning))
 	}
-	b := &backgroundWork{notes: notes, w: tr.w, wake: wake, warn: warn, seen: map[string]bool{}}
+	b := &backgroundWork{notes: notes, w: tr.w, wake: wake, warn: warn, seen: map[string]bool{}, waking: map[string][]string{}}
 	b.mgr = background.New(background.Config{Dir: dir, MaxRunning: max(limit, 0), OnEvent: b.event})
 	notes.OnNotify = b.notified
 	notes.OnDeliver = b.delivered
@@ -130,13 +134,19 @@ func (b *backgroundWork) notified(n tool.Notification) {
 	b.wakeIfIdle()
 }
 
-func (b *backgroundWork) delivered(ns []tool.Notification) {
+func (b *backgroundWork) delivered(ns []tool.Notification) { b.deliveredKeys(keysOf(ns)) }
+
+func (b *backgroundWork) deliveredKeys(keys []string) {
+	b.record(entryDelivered, deliveredEntry{Keys: keys})
+	_ = b.w.Sync()
+}
+
+func keysOf(ns []tool.Notification) []string {
 	keys := make([]string, len(ns))
 	for i, n := range ns {
 		keys[i] = keyOf(n.Text)
 	}
-	b.record(entryDelivered, deliveredEntry{Keys: keys})
-	_ = b.w.Sync()
+	return keys
 }
 
 // wakeIfIdle hands what is queued to the REPL as a turn of its own when no run is under
@@ -150,17 +160,26 @@ func (b *backgroundWork) wakeIfIdle() {
 	if b.busy {
 		return
 	}
-	if ns := b.notes.Take(); len(ns) > 0 {
-		b.wake(Wake{Source: "background", Prompt: joinNotes(ns)})
+	if ns := b.notes.Drain(); len(ns) > 0 {
+		prompt := joinNotes(ns)
+		k := strings.TrimSpace(prompt) // as the REPL will run it
+		b.waking[k] = append(b.waking[k], keysOf(ns)...)
+		b.wake(Wake{Source: "background", Prompt: prompt})
 	}
 }
 
-// running marks a run under way; the returned func ends it, and wakes the REPL for what
-// arrived after the run's last model request.
-func (b *backgroundWork) running() func() {
+// running marks a run under way, starting with prompt (a wake prompt's notifications
+// are delivered now); the returned func ends it, and wakes the REPL for what arrived
+// after the run's last model request.
+func (b *backgroundWork) running(prompt string) func() {
 	b.mu.Lock()
 	b.busy = true
+	keys := b.waking[strings.TrimSpace(prompt)]
+	delete(b.waking, strings.TrimSpace(prompt))
 	b.mu.Unlock()
+	if len(keys) > 0 {
+		b.deliveredKeys(keys)
+	}
 	return func() {
 		b.mu.Lock()
 		b.busy = false

@@ -143,3 +143,55 @@ func TestBackgroundAgentDoesNotAsk(t *testing.T) {
 		t.Error("the file was made")
 	}
 }
+
+// A wake the REPL never ran (it was left first) is no delivery: the resumed session asks
+// for it again; once run, it is not asked for again.
+func TestBackgroundWakeNotRunIsRedelivered(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	wakes := make(chan Wake, 4)
+	withWake := func(id string) func(*Options) {
+		return func(o *Options) {
+			o.UI.Wake = func(w Wake) { wakes <- w }
+			o.Resume.ID = id
+		}
+	}
+	next := func() Wake {
+		t.Helper()
+		select {
+		case w := <-wakes:
+			return w
+		case <-time.After(10 * time.Second):
+			t.Fatal("no wake")
+			return Wake{}
+		}
+	}
+	s, _ := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{bgCall("sleep 0.3; echo late")}},
+		{Text: "started"},
+	}, withWake(""))
+	if o := s.Run(context.Background(), "go"); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	first := next()
+	id := s.ID()
+	s.Close()
+
+	s, p := open(t, home, cwd, []scripted.Turn{{ExpectContains: "late", Text: "seen"}}, withWake(id))
+	if again := next(); again.Prompt != first.Prompt {
+		t.Fatalf("resumed wake %q, want %q", again.Prompt, first.Prompt)
+	}
+	if o := s.Run(context.Background(), first.Prompt); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	if n := strings.Count(requestText(p.Requests()[0]), "<task-notification>"); n != 1 {
+		t.Errorf("%d notifications in the request", n)
+	}
+	s.Close()
+
+	open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, withWake(id))
+	select {
+	case w := <-wakes:
+		t.Errorf("delivered again after it ran: %q", w.Prompt)
+	case <-time.After(300 * time.Millisecond):
+	}
+}

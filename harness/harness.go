@@ -652,7 +652,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
-	defer s.bg.running()()
+	defer s.bg.running(prompt)()
 	return s.Agent.Run(ctx, s.Conv, input...)
 }
 

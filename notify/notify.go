@@ -81,6 +81,13 @@ func (q *Queue) Take() []tool.Notification {
 	return pending
 }
 
+// Drain empties the queue without telling OnDeliver: for a caller that hands the
+// notifications on and records their delivery itself once they reach the conversation.
+func (q *Queue) Drain() []tool.Notification {
+	pending, _ := q.take()
+	return pending
+}
+
 func (q *Queue) take() ([]tool.Notification, func()) {
 	q.mu.Lock()
 	pending := q.pending

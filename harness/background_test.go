@@ -195,3 +195,33 @@ func TestBackgroundWakeNotRunIsRedelivered(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 }
+
+// Compaction neither loses nor repeats a notification: one queued when a run ended (its
+// turn limit) waits through /compact and reaches the next request after the summary;
+// the tasks still running are restored after the summary.
+func TestBackgroundNotificationSurvivesCompaction(t *testing.T) {
+	s, p := open(t, t.TempDir(), t.TempDir(), []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{bgCall("echo quick-one"), bgCall("sleep 2")}},
+		{ToolCalls: bash("sleep 0.5")},
+		{Text: "<summary>the user started two background commands</summary>"}, // the summary call
+		{Text: "noted"},
+		{ExpectContains: "<task-notification>", Text: "the second ended too"}, // the run waited for it
+	}, func(o *Options) { o.Limits.MaxTurns = 2 })
+	if o := s.Run(context.Background(), "go"); o.Status != "budget_exhausted" {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	if err := s.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.Run(context.Background(), "next"); !o.OK() {
+		t.Fatalf("%s: %s", o.Status, o.Reason)
+	}
+	reqs := p.Requests()
+	last := requestText(reqs[3])
+	if n := strings.Count(last, "<task-notification>"); n != 1 || !strings.Contains(last, "quick-one") {
+		t.Errorf("%d notifications after the summary:\n%s", n, last)
+	}
+	if !strings.Contains(last, "Background tasks still running") || !strings.Contains(last, "sleep 2") {
+		t.Errorf("the running task was not restored after the summary:\n%s", last)
+	}
+}

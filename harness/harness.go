@@ -258,7 +258,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
 	sched := openSchedules(dirs, opts.UI, warn)
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part))
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part, bg.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
 		return nil, err

@@ -188,6 +188,22 @@ func (b *backgroundWork) running(prompt string) func() {
 	}
 }
 
+// duringRuns passes a child's events on only while a run is under way: a background
+// agent outliving its run must not write after the run's final result (stream-json).
+func (b *backgroundWork) duringRuns(obs func(string, agent.Event)) func(string, agent.Event) {
+	if obs == nil {
+		return nil
+	}
+	return func(id string, e agent.Event) {
+		b.mu.Lock()
+		busy := b.busy
+		b.mu.Unlock()
+		if busy {
+			obs(id, e)
+		}
+	}
+}
+
 func joinNotes(ns []tool.Notification) string {
 	texts := make([]string, len(ns))
 	for i, n := range ns {

@@ -277,7 +277,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, bg.mgr, warn)
+	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, bg, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -541,7 +541,7 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, bg *background.Manager, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, bgw *backgroundWork, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -558,11 +558,11 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Observer:      opts.UI.ChildObserver,
+		Observer:      bgw.duringRuns(opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
-		Background:    bg,
+		Background:    bgw.mgr,
 	})
 	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }

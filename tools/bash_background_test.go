@@ -136,3 +136,22 @@ func waitSleeper(t *testing.T, marker string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A background command follows the same sandbox choice as a foreground one: what the
+// settings exclude (sandbox.excludedCommands) runs outside it, the rest inside.
+func TestBackgroundCommandUsesTheSameSandboxChoice(t *testing.T) {
+	b, _ := bgBash(t, true)
+	b.cfg.Unsandboxed = func(cmd string) bool { return strings.HasPrefix(cmd, "touch ") }
+	outside := realDir(t, t.TempDir())
+	n := &notes{ch: make(chan string, 4)}
+	startBg(t, b, n, "touch "+outside+"/excluded")
+	n.next(t)
+	startBg(t, b, n, "echo x > "+outside+"/confined")
+	n.next(t)
+	if _, err := os.Stat(outside + "/excluded"); err != nil {
+		t.Errorf("the excluded command did not run outside the sandbox: %v", err)
+	}
+	if _, err := os.Stat(outside + "/confined"); err == nil {
+		t.Error("a command not excluded wrote outside the sandbox")
+	}
+}

@@ -28,7 +28,7 @@ func bgBash(cmd, desc string) scripted.ToolCall {
 	return scripted.ToolCall{Name: "Bash", Input: in}
 }
 
-func call(name string, input any) scripted.ToolCall {
+func bgToolCall(name string, input any) scripted.ToolCall {
 	in, _ := json.Marshal(input)
 	return scripted.ToolCall{Name: name, Input: in}
 }
@@ -267,7 +267,7 @@ func TestBackgroundAgentReports(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{
-			call("Task", map[string]any{"description": "Survey the repo", "prompt": "look around", "subagent_type": "general-purpose", "run_in_background": true}),
+			bgToolCall("Task", map[string]any{"description": "Survey the repo", "prompt": "look around", "subagent_type": "general-purpose", "run_in_background": true}),
 			bash("sleep 3")[0],
 		}},
 		// The child's only turn: its request comes while the parent's sleep runs.
@@ -304,7 +304,7 @@ func TestBackgroundAttacks(t *testing.T) {
 		scripted.Turn{ToolCalls: calls},
 		// Notifications may arrive between any two requests: no expectation on the last
 		// message here; the requests are checked afterwards.
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("TaskStop", map[string]any{"task_id": "bnotmine00"})}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bgToolCall("TaskStop", map[string]any{"task_id": "bnotmine00"})}},
 		scripted.Turn{Text: "ok"},
 		scripted.Turn{Text: "seen"},
 		scripted.Turn{Text: "seen"},

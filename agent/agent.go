@@ -39,7 +39,8 @@ type Config struct {
 	// response was cut by max_tokens (default 3).
 	MaxContinuations int
 	// MaxStopContinues bounds consecutive BeforeStop continuations (default 8); past it
-	// the run completes anyway, as Claude Code does with Stop hooks that keep blocking.
+	// the run completes anyway, as Claude Code does with Stop hooks that keep blocking,
+	// unless a seam ends it otherwise (Stop.Last, StopDecision.End).
 	MaxStopContinues int
 	// MaxParallel bounds concurrent read-only calls (default 8).
 	MaxParallel int
@@ -285,13 +286,18 @@ func (r *run) loop(ctx context.Context) {
 		if len(calls) == 0 {
 			r.out.Result = msg.Text()
 			r.endTurn(turn.Number)
-			if r.stops < cfg.MaxStopContinues {
-				if cont, text := r.beforeStop(ctx, msg); cont {
-					r.stops++
-					r.append(llm.UserText(text))
-					continue
-				}
-			} else if len(cfg.BeforeStop) > 0 {
+			last := r.stops >= cfg.MaxStopContinues
+			d := r.beforeStop(ctx, msg, last)
+			switch {
+			case d.End != "":
+				r.out.Budget = d.Budget
+				r.finish(d.End, d.Reason)
+				return
+			case d.Continue && !last:
+				r.stops++
+				r.append(llm.UserText(d.Message))
+				continue
+			case last && len(cfg.BeforeStop) > 0:
 				r.emit(Event{Type: EventNotice, Turn: turn.Number, Text: fmt.Sprintf("stop checks asked to continue %d times in a row; ending the run anyway", r.stops)})
 			}
 			r.finish(StatusCompleted, "")
@@ -395,18 +401,25 @@ func (r *run) handleMaxTokens(msg llm.Message, resp *llm.Response, turn int) boo
 	return true
 }
 
-func (r *run) beforeStop(ctx context.Context, final llm.Message) (bool, string) {
+func (r *run) beforeStop(ctx context.Context, final llm.Message, last bool) StopDecision {
 	for _, s := range r.a.cfg.BeforeStop {
-		d := safeStop(ctx, s, &Stop{Conv: r.conv, Final: final, Continued: r.stops})
-		if d.Continue {
-			text := strings.TrimSpace(d.Message)
-			if text == "" {
-				text = "A completion check found the task is not finished. Continue."
+		d := safeStop(ctx, s, &Stop{Conv: r.conv, Final: final, Continued: r.stops, Last: last})
+		if d.End != "" {
+			if d.End == StatusCompleted {
+				d.End, d.Reason = "", "" // completed is how a run ends when nothing objects
+				continue
 			}
-			return true, text
+			return d
+		}
+		if d.Continue && !last {
+			d.Message = strings.TrimSpace(d.Message)
+			if d.Message == "" {
+				d.Message = "A completion check found the task is not finished. Continue."
+			}
+			return d
 		}
 	}
-	return false, ""
+	return StopDecision{}
 }
 
 // withoutEmptyText drops empty text blocks, which the API rejects when they are sent back.

@@ -515,6 +515,9 @@ func TestAfterToolChangesResult(t *testing.T) {
 type nagger struct{ n int }
 
 func (s *nagger) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision {
+	if st.Last {
+		return agent.StopDecision{} // it cannot end a run: nothing to do
+	}
 	s.n++
 	return agent.StopDecision{Continue: true, Message: "tests have not been run"}
 }
@@ -530,6 +533,56 @@ func TestBeforeStopContinuesBounded(t *testing.T) {
 	out := h.run(context.Background(), "go")
 	if !out.OK() || out.Turns != 4 || n.n != 3 {
 		t.Fatalf("outcome = %+v, stop checks = %d", out, n.n)
+	}
+}
+
+// ender ends the run with its status once it has seen Last (or at once when now is set).
+type ender struct {
+	now    bool
+	end    agent.Status
+	budget string
+	seen   []bool // Last, per call
+}
+
+func (s *ender) BeforeStop(_ context.Context, st *agent.Stop) agent.StopDecision {
+	s.seen = append(s.seen, st.Last)
+	if s.now || st.Last {
+		return agent.StopDecision{End: s.end, Reason: "the goal cannot be met", Budget: s.budget}
+	}
+	return agent.StopDecision{Continue: true, Message: "not yet"}
+}
+
+func TestBeforeStopEndsTheRunWithItsStatus(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{{Text: "done"}}, agent.Config{BeforeStop: []agent.BeforeStop{&ender{now: true, end: agent.StatusFailed}}})
+	out := h.run(context.Background(), "go")
+	if out.Status != agent.StatusFailed || out.Reason != "the goal cannot be met" || out.Result != "done" {
+		t.Fatalf("outcome = %+v", out)
+	}
+	// Completed is no way to end early: the seam is taken as having no objection.
+	h = newHarness(t, []scripted.Turn{{Text: "done"}}, agent.Config{BeforeStop: []agent.BeforeStop{&ender{now: true, end: agent.StatusCompleted}}})
+	if out := h.run(context.Background(), "go"); !out.OK() || out.Reason != "" {
+		t.Fatalf("outcome = %+v", out)
+	}
+}
+
+func TestBeforeStopPastTheCapMayStillEndTheRun(t *testing.T) {
+	// A seam that keeps sending the model back is asked once more at the cap, with Last
+	// set; its End then decides how the run ends instead of completed.
+	turns := make([]scripted.Turn, 5)
+	for i := range turns {
+		turns[i] = scripted.Turn{Text: "done"}
+	}
+	e := &ender{end: agent.StatusBudgetExhausted, budget: "goal_rounds"}
+	n := &nagger{}
+	h := newHarness(t, turns, agent.Config{BeforeStop: []agent.BeforeStop{n, e}, MaxStopContinues: 2})
+	out := h.run(context.Background(), "go")
+	if out.Status != agent.StatusBudgetExhausted || out.Budget != "goal_rounds" || out.Turns != 3 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	// The nagger came first and sent the model back twice; past the cap its Continue is
+	// ignored and the ender is asked, once, with Last.
+	if n.n != 2 || len(e.seen) != 1 || !e.seen[0] {
+		t.Fatalf("nagger %d, ender saw %v", n.n, e.seen)
 	}
 }
 

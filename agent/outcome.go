@@ -46,7 +46,8 @@ type Outcome struct {
 	Status Status `json:"status"`
 	// Reason explains any status but completed, in words a user can act on.
 	Reason string `json:"reason,omitempty"`
-	// Budget is set for budget_exhausted: turns, time, tokens or cost.
+	// Budget is set for budget_exhausted: turns, time, tokens or cost, or the name a
+	// stop check gives its own limit (goal_rounds).
 	Budget string `json:"budget,omitempty"`
 	// Result is the text of the last assistant message.
 	Result string `json:"result"`

@@ -127,13 +127,22 @@ type Stop struct {
 	Final llm.Message
 	// Continued counts how many times in a row seams already sent the model back.
 	Continued int
+	// Last is set once seams have sent the model back MaxStopContinues times in a row:
+	// the run ends now whatever a seam answers, but a seam may still say how (End). A
+	// seam that cannot end a run has nothing to do.
+	Last bool
 }
 
 // StopDecision from BeforeStop: Continue sends Message to the model as a user message
-// and the run goes on.
+// and the run goes on. End ends the run at once with that status and Reason instead of
+// completed: failed when the stop check found the task cannot be done (a goal judged
+// impossible), budget_exhausted when its own limit ran out (Budget names it).
 type StopDecision struct {
 	Continue bool
 	Message  string
+	End      Status
+	Reason   string
+	Budget   string
 }
 
 // BeforeStop runs when the model stops asking for tools.

@@ -21,13 +21,16 @@ import (
 	_ "github.com/ouroagent/ouro/background"
 	_ "github.com/ouroagent/ouro/compact"
 	_ "github.com/ouroagent/ouro/cron"
+	_ "github.com/ouroagent/ouro/goal"
 	_ "github.com/ouroagent/ouro/hook"
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
 	_ "github.com/ouroagent/ouro/llm/scripted"
+	_ "github.com/ouroagent/ouro/mechanism"
 	_ "github.com/ouroagent/ouro/memory"
 	_ "github.com/ouroagent/ouro/notify"
 	_ "github.com/ouroagent/ouro/permission"
+	_ "github.com/ouroagent/ouro/sandbox"
 	_ "github.com/ouroagent/ouro/scout"
 	_ "github.com/ouroagent/ouro/settings"
 	_ "github.com/ouroagent/ouro/skill"
@@ -141,6 +144,14 @@ var examples = map[string]example{
 		`"cron": "0 10 * * *"`, "── 09:58, restarted: 0 fired", `<scheduled-task id="`, "not typed by the user",
 		"(scripted) Yesterday: 3 commits", "── jobs left after the one-shot ran: 0",
 		"planted1 in <project>/.ouro/scheduled_tasks.json is not run", "── 10:05: 1 fired in all; awaiting approval: 1",
+	}},
+	"s17_goal": {want: []string{
+		"model: Bumped the version to 2.0. Done.",
+		"goal check 1/8: not met: The check command `grep -qx 2.0 VERSION` did not pass",
+		"goal check 2/8: not met: VERSION holds 1.9, not 2.0",
+		"goal check 3/8: met:", "[completed after 5 turns; the evaluator's", `VERSION now holds "2.0"`,
+		"goal check 1/8: impossible: one line cannot be both 1.0 and 3.0",
+		"[failed: the goal cannot be met: one line cannot be both 1.0 and 3.0]",
 	}},
 	"scout": {anywhere: true, want: []string{
 		`── Read {"file_path":"main.go"}`,

@@ -1,6 +1,6 @@
 // Package grant keeps what the agent writes from granting it power later. Skill, command
 // and agent files may ask for permissions: a skill's or command's allowed-tools, an agent's
-// permissionMode. Writing such files stays as easy as in Claude Code, but a file whose
+// permissionMode, the hooks of an agent, a skill or a plugin. Writing such files stays as easy as in Claude Code, but a file whose
 // content an ouro session produced grants nothing until the user has reviewed it once.
 //
 // The ledger (grants.json in the project's state folder, outside the workspace) records,
@@ -273,13 +273,14 @@ func (w *Watch) Close() error {
 	return err
 }
 
-// scan hashes every file under dirs that could hold a skill, command or agent. Every file
+// scan hashes every file under dirs that could hold a skill, command or agent (.md), or a
+// plugin's manifest or hooks (.json). Every file
 // is read each time: a size and a time can be put back by whoever wrote the file.
 func scan(dirs []string) map[string]string {
 	out := map[string]string{}
 	for _, d := range dirs {
 		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() || !de.Type().IsRegular() || !strings.HasSuffix(p, ".md") {
+			if err != nil || de.IsDir() || !de.Type().IsRegular() || !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
 				return nil
 			}
 			if info, err := de.Info(); err != nil || info.Size() > maxFile {

@@ -56,7 +56,10 @@ type backgroundWork struct {
 	// delivered once a run starts with that prompt, not when the REPL is handed them (it
 	// may end before it runs them; a resume then delivers them).
 	waking map[string][]string
-	part   mechanism.Part
+	// tasksQueued counts the background tasks' notifications in the queue: only those
+	// wake the REPL (async hooks' wait for the next turn).
+	tasksQueued int
+	part        mechanism.Part
 }
 
 type notifiedEntry struct {
@@ -120,8 +123,9 @@ func (b *backgroundWork) event(e background.Event) {
 	b.record(entryBackground, backgroundEntry{Event: e.Type, Task: e.Info})
 }
 
-// notified records a notification as it is queued, then starts a turn for it when the
-// REPL is idle.
+// notified records a notification as it is queued; a background task's starts a turn
+// when the REPL is idle (what async hooks leave waits for the next turn, as in Claude
+// Code: their asyncRewake asks for one itself).
 func (b *backgroundWork) notified(n tool.Notification) {
 	key := keyOf(n.Text)
 	b.mu.Lock()
@@ -131,10 +135,26 @@ func (b *backgroundWork) notified(n tool.Notification) {
 	if fresh {
 		b.record(entryNotified, notifiedEntry{Key: key, Text: n.Text})
 	}
-	b.wakeIfIdle()
+	if isTaskNote(n) {
+		b.mu.Lock()
+		b.tasksQueued++
+		b.mu.Unlock()
+		b.wakeIfIdle()
+	}
 }
 
-func (b *backgroundWork) delivered(ns []tool.Notification) { b.deliveredKeys(keysOf(ns)) }
+func isTaskNote(n tool.Notification) bool { return strings.HasPrefix(n.Text, "<task-notification>") }
+
+func (b *backgroundWork) delivered(ns []tool.Notification) {
+	b.mu.Lock()
+	for _, n := range ns {
+		if isTaskNote(n) && b.tasksQueued > 0 {
+			b.tasksQueued--
+		}
+	}
+	b.mu.Unlock()
+	b.deliveredKeys(keysOf(ns))
+}
 
 func (b *backgroundWork) deliveredKeys(keys []string) {
 	b.record(entryDelivered, deliveredEntry{Keys: keys})
@@ -157,9 +177,10 @@ func (b *backgroundWork) wakeIfIdle() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.busy {
+	if b.busy || b.tasksQueued == 0 {
 		return
 	}
+	b.tasksQueued = 0
 	if ns := b.notes.Drain(); len(ns) > 0 {
 		prompt := joinNotes(ns)
 		k := strings.TrimSpace(prompt) // as the REPL will run it

@@ -13,8 +13,9 @@ import (
 )
 
 // grants keeps what the agent writes from granting it power later (package grant): a
-// skill's allowed-tools and an agent's looser permissionMode count only when the file is
-// the user's own, or the user approved its content once.
+// skill's allowed-tools, an agent's looser permissionMode, and the hooks of an agent, a
+// skill or a plugin count only when the file is the user's own, or the user approved its
+// content once.
 type grants struct {
 	ledger  *grant.Ledger
 	watch   *grant.Watch
@@ -29,9 +30,9 @@ type grants struct {
 // openGrants starts watching the skill, command and agent folders of the project and the
 // user for this session; every change is recorded at the end of each turn in which a call
 // that may write ran (and when the session closes), so turns that only read cost no scan.
-func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer) *grants {
+func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer, extra ...string) *grants {
 	l := grant.Open(d.project)
-	g := &grants{ledger: l, watch: l.Start(sessionID, grant.Dirs(d.cwd, d.config)), approve: approve, warn: warn, warned: map[string]bool{}}
+	g := &grants{ledger: l, watch: l.Start(sessionID, append(grant.Dirs(d.cwd, d.config), extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
 	dirty := false
 	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
 		switch {

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
@@ -40,6 +42,9 @@ type guard struct {
 	tmpDir        string // per-session temp dir, writable inside the sandbox
 	env           []string
 	closed        bool
+	// notes is the session's notification queue (set once assembled): in the REPL what
+	// async hooks leave for the model goes there.
+	notes atomic.Pointer[notify.Queue]
 }
 
 // guardEnv is what the guard is built from.
@@ -145,6 +150,12 @@ func setupGuard(e guardEnv) (*guard, error) {
 		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
 		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill,
+		// Headless, the run ends at the stop: asyncRewake hooks still running are waited
+		// for there. In the REPL what async hooks say joins the session's notifications,
+		// which reach the model at its next request.
+		WaitRewake: e.ui.Approver == nil,
+		Deliver:    g.deliver(e.ui.Approver != nil),
+		OnRewake:   rewake(e.ui.Wake),
 		Observer: func(r hook.Run) {
 			src := r.Command
 			if r.Source != "" {
@@ -237,32 +248,47 @@ func looser(m, parent permission.Mode) bool {
 // a looser mode is a grant, honoured only when the definition's file may grant (allow:
 // not written by an ouro session without review).
 func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) func(subagent.Definition) []agent.Gate {
-	return func(d subagent.Definition) []agent.Gate {
-		mode := d.PermissionMode
-		m, err := permission.ParseMode(mode)
-		parent := g.policy.Mode()
-		switch {
-		case err != nil:
-			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
-			return []agent.Gate{g.gate}
-		case m == permission.ModeBypass && parent != permission.ModeBypass:
-			warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
-			return []agent.Gate{g.gate}
-		case m == parent:
-			return []agent.Gate{g.gate}
-		case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
+	return func(d subagent.Definition) []agent.Gate { return g.childGates(d, g.hooks, warn, allow) }
+}
+
+// childGates is the gate of a child of definition d whose hooks are hooks: the session's
+// gate when both its mode and its hooks are the session's.
+func (g *guard) childGates(d subagent.Definition, hooks *hook.Runner, warn func(string), allow func(path, what string) bool) []agent.Gate {
+	base := func() []agent.Gate {
+		if hooks == g.hooks {
 			return []agent.Gate{g.gate}
 		}
-		view, err := g.policy.WithMode(m)
-		if err != nil {
-			warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
-			return []agent.Gate{g.gate}
-		}
-		sub := permission.NewGate(view, g.approver, g.hooks, g.audit)
+		sub := permission.NewGate(g.policy, g.approver, hooks, g.audit)
 		sub.OnAllowedOutside = g.gate.OnAllowedOutside
 		sub.Sandboxed, sub.LeavesSandbox = g.gate.Sandboxed, g.gate.LeavesSandbox
 		return []agent.Gate{sub}
 	}
+	mode := d.PermissionMode
+	if mode == "" {
+		return base()
+	}
+	m, err := permission.ParseMode(mode)
+	parent := g.policy.Mode()
+	switch {
+	case err != nil:
+		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
+		return base()
+	case m == permission.ModeBypass && parent != permission.ModeBypass:
+		warn(fmt.Sprintf("agent permissionMode bypassPermissions is refused in a %s session; the session's mode applies", parent))
+		return base()
+	case m == parent:
+		return base()
+	case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
+		return base()
+	}
+	view, err := g.policy.WithMode(m)
+	if err != nil {
+		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
+		return base()
+	}
+	sub := permission.NewGate(view, g.approver, hooks, g.audit)
+	sub.OnAllowedOutside = g.gate.OnAllowedOutside
+	return []agent.Gate{sub}
 }
 
 // hideDenied removes the tools a bare-name deny rule names from what the model is offered.
@@ -302,6 +328,7 @@ func (g *guard) close(ctx context.Context) error {
 	g.closed = true
 	if g.hooks != nil {
 		g.hooks.SessionEnd(ctx, "exit")
+		g.hooks.Close() // async hooks still running are killed, as Claude Code does
 	}
 	var err error
 	if g.audit != nil {
@@ -389,4 +416,26 @@ func (g *guard) part() mechanism.Part {
 		BeforeStop:  []agent.BeforeStop{g.hooks},
 		Observers:   []agent.Observer{g.observe},
 	}
+}
+
+// deliver is where async hooks leave what they say for the model: the notification queue
+// in the REPL (interactive), the hook runner itself headless (nil).
+func (g *guard) deliver(interactive bool) func(string) {
+	if !interactive {
+		return nil
+	}
+	return func(text string) {
+		if q := g.notes.Load(); q != nil {
+			q.Notify(tool.Notification{Text: text})
+		}
+	}
+}
+
+// rewake turns an asyncRewake hook's wake-up into a turn of its own once the REPL is idle
+// (nil headless: the stop takes it).
+func rewake(wake func(Wake)) func(string) {
+	if wake == nil {
+		return nil
+	}
+	return func(text string) { wake(Wake{Source: "hook", Prompt: text}) }
 }

@@ -21,11 +21,13 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -46,12 +48,20 @@ type Options struct {
 	Limits agent.Limits
 	Access Access
 	UI     UI
+	Goal   GoalOptions
 	// Extensions are mechanisms from outside the harness (the scout's citation check,
 	// the fix guard); their Parts come after the harness's own, so the permission gate
 	// and hooks decide first.
 	Extensions []mechanism.Joiner
 	// Version is written into new transcripts.
 	Version string
+	// Setup, when set, runs the Setup hooks with this trigger ("init" or "maintenance",
+	// Claude Code's --init and --maintenance) before SessionStart; what they print joins
+	// the first prompt's context.
+	Setup string
+	// Plugins are folders holding Claude Code plugins (--plugin-dir): their hooks,
+	// skills, agents and commands join the session's.
+	Plugins []string
 }
 
 // ModelOptions say which model serves the session and how.
@@ -185,6 +195,8 @@ type Session struct {
 	skills   *skillLog
 	grants   *grants
 	cron     *schedules
+	goal     *goal.Loop
+	tap      *failureTap
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -224,16 +236,23 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	spent := &spending{}
+	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
+	// into them grants nothing until reviewed, as for the skill and agent folders.
+	plugins := loadPlugins(opts.Plugins, warn)
+	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
+	addPluginHooks(set, plugins, grants.allow)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
 		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
 	if err != nil {
 		g.close(context.Background())
+		grants.close()
 		tr.w.Close()
 		return nil, err
 	}
-	s, err := assemble(opts, dirs, m, ws, tr, g, spent, warn)
+	s, err := assemble(opts, dirs, m, ws, tr, g, grants, plugins, spent, warn)
 	if err != nil {
 		g.close(context.Background())
+		grants.close()
 		tr.w.Close()
 		return nil, err
 	}
@@ -242,7 +261,7 @@ func Open(opts Options) (*Session, error) {
 
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
-func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, spent *spending, warn io.Writer) (*Session, error) {
+func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grants, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
@@ -255,10 +274,13 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn)
-	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn)
+	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	sched := openSchedules(dirs, opts.UI, warn)
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part, bg.part))
+	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
+	if err != nil {
+		return nil, err
+	}
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part, goals.Part(), bg.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
 		return nil, err
@@ -266,25 +288,27 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	for i := range ext {
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
+	g.notes.Store(notes)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		todos.part, skills.part, grants.part, sched.part, bg.part}
+		todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
 	}
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, bg, warn)
+	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
 
 	rec := &recorder{w: tr.w, warn: warn}
+	tap := &failureTap{Provider: m.provider}
 	cfg := agent.Config{
-		Provider: m.provider, Model: m.name, System: system, Tools: reg,
+		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
@@ -298,14 +322,19 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched,
-		Background: bg.mgr, bg: bg,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap,
+		goal: goals, Background: bg.mgr, bg: bg,
 	}
 	source := "startup"
 	if s.Resumed {
 		source = "resume"
 	}
-	s.pending = g.hooks.SessionStart(context.Background(), source)
+	var pending []string
+	if opts.Setup != "" {
+		pending = append(pending, g.hooks.Setup(context.Background(), opts.Setup))
+	}
+	pending = append(pending, g.hooks.SessionStart(context.Background(), source))
+	s.pending = strings.TrimSpace(strings.Join(pending, "\n"))
 	sched.start()
 	return s, nil
 }
@@ -541,18 +570,20 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, bgw *backgroundWork, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
 	}
+	defs = append(defs, extra...)
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg,
 		ToolOptions: toolOpts,
 		Definitions: defs,
-		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks},
+		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor:    g.gatesFor(say, gr.allow),
+		ScopeFor:    g.scopeFor(say, gr.allow),
 		ProviderFor: providerFor(m, warn),
 		StartHook: func(ctx context.Context, c subagent.Child) string {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
@@ -635,6 +666,9 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	input = append([]llm.Block(nil), input...)
 	hooks := s.guard.hooks
 	hooks.ClearHalt()
+	if prompt != "" {
+		hooks.UserPrompt(prompt)
+	}
 	if prompt != "" && hooks.Has("UserPromptSubmit") {
 		extra, blocked, reason, err := hooks.UserPromptSubmit(ctx, prompt)
 		if err != nil {
@@ -653,7 +687,9 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	}
 	defer s.guard.policy.ClearTurnRules()
 	defer s.bg.running(prompt)()
-	return s.Agent.Run(ctx, s.Conv, input...)
+	out := s.Agent.Run(ctx, s.Conv, input...)
+	stopFailure(ctx, hooks, s.tap, out)
+	return out
 }
 
 // Policy is the session's permission policy (mode, rules).

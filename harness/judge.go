@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
@@ -18,7 +19,8 @@ import (
 const judgeSystem = `You judge whether a condition about an AI coding agent's work holds, using only the evidence in the conversation you are given (what its tools actually returned, not what it claims). Answer with only a JSON object:
 {"ok": true} when the condition holds;
 {"ok": false, "reason": "..."} when it does not, the reason addressed to the agent: what is still missing and how to check it;
-{"ok": true, "impossible": true, "reason": "..."} when it cannot be met at all.`
+{"ok": false, "impossible": true, "reason": "..."} when it can never be met; the run then ends failed.
+` + goal.Impossible
 
 // judge answers Claude Code's prompt and agent hooks with the session's own provider: the hook's
 // model if it names one, else $ANTHROPIC_SMALL_FAST_MODEL, else a small Claude model for a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -28,12 +29,15 @@ type skills struct {
 // openSkills discovers the skills; the Skill tool and the catalog in the prompt are there
 // when there are any (the catalog only when Skill is offered). Skills loaded before a
 // resume are known again from the transcript.
-func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permission.Policy, allow func(path, what string) bool, offered func(...string) []string, warn io.Writer) skills {
+func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permission.Policy, allow func(path, what string) bool, offered func(...string) []string, warn io.Writer, extra []skill.Skill, hooks *hook.Runner) skills {
 	cat, warns := skill.Discover(skill.Options{Dir: d.cwd, Home: d.config})
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: skill %s\n", w)
 	}
-	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills}
+	if len(extra) > 0 { // plugins' skills, after the project's and the user's
+		cat = skill.NewCatalog(append(cat.Skills(), extra...)...)
+	}
+	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills, hooks: hooks, hooked: map[string]bool{}}
 	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
@@ -51,8 +55,12 @@ type skillLog struct {
 	// allow says whether a skill's file may grant its allowed-tools (see grants).
 	allow func(path, what string) bool
 	warn  io.Writer
-	mu    sync.Mutex
-	list  []invokedSkill
+	// hooks receives a skill's hooks at its first use; hooked lists the skill files
+	// whose hooks were added.
+	hooks  *hook.Runner
+	mu     sync.Mutex
+	list   []invokedSkill
+	hooked map[string]bool
 }
 
 // invoked grants the rules a skill's allowed-tools asks for, for the rest of the turn
@@ -68,6 +76,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 			fmt.Fprintf(l.warn, "ouro: skill %s: allowed-tools %q: %v\n", inv.Skill.Name, r, err)
 		}
 	}
+	l.addHooks(inv.Skill)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)
@@ -121,3 +130,25 @@ func (l *skillLog) blocks() []llm.Block {
 
 // entrySkill is the transcript entry recording a loaded skill.
 const entrySkill = "skill"
+
+// addHooks registers the hooks of a skill's frontmatter at its first use, for the rest of
+// the session (as Claude Code does), when its file may grant them.
+func (l *skillLog) addHooks(s skill.Skill) {
+	if len(s.Hooks) == 0 || l.hooks == nil {
+		return
+	}
+	l.mu.Lock()
+	done := l.hooked[s.Path]
+	l.hooked[s.Path] = true
+	l.mu.Unlock()
+	if done || (l.allow != nil && !l.allow(s.Path, "hooks")) {
+		return
+	}
+	warns, err := l.hooks.Add(sourced(s.Hooks, s.Path))
+	for _, w := range warns {
+		fmt.Fprintf(l.warn, "ouro: skill %s: hooks: %s\n", s.Name, w)
+	}
+	if err != nil {
+		fmt.Fprintf(l.warn, "ouro: skill %s: its hooks are not used: %v\n", s.Name, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/session"
 )
@@ -21,6 +22,7 @@ type transcript struct {
 	messages []llm.Message
 	todos    json.RawMessage // the last saved todo list
 	skills   []invokedSkill  // the skills loaded, oldest first
+	goal     goal.State      // the last saved goal
 	// background holds the entries of background work (tasks, notifications).
 	background []session.Entry
 }
@@ -70,6 +72,12 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
+		case entryGoal:
+			var st goal.State
+			if err := json.Unmarshal(e.Data, &st); err != nil {
+				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
+			}
+			tr.goal = st
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
 		case entrySkill:

@@ -178,7 +178,8 @@ func (r *Runner) PostToolUse(ctx context.Context, c tool.Call, res *tool.Result)
 // BeforeStop implements agent.BeforeStop with the Stop hooks: exit code 2 or decision
 // "block" sends the model back with the reason. stop_hook_active tells the hooks the
 // model is already continuing because of them. The loop's MaxStopContinues (8 by
-// default) ends the run however often the hooks block; continue:false ends it at once.
+// default) ends the run however often the hooks block; continue:false ends it at once;
+// a prompt hook's "impossible" verdict ends it failed.
 func (r *Runner) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
 	return r.stopAs(ctx, Stop, Child{}, s)
 }
@@ -210,23 +211,25 @@ func (s subagentStop) BeforeStop(ctx context.Context, st *agent.Stop) agent.Stop
 }
 
 func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Stop) agent.StopDecision {
-	if r.takeHalt() != nil {
-		return agent.StopDecision{}
+	if r.takeHalt() != nil || s.Last {
+		return agent.StopDecision{} // past the loop's cap the hooks are not run again
 	}
 	r.mu.Lock()
 	active := s.Continued > 0 && r.stopBlocked[s.Conv]
 	delete(r.stopBlocked, s.Conv)
 	r.mu.Unlock()
 	in := r.input(event)
-	in.StopHookActive, in.AgentType = active, c.Type
+	in.StopHookActive, in.AgentType, in.LastAssistantMessage = active, c.Type, s.Final.Text()
 	if event == SubagentStop {
-		in.AgentID, in.AgentTranscriptPath, in.LastAssistantMessage = c.ID, c.TranscriptPath, s.Final.Text()
+		in.AgentID, in.AgentTranscriptPath = c.ID, c.TranscriptPath
 	}
 	in.conv = s.Conv
-	var reasons []string
+	var reasons, impossible []string
 	blocked := false
 	for _, x := range r.fire(ctx, in) {
 		switch {
+		case x.isJSON && x.out.impossible != "":
+			impossible = append(impossible, x.out.impossible)
 		case x.halt:
 			r.takeHalt()
 			return agent.StopDecision{}
@@ -238,13 +241,31 @@ func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Sto
 			reasons = append(reasons, orDefault(strings.TrimSpace(x.out.Reason), fmt.Sprintf("the %s hook %s blocked stopping without saying why", event, x.run.Command)))
 		}
 	}
-	if !blocked {
+	if len(impossible) > 0 {
+		return agent.StopDecision{End: agent.StatusFailed,
+			Reason: fmt.Sprintf("a %s hook found its condition cannot be met: %s", event, strings.Join(impossible, "; "))}
+	}
+	var wakes []string
+	if event == Stop {
+		// The model is about to stop: an asyncRewake hook that exited 2 sends it back.
+		// Headless, the run would end here, so the hooks still running are waited for.
+		if r.cfg.WaitRewake {
+			r.bg.waitRewake(ctx)
+		}
+		wakes = r.bg.takeRewakes()
+	}
+	if !blocked && len(wakes) == 0 {
 		return agent.StopDecision{}
 	}
-	r.mu.Lock()
-	r.stopBlocked[s.Conv] = true
-	r.mu.Unlock()
-	return agent.StopDecision{Continue: true, Message: event + " hook feedback:\n" + strings.Join(reasons, "\n")}
+	var msg []string
+	if blocked {
+		r.mu.Lock()
+		r.stopBlocked[s.Conv] = true
+		r.mu.Unlock()
+		msg = append(msg, event+" hook feedback:\n"+strings.Join(reasons, "\n"))
+	}
+	msg = append(msg, wakes...)
+	return agent.StopDecision{Continue: true, Message: strings.Join(msg, "\n\n")}
 }
 
 // UserPromptSubmit runs the UserPromptSubmit hooks before prompt is sent. Plain stdout

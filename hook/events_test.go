@@ -532,7 +532,7 @@ func TestPayloadFields(t *testing.T) {
 			"stdout": "a.go\nb.go", "stderr": "", "interrupted": false, "isImage": false}),
 		"PostToolUseFailure": with(toolFields, "error", "exit status 2"),
 		"UserPromptSubmit":   {"prompt": "fix the bug"},
-		"Stop":               {"stop_hook_active": false},
+		"Stop":               {"stop_hook_active": false, "last_assistant_message": ""},
 		"SubagentStop": {"stop_hook_active": false, "agent_type": "Explore", "agent_id": "toolu_9",
 			"agent_transcript_path": "/home/u/.ouro/projects/p/sessions/sess-1/subagents/Explore-toolu_9.jsonl", "last_assistant_message": "found it in a.go"},
 		"SubagentStart": {"agent_type": "Explore", "agent_id": "toolu_9"},

@@ -48,7 +48,7 @@ func (r *Runner) input(event string) Input {
 // returns the classified results in configuration order. Every run is reported to the
 // observer; systemMessages go to the user; continue:false is recorded as a halt.
 func (r *Runner) fire(ctx context.Context, in Input) []result {
-	all := r.hooks[in.Event]
+	all := r.entries(in.Event)
 	if len(all) == 0 {
 		return nil
 	}
@@ -79,6 +79,17 @@ func (r *Runner) fire(ctx context.Context, in Input) []result {
 		// Only a malformed tool input can get here; hooks still run, seeing it as a string.
 		in.ToolInput, _ = json.Marshal(string(in.ToolInput))
 		payload, _ = json.Marshal(in)
+	}
+	foreground := sel[:0:0]
+	for _, e := range sel {
+		if e.async {
+			r.start(e, in.Event, payload)
+		} else {
+			foreground = append(foreground, e)
+		}
+	}
+	if sel = foreground; len(sel) == 0 {
+		return nil
 	}
 	res := make([]result, len(sel))
 	var wg sync.WaitGroup
@@ -136,12 +147,20 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, r.shell, "-c", e.command)
+	if e.async && guardsGroup {
+		// An async hook runs under a shell that kills the hook's whole process group
+		// when ouro dies (even by kill -9): nothing it started outlives the session.
+		cmd = exec.CommandContext(rctx, r.shell, "-c", groupGuard, "ouro-hook", r.shell, e.command)
+	}
 	cmd.Dir = r.cfg.ProjectDir
 	cmd.Env = r.env
+	if e.pluginRoot != "" {
+		cmd.Env = append(append([]string(nil), r.env...), "CLAUDE_PLUGIN_ROOT="+e.pluginRoot)
+	}
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ownProcessGroup(cmd)
+	ownProcessGroup(cmd, e.async && guardsGroup)
 	// Once killed, do not wait long for pipes some escaped descendant still holds.
 	cmd.WaitDelay = 2 * time.Second
 

@@ -37,6 +37,9 @@ const (
 	PreCompact         = "PreCompact"
 	PostCompact        = "PostCompact"
 	SessionEnd         = "SessionEnd"
+	StopFailure        = "StopFailure"
+	PostToolBatch      = "PostToolBatch"
+	Setup              = "Setup"
 )
 
 // events lists every known event with what its matcher is compared against ("" means
@@ -55,13 +58,16 @@ var events = map[string]string{
 	PreCompact:         "trigger",
 	PostCompact:        "trigger",
 	SessionEnd:         "reason",
+	StopFailure:        "error_type",
+	PostToolBatch:      "",
+	Setup:              "trigger",
 }
 
 // blockable events are those where exit code 2 (or decision "block") changes what
 // happens; elsewhere a hook's stderr on exit 2 is only shown to the user.
 var blockable = map[string]bool{
 	PreToolUse: true, PermissionRequest: true, PostToolUse: true, PostToolUseFailure: true,
-	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true,
+	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true, PostToolBatch: true,
 }
 
 // maxPreContext bounds the PreToolUse context kept for calls that have no result yet.
@@ -115,6 +121,17 @@ type Config struct {
 	// tool.DefaultOutputBudget characters, its head and tail, with a line naming the file
 	// that holds the whole. "" means the whole is not saved.
 	SpillDir string
+	// WaitRewake makes a Stop wait for the asyncRewake hooks still running, so that their
+	// exit code 2 can send the model back (headless runs, which end at the stop).
+	WaitRewake bool
+	// OnRewake, when set, receives the wake-ups of asyncRewake hooks (the REPL starts a
+	// turn with the text once it is idle: UI.Wake); a turn it starts must give the text
+	// to UserPrompt unchanged. Otherwise they go where Deliver says.
+	OnRewake func(text string)
+	// Deliver, when set, receives what async hooks leave for the model instead of the
+	// runner keeping it for the next request (BeforeModel) or stop: the session's
+	// notification queue, which reaches the model at its next request.
+	Deliver func(text string)
 }
 
 // Run reports one hook execution.
@@ -165,10 +182,16 @@ type Runner struct {
 	env   []string
 	hooks map[string][]entry
 
+	// bg runs the async hooks; scoped runners share their root's.
+	bg *background
+	// hmu guards hooks, which Add extends while the session runs.
+	hmu sync.RWMutex
+
 	mu          sync.Mutex
 	halt        *HaltError
 	preContext  map[string]string            // tool_use_id → PreToolUse additionalContext
 	stopBlocked map[*agent.Conversation]bool // the last Stop hooks of this conversation blocked
+	batches     map[*agent.Conversation]string
 	warnings    []string
 }
 
@@ -189,6 +212,10 @@ type entry struct {
 	url        string
 	headers    map[string]string
 	allowedEnv []string
+	// async runs the command in the background; rewake also wakes the model on exit 2.
+	async, rewake bool
+	// pluginRoot is CLAUDE_PLUGIN_ROOT for a plugin's hook.
+	pluginRoot string
 }
 
 func (e entry) name() string {
@@ -222,80 +249,10 @@ func New(cfg Config) (*Runner, error) {
 		hooks:       map[string][]entry{},
 		preContext:  map[string]string{},
 		stopBlocked: map[*agent.Conversation]bool{},
+		batches:     map[*agent.Conversation]string{},
 	}
 	var errs []error
-	for _, ev := range sortedKeys(cfg.Hooks) {
-		for _, m := range cfg.Hooks[ev] {
-			src := m.Source
-			if src == "" {
-				src = "settings"
-			}
-			if _, ok := events[ev]; !ok {
-				// Claude Code keeps adding events (Setup, PostToolBatch ...): a setup
-				// written for a newer version must still start; these hooks are skipped.
-				r.warnings = append(r.warnings, fmt.Sprintf("%s: hooks on the event %q are skipped: ouro does not know it (it knows %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
-				continue
-			}
-			mt, err := compileMatcher(m.Matcher)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("hook: %s: %s matcher: %w", src, ev, err))
-				continue
-			}
-			for _, h := range m.Hooks {
-				switch {
-				case (h.Type == "prompt" || h.Type == "agent") && promptEvents[ev] && cfg.Judge != nil && strings.TrimSpace(h.Prompt) != "":
-					r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, fn: r.promptFunc(h)})
-					continue
-				case h.Type == "prompt" || h.Type == "agent":
-					// Claude Code's model-evaluated hooks: a setup that has them must still
-					// start, so those ouro cannot run are skipped, loudly.
-					why := "ouro runs prompt and agent hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
-					switch {
-					case cfg.Judge == nil:
-						why = "no model is available to judge it"
-					case strings.TrimSpace(h.Prompt) == "":
-						why = "it has no prompt"
-					}
-					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: %s", src, ev, h.Type, why))
-					continue
-				case h.Type == "http":
-					u, err := url.Parse(h.URL)
-					if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s http hook is skipped: its url %q is not an absolute http(s) URL", src, ev, h.URL))
-						continue
-					}
-					if h.Timeout < 0 {
-						errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.URL))
-						continue
-					}
-					r.hooks[ev] = append(r.hooks[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, url: h.URL, headers: h.Headers,
-						allowedEnv: h.AllowedEnvVars, timeout: time.Duration(h.Timeout * float64(time.Second))})
-					continue
-				case h.Type != "command":
-					r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs command, prompt and agent hooks", src, ev, h.Type))
-					continue
-				case strings.TrimSpace(h.Command) == "":
-					errs = append(errs, fmt.Errorf("hook: %s: %s hook has an empty command", src, ev))
-					continue
-				case h.Timeout < 0:
-					errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.Command))
-					continue
-				}
-				e := entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second))}
-				if strings.TrimSpace(h.If) != "" {
-					if events[ev] != "tool_name" {
-						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook's \"if\" is ignored: it applies to tool events only", src, ev))
-					} else if cond, err := permission.ParseRule(settings.Rule{Text: h.If, Source: src, Root: r.cfg.ProjectDir}); err != nil {
-						r.warnings = append(r.warnings, fmt.Sprintf("%s: a %s hook is skipped: its \"if\" %v", src, ev, err))
-						continue
-					} else {
-						e.cond = &cond
-					}
-				}
-				r.hooks[ev] = append(r.hooks[ev], e)
-			}
-		}
-	}
+	r.hooks, r.warnings, errs = r.compile(cfg.Hooks)
 	for _, ev := range sortedKeys(cfg.Funcs) {
 		if _, ok := events[ev]; !ok {
 			errs = append(errs, fmt.Errorf("hook: Go hooks: unknown hook event %q", ev))
@@ -324,11 +281,19 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r.env = append(append(os.Environ(), cfg.Env...),
 		"CLAUDE_PROJECT_DIR="+cfg.ProjectDir, "OURO_PROJECT_DIR="+cfg.ProjectDir)
+	r.bg = newBackground()
 	return r, nil
 }
 
 // Has reports whether any hook is configured for event.
-func (r *Runner) Has(event string) bool { return len(r.hooks[event]) > 0 }
+func (r *Runner) Has(event string) bool { return len(r.entries(event)) > 0 }
+
+// entries returns the hooks of event (a snapshot: Add may add more meanwhile).
+func (r *Runner) entries(event string) []entry {
+	r.hmu.RLock()
+	defer r.hmu.RUnlock()
+	return r.hooks[event]
+}
 
 // Halted returns the pending continue:false of a hook, if any, without clearing it.
 func (r *Runner) Halted() *HaltError {
@@ -371,15 +336,6 @@ func (r *Runner) show(msg string) {
 	}
 }
 
-// BeforeModel implements agent.BeforeModel: once a hook answered continue:false, the
-// next model call is not made and the run ends with the HaltError.
-func (r *Runner) BeforeModel(_ context.Context, _ *agent.Turn) error {
-	if h := r.takeHalt(); h != nil {
-		return h
-	}
-	return nil
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -387,4 +343,97 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// compile checks hooks as read from settings files (or an agent's frontmatter) and
+// returns their entries by event. What ouro cannot run is a warning (the rest of the
+// setup must still start); a hook that is wrong (an empty command, a negative timeout,
+// a bad matcher) is an error naming its file.
+func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]entry, []string, []error) {
+	cfg := r.cfg
+	out := map[string][]entry{}
+	var warnings []string
+	var errs []error
+	for _, ev := range sortedKeys(hooks) {
+		for _, m := range hooks[ev] {
+			src := m.Source
+			if src == "" {
+				src = "settings"
+			}
+			if _, ok := events[ev]; !ok {
+				// Claude Code keeps adding events (Setup, PostToolBatch ...): a setup
+				// written for a newer version must still start; these hooks are skipped.
+				warnings = append(warnings, fmt.Sprintf("%s: hooks on the event %q are skipped: ouro does not know it (it knows %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
+				continue
+			}
+			mt, err := compileMatcher(m.Matcher)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("hook: %s: %s matcher: %w", src, ev, err))
+				continue
+			}
+			for _, h := range m.Hooks {
+				if (h.Async || h.AsyncRewake) && h.Type != "command" {
+					warnings = append(warnings, fmt.Sprintf("%s: a %s hook of type %q runs synchronously: async and asyncRewake apply to command hooks only", src, ev, h.Type))
+				}
+				switch {
+				case (h.Type == "prompt" || h.Type == "agent") && promptEvents[ev] && cfg.Judge != nil && strings.TrimSpace(h.Prompt) != "":
+					out[ev] = append(out[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, fn: r.promptFunc(h)})
+					continue
+				case h.Type == "prompt" || h.Type == "agent":
+					// Claude Code's model-evaluated hooks: a setup that has them must still
+					// start, so those ouro cannot run are skipped, loudly.
+					why := "ouro runs prompt and agent hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
+					switch {
+					case cfg.Judge == nil:
+						why = "no model is available to judge it"
+					case strings.TrimSpace(h.Prompt) == "":
+						why = "it has no prompt"
+					}
+					warnings = append(warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: %s", src, ev, h.Type, why))
+					continue
+				case h.Type == "http":
+					u, err := url.Parse(h.URL)
+					if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+						warnings = append(warnings, fmt.Sprintf("%s: a %s http hook is skipped: its url %q is not an absolute http(s) URL", src, ev, h.URL))
+						continue
+					}
+					if h.Timeout < 0 {
+						errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.URL))
+						continue
+					}
+					out[ev] = append(out[ev], entry{match: mt, matcher: m.Matcher, source: m.Source, url: h.URL, headers: h.Headers,
+						allowedEnv: h.AllowedEnvVars, timeout: time.Duration(h.Timeout * float64(time.Second))})
+					continue
+				case h.Type != "command":
+					warnings = append(warnings, fmt.Sprintf("%s: a %s hook of type %q is skipped: ouro runs command, prompt and agent hooks", src, ev, h.Type))
+					continue
+				case strings.TrimSpace(h.Command) == "":
+					errs = append(errs, fmt.Errorf("hook: %s: %s hook has an empty command", src, ev))
+					continue
+				case h.Timeout < 0:
+					errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.Command))
+					continue
+				}
+				e := entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second)),
+					async: h.Async || h.AsyncRewake, rewake: h.AsyncRewake, pluginRoot: m.PluginRoot}
+				if m.PluginRoot != "" {
+					// As in Claude Code: the placeholder is replaced in the text, and the
+					// variable is set for what the command runs.
+					e.command = strings.ReplaceAll(e.command, "${CLAUDE_PLUGIN_ROOT}", m.PluginRoot)
+				}
+				if strings.TrimSpace(h.If) != "" {
+					if events[ev] != "tool_name" {
+						warnings = append(warnings, fmt.Sprintf("%s: a %s hook's \"if\" is ignored: it applies to tool events only", src, ev))
+					} else if cond, err := permission.ParseRule(settings.Rule{Text: h.If, Source: src, Root: r.cfg.ProjectDir}); err != nil {
+						warnings = append(warnings, fmt.Sprintf("%s: a %s hook is skipped: its \"if\" %v", src, ev, err))
+						continue
+					} else {
+						e.cond = &cond
+					}
+				}
+				out[ev] = append(out[ev], e)
+			}
+		}
+	}
+	return out, warnings, errs
 }

@@ -129,15 +129,15 @@ func lines(s string) int { return strings.Count(s, "\n") }
 // with a warning naming the file: a setup written for a newer Claude Code still starts.
 func TestUnknownEventsAndTypesWarn(t *testing.T) {
 	r, err := hook.New(hook.Config{ProjectDir: t.TempDir(), Hooks: map[string][]settings.HookMatcher{
-		"Setup":         {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/p/.claude/settings.json"}},
-		"PostToolBatch": {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/home/u/.claude/settings.json"}},
-		"Stop":          {{Hooks: []settings.HookCommand{{Type: "websocket"}, {Type: "http", URL: "ftp://x"}, {Type: "command", Command: "true"}}, Source: "/p/.ouro/settings.local.json"}},
+		"ConfigChange":   {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/p/.claude/settings.json"}},
+		"WorktreeCreate": {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/home/u/.claude/settings.json"}},
+		"Stop":           {{Hooks: []settings.HookCommand{{Type: "websocket"}, {Type: "http", URL: "ftp://x"}, {Type: "command", Command: "true"}}, Source: "/p/.ouro/settings.local.json"}},
 	}})
 	if err != nil {
 		t.Fatalf("New refused: %v", err)
 	}
 	w := strings.Join(r.Warnings(), "\n")
-	for _, want := range []string{`/p/.claude/settings.json: hooks on the event "Setup" are skipped`, `"PostToolBatch"`, `/p/.ouro/settings.local.json: a Stop hook of type "websocket" is skipped`, `a Stop http hook is skipped: its url "ftp://x" is not an absolute http(s) URL`} {
+	for _, want := range []string{`/p/.claude/settings.json: hooks on the event "ConfigChange" are skipped`, `"WorktreeCreate"`, `/p/.ouro/settings.local.json: a Stop hook of type "websocket" is skipped`, `a Stop http hook is skipped: its url "ftp://x" is not an absolute http(s) URL`} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
@@ -419,7 +419,8 @@ func TestNonBlockingExitCodes(t *testing.T) {
 }
 
 // A prompt hook on Stop asks the judge: "no" sends the agent back with the reason, "yes"
-// or "impossible" lets it stop, and a judge that fails lets it stop too (fail open).
+// lets it stop, "impossible" ends the run failed, and a judge that fails lets it stop
+// (fail open).
 func TestPromptHookOnStop(t *testing.T) {
 	hooks := map[string][]settings.HookMatcher{"Stop": {{Source: "/p/.claude/settings.json", Hooks: []settings.HookCommand{
 		{Type: "prompt", Prompt: "Were the tests run? Input: $ARGUMENTS", Model: "haiku", Timeout: 5},
@@ -456,9 +457,19 @@ func TestPromptHookOnStop(t *testing.T) {
 		t.Errorf("judge request = %+v", req)
 	}
 	for _, name := range []string{"yes", "impossible", "judge error"} {
-		if d := r.BeforeStop(ctx, &agent.Stop{Conv: conv, Continued: 1}); d.Continue {
+		d := r.BeforeStop(ctx, &agent.Stop{Conv: conv, Continued: 1})
+		if d.Continue {
 			t.Errorf("%s: the stop was blocked: %+v", name, d)
 		}
+		// "impossible" means what it means to the goal loop: the run ends failed, with
+		// the judge's reason, not completed.
+		if wantEnd := name == "impossible"; wantEnd != (d.End == agent.StatusFailed) || wantEnd && !strings.Contains(d.Reason, "there are no tests") {
+			t.Errorf("%s: decision = %+v", name, d)
+		}
+	}
+	// Past the loop's cap the hooks are not run again (the judge is not asked).
+	if d := r.BeforeStop(ctx, &agent.Stop{Conv: conv, Continued: 8, Last: true}); d != (agent.StopDecision{}) || len(asked) != 4 {
+		t.Errorf("at the cap: decision %+v, judge asked %d times", d, len(asked))
 	}
 	if last := runs[len(runs)-1]; last.Outcome != hook.OutcomeError || !strings.Contains(last.Message, "overloaded") {
 		t.Errorf("the failed judgement was not reported as an error: %+v", last)

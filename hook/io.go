@@ -27,8 +27,15 @@ type Input struct {
 	// hook scripts read (filePath, stdout, filenames, success ...) and "content", the
 	// result's whole text (see toolResponse).
 	ToolResponse json.RawMessage
-	// Error (PostToolUseFailure) is the text of the failed result.
+	// Error (PostToolUseFailure) is the text of the failed result; for StopFailure, the
+	// short error (an HTTP status).
 	Error string
+	// ErrorType and ErrorMessage: StopFailure (error_type is what matchers select).
+	ErrorType    string
+	ErrorMessage string
+	// ToolCalls (PostToolBatch) is the batch: tool_name, tool_input, tool_use_id,
+	// tool_response and is_error of each call.
+	ToolCalls json.RawMessage
 
 	Prompt         string // UserPromptSubmit
 	StopHookActive bool   // Stop, SubagentStop
@@ -39,7 +46,7 @@ type Input struct {
 	LastAssistantMessage string
 	Source               string // SessionStart: startup|resume|clear|compact
 	Reason               string // SessionEnd
-	Trigger              string // PreCompact, PostCompact: manual|auto
+	Trigger              string // PreCompact, PostCompact: manual|auto; Setup: init|maintenance
 	CustomInstructions   string // PreCompact
 	Message              string // Notification
 
@@ -79,6 +86,7 @@ func (in Input) MarshalJSON() ([]byte, error) {
 		m["prompt"] = in.Prompt
 	case Stop:
 		m["stop_hook_active"] = in.StopHookActive
+		m["last_assistant_message"] = in.LastAssistantMessage
 	case SubagentStop:
 		m["stop_hook_active"] = in.StopHookActive
 		m["agent_type"] = in.AgentType
@@ -99,6 +107,19 @@ func (in Input) MarshalJSON() ([]byte, error) {
 		m["trigger"] = in.Trigger
 	case Notification:
 		m["message"] = in.Message
+	case StopFailure:
+		m["error_type"] = in.ErrorType
+		m["error"] = in.Error
+		m["error_message"] = in.ErrorMessage
+		m["last_assistant_message"] = in.LastAssistantMessage
+	case PostToolBatch:
+		calls := in.ToolCalls
+		if len(calls) == 0 {
+			calls = json.RawMessage(`[]`)
+		}
+		m["tool_calls"] = calls
+	case Setup:
+		m["trigger"] = in.Trigger
 	}
 	return json.Marshal(m)
 }
@@ -116,6 +137,8 @@ func (in Input) subject() string {
 		return in.AgentType
 	case "reason":
 		return in.Reason
+	case "error_type":
+		return in.ErrorType
 	}
 	return ""
 }
@@ -136,6 +159,10 @@ type Output struct {
 	Decision           string          `json:"decision,omitempty"`
 	Reason             string          `json:"reason,omitempty"`
 	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+
+	// impossible is a prompt hook's verdict at Stop or SubagentStop that its condition
+	// cannot be met: the run ends failed with this reason (see promptFunc).
+	impossible string
 }
 
 // SpecificOutput is the event-specific part of an Output.

@@ -8,10 +8,22 @@ import (
 )
 
 // ownProcessGroup starts the hook as the leader of a new process group and makes a
-// cancellation kill the whole group, children and grandchildren included.
-func ownProcessGroup(cmd *exec.Cmd) {
+// cancellation kill the whole group, children and grandchildren included. Where the
+// system allows it, the leader also learns that ouro died (kill -9 included): a plain
+// hook is killed; a guarded one (groupGuard) gets SIGTERM and kills its whole group.
+func ownProcessGroup(cmd *exec.Cmd, guarded bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sig := syscall.SIGKILL
+	if guarded {
+		sig = syscall.SIGTERM
+	}
+	dieWithParent(cmd.SysProcAttr, sig)
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// groupGuard is the shell script an async hook runs under ($1 the shell, $2 the hook's
+// command): the command runs as a child with the hook's stdin, and a SIGTERM (sent when
+// ouro dies) kills the whole process group. Its exit status is the command's.
+const groupGuard = `exec 3<&0; trap 'kill -KILL 0' TERM; "$1" -c "$2" 0<&3 3<&- & wait $!; exit $?`

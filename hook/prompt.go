@@ -20,7 +20,9 @@ import (
 // model's reason, as a blocking Stop hook does), at PreToolUse (a "no" denies the call)
 // and at UserPromptSubmit (a "no" drops the prompt). A "yes" expresses no opinion: rules
 // and other hooks still decide. Like Claude Code's, they fail open: a timeout, an error
-// or an unreadable answer blocks nothing.
+// or an unreadable answer blocks nothing. At Stop and SubagentStop an "impossible"
+// verdict (the condition can never hold) ends the run failed with the judge's reason, as
+// the goal loop's evaluator does: stopping then is no success, and going on is no use.
 
 // JudgeRequest is what a prompt hook asks the model.
 type JudgeRequest struct {
@@ -39,7 +41,7 @@ type JudgeRequest struct {
 type JudgeAnswer struct {
 	OK         bool   `json:"ok"`
 	Reason     string `json:"reason"`
-	Impossible bool   `json:"impossible,omitempty"` // the condition cannot be met: let it stop
+	Impossible bool   `json:"impossible,omitempty"` // the condition cannot be met: at Stop, the run fails
 }
 
 // Judge asks a model; the harness provides it (see Config.Judge).
@@ -86,10 +88,15 @@ func (r *Runner) promptFunc(h settings.HookCommand) *Func {
 		if err != nil {
 			return Output{}, fmt.Errorf("the model could not judge (%w); nothing is blocked", err)
 		}
+		reason := strings.TrimSpace(ans.Reason)
+		if ans.Impossible && (in.Event == Stop || in.Event == SubagentStop) {
+			// The same verdict as the goal loop's: the condition can never hold, so going
+			// on is pointless and stopping is no success; the run ends failed.
+			return Output{impossible: orDefault(reason, "the judge found the condition cannot be met")}, nil
+		}
 		if ans.OK || ans.Impossible {
 			return Output{}, nil
 		}
-		reason := strings.TrimSpace(ans.Reason)
 		if reason == "" {
 			return Output{}, errors.New("the model said no without a reason; nothing is blocked")
 		}

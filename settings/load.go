@@ -246,6 +246,10 @@ type file struct {
 	Memory struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
+	Goal struct {
+		MaxRounds *int    `json:"maxRounds"`
+		Model     *string `json:"model"`
+	} `json:"goal"`
 	Background struct {
 		MaxRunning *int `json:"maxRunning"`
 	} `json:"background"`
@@ -388,6 +392,12 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	if f.Model != nil && !m.modelSet {
 		s.Model, m.modelSet = *f.Model, true
 		s.ModelSource = l.path
+	}
+	if f.Goal.MaxRounds != nil && s.Goal.MaxRounds == 0 {
+		s.Goal.MaxRounds = *f.Goal.MaxRounds
+	}
+	if f.Goal.Model != nil && s.Goal.Model == "" {
+		s.Goal.Model = *f.Goal.Model
 	}
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
 		v := *f.Memory.ExtractOnExit

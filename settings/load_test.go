@@ -307,3 +307,17 @@ func TestLoadRootsAreRealPaths(t *testing.T) {
 		}
 	}
 }
+
+// The goal keys, like other scalars, come from the most specific file that sets them.
+func TestGoalSettingsMostSpecificWins(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"goal":{"maxRounds":3,"model":"haiku"}}`)
+	write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"goal":{"maxRounds":12}}`)
+	s, err := Load(tr.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Goal.MaxRounds != 12 || s.Goal.Model != "haiku" {
+		t.Fatalf("goal settings = %+v", s.Goal)
+	}
+}

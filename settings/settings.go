@@ -26,6 +26,7 @@ type Settings struct {
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`
+	Goal        Goal   `json:"goal"`
 	// Files are the files merged, in the order read (managed first, then the most
 	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
 	Files []string `json:"-"`
@@ -43,6 +44,15 @@ type Memory struct {
 	// ends (one model call). Nil means the default: on for interactive sessions, off for
 	// headless -p runs, which should not pay an extra call per invocation.
 	ExtractOnExit *bool `json:"extractOnExit,omitempty"`
+}
+
+// Goal configures the goal loop (--goal, /goal), an ouro key Claude Code does not have.
+type Goal struct {
+	// MaxRounds bounds the stops judged in one run; 0 means the default (--goal-max-rounds
+	// wins over it).
+	MaxRounds int `json:"maxRounds,omitempty"`
+	// Model is the evaluator's model; "" means the session's (--goal-model wins).
+	Model string `json:"model,omitempty"`
 }
 
 // Background bounds background tasks (Bash and agents run with run_in_background).
@@ -89,6 +99,10 @@ type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []HookCommand `json:"hooks"`
 	Source  string        `json:"-"` // the settings file it came from
+	// PluginRoot is the folder of the plugin the hooks came from ("" for settings files):
+	// its commands run with CLAUDE_PLUGIN_ROOT set to it, and ${CLAUDE_PLUGIN_ROOT} in
+	// a command is replaced by it.
+	PluginRoot string `json:"-"`
 }
 
 // HookCommand is one hook to run.
@@ -107,6 +121,11 @@ type HookCommand struct {
 	// If is a permission rule (`Bash(gh api *)`, `Edit(src/**)`): on tool events the hook
 	// runs only for calls the rule matches.
 	If string `json:"if,omitempty"`
+	// Async runs a command hook in the background: it never blocks what fired it, and
+	// what it answers (additionalContext, systemMessage) reaches the model at its next
+	// request. AsyncRewake is Async whose exit code 2 wakes the model with its stderr.
+	Async       bool `json:"async,omitempty"`
+	AsyncRewake bool `json:"asyncRewake,omitempty"`
 }
 
 // Sandbox configures the OS sandbox around Bash, with Claude Code's keys (enabled,

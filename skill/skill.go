@@ -26,6 +26,7 @@ import (
 	"github.com/ouroagent/ouro/internal/frontmatter"
 	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/internal/regfile"
+	"github.com/ouroagent/ouro/settings"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -69,6 +70,9 @@ type Skill struct {
 	UserInvocable bool
 	// ArgumentHint is shown beside /name (argument-hint, e.g. "[issue-number]").
 	ArgumentHint string
+	// Hooks (hooks:, as in settings files) run from the skill's first use to the
+	// session's end, when the file may grant them.
+	Hooks map[string][]settings.HookMatcher
 	// Dir is the skill's folder (absolute); Path its SKILL.md.
 	Dir   string
 	Path  string
@@ -278,6 +282,7 @@ type header struct {
 	DisableModelInvocation yaml.Node `yaml:"disable-model-invocation"`
 	UserInvocable          yaml.Node `yaml:"user-invocable"`
 	ArgumentHint           yaml.Node `yaml:"argument-hint"`
+	Hooks                  yaml.Node `yaml:"hooks"`
 }
 
 // Load reads the frontmatter of dir/SKILL.md. ok is false when the skill cannot be used
@@ -286,7 +291,20 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	path := filepath.Join(dir, FileName)
+	return loadFile(filepath.Join(dir, FileName), dir, filepath.Base(dir), false)
+}
+
+// LoadCommand reads a command file (Claude Code's commands/<name>.md, a skill in one
+// file) as a skill named after the file. Its frontmatter is optional; without a
+// description the first line of its body describes it.
+func LoadCommand(path string) (s Skill, warns []Warning, ok bool) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return loadFile(path, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".md"), true)
+}
+
+func loadFile(path, dir, name string, command bool) (s Skill, warns []Warning, ok bool) {
 	warn := func(format string, a ...any) {
 		warns = append(warns, Warning{Path: path, Message: fmt.Sprintf(format, a...)})
 	}
@@ -301,7 +319,7 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		warn("skipped: %v", err)
 		return s, warns, false
 	}
-	if !found {
+	if !found && !command {
 		warn("skipped: no YAML frontmatter (the file must start with a --- line, then name and description, then ---)")
 		return s, warns, false
 	}
@@ -314,9 +332,8 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 	}
 	// Claude Code loads a missing or title-case name (the folder name is the skill's
 	// name), long descriptions and colons in them without a word; so does ouro.
-	folder := filepath.Base(dir)
 	s = Skill{
-		Name:          folder,
+		Name:          name,
 		Description:   strings.TrimSpace(fm.Description),
 		License:       strings.TrimSpace(fm.License),
 		Compatibility: strings.TrimSpace(fm.Compatibility),
@@ -324,6 +341,12 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		Path:          path,
 		UserInvocable: true,
 		ArgumentHint:  scalarText(&fm.ArgumentHint),
+	}
+	if s.Description == "" && command {
+		if body, err := s.Body(); err == nil {
+			s.Description, _, _ = strings.Cut(strings.TrimSpace(body), "\n")
+			s.Description = strings.TrimSpace(strings.TrimLeft(s.Description, "# "))
+		}
 	}
 	if s.Description == "" {
 		warn("skipped: no description (the description says when to use the skill and is required)")
@@ -345,6 +368,13 @@ func Load(dir string) (s Skill, warns []Warning, ok bool) {
 		warn("allowed-tools ignored: %v", err)
 	} else {
 		s.AllowedTools = at
+	}
+	if fm.Hooks.Kind != 0 {
+		if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
+			warn("hooks ignored: %v", err)
+		} else {
+			s.Hooks = h
+		}
 	}
 	return s, warns, true
 }

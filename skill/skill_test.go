@@ -434,3 +434,31 @@ func TestCatalogKeepsEveryNameAndHonoursInvocationFlags(t *testing.T) {
 		t.Errorf("user invocation: %v %q", err, inv.Text)
 	}
 }
+
+// A skill's hooks: block is read; a command file is a skill named after the file, its
+// first line describing it when its frontmatter does not.
+func TestSkillHooksAndCommands(t *testing.T) {
+	dir := t.TempDir()
+	sk := filepath.Join(dir, "secure")
+	if err := os.MkdirAll(sk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sk, FileName), []byte("---\ndescription: checks\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n---\nbody"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, warns, ok := Load(sk)
+	if !ok || len(warns) != 0 || len(s.Hooks["PreToolUse"]) != 1 || s.Hooks["PreToolUse"][0].Hooks[0].Command != "./check.sh" {
+		t.Fatalf("skill %+v warns %v", s, warns)
+	}
+	cmd := filepath.Join(dir, "deploy.md")
+	if err := os.WriteFile(cmd, []byte("# Deploy the app to staging\nRun make deploy.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, warns, ok = LoadCommand(cmd)
+	if !ok || s.Name != "deploy" || s.Description != "Deploy the app to staging" || s.Path != cmd {
+		t.Fatalf("command %+v warns %v", s, warns)
+	}
+	if body, _ := s.Body(); !strings.Contains(body, "Run make deploy.") {
+		t.Errorf("body %q", body)
+	}
+}

@@ -84,3 +84,38 @@ func TestDisallowedToolsAreTakenAway(t *testing.T) {
 		t.Errorf("named tools minus disallowed = %v", got)
 	}
 }
+
+// An agent's hooks: block reads as settings files' hooks (asyncRewake keeps its case);
+// a block in another shape is ignored with a warning, and the agent still loads.
+func TestAgentHooksFrontmatter(t *testing.T) {
+	d, warns, ok := ParseDefinition("/p/.claude/agents/r.md", []byte(`---
+name: r
+description: reviews
+hooks:
+  PostToolUse:
+    - matcher: "Edit|Write"
+      hooks:
+        - type: command
+          command: ./lint.sh
+          timeout: 30
+          asyncRewake: true
+  Stop:
+    - hooks:
+        - {type: command, command: ./check.sh}
+---
+body`))
+	if !ok || len(warns) != 0 {
+		t.Fatalf("ok %v warns %v", ok, warns)
+	}
+	pt := d.Hooks["PostToolUse"]
+	if len(pt) != 1 || pt[0].Matcher != "Edit|Write" || pt[0].Hooks[0].Command != "./lint.sh" || pt[0].Hooks[0].Timeout != 30 || !pt[0].Hooks[0].AsyncRewake {
+		t.Errorf("PostToolUse hooks %+v", pt)
+	}
+	if len(d.Hooks["Stop"]) != 1 || d.Hooks["Stop"][0].Hooks[0].Command != "./check.sh" {
+		t.Errorf("Stop hooks %+v", d.Hooks["Stop"])
+	}
+	d, warns, ok = ParseDefinition("/p/.claude/agents/r.md", []byte("---\nname: r\ndescription: reviews\nhooks: [1, 2]\n---\nbody"))
+	if !ok || d.Hooks != nil || len(warns) != 1 || !strings.Contains(warns[0].Message, "hooks ignored") {
+		t.Errorf("ok %v hooks %v warns %v", ok, d.Hooks, warns)
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/settings"
 )
 
 // Definition is one agent type.
@@ -36,8 +37,11 @@ type Definition struct {
 	Prompt string
 	// Path is the file it came from; "" for a built-in.
 	Path string
-	// Source is "built-in", "project" or "user".
+	// Source is "built-in", "project", "user" or "plugin".
 	Source string
+	// Hooks are the definition's own hooks (hooks:, as in settings files): they run only
+	// while this agent runs, its Stop hooks as SubagentStop hooks.
+	Hooks map[string][]settings.HookMatcher
 }
 
 // Warning is a problem found while loading definitions.
@@ -104,39 +108,59 @@ func LoadDefinitions(projectDir, userHome string) ([]Definition, []Warning) {
 	var warns []Warning
 	seen := map[string]string{}
 	for _, r := range roots {
-		var files []string
-		_ = filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p != r.dir {
-					warns = append(warns, Warning{p, err.Error()})
-				}
-				return nil
-			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
-				files = append(files, p)
+		d, w := loadRoot(r.dir, r.source, seen)
+		defs, warns = append(defs, d...), append(warns, w...)
+	}
+	return defs, warns
+}
+
+// LoadFrom reads the definitions in dirs (all *.md files below them) with source (a
+// plugin's agents/ folders); the first of two files with one name wins.
+func LoadFrom(dirs []string, source string) ([]Definition, []Warning) {
+	var defs []Definition
+	var warns []Warning
+	seen := map[string]string{}
+	for _, dir := range dirs {
+		d, w := loadRoot(dir, source, seen)
+		defs, warns = append(defs, d...), append(warns, w...)
+	}
+	return defs, warns
+}
+
+// loadRoot reads the definitions below dir, skipping names seen already.
+func loadRoot(dir, source string, seen map[string]string) (defs []Definition, warns []Warning) {
+	var files []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p != dir {
+				warns = append(warns, Warning{p, err.Error()})
 			}
 			return nil
-		})
-		sort.Strings(files)
-		for _, f := range files {
-			data, err := regfile.Read(f, regfile.MaxConfig)
-			if err != nil {
-				warns = append(warns, Warning{f, err.Error()})
-				continue
-			}
-			d, ws, ok := ParseDefinition(f, data)
-			warns = append(warns, ws...)
-			if !ok {
-				continue
-			}
-			d.Source = r.source
-			if prev, dup := seen[d.Name]; dup {
-				warns = append(warns, Warning{f, fmt.Sprintf("agent %q is already defined by %s, which takes precedence; this file is ignored", d.Name, prev)})
-				continue
-			}
-			seen[d.Name] = f
-			defs = append(defs, d)
 		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	for _, f := range files {
+		data, err := regfile.Read(f, regfile.MaxConfig)
+		if err != nil {
+			warns = append(warns, Warning{f, err.Error()})
+			continue
+		}
+		d, ws, ok := ParseDefinition(f, data)
+		warns = append(warns, ws...)
+		if !ok {
+			continue
+		}
+		d.Source = source
+		if prev, dup := seen[d.Name]; dup {
+			warns = append(warns, Warning{f, fmt.Sprintf("agent %q is already defined by %s, which takes precedence; this file is ignored", d.Name, prev)})
+			continue
+		}
+		seen[d.Name] = f
+		defs = append(defs, d)
 	}
 	return defs, warns
 }
@@ -149,6 +173,7 @@ type header struct {
 	Model           string    `yaml:"model"`
 	MaxTurns        yaml.Node `yaml:"maxTurns"`
 	PermissionMode  string    `yaml:"permissionMode"`
+	Hooks           yaml.Node `yaml:"hooks"`
 }
 
 // ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
@@ -223,6 +248,11 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("disallowedTools: %v; ignored", err)
 	}
 	d.DisallowedTools = mapTools(disallowed, "disallowedTools", nil)
+	if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
+		warn("hooks ignored: %v", err)
+	} else {
+		d.Hooks = h
+	}
 	return d, warns, true
 }
 

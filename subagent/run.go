@@ -60,6 +60,12 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	if d.PermissionMode != "" && cfg.GatesFor != nil {
 		gates = cfg.GatesFor(d)
 	}
+	afterTool, beforeModel, stopHook := cfg.AfterTool, cfg.BeforeModel, cfg.StopHook
+	if len(d.Hooks) > 0 && cfg.ScopeFor != nil {
+		if sc := cfg.ScopeFor(d); sc != nil {
+			gates, afterTool, beforeModel, stopHook = sc.Gates, sc.AfterTool, sc.BeforeModel, sc.StopHook
+		}
+	}
 	var observers []agent.Observer
 	tr := sh.openTranscript(d.Name, callID, model)
 	child := Child{Type: d.Name, ID: callID}
@@ -67,8 +73,8 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 		child.TranscriptPath = tr.w.Path()
 	}
 	var stops []agent.BeforeStop
-	if cfg.StopHook != nil {
-		if s := cfg.StopHook(child); s != nil {
+	if stopHook != nil {
+		if s := stopHook(child); s != nil {
 			stops = append(stops, s)
 		}
 	}
@@ -85,7 +91,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	a, err := agent.New(agent.Config{
 		Provider: prov, Model: model, System: systemPrompt(d, cfg.BaseSystem, reg.Names()),
 		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
-		BeforeModel: cfg.BeforeModel, Gates: gates, AfterTool: cfg.AfterTool, BeforeStop: stops,
+		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
 		Observers: observers,
 	})
 	if err != nil {

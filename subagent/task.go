@@ -48,6 +48,9 @@ type Config struct {
 	BeforeModel []agent.BeforeModel
 	// GatesFor, when set, replaces Gates for a definition with a permissionMode.
 	GatesFor func(d Definition) []agent.Gate
+	// ScopeFor, when set, is asked for the seams of a definition that has hooks of its
+	// own; a nil Scope keeps the seams above.
+	ScopeFor func(d Definition) *Scope
 	// StartHook runs the SubagentStart hooks for a child; what it returns is added to the
 	// prompt.
 	StartHook func(ctx context.Context, child Child) string
@@ -74,6 +77,15 @@ type Config struct {
 	// Background, when set, offers run_in_background: the child runs as a task of this
 	// manager and its final text arrives as a notification.
 	Background *background.Manager
+}
+
+// Scope is the seams of a child whose definition brings hooks of its own: they replace
+// Gates (GatesFor included), AfterTool, BeforeModel and StopHook for that child.
+type Scope struct {
+	Gates       []agent.Gate
+	AfterTool   []agent.AfterTool
+	BeforeModel []agent.BeforeModel
+	StopHook    func(child Child) agent.BeforeStop
 }
 
 // Child names one subagent run for its hooks: its agent type, its id (the tool_use id of

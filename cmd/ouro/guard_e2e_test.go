@@ -212,8 +212,9 @@ func TestClaudeCodeAgentHookOnStopChecksWithTools(t *testing.T) {
 		scripted.Turn{ExpectContains: "notes.txt still says TODO", Text: "I cannot change notes.txt here."},
 		scripted.Turn{Text: `{"ok": true, "impossible": true, "reason": "nothing may be edited"}`},
 	)
+	// "impossible" ends the run failed, as the goal loop's evaluator's verdict does.
 	out, stderr, code := e.run("", "-p", "finish")
-	if code != 0 || !strings.Contains(out, "I cannot change notes.txt here.") {
+	if code != 1 || !strings.Contains(out, "I cannot change notes.txt here.") || !strings.Contains(stderr, "run ended failed: a Stop hook found its condition cannot be met: nothing may be edited") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }

@@ -44,6 +44,11 @@ type runFlags struct {
 	sessionID    string
 	inputFormat  string
 	partial      bool
+	goal         goalFlags
+	init         bool
+	initOnly     bool
+	maintenance  bool
+	pluginDirs   []string
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -81,6 +86,11 @@ func (f *runFlags) register(c *cobra.Command) {
 		return pflag.NormalizedName(name)
 	})
 	fl.BoolVar(&f.partial, "include-partial-messages", false, "with --output-format stream-json: also write the answer as it streams (stream_event lines)")
+	f.goal.register(c)
+	fl.BoolVar(&f.init, "init", false, `run the Setup hooks (trigger "init") before the session starts`)
+	fl.BoolVar(&f.initOnly, "init-only", false, `run the Setup hooks (trigger "init") and the SessionStart hooks, then exit`)
+	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
+	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -90,10 +100,25 @@ func (f *runFlags) options() harness.Options {
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
 		Resume: harness.Resume{ID: f.resume, Latest: f.cont, NewID: f.sessionID},
 		Dirs:   harness.Dirs{Add: f.addDirs},
+		Setup:  f.setupTrigger(),
+		// The flag is the user's own choice of plugins for this run.
+		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
 		Version: version,
+		Goal:    f.goal.options(),
 	}
+}
+
+// setupTrigger is the Setup hooks' trigger the flags ask for ("" for none).
+func (f *runFlags) setupTrigger() string {
+	switch {
+	case f.init || f.initOnly:
+		return "init"
+	case f.maintenance:
+		return "maintenance"
+	}
+	return ""
 }
 
 func (f *runFlags) permissionMode() string {
@@ -156,7 +181,19 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err := f.checkFormats(cmd, args); err != nil {
 		return err
 	}
+	if err := f.goal.validate(cmd); err != nil {
+		return err
+	}
+	if (f.init || f.initOnly) && f.maintenance {
+		return fmt.Errorf("--maintenance runs the Setup hooks with another trigger than --init and --init-only: pick one")
+	}
 	prompt := strings.Join(args, " ")
+	if f.initOnly {
+		if prompt != "" {
+			return fmt.Errorf("--init-only runs the Setup and SessionStart hooks and exits: it takes no prompt")
+		}
+		return runInitOnly(cmd, f)
+	}
 	if f.print && f.inputFormat == inputStreamJSON {
 		return runHeadless(cmd, f, "")
 	}
@@ -260,6 +297,19 @@ func rememberOnExit(ctx context.Context, sess *harness.Session, turns int, errOu
 	} else if rem.Usage.Total() > 0 {
 		fmt.Fprintf(errOut, "ouro: memory extraction saved %d record(s) for %d tokens, $%.4f\n", len(rem.Saved), rem.Usage.Total(), rem.CostUSD)
 	}
+}
+
+// runInitOnly opens a session (the Setup hooks with trigger "init", then SessionStart),
+// closes it and exits: one-time preparation in CI or scripts, as Claude Code's --init-only.
+func runInitOnly(cmd *cobra.Command, f *runFlags) error {
+	opts := f.options()
+	errOut := cmd.ErrOrStderr()
+	opts.UI = harness.UI{Warn: errOut, ShowUser: func(msg string) { fmt.Fprintf(errOut, "ouro: hook: %s\n", msg) }}
+	sess, err := harness.Open(opts)
+	if err != nil {
+		return err
+	}
+	return sess.Close()
 }
 
 func notifyContext(parent context.Context) (context.Context, context.CancelFunc) {

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ouroagent/ouro/plugin"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/subagent"
+)
+
+// loadPlugins reads the plugins of --plugin-dir; a malformed one is skipped with a
+// warning.
+func loadPlugins(dirs []string, warn io.Writer) []plugin.Plugin {
+	ps, warns := plugin.Load(dirs)
+	for _, w := range warns {
+		fmt.Fprintf(warn, "ouro: %s\n", w)
+	}
+	for _, p := range ps {
+		if len(p.CommandDirs) > 0 {
+			fmt.Fprintf(warn, "ouro: plugin %s: its commands/ are loaded as skills (/%s:<name>)\n", p.Name, p.Name)
+		}
+	}
+	return ps
+}
+
+// pluginRoots are the plugins' folders, watched for what the agent writes like the
+// skill and agent folders: a plugin file an ouro session changed grants nothing until
+// reviewed.
+func pluginRoots(ps []plugin.Plugin) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Root
+	}
+	return out
+}
+
+// addPluginHooks adds each plugin's hooks to the settings' hooks when every file they
+// come from may grant (allow): hooks run commands, so a hooks file an ouro session wrote
+// and nobody reviewed adds none.
+func addPluginHooks(set *settings.Settings, ps []plugin.Plugin, allow func(path, what string) bool) {
+	for _, p := range ps {
+		ok := true
+		for _, f := range p.HookFiles {
+			if !allow(f, "the hooks of plugin "+p.Name) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for ev, groups := range p.Hooks {
+			if set.Hooks == nil {
+				set.Hooks = map[string][]settings.HookMatcher{}
+			}
+			set.Hooks[ev] = append(set.Hooks[ev], groups...)
+		}
+	}
+}
+
+// pluginSkills are the plugins' skills, and their commands as skills, named
+// "<plugin>:<name>" as in Claude Code.
+func pluginSkills(ps []plugin.Plugin, warn io.Writer) []skill.Skill {
+	var out []skill.Skill
+	for _, p := range ps {
+		for _, d := range p.SkillDirs {
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				dir := filepath.Join(d, e.Name())
+				if _, err := os.Stat(filepath.Join(dir, skill.FileName)); err != nil {
+					continue
+				}
+				s, ws, ok := skill.Load(dir)
+				for _, w := range ws {
+					fmt.Fprintf(warn, "ouro: plugin %s: skill %s\n", p.Name, w)
+				}
+				if ok {
+					s.Name, s.Scope = p.Name+":"+s.Name, skill.ScopeUser
+					out = append(out, s)
+				}
+			}
+		}
+		for _, d := range p.CommandDirs {
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if e.IsDir() || filepath.Ext(e.Name()) != ".md" {
+					continue
+				}
+				s, ws, ok := skill.LoadCommand(filepath.Join(d, e.Name()))
+				for _, w := range ws {
+					fmt.Fprintf(warn, "ouro: plugin %s: command %s\n", p.Name, w)
+				}
+				if ok {
+					s.Name, s.Scope = p.Name+":"+s.Name, skill.ScopeUser
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pluginAgents are the plugins' agent definitions, named "<plugin>:<name>".
+func pluginAgents(ps []plugin.Plugin, warn io.Writer) []subagent.Definition {
+	var out []subagent.Definition
+	for _, p := range ps {
+		defs, warns := subagent.LoadFrom(p.AgentDirs, "plugin")
+		for _, w := range warns {
+			fmt.Fprintf(warn, "ouro: plugin %s: agent %s\n", p.Name, w)
+		}
+		for _, d := range defs {
+			d.Name = p.Name + ":" + d.Name
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -228,12 +228,13 @@ func TestBackgroundKill9LeavesNothing(t *testing.T) {
 func TestBackgroundNotificationSurvivesResume(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("echo finished-early", "quick")}},
-		scripted.Turn{ToolCalls: bash("sleep 1")},
+		// It ends during the second call, not before that call's request (the gate file).
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("while [ ! -e gate ]; do sleep 0.05; done; echo finished-early", "quick")}},
+		scripted.Turn{ToolCalls: bash("touch gate; sleep 2")},
 		scripted.Turn{ExpectContains: "<task-notification>", Text: "got it"},
 		scripted.Turn{ExpectContains: "again", Text: "nothing new"},
 	)
-	out, stderr, code := e.run("", "-p", "--max-turns", "2", "--output-format", "json", "go")
+	out, stderr, code := e.run("", "-p", "--max-turns", "2", "--allowedTools", "Bash(touch gate)", "--output-format", "json", "go")
 	var res struct {
 		SessionID string `json:"session_id"`
 	}
@@ -253,6 +254,9 @@ func TestBackgroundNotificationSurvivesResume(t *testing.T) {
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests", len(reqs))
 	}
+	if third := allText(reqs[2].Messages); !strings.Contains(third, "<status>completed</status>") || !strings.Contains(third, "finished-early") {
+		t.Errorf("the resumed request lacks the completed task:\n%s", third)
+	}
 	for i, r := range reqs {
 		want := map[int]int{0: 0, 1: 0, 2: 1, 3: 1}[i]
 		if n := strings.Count(allText(r.Messages), "<task-notification>"); n != want {
@@ -268,7 +272,7 @@ func TestBackgroundAgentReports(t *testing.T) {
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{
 			bgToolCall("Task", map[string]any{"description": "Survey the repo", "prompt": "look around", "subagent_type": "general-purpose", "run_in_background": true}),
-			bash("sleep 3")[0],
+			bash("sleep 5")[0], // room for the child's turn, even under load
 		}},
 		// The child's only turn: its request comes while the parent's sleep runs.
 		scripted.Turn{ExpectContains: "look around", Text: "The repo has one go.mod."},
@@ -296,9 +300,9 @@ func TestBackgroundAgentReports(t *testing.T) {
 func TestBackgroundAttacks(t *testing.T) {
 	e := newEnv(t)
 	var calls []scripted.ToolCall
-	calls = append(calls, bgBash("yes | head -c 20000000; sleep 2", "flood"))
+	calls = append(calls, bgBash("yes | head -c 20000000; sleep 4", "flood"))
 	for i := range 99 {
-		calls = append(calls, bgBash(fmt.Sprintf("sleep 2.%d", i%5), fmt.Sprintf("job %d", i)))
+		calls = append(calls, bgBash(fmt.Sprintf("sleep 4.%d", i%5), fmt.Sprintf("job %d", i)))
 	}
 	srv := e.fake(
 		scripted.Turn{ToolCalls: calls},
@@ -357,7 +361,7 @@ func TestBackgroundAttacks(t *testing.T) {
 func TestBackgroundWakesIdleREPL(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("sleep 1; echo done", "nap")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("sleep 2; echo done", "nap")}},
 		scripted.Turn{Text: "started it"},
 		scripted.Turn{ExpectContains: "<task-notification>", Text: "the nap is over"},
 	)

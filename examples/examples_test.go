@@ -35,6 +35,8 @@ import (
 	_ "github.com/ouroagent/ouro/settings"
 	_ "github.com/ouroagent/ouro/skill"
 	_ "github.com/ouroagent/ouro/subagent"
+	_ "github.com/ouroagent/ouro/task"
+	_ "github.com/ouroagent/ouro/task/sqlitestore"
 	_ "github.com/ouroagent/ouro/todo"
 	_ "github.com/ouroagent/ouro/tool"
 	_ "github.com/ouroagent/ouro/tools"
@@ -152,6 +154,15 @@ var examples = map[string]example{
 		"goal check 3/8: met:", "[completed after 5 turns; the evaluator's", `VERSION now holds "2.0"`,
 		"goal check 1/8: impossible: one line cannot be both 1.0 and 3.0",
 		"[failed: the goal cannot be met: one line cannot be both 1.0 and 3.0]",
+	}},
+	"s10_tasks": {want: []string{
+		"Task #3 created successfully: Update the docs",
+		"TaskUpdate failed: #3 blocking #1 would make a cycle: #1 → #2 → #3 → #1",
+		"#3 [pending] Update the docs [blocked by #2]",
+		"TaskUpdate failed: task #2 is blocked by #1 (pending)",
+		"Updated task #1 status\n   Unblocked: #2 Write the migration",
+		"   #2 [pending] Write the migration\n",
+		`#2's note: the claim by "worker-2" lapsed`,
 	}},
 	"scout": {anywhere: true, want: []string{
 		`── Read {"file_path":"main.go"}`,

@@ -47,7 +47,7 @@ func openGrants(d dirs, sessionID string, approve func(path, what, why string) b
 }
 
 // observingTools write no file: a turn that ran only these needs no scan.
-var observingTools = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite", "AskUserQuestion", "Skill", "NotebookRead"}
+var observingTools = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Skill", "NotebookRead"}
 
 // check records the grant-bearing files changed since the last check.
 func (g *grants) check() {

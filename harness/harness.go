@@ -31,6 +31,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
@@ -62,6 +63,9 @@ type Options struct {
 	// Plugins are folders holding Claude Code plugins (--plugin-dir): their hooks,
 	// skills, agents and commands join the session's.
 	Plugins []string
+	// TaskList names a task list shared with other sessions (--task-list); "" →
+	// OURO_TASK_LIST, CLAUDE_CODE_TASK_LIST_ID, else the session's own list.
+	TaskList string
 }
 
 // ModelOptions say which model serves the session and how.
@@ -134,8 +138,11 @@ type UI struct {
 	Approver permission.Approver
 	// ShowUser receives what hooks want the user to see (systemMessage and the like).
 	ShowUser func(string)
-	// OnTodo receives the todo list each time the model changes it (the REPL draws it).
+	// OnTodo receives the todo list each time the model changes it (the REPL draws it);
+	// the task list's changes come as todo items too.
 	OnTodo func([]todo.Item)
+	// OnTasks receives the whole task list each time it changes (stream-json).
+	OnTasks func(list string, tasks []task.Task)
 	// Observers see every event of every run.
 	Observers []agent.Observer
 	// ChildObserver sees the events of subagents, tagged with the Task call that started
@@ -180,9 +187,11 @@ type Session struct {
 	Workspace *workspace.Workspace
 	// Resumed is true when the conversation came from an earlier transcript.
 	Resumed bool
-	// Todos is the session's plan (TodoWrite); Skills the skills found for this project.
-	Todos  *todo.List
-	Skills *skill.Catalog
+	// Todos is the session's plan (TodoWrite, or the task list mirrored); Skills the
+	// skills found for this project; TaskList the name of the session's task list.
+	Todos    *todo.List
+	Skills   *skill.Catalog
+	TaskList string
 	// Background runs what the model started with run_in_background (the REPL's /tasks).
 	Background *background.Manager
 
@@ -197,6 +206,7 @@ type Session struct {
 	cron     *schedules
 	goal     *goal.Loop
 	tap      *failureTap
+	tasks    *tasks
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -274,13 +284,17 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
+	tl, err := openTasks(dirs, tr, opts.TaskList, todos.list, opts.UI, warn)
+	if err != nil {
+		return nil, err
+	}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	sched := openSchedules(dirs, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {
 		return nil, err
 	}
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(todos.part, skills.part, goals.Part(), bg.part))
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part(), bg.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
 		return nil, err
@@ -293,14 +307,15 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
+		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
 	}
+	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -321,8 +336,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
-		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap,
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
+		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, Background: bg.mgr, bg: bg,
 	}
 	source := "startup"
@@ -570,7 +585,7 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -578,7 +593,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, toolOpts too
 	defs = append(defs, extra...)
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg,
+		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg, Named: named,
 		ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
@@ -708,5 +723,5 @@ func (s *Session) Close() error {
 	s.bg.close()                               // nothing the session started outlives it
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
-	return errors.Join(err, s.writer.Sync(), s.writer.Close())
+	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())
 }

@@ -47,7 +47,8 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 		{ToolCalls: bash("echo hello > f.txt && cat f.txt")},
 		{ExpectContains: "hello", Text: "wrote it"},
 	}, nil)
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion", "TodoWrite",
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion",
+		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
 		"CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "TaskOutput", "TaskStop", "BashOutput", "KillShell", "Task", "Agent", "ToolSearch"}
 	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v", got)
@@ -213,7 +214,11 @@ func TestTodoListSurvivesResume(t *testing.T) {
 	s, _ := open(t, home, cwd, []scripted.Turn{
 		{ToolCalls: []scripted.ToolCall{{Name: "TodoWrite", Input: todos}}},
 		{Text: "planned"},
-	}, func(o *Options) { o.UI.OnTodo = func(items []todo.Item) { shown = append(shown, items) } })
+	}, func(o *Options) {
+		// TodoWrite is no longer offered by default; named, it still is.
+		o.Access.Tools = []string{"TodoWrite"}
+		o.UI.OnTodo = func(items []todo.Item) { shown = append(shown, items) }
+	})
 	if o := s.Run(context.Background(), "plan"); !o.OK() {
 		t.Fatalf("outcome = %+v", o)
 	}

@@ -23,6 +23,7 @@ type transcript struct {
 	todos    json.RawMessage // the last saved todo list
 	skills   []invokedSkill  // the skills loaded, oldest first
 	goal     goal.State      // the last saved goal
+	taskList string          // the task list the session used
 	// background holds the entries of background work (tasks, notifications).
 	background []session.Entry
 }
@@ -78,6 +79,11 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
 			}
 			tr.goal = st
+		case entryTaskList:
+			var l struct{ List string }
+			if json.Unmarshal(e.Data, &l) == nil {
+				tr.taskList = l.List
+			}
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
 		case entrySkill:

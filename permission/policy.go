@@ -398,7 +398,7 @@ type callInput struct {
 }
 
 // Tools with no effect outside the session, which need no rule in any mode.
-var sessionTools = []string{"TodoWrite", "TodoRead", "AskUserQuestion", "Task", "Agent", "Skill",
+var sessionTools = []string{"TodoWrite", "TodoRead", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Task", "Agent", "Skill",
 	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup"}
 
 // Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected

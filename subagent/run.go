@@ -32,7 +32,11 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	reg.SetOptions(cfg.ToolOptions)
 	var nested *Tool
 	for _, n := range names {
-		if pt, ok := cfg.Tools.Get(n); ok && n != TaskName {
+		pt, ok := cfg.Tools.Get(n)
+		if !ok {
+			pt, ok = cfg.Named[n]
+		}
+		if ok && n != TaskName {
 			_ = reg.Add(pt)
 		}
 	}

@@ -36,6 +36,10 @@ type Config struct {
 	BaseSystem string
 	// Tools is the parent's registry; children get subsets of its tools by name.
 	Tools *tool.Registry
+	// Named are tools the parent is not offered by default that a definition may still
+	// name in its tools: (TodoWrite, which the task list replaced); children that inherit
+	// the parent's tools do not get them.
+	Named map[string]tool.Tool
 	// ToolOptions are set on each child's registry (output budget, spill directory).
 	ToolOptions tool.Options
 	// Definitions are the user's agent types (LoadDefinitions); a definition named like a
@@ -262,7 +266,7 @@ func (sh *shared) toolNames(d Definition) []string {
 				}
 				continue
 			}
-			if has(n) && !contains(out, n) {
+			if _, named := sh.cfg.Named[n]; (has(n) || named) && !contains(out, n) {
 				out = append(out, n)
 			}
 		}

@@ -80,7 +80,7 @@ func (r *Reminder) BeforeModel(_ context.Context, t *agent.Turn) error {
 	if open == 0 {
 		return nil
 	}
-	t.AddEphemeral(llm.TextBlock(ReminderText(items, r.every)))
+	t.AddEphemeral(llm.TextBlock(reminderText(items, r.every, r.list.Tool())))
 	r.mu.Lock()
 	r.rounds = 0
 	r.sent++
@@ -96,7 +96,9 @@ func (r *Reminder) Sent() int {
 }
 
 // ReminderText is the reminder sent after rounds idle tool rounds with items open.
-func ReminderText(items []Item, rounds int) string {
+func ReminderText(items []Item, rounds int) string { return reminderText(items, rounds, ToolName) }
+
+func reminderText(items []Item, rounds int, tool string) string {
 	var open []string
 	for _, it := range items {
 		switch it.Status {
@@ -107,7 +109,7 @@ func ReminderText(items []Item, rounds int) string {
 		}
 	}
 	return fmt.Sprintf("<system-reminder>The todo list has not been updated for %d tool rounds and has open items: %s. Update it with %s if your progress changed (mark finished items completed, the next one in_progress). Do not mention this reminder to the user.</system-reminder>",
-		rounds, strings.Join(open, ", "), ToolName)
+		rounds, strings.Join(open, ", "), tool)
 }
 
 // Snapshot is a system reminder carrying the whole current list, for the harness to put
@@ -117,5 +119,5 @@ func (l *List) Snapshot() string {
 	if len(items) == 0 {
 		return ""
 	}
-	return "<system-reminder>The current todo list (keep it up to date with " + ToolName + "):\n" + Render(items) + "\n</system-reminder>"
+	return "<system-reminder>The current todo list (keep it up to date with " + l.Tool() + "):\n" + Render(items) + "\n</system-reminder>"
 }

@@ -8,6 +8,7 @@ package todo
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,6 +41,7 @@ type List struct {
 	mu      sync.Mutex
 	items   []Item
 	version uint64
+	tool    string // the tool that keeps the list; "" is TodoWrite
 }
 
 // NewList returns an empty list.
@@ -56,8 +58,37 @@ func (l *List) Items() []Item {
 func (l *List) Set(items []Item) {
 	l.mu.Lock()
 	l.items = append([]Item(nil), items...)
+	l.tool = ""
 	l.version++
 	l.mu.Unlock()
+}
+
+// SetBy replaces the list with items kept by the named tool (the task list mirrors its
+// tasks here, so the plan display, the reminder and the snapshot after compaction serve
+// both).
+func (l *List) SetBy(items []Item, tool string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append([]Item(nil), items...)
+	l.tool = tool
+	l.version++
+}
+
+// Holds reports whether the list is exactly items, kept by tool.
+func (l *List) Holds(items []Item, tool string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tool == tool && slices.Equal(l.items, items)
+}
+
+// Tool names the tool that keeps the list (TodoWrite unless SetBy said otherwise).
+func (l *List) Tool() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tool == "" {
+		return ToolName
+	}
+	return l.tool
 }
 
 // Version counts replacements (Set and Restore); it lets observers notice an update.

@@ -185,7 +185,11 @@ func (r *REPL) open() error {
 	opts.UI.ApproveGrant = approver.approveGrant
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
-		fmt.Fprintf(r.Out, "Todos:\n%s\n", indentLines(todo.Render(items), "  "))
+		title := "Todos"
+		if r.sess != nil && r.sess.Todos.Tool() != todo.ToolName {
+			title = "Tasks (" + r.sess.TaskList + ")" // the task list, mirrored
+		}
+		fmt.Fprintf(r.Out, "%s:\n%s\n", title, indentLines(todo.Render(items), "  "))
 	}
 	opts.UI.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.UI.Observers = append(append([]agent.Observer(nil), opts.UI.Observers...), r.observe)

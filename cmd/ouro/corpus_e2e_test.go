@@ -230,13 +230,13 @@ func contains(list []string, s string) bool {
 }
 
 // Item 4: Claude Code's legacy and current tool names in real agents map onto ouro's
-// tools: MultiEdit onto Edit, the Task* list tools onto TodoWrite.
+// tools: MultiEdit onto Edit; the Task* list tools are ouro's own since the task list (s10).
 func TestCorpusLegacyToolNames(t *testing.T) {
 	for _, tc := range []struct {
 		project, agent, want string
 	}{
 		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebFetch"},
-		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TodoWrite"},
+		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate"},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
 			e := newEnv(t)

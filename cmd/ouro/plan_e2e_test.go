@@ -36,7 +36,8 @@ func TestTodoListThroughBinary(t *testing.T) {
 		scripted.Turn{ToolCalls: bash("ls")}, scripted.Turn{ToolCalls: bash("ls")}, scripted.Turn{ToolCalls: bash("ls")},
 		scripted.Turn{Text: "all done"},
 	)
-	out, stderr, code := e.run("", "-p", "plan and do it", "--output-format", "json")
+	// The task list replaced TodoWrite in the default tools; named, it is offered.
+	out, stderr, code := e.run("", "-p", "plan and do it", "--output-format", "json", "--tools", "TodoWrite,Bash")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -49,6 +49,7 @@ type runFlags struct {
 	initOnly     bool
 	maintenance  bool
 	pluginDirs   []string
+	taskList     string
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -91,6 +92,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.initOnly, "init-only", false, `run the Setup hooks (trigger "init") and the SessionStart hooks, then exit`)
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
+	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -105,8 +107,9 @@ func (f *runFlags) options() harness.Options {
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
-		Version: version,
-		Goal:    f.goal.options(),
+		Version:  version,
+		Goal:     f.goal.options(),
+		TaskList: f.taskList,
 	}
 }
 
@@ -248,7 +251,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 			fmt.Fprintf(errOut, "ouro: %s\n", e.Text)
 		}
 	}
-	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut,
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut, OnTasks: h.TaskList,
 		// What hooks want the user to see (systemMessage): on stderr, and as an event in
 		// stream-json.
 		ShowUser: func(msg string) {

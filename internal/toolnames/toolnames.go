@@ -9,6 +9,7 @@ import "strings"
 var ouro = map[string]bool{
 	"Bash": true, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": true, "Write": true,
 	"WebFetch": true, "AskUserQuestion": true, "TodoWrite": true, "Skill": true, "Task": true, "Agent": true,
+	"TaskCreate": true, "TaskGet": true, "TaskList": true, "TaskUpdate": true,
 	"TaskOutput": true, "TaskStop": true, // background work (s11)
 }
 
@@ -22,10 +23,6 @@ var claudeCode = map[string]string{
 	"KillShell":            "TaskStop",
 	"KillBash":             "TaskStop",
 	"WebSearch":            "",
-	"TaskCreate":           "TodoWrite", // the task list (s10); until it lands, the plan tool
-	"TaskGet":              "TodoWrite",
-	"TaskList":             "TodoWrite",
-	"TaskUpdate":           "TodoWrite",
 	"SendMessage":          "", // teams (s13)
 	"TeamCreate":           "",
 	"TeamDelete":           "",

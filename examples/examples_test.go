@@ -18,6 +18,7 @@ import (
 	// The packages the examples are built from: importing them makes go test's cache
 	// notice a change in any of them (TestExamplesImports keeps this list complete).
 	_ "github.com/ouroagent/ouro/agent"
+	_ "github.com/ouroagent/ouro/background"
 	_ "github.com/ouroagent/ouro/compact"
 	_ "github.com/ouroagent/ouro/cron"
 	_ "github.com/ouroagent/ouro/goal"
@@ -27,6 +28,7 @@ import (
 	_ "github.com/ouroagent/ouro/llm/scripted"
 	_ "github.com/ouroagent/ouro/mechanism"
 	_ "github.com/ouroagent/ouro/memory"
+	_ "github.com/ouroagent/ouro/notify"
 	_ "github.com/ouroagent/ouro/permission"
 	_ "github.com/ouroagent/ouro/sandbox"
 	_ "github.com/ouroagent/ouro/scout"
@@ -117,6 +119,19 @@ var examples = map[string]example{
 		window, _ := strconv.Atoi(m[2])
 		if peak <= 0 || peak >= window {
 			t.Errorf("peak %d tokens, window %d: compaction did not keep the requests inside it", peak, window)
+		}
+	}},
+	"s11_background": {want: []string{
+		"Command running in background with ID: b", "You will be notified when it completes.",
+		"meanwhile: nothing to read yet",
+		"── the model stopped while 1 task(s) run: waiting for them",
+		"<status>completed</status>\n   <summary>Background command \"Slow build\" completed (exit code 0)</summary>",
+		"Last lines of output:\n   build finished",
+		"[completed after 4 turns]",
+		"completed (exit code 0)       Slow build",
+	}, check: func(t *testing.T, out string) {
+		if n := strings.Count(out, "<task-notification>"); n != 1 {
+			t.Errorf("the notification reached the conversation %d times", n)
 		}
 	}},
 	"s09_memory": {want: []string{

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
@@ -348,6 +349,13 @@ type notifying struct {
 }
 
 func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	if background.InBackground(ctx) {
+		// A background agent's call: nobody waits on it, and the REPL's prompt must not
+		// be taken over by it. Refused as headless, with how to allow it.
+		a, err := permission.Headless{}.Approve(ctx, p)
+		a.Reason = "background agent: " + strings.TrimPrefix(a.Reason, "headless run: ")
+		return a, err
+	}
 	n.hooks.Notification(ctx, "ouro needs your permission to use "+p.Call.Name)
 	return n.Approver.Approve(ctx, p)
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
@@ -192,12 +193,15 @@ type Session struct {
 	Todos    *todo.List
 	Skills   *skill.Catalog
 	TaskList string
+	// Background runs what the model started with run_in_background (the REPL's /tasks).
+	Background *background.Manager
 
 	provider llm.Provider
 	warn     io.Writer
 	writer   *session.Writer
 	guard    *guard
 	ctx      *contextParts
+	bg       *backgroundWork
 	skills   *skillLog
 	grants   *grants
 	cron     *schedules
@@ -271,7 +275,13 @@ func Open(opts Options) (*Session, error) {
 // and makes the agent.
 func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grants, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker)
+	// What tools notify (Exec.Notify) waits in notes until the next model call.
+	notes := &notify.Queue{}
+	bg, err := openBackground(tr, ws, g.settings, notes, opts.UI.Wake, warn)
+	if err != nil {
+		return nil, err
+	}
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker, bg.mgr)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +296,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part()))
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part(), bg.part))
 	ext, err := join(opts.Extensions, ws)
 	if err != nil {
 		return nil, err
@@ -294,12 +304,12 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	for i := range ext {
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
-	// What tools notify (Exec.Notify) waits in notes until the next model call.
-	notes := &notify.Queue{}
 	g.notes.Store(notes)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
-	own := []mechanism.Part{g.part(), {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		builtin, ctxp.part, tl.part, todos.part, skills.part, grants.part, sched.part, goals.Part()}
+	// Notifications are delivered after compaction has had its say, so a summary never
+	// swallows one the model has not read.
+	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
+		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -307,7 +317,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
@@ -330,7 +340,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
-		goal: goals, cp: tr.checkpoints(),
+		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -483,7 +493,7 @@ func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Pa
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker, bg *background.Manager) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -499,7 +509,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
 		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded,
-		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains})
+		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg})
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
 	return mechanism.Part{Name: "tools", Tools: []tool.Tool{
@@ -580,7 +590,7 @@ type subagents struct {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -599,10 +609,11 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Observer:      opts.UI.ChildObserver,
+		Observer:      bgw.duringRuns(opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
+		Background:    bgw.mgr,
 	})
 	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }
@@ -696,6 +707,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	}
 	defer s.guard.policy.ClearTurnRules()
 	s.beginCheckpoint(input, prompt)
+	defer s.bg.running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	stopFailure(ctx, hooks, s.tap, out)
 	return out
@@ -714,6 +726,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.cron.sched.Stop()                        // session-only jobs die with the session
+	s.bg.close()                               // nothing the session started outlives it
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())

@@ -27,6 +27,8 @@ type transcript struct {
 	taskList string             // the task list the session used
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
+	// background holds the entries of background work (tasks, notifications).
+	background []session.Entry
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -87,6 +89,8 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			}
 		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
+		case entryBackground, entryNotified, entryDelivered:
+			tr.background = append(tr.background, e)
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -21,6 +21,10 @@ type Queue struct {
 	// OnNotify, when set, is told of each notification as it arrives (the REPL shows it,
 	// or starts a turn when idle).
 	OnNotify func(tool.Notification)
+	// OnDeliver, when set, is told of the notifications each time they leave the queue
+	// for the conversation (BeforeModel, or Take), so the session can record that they
+	// were delivered and never deliver them again after a resume.
+	OnDeliver func([]tool.Notification)
 }
 
 var (
@@ -53,17 +57,46 @@ func (q *Queue) Pending() int {
 // the order they came, kept in the conversation (and so the transcript). What arrives
 // while the request is in flight waits for the next one.
 func (q *Queue) BeforeModel(_ context.Context, t *agent.Turn) error {
-	q.mu.Lock()
-	pending := q.pending
-	q.pending = nil
-	q.mu.Unlock()
+	pending, delivered := q.take()
 	if len(pending) == 0 {
 		return nil
 	}
+	// Recorded as delivered once the message is in the conversation (and so the
+	// transcript), not before.
+	defer delivered()
 	blocks := make([]llm.Block, len(pending))
 	for i, n := range pending {
 		blocks[i] = llm.TextBlock(n.Text)
 	}
 	t.AppendUser(blocks...)
 	return nil
+}
+
+// Take empties the queue and returns what it held, for a caller that delivers it some
+// other way (a turn of its own in the REPL, the message a headless run continues with);
+// OnDeliver is told.
+func (q *Queue) Take() []tool.Notification {
+	pending, delivered := q.take()
+	delivered()
+	return pending
+}
+
+// Drain empties the queue without telling OnDeliver: for a caller that hands the
+// notifications on and records their delivery itself once they reach the conversation.
+func (q *Queue) Drain() []tool.Notification {
+	pending, _ := q.take()
+	return pending
+}
+
+func (q *Queue) take() ([]tool.Notification, func()) {
+	q.mu.Lock()
+	pending := q.pending
+	q.pending = nil
+	cb := q.OnDeliver
+	q.mu.Unlock()
+	return pending, func() {
+		if len(pending) > 0 && cb != nil {
+			cb(pending)
+		}
+	}
 }

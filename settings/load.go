@@ -250,6 +250,9 @@ type file struct {
 		MaxRounds *int    `json:"maxRounds"`
 		Model     *string `json:"model"`
 	} `json:"goal"`
+	Background struct {
+		MaxRunning *int `json:"maxRunning"`
+	} `json:"background"`
 	Sandbox struct {
 		Enabled                  *bool    `json:"enabled"`
 		AutoAllowBashIfSandboxed *bool    `json:"autoAllowBashIfSandboxed"`
@@ -399,6 +402,9 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
 		v := *f.Memory.ExtractOnExit
 		s.Memory.ExtractOnExit = &v
+	}
+	if n := f.Background.MaxRunning; n != nil && s.Background.Source == "" {
+		s.Background.MaxRunning, s.Background.Source = *n, l.path
 	}
 
 	sb := &f.Sandbox

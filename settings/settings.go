@@ -31,7 +31,8 @@ type Settings struct {
 	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
 	Files []string `json:"-"`
 	// Skipped are the user files left out (see Warnings).
-	Skipped []string `json:"-"`
+	Skipped    []string   `json:"-"`
+	Background Background `json:"background"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`
@@ -52,6 +53,15 @@ type Goal struct {
 	MaxRounds int `json:"maxRounds,omitempty"`
 	// Model is the evaluator's model; "" means the session's (--goal-model wins).
 	Model string `json:"model,omitempty"`
+}
+
+// Background bounds background tasks (Bash and agents run with run_in_background).
+type Background struct {
+	// MaxRunning is how many may run at once ("background.maxRunning"); 0 means the
+	// default (8). The most specific file that sets it wins.
+	MaxRunning int `json:"maxRunning,omitempty"`
+	// Source is the file that set MaxRunning.
+	Source string `json:"-"`
 }
 
 // Permissions are the rules and mode.

@@ -3,12 +3,15 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -75,6 +78,9 @@ type Config struct {
 	TranscriptDir string
 	// Warn receives problems writing transcripts; nil discards them.
 	Warn func(string)
+	// Background, when set, offers run_in_background: the child runs as a task of this
+	// manager and its final text arrives as a notification.
+	Background *background.Manager
 }
 
 // Scope is the seams of a child whose definition brings hooks of its own: they replace
@@ -163,7 +169,7 @@ func (sh *shared) addUsage(u llm.Usage, cost float64) {
 const schemaTmpl = `{"type":"object","properties":{
 "description":{"type":"string","description":"A short (3-5 word) description of the task"},
 "prompt":{"type":"string","description":"The task for the agent to perform: everything it needs to know, since it sees nothing of this conversation"},
-"subagent_type":{"type":"string","enum":%s,"description":"The type of agent to use for this task"}},
+"subagent_type":{"type":"string","enum":%s,"description":"The type of agent to use for this task"}%s},
 "required":["description","prompt","subagent_type"],"additionalProperties":false}`
 
 func (sh *shared) buildSpec() llm.ToolSpec {
@@ -178,7 +184,12 @@ Available agent types:
 		fmt.Fprintf(&sb, "- %s: %s (Tools: %s)\n", d.Name, d.Description, strings.Join(sh.toolNames(d), ", "))
 	}
 	enum, _ := json.Marshal(names)
-	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum))}
+	bg := ""
+	if sh.cfg.Background != nil {
+		bg = `,
+"run_in_background":{"type":"boolean","description":"Do not wait: its report arrives as a notification"}`
+	}
+	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum, bg))}
 }
 
 // Spec implements tool.Tool. The description lists each type with the tools it would get
@@ -285,6 +296,7 @@ type taskInput struct {
 	Description  string `json:"description"`
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
+	Background   bool   `json:"run_in_background"`
 }
 
 // Run implements tool.Tool: it runs one child to its end.
@@ -307,5 +319,19 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.Errorf("The prompt is empty: say what the %s agent should do.", d.Name), nil
 	}
+	if in.Background && sh.cfg.Background != nil {
+		return sh.cfg.Background.StartAgent(x, in.Description, func(ctx context.Context, _ io.Writer) (string, error) {
+			res := sh.runChild(ctx, d, in, x)
+			if res.IsError {
+				return res.Text(), errors.New(firstLine(res.Text()))
+			}
+			return res.Text(), nil
+		}), nil
+	}
 	return sh.runChild(ctx, d, in, x), nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }

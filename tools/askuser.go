@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -119,6 +120,9 @@ func (a *AskUserQuestion) Run(ctx context.Context, x *tool.Exec) (tool.Result, e
 	qs, err := parseQuestions(input)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	if background.InBackground(ctx) {
+		return tool.Errorf("You run in the background: nobody can answer questions here. Decide with what you have and say in your final report what you assumed and what the user should confirm."), nil
 	}
 	if a.asker == nil {
 		res := tool.Text("The user is not available to answer questions in this run. The run ends here so the user can read your questions and answer them when the session is resumed; the answers will arrive as the next user message. Do not guess them.")

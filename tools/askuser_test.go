@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -216,5 +217,14 @@ func TestAskUserQuestionInvalidInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("combined error %v does not mention %q", err, want)
 		}
+	}
+}
+
+// A background agent's question reaches nobody: refused at once, never put to the asker.
+func TestAskUserQuestionInBackground(t *testing.T) {
+	asker := &fakeAsker{}
+	res, err := NewAskUserQuestion(asker).Run(background.Context(context.Background()), tool.ExecInput(json.RawMessage(twoQuestions)))
+	if err != nil || !res.IsError || !strings.Contains(res.Text(), "You run in the background") || len(asker.asked) != 0 {
+		t.Errorf("err %v, asked %v, %s", err, asker.asked, res.Text())
 	}
 }

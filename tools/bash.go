@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
@@ -55,6 +56,9 @@ type BashConfig struct {
 	// command that cd's elsewhere runs there, but the next call starts back in Dir (as
 	// Claude Code resets the shell), and the result says so.
 	Within func(dir string) bool
+	// Background, when set, offers run_in_background: such a command runs as a task of
+	// this manager and the call returns at once.
+	Background *background.Manager
 }
 
 const (
@@ -141,17 +145,21 @@ func (b *Bash) Spec() llm.ToolSpec { return b.spec }
 func (b *Bash) ReadOnly() bool { return false }
 
 func bashDescription(cfg BashConfig) string {
+	bg := " Start it and use it within one command."
+	if cfg.Background != nil {
+		bg = " For a server or long job, set run_in_background and go on: you are notified when it ends."
+	}
 	return fmt.Sprintf(`Runs a shell command with bash -c and returns its stdout and stderr, interleaved as printed.
 - The working directory persists between calls: a cd carries over to the next command. Shell variables, aliases and functions do not.
 - timeout is in milliseconds: default %d (%s), maximum %d (%s). On timeout the command and every process it started are killed and the output so far is returned.
-- Every process a command starts ends with it, even one started with &, nohup, setsid or disown: a server or watcher does not keep running for the next call. Start it and use it within one command.
+- Every process a command starts ends with it, even one started with &, nohup, setsid or disown: a server or watcher does not keep running for the next call.%s
 - Output longer than %d characters is shortened to its beginning and end, with a line saying how much was left out; redirect long output to a file and search it instead.
 - There is no stdin: commands that wait for input get end-of-file at once. Use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
 - A non-zero exit status is reported as "Exit code N" and marks the result as an error.
 - Prefer the dedicated tools when they exist: Read, Write, Edit, Glob, Grep and LS instead of cat, sed, echo >, find, grep and ls.
 - Quote paths that contain spaces; chain dependent commands with &&.`,
 		cfg.DefaultTimeout.Milliseconds(), seconds(cfg.DefaultTimeout),
-		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), cfg.MaxOutput)
+		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), bg, cfg.MaxOutput)
 }
 
 func bashSchema(cfg BashConfig) json.RawMessage {
@@ -159,6 +167,11 @@ func bashSchema(cfg BashConfig) json.RawMessage {
 	if cfg.AllowUnsandboxed && cfg.Sandbox != nil {
 		unsandboxed = `,
     "dangerouslyDisableSandbox": {"type": "boolean", "description": "Run outside the sandbox; only after the sandbox blocked something the task needs. The user is always asked."}`
+	}
+	bg := ""
+	if cfg.Background != nil {
+		bg = `,
+    "run_in_background": {"type": "boolean", "description": "Do not wait for it: get a task id and output file"}`
 	}
 	return json.RawMessage(fmt.Sprintf(`{
   "type": "object",
@@ -169,7 +182,17 @@ func bashSchema(cfg BashConfig) json.RawMessage {
   },
   "required": ["command"],
   "additionalProperties": false
-}`, cfg.MaxTimeout.Milliseconds(), unsandboxed))
+}`, cfg.MaxTimeout.Milliseconds(), unsandboxed+bg))
+}
+
+// policyFor is the sandbox a call runs in: none for a command the settings exclude or a
+// call that asked to leave it (which the gate put to the user).
+func (b *Bash) policyFor(in bashInput) *sandbox.Policy {
+	pol := b.cfg.Sandbox
+	if pol != nil && (in.DangerouslyDisableSandbox || b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command)) {
+		pol = nil
+	}
+	return pol
 }
 
 // offersUnsandboxed reports whether calls may set dangerouslyDisableSandbox.
@@ -180,6 +203,7 @@ type bashInput struct {
 	Timeout                   *float64 `json:"timeout"`
 	Description               string   `json:"description"`
 	DangerouslyDisableSandbox bool     `json:"dangerouslyDisableSandbox"`
+	Background                bool     `json:"run_in_background"`
 }
 
 func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error) {
@@ -192,6 +216,9 @@ func (b *Bash) parseInput(raw json.RawMessage) (bashInput, time.Duration, error)
 	}
 	if in.DangerouslyDisableSandbox && !b.offersUnsandboxed() {
 		return in, 0, errors.New("invalid Bash input: dangerouslyDisableSandbox is not available here (no sandbox, or sandbox.allowUnsandboxedCommands is false); run the command without it")
+	}
+	if in.Background && b.cfg.Background == nil {
+		return in, 0, fmt.Errorf("invalid Bash input: run_in_background is not available in this session; run the command in the foreground (it may take up to %d ms)", b.cfg.MaxTimeout.Milliseconds())
 	}
 	timeout := b.cfg.DefaultTimeout
 	if in.Timeout != nil {
@@ -216,6 +243,9 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if in.Background {
+		return b.runBackground(ctx, x, in)
+	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, fmt.Errorf("bash: not started: %w", err)
 	}
@@ -239,10 +269,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 
 	out := newOutputBuffer(b.cfg.MaxOutput)
-	pol := b.cfg.Sandbox
-	if pol != nil && (in.DangerouslyDisableSandbox || b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command)) {
-		pol = nil
-	}
+	pol := b.policyFor(in)
 	var netMark uint64
 	if pol != nil {
 		netMark = pol.ProxyMark()

@@ -246,7 +246,7 @@ func TestBashInvalidInput(t *testing.T) {
 		{`{"command": "true", "timeout": 0}`, "timeout must be a positive"},
 		{`{"command": "true", "timeout": -5}`, "timeout must be a positive"},
 		{`{"command": "true", "timeout": "5"}`, "timeout must be a number, got string"},
-		{`{"command": "true", "run_in_background": true}`, `unknown field "run_in_background"`},
+		{`{"command": "true", "run_in_background": true}`, `run_in_background is not available in this session`},
 		{`"echo hi"`, "must be a JSON object, got string"},
 	}
 	for _, tc := range cases {

@@ -44,6 +44,7 @@ const replHelp = `Commands:
   /help            this help
   /skills          the skills found; /<skill-name> [args] runs one
   /todos           the current todo list
+  /tasks           background tasks: what runs, how the others ended
   /goal [CONDITION|off]  show, set or clear the goal each stop is judged against
   /compact [focus] summarise the conversation so far to free context
   /loop [5m] TASK  run TASK now and again every 5m (or when the model says); /loop stop
@@ -244,6 +245,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		return false, r.rewind(strings.TrimPrefix(line, name))
 	case "/goal":
 		return false, goalCommand(r.sess, strings.TrimPrefix(line, name), r.Out)
+	case "/tasks":
+		fmt.Fprintln(r.Out, r.sess.Background.Render())
 	case "/compact":
 		_, focus, _ := strings.Cut(line, " ")
 		before := len(r.sess.Conv.Messages)

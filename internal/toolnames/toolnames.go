@@ -10,6 +10,7 @@ var ouro = map[string]bool{
 	"Bash": true, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": true, "Write": true,
 	"WebFetch": true, "AskUserQuestion": true, "TodoWrite": true, "Skill": true, "Task": true, "Agent": true,
 	"TaskCreate": true, "TaskGet": true, "TaskList": true, "TaskUpdate": true,
+	"TaskOutput": true, "TaskStop": true, // background work (s11)
 }
 
 // claudeCode maps Claude Code's current and legacy tool names onto ouro's equivalent;
@@ -18,11 +19,9 @@ var claudeCode = map[string]string{
 	"MultiEdit":            "Edit", // several edits to one file: Edit, one call per edit
 	"NotebookRead":         "Read", // Read shows notebooks
 	"NotebookEdit":         "",
-	"BashOutput":           "", // background shells (s11)
-	"KillShell":            "",
-	"KillBash":             "",
-	"TaskOutput":           "",
-	"TaskStop":             "",
+	"BashOutput":           "TaskOutput", // background work's older names
+	"KillShell":            "TaskStop",
+	"KillBash":             "TaskStop",
 	"WebSearch":            "",
 	"SendMessage":          "", // teams (s13)
 	"TeamCreate":           "",

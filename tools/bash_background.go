@@ -1,0 +1,135 @@
+//go:build linux || darwin
+
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// runBackground starts in.Command as a background task (run_in_background): the same
+// shell, sandbox and launcher as a foreground command, in its own process group, with
+// stdout and stderr going to the task's output file. It returns at once. The command
+// starts in the current directory; a cd inside it does not carry over.
+func (b *Bash) runBackground(ctx context.Context, x *tool.Exec, in bashInput) (tool.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return tool.Result{}, fmt.Errorf("bash: not started: %w", err)
+	}
+	dir, note, err := b.startDir()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	res := b.cfg.Background.StartCommand(x, in.Description, in.Command, func(out io.Writer) (background.Proc, error) {
+		return b.spawn(ctx, b.policyFor(in), in.Command, dir, out)
+	})
+	if note != "" && !res.IsError {
+		res = tool.Text(note + "\n" + res.Text())
+	}
+	return res, nil
+}
+
+// bgProc is a background command's process group.
+type bgProc struct {
+	pgid       int
+	supervised bool
+	b          *Bash
+	done       chan struct{}
+	exit       background.Exit
+}
+
+func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir string, out io.Writer) (*bgProc, error) {
+	tmpDir := ""
+	if b.cfg.Sandbox != nil {
+		tmpDir = b.cfg.Sandbox.TempDir
+	}
+	// The wrapper's EXIT trap writes the final directory here; a background command's is
+	// not kept, but the file must be one the sandboxed shell may write.
+	cwdFile, err := os.CreateTemp(tmpDir, "ouro-bash-cwd-*")
+	if err != nil {
+		return nil, fmt.Errorf("create cwd file: %w", err)
+	}
+	cwdPath := cwdFile.Name()
+	cwdFile.Close()
+	cmd, supervised, err := b.shellCommand(ctx, pol, command, cwdPath)
+	if err != nil {
+		os.Remove(cwdPath)
+		return nil, err
+	}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), b.cfg.Env...)
+	cmd.Stdout, cmd.Stderr = out, out // one pipe: the order they were written in
+	cmd.Stdin = nil
+	cmd.SysProcAttr.Setpgid = true
+	cmd.WaitDelay = orphanPipeWait
+	var absent []string
+	var indexes *sandbox.IndexGuard
+	var placeholders *sandbox.GitPlaceholders
+	if pol != nil {
+		// As in the foreground (see Run), for as long as the command runs.
+		placeholders = pol.HoldGitPlaceholders()
+		absent = pol.Absent()
+		indexes = pol.GuardIndexes()
+	}
+	if err := cmd.Start(); err != nil {
+		os.Remove(cwdPath)
+		if placeholders != nil {
+			placeholders.Release()
+		}
+		return nil, fmt.Errorf("start %s in %s: %w", b.shell, dir, err)
+	}
+	p := &bgProc{pgid: cmd.Process.Pid, supervised: supervised, b: b, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		werr := cmd.Wait()
+		os.Remove(cwdPath)
+		if len(absent) > 0 {
+			sandbox.Reclaim(absent, pol.TempDir)
+		}
+		indexes.Restore()
+		if placeholders != nil {
+			placeholders.Release()
+		}
+		var exitErr *exec.ExitError
+		switch {
+		case werr == nil, errors.As(werr, &exitErr), errors.Is(werr, exec.ErrWaitDelay):
+		default:
+			p.exit.Err = werr
+			return
+		}
+		st := cmd.ProcessState
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.exit.Signal = ws.Signal().String()
+			p.exit.Code = 128 + int(ws.Signal())
+			return
+		}
+		p.exit.Code = st.ExitCode()
+	}()
+	return p, nil
+}
+
+// Wait implements background.Proc.
+func (p *bgProc) Wait() background.Exit {
+	<-p.done
+	return p.exit
+}
+
+// Stop implements background.Proc: the whole group, and through the launcher every
+// process the command started (setsid and double forks included), is terminated.
+func (p *bgProc) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	terminateGroup(p.pgid, p.supervised, p.b.cfg.KillGrace)
+	<-p.done
+}

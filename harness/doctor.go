@@ -39,6 +39,7 @@ func Doctor(opts Options) doctor.Report {
 		doctor.Func{Title: "hooks", F: c.hooks},
 		doctor.Func{Title: "agents", F: c.agents},
 		doctor.Func{Title: "skills", F: c.skills},
+		doctor.Func{Title: "plugins", F: c.plugins},
 		doctor.Func{Title: "instructions and rules", F: c.instructions},
 		doctor.Func{Title: "memory", F: c.memory},
 	)
@@ -282,6 +283,9 @@ func (c *checkup) skills(warn io.Writer) doctor.Section {
 	for _, k := range cat.Skills() {
 		loaded[k.Path] = true
 		what := "skill " + k.Name
+		if k.Command {
+			what = "command /" + k.Name
+		}
 		if k.DisableModelInvocation {
 			what += " (only you may invoke it)"
 		}

@@ -19,11 +19,6 @@ func loadPlugins(dirs []string, warn io.Writer) []plugin.Plugin {
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: %s\n", w)
 	}
-	for _, p := range ps {
-		if len(p.CommandDirs) > 0 {
-			fmt.Fprintf(warn, "ouro: plugin %s: its commands/ are loaded as skills (/%s:<name>)\n", p.Name, p.Name)
-		}
-	}
 	return ps
 }
 

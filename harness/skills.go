@@ -77,6 +77,9 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 		}
 	}
 	l.addHooks(inv.Skill)
+	if m := inv.Skill.Model; m != "" && m != "inherit" {
+		fmt.Fprintf(l.warn, "ouro: skill %s: model %q is not applied: the session's model follows the skill's instructions\n", inv.Skill.Name, m)
+	}
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)

@@ -73,6 +73,11 @@ type Skill struct {
 	// Hooks (hooks:, as in settings files) run from the skill's first use to the
 	// session's end, when the file may grant them.
 	Hooks map[string][]settings.HookMatcher
+	// Model is the model the skill asks for (model:); "" or "inherit" for the session's.
+	Model string
+	// Command is true for a command file (commands/<name>.md): Dir is then the folder
+	// holding it, and no files are bundled with it.
+	Command bool
 	// Dir is the skill's folder (absolute); Path its SKILL.md.
 	Dir   string
 	Path  string
@@ -168,7 +173,7 @@ func (c *Catalog) Get(name string) (Skill, bool) {
 // and broken files become warnings.
 func Discover(opts Options) (*Catalog, []Warning) {
 	var warns []Warning
-	var found []Skill
+	var found, commands []Skill
 	seenRoot := map[string]bool{}
 	scan := func(base string, scope Scope) {
 		for _, f := range Folders {
@@ -179,6 +184,16 @@ func Discover(opts Options) (*Catalog, []Warning) {
 			seenRoot[root] = true
 			s, w := scanFolder(root, scope)
 			found = append(found, s...)
+			warns = append(warns, w...)
+		}
+		for _, f := range CommandFolders {
+			root := filepath.Join(base, filepath.FromSlash(f))
+			if seenRoot[root] {
+				continue
+			}
+			seenRoot[root] = true
+			s, w := scanCommands(root, scope)
+			commands = append(commands, s...)
 			warns = append(warns, w...)
 		}
 	}
@@ -206,7 +221,8 @@ func Discover(opts Options) (*Catalog, []Warning) {
 			scan(home, ScopeUser)
 		}
 	}
-	return NewCatalog(found...), warns
+	// A skill wins over a command of the same name, wherever either was found.
+	return NewCatalog(append(found, commands...)...), warns
 }
 
 // projectDirs lists dir and its parents up to the nearest one holding .git (only dir
@@ -282,6 +298,7 @@ type header struct {
 	DisableModelInvocation yaml.Node `yaml:"disable-model-invocation"`
 	UserInvocable          yaml.Node `yaml:"user-invocable"`
 	ArgumentHint           yaml.Node `yaml:"argument-hint"`
+	Model                  yaml.Node `yaml:"model"`
 	Hooks                  yaml.Node `yaml:"hooks"`
 }
 
@@ -341,6 +358,8 @@ func loadFile(path, dir, name string, command bool) (s Skill, warns []Warning, o
 		Path:          path,
 		UserInvocable: true,
 		ArgumentHint:  scalarText(&fm.ArgumentHint),
+		Model:         scalarText(&fm.Model),
+		Command:       command,
 	}
 	if s.Description == "" && command {
 		if body, err := s.Body(); err == nil {

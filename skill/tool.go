@@ -67,7 +67,11 @@ func (c *Catalog) Invoke(ws *workspace.Workspace, name, args string) (Invocation
 	} else if args != "" {
 		body += "\n\nARGUMENTS: " + args
 	}
-	files, more := bundled(s.Dir)
+	var files []string
+	var more int
+	if !s.Command { // a command's folder holds other commands, not its files
+		files, more = bundled(s.Dir)
+	}
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Skill %q loaded from %s\n", s.Name, s.Dir)

@@ -19,7 +19,7 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Show what ouro loads from every configuration file here, and every warning",
 		Long: `doctor loads every configuration source exactly as a session in this directory
 would — managed, user, project and local settings, the model, permission rules, the
-sandbox, hooks, agents, skills, instruction files (CLAUDE.md, AGENTS.md, imports, nested
+sandbox, hooks, agents, skills and commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
 ones), rules folders and memory — and prints, for each file, whether it was loaded,
 loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
 every warning. Nothing is run: no hook, no model call.
@@ -48,5 +48,6 @@ it (a broken project settings file, an invalid hook).`,
 	c.Flags().StringVar(&opts.Access.Settings, "settings", "", "a settings file or inline JSON, as for a session")
 	c.Flags().StringVar(&opts.Model.Name, "model", "", "the model whose context window sizes the instruction budget")
 	c.Flags().StringSliceVar(&opts.Dirs.Add, "add-dir", nil, "more working directories, as for a session")
+	c.Flags().StringArrayVar(&opts.Plugins, "plugin-dir", nil, "a Claude Code plugin folder, as for a session (repeatable)")
 	return c
 }

@@ -273,6 +273,10 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if streamIn {
 		return runStreamTurns(ctx, cmd, sess, h)
 	}
+	if prompt, err = slashPrompt(sess, prompt); err != nil {
+		sess.Close()
+		return err
+	}
 	o := sess.Run(ctx, prompt)
 	rememberOnExit(ctx, sess, o.Turns, errOut)
 	werr := h.Finish(o, errOut)

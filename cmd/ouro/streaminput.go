@@ -228,7 +228,12 @@ loop:
 			runErr = n.err
 			break
 		}
-		last = sess.RunBlocks(ctx, n.blocks)
+		blocks, err := slashBlocks(sess, n.blocks)
+		if err != nil {
+			runErr = err
+			break
+		}
+		last = sess.RunBlocks(ctx, blocks)
 		turns++
 		modelTurn += last.Turns
 		if err := h.Finish(last, errOut); err != nil {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// Claude Code's commands (.claude/commands/*.md, ~/.claude/commands) are skills: /name
+// runs one headless with $ARGUMENTS, the model sees those it may invoke, and a skill of
+// the same name wins over a command.
+func TestClaudeCodeCommandsRun(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "fix-issue.md"),
+		"---\ndescription: Fix a GitHub issue\nargument-hint: [issue-number]\n---\nFix issue #$ARGUMENTS following our coding standards.\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "review.md"), "---\ndescription: the review command\n---\nCOMMAND BODY\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "review", "SKILL.md"), "---\nname: review\ndescription: the review skill\n---\nSKILL BODY\n")
+	writeFile(t, filepath.Join(e.home, ".claude", "commands", "standup.md"), "# Write my standup\n\nSummarise yesterday's commits.\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "frontend", "component.md"),
+		"---\ndescription: New component\ndisable-model-invocation: true\n---\nCreate the component $ARGUMENTS.\n")
+
+	srv := e.fake(scripted.Turn{ExpectContains: "Fix issue #123 following our coding standards", Text: "fixed"})
+	out, stderr, code := e.run("", "-p", "/fix-issue 123")
+	if code != 0 || out != "fixed\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "command") || strings.Contains(stderr, "skill") {
+		t.Errorf("warnings about commands Claude Code loads quietly:\n%s", stderr)
+	}
+	_, tools, system := requestFields(t, srv.Requests()[0].Body)
+	if !strings.Contains(strings.Join(tools, ","), "Skill") || !strings.Contains(system, "standup") ||
+		!strings.Contains(system, "fix-issue") || strings.Contains(system, "component") {
+		t.Errorf("tools %v; catalog in the system prompt:\n%s", tools, system)
+	}
+	if !strings.Contains(system, "the review skill") || strings.Contains(system, "the review command") {
+		t.Errorf("the skill must win over the command of its name:\n%s", system)
+	}
+
+	// The model invokes a command through the Skill tool; a subfolder's command is /name.
+	call, _ := json.Marshal(map[string]string{"skill": "standup"})
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: call}}},
+		scripted.Turn{ExpectContains: "Summarise yesterday's commits", Text: "standup written"})
+	if out, stderr, code := e.run("", "-p", "write my standup"); code != 0 || out != "standup written\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	e.fake(scripted.Turn{ExpectContains: "Create the component Button.", Text: "made"})
+	line := `{"type":"user","message":{"role":"user","content":"/component Button"}}` + "\n"
+	if out, stderr, code := e.run(line, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"); code != 0 || !strings.Contains(out, `"result":"made"`) {
+		t.Fatalf("stream-json: exit %d, out %q\n%s", code, out, stderr)
+	}
+	// A prompt that starts with a path is a sentence, not a command.
+	e.fake(scripted.Turn{ExpectContains: "/tmp/x is empty", Text: "noted"})
+	if out, stderr, code := e.run("", "-p", "/tmp/x is empty"); code != 0 || out != "noted\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+}
+
+// ouro doctor reports --plugin-dir plugins: each plugin, its hooks files, commands,
+// skills and agents, and a folder that is not a plugin as skipped with why.
+func TestDoctorReportsPlugins(t *testing.T) {
+	e := newEnv(t)
+	plug := filepath.Join(e.dir, "plug")
+	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name":"myplug","version":"1.2.0"}`)
+	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: say hello\n---\nHello $ARGUMENTS\n")
+	writeFile(t, filepath.Join(plug, "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: lint it\n---\nLint.\n")
+	writeFile(t, filepath.Join(plug, "agents", "rev.md"), "---\nname: rev\ndescription: reviews\ntools: Read, Grep\n---\nYou review.\n")
+	writeFile(t, filepath.Join(plug, "hooks", "hooks.json"),
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}],"NoSuchEvent":[{"hooks":[{"type":"command","command":"true"}]}]}}`)
+	out, stderr, code := e.run("", "doctor", "--json", "--plugin-dir", "plug", "--plugin-dir", "missing")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	var r struct {
+		Sections []struct {
+			Name  string
+			Files []struct {
+				Path, Status, Detail string
+				Warnings             []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err, out)
+	}
+	var got []string
+	for _, s := range r.Sections {
+		if s.Name != "plugins" {
+			continue
+		}
+		for _, f := range s.Files {
+			rel, _ := filepath.Rel(e.dir, f.Path)
+			if !filepath.IsAbs(f.Path) {
+				rel = f.Path
+			}
+			got = append(got, f.Status+" "+filepath.ToSlash(rel)+" "+f.Detail+" "+strings.Join(f.Warnings, "|"))
+		}
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"loaded plug plugin myplug 1.2.0",
+		"loaded plug/hooks/hooks.json hooks: NoSuchEvent ×1, PreToolUse ×1",
+		`"NoSuchEvent" are skipped`,
+		"loaded plug/commands/hello.md command /myplug:hello",
+		"loaded plug/skills/lint/SKILL.md skill /myplug:lint",
+		"loaded plug/agents/rev.md agent myplug:rev",
+		"skipped missing  plugin missing is skipped",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the plugins section lacks %q:\n%s", want, all)
+		}
+	}
+}

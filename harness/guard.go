@@ -371,6 +371,9 @@ func warnUnknownRuleTools(p settings.Permissions, warn io.Writer) {
 			if _, known := toolnames.Map(name); known || name == "" {
 				continue
 			}
+			if _, err := permission.ParseRule(r); err != nil {
+				continue // the rule loader has said what is wrong with it ("Edit:*")
+			}
 			msg := fmt.Sprintf("ouro: settings: rule %q (%s) names no tool, so it matches nothing", r.Text, r.Source)
 			if c := toolnames.Closest(name); c != "" {
 				msg += fmt.Sprintf("; did you mean %q?", c)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,58 @@ func TestDoctorReportsPlugins(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("the plugins section lacks %q:\n%s", want, all)
 		}
+	}
+}
+
+// An agent written by Claude Code's /agents generator (a description that breaks strict
+// YAML) keeps its frontmatter hooks: they run on the child's tool calls. Before, the
+// line-by-line reading turned hooks: into text and dropped them with a warning.
+func TestGeneratedAgentKeepsItsHooks(t *testing.T) {
+	e := newEnv(t)
+	marker := filepath.Join(e.dir, "hook-ran")
+	writeFile(t, filepath.Join(e.dir, "notes.txt"), "some notes\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), `---
+name: reviewer
+description: Use this agent after code changes. Examples: <example>Context: code was written. user: "Review it" assistant: "I'll use the reviewer agent"</example>
+tools: Read, Grep
+hooks:
+  PreToolUse:
+    - matcher: "Read"
+      hooks:
+        - type: command
+          command: "echo ran >> `+marker+`"
+---
+You review code.
+`)
+	read, _ := json.Marshal(map[string]string{"file_path": filepath.Join(e.dir, "notes.txt")})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("reviewer", "review", "Review notes.txt")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: read}}},
+		scripted.Turn{ExpectContains: "some notes", Text: "reviewed"},
+		scripted.Turn{ExpectContains: "reviewed", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "review")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "hooks ignored") {
+		t.Errorf("the agent's hooks were dropped:\n%s", stderr)
+	}
+	if b, err := os.ReadFile(marker); err != nil || string(b) != "ran\n" {
+		t.Errorf("the agent's PreToolUse hook did not run once: %q, %v\n%s", b, err, stderr)
+	}
+}
+
+// "Edit:*" is reported once, with what to write instead, not twice.
+func TestMalformedRuleWarnedOnce(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions":{"deny":["Edit:*"]}}`)
+	e.fake(scripted.Turn{Text: "ok"})
+	out, stderr, code := e.run("", "-p", "hi")
+	if code != 0 || out != "ok\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if n := strings.Count(stderr, `rule "Edit:*"`); n != 1 || !strings.Contains(stderr, "write Edit alone") {
+		t.Errorf("want one warning about Edit:*, got %d:\n%s", n, stderr)
 	}
 }

@@ -31,11 +31,50 @@ func Decode(head []byte, v any) (loose bool, strictErr, err error) {
 	return true, strictErr, nil
 }
 
-// Loose reads head line by line into a YAML mapping of strings and lists of strings.
+// Loose reads head key by key: each top-level key with its indented lines is read as
+// strict YAML when that works on its own (so a hooks: block keeps its structure when
+// only the description breaks YAML), else line by line into a string or a list of
+// strings.
 func Loose(head []byte) (*yaml.Node, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	var cur *yaml.Node // the value of the last key
+	var chunk []string
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		defer func() { chunk = nil }()
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(strings.Join(chunk, "\n")), &doc) == nil && doc.Kind == yaml.DocumentNode &&
+			len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) == 2 {
+			m.Content = append(m.Content, doc.Content[0].Content...)
+			return nil
+		}
+		return lineByLine(chunk, m)
+	}
 	for _, line := range strings.Split(string(head), "\n") {
+		line = strings.TrimRight(line, "\r")
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if line[0] != ' ' && line[0] != '\t' {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		chunk = append(chunk, line)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// lineByLine reads one key's lines into m: "key: value" is a string, indented lines
+// continue it, "- item" lines under a key with no value make a list.
+func lineByLine(lines []string, m *yaml.Node) error {
+	var cur *yaml.Node // the value of the last key
+	for _, line := range lines {
 		line = strings.TrimRight(line, "\r")
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -43,7 +82,7 @@ func Loose(head []byte) (*yaml.Node, error) {
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if cur == nil {
-				return nil, fmt.Errorf("line %q is indented but follows no key", line)
+				return fmt.Errorf("line %q is indented but follows no key", line)
 			}
 			if item, ok := strings.CutPrefix(t, "- "); ok && (cur.Kind == yaml.SequenceNode || cur.Value == "") {
 				cur.Kind, cur.Tag, cur.Value = yaml.SequenceNode, "", ""
@@ -51,7 +90,7 @@ func Loose(head []byte) (*yaml.Node, error) {
 				continue
 			}
 			if cur.Kind == yaml.SequenceNode {
-				return nil, fmt.Errorf("line %q continues a list but is no list item", line)
+				return fmt.Errorf("line %q continues a list but is no list item", line)
 			}
 			cur.Value = strings.TrimSpace(cur.Value + " " + t)
 			continue
@@ -59,11 +98,11 @@ func Loose(head []byte) (*yaml.Node, error) {
 		k, val, ok := strings.Cut(line, ":")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t[]{}\"'") {
-			return nil, fmt.Errorf("line %q is not key: value", line)
+			return fmt.Errorf("line %q is not key: value", line)
 		}
 		val = strings.TrimSpace(val)
 		if strings.HasPrefix(val, "{") || strings.HasPrefix(val, "[") && !strings.HasSuffix(val, "]") {
-			return nil, fmt.Errorf("line %q holds a flow collection that is not a simple list", line)
+			return fmt.Errorf("line %q holds a flow collection that is not a simple list", line)
 		}
 		cur = scalar(unquote(val))
 		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
@@ -77,7 +116,7 @@ func Loose(head []byte) (*yaml.Node, error) {
 		}
 		m.Content = append(m.Content, scalar(k), cur)
 	}
-	return m, nil
+	return nil
 }
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }

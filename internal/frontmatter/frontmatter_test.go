@@ -63,3 +63,25 @@ func TestDecode(t *testing.T) {
 		t.Error("a header neither reading accepts was accepted")
 	}
 }
+
+// A header whose description breaks YAML (as the /agents generator writes it) keeps the
+// structure of its other keys: a hooks: block is still a map of events.
+func TestLooseKeepsNestedBlocks(t *testing.T) {
+	head := []byte("name: reviewer\ndescription: Use this agent to review. Examples: user: \"Review\" assistant: \"ok\"\ntools: Read, Grep\nhooks:\n  PreToolUse:\n    - matcher: \"Read\"\n      hooks:\n        - type: command\n          command: \"echo hi\"\n")
+	var v struct {
+		Description string    `yaml:"description"`
+		Tools       string    `yaml:"tools"`
+		Hooks       yaml.Node `yaml:"hooks"`
+	}
+	loose, _, err := Decode(head, &v)
+	if err != nil || !loose {
+		t.Fatalf("loose %v, err %v", loose, err)
+	}
+	if v.Tools != "Read, Grep" || v.Description != `Use this agent to review. Examples: user: "Review" assistant: "ok"` {
+		t.Fatalf("%+v", v)
+	}
+	h, err := Hooks(&v.Hooks)
+	if err != nil || len(h["PreToolUse"]) != 1 || h["PreToolUse"][0].Matcher != "Read" || h["PreToolUse"][0].Hooks[0].Command != "echo hi" {
+		t.Fatalf("hooks = %+v, %v", h, err)
+	}
+}

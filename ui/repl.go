@@ -224,7 +224,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		return true, nil
 	case "/skills":
 		if r.sess.Skills.Len() == 0 {
-			fmt.Fprintln(r.Out, "No skills found (looked in .ouro/skills, .claude/skills and .agents/skills here and above, and in your home).")
+			fmt.Fprintln(r.Out, "No skills found (looked in .ouro/skills, .claude/skills, .agents/skills, .ouro/commands and .claude/commands here and above, and in your home).")
 			break
 		}
 		for _, sk := range r.sess.Skills.Skills() {
@@ -235,7 +235,11 @@ func (r *REPL) command(line string) (quit bool, err error) {
 			if sk.ArgumentHint != "" {
 				head += " " + sk.ArgumentHint
 			}
-			fmt.Fprintf(r.Out, "%s  %s\n    %s\n", head, Clip(sk.Description, 200), sk.Dir)
+			where := sk.Dir
+			if sk.Command { // a command is its file
+				where = sk.Path
+			}
+			fmt.Fprintf(r.Out, "%s  %s\n    %s\n", head, Clip(sk.Description, 200), where)
 		}
 	case "/loop":
 		return false, r.loop(line)

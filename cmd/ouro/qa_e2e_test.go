@@ -167,3 +167,20 @@ func TestMalformedRuleWarnedOnce(t *testing.T) {
 		t.Errorf("want one warning about Edit:*, got %d:\n%s", n, stderr)
 	}
 }
+
+// In the REPL, /skills lists a command with its file and /name runs it.
+func TestREPLRunsCommands(t *testing.T) {
+	e := newEnv(t)
+	cmdFile := filepath.Join(e.dir, ".claude", "commands", "git", "commit.md")
+	writeFile(t, cmdFile, "---\ndescription: Commit the staged changes\nargument-hint: [message]\n---\nCommit with message: $ARGUMENTS\n")
+	e.fake(scripted.Turn{ExpectContains: "Commit with message: fix parser", Text: "committed"})
+	out, stderr, code := e.run("/skills\n/commit fix parser\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"/commit [message]  Commit the staged changes\n    " + cmdFile, "committed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("REPL output lacks %q:\n%s", want, out)
+		}
+	}
+}

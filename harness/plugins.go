@@ -79,19 +79,13 @@ func pluginSkills(ps []plugin.Plugin, warn io.Writer) []skill.Skill {
 			}
 		}
 		for _, d := range p.CommandDirs {
-			entries, _ := os.ReadDir(d)
-			for _, e := range entries {
-				if e.IsDir() || filepath.Ext(e.Name()) != ".md" {
-					continue
-				}
-				s, ws, ok := skill.LoadCommand(filepath.Join(d, e.Name()))
-				for _, w := range ws {
-					fmt.Fprintf(warn, "ouro: plugin %s: command %s\n", p.Name, w)
-				}
-				if ok {
-					s.Name, s.Scope = p.Name+":"+s.Name, skill.ScopeUser
-					out = append(out, s)
-				}
+			cmds, ws := skill.LoadCommands(d, skill.ScopeUser)
+			for _, w := range ws {
+				fmt.Fprintf(warn, "ouro: plugin %s: command %s\n", p.Name, w)
+			}
+			for _, s := range cmds {
+				s.Name = p.Name + ":" + s.Name
+				out = append(out, s)
 			}
 		}
 	}

@@ -25,8 +25,11 @@ const maxCommandDepth = 4
 // the Skill tool could not carry.
 var commandNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// scanCommands reads the command files below root (subfolders included, nearest
-// first on a duplicate name).
+// LoadCommands reads the command files below root, subfolders included (a plugin's
+// commands/ folder, a project's .claude/commands); on a duplicate name the one nearer
+// root wins.
+func LoadCommands(root string, scope Scope) ([]Skill, []Warning) { return scanCommands(root, scope) }
+
 func scanCommands(root string, scope Scope) ([]Skill, []Warning) {
 	st, err := os.Stat(root)
 	if err != nil || !st.IsDir() {

@@ -66,6 +66,7 @@ func TestDoctorReportsPlugins(t *testing.T) {
 	plug := filepath.Join(e.dir, "plug")
 	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name":"myplug","version":"1.2.0"}`)
 	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: say hello\n---\nHello $ARGUMENTS\n")
+	writeFile(t, filepath.Join(plug, "commands", "ci", "nested.md"), "---\ndescription: nested one\n---\nNested\n")
 	writeFile(t, filepath.Join(plug, "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: lint it\n---\nLint.\n")
 	writeFile(t, filepath.Join(plug, "agents", "rev.md"), "---\nname: rev\ndescription: reviews\ntools: Read, Grep\n---\nYou review.\n")
 	writeFile(t, filepath.Join(plug, "hooks", "hooks.json"),
@@ -105,6 +106,7 @@ func TestDoctorReportsPlugins(t *testing.T) {
 		"loaded plug/hooks/hooks.json hooks: NoSuchEvent ×1, PreToolUse ×1",
 		`"NoSuchEvent" are skipped`,
 		"loaded plug/commands/hello.md command /myplug:hello",
+		"loaded plug/commands/ci/nested.md command /myplug:nested",
 		"loaded plug/skills/lint/SKILL.md skill /myplug:lint",
 		"loaded plug/agents/rev.md agent myplug:rev",
 		"skipped missing  plugin missing is skipped",

@@ -41,13 +41,21 @@ var modelTable = []ModelInfo{
 // DefaultModel is the model used when neither --model nor OURO_MODEL names one.
 const DefaultModel = "claude-sonnet-5-5"
 
-// aliases are Claude Code's model aliases (--model, and agent definitions' model).
-var aliases = map[string]string{"sonnet": DefaultModel, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
+// aliases are Claude Code's model aliases (--model, the "model" setting, and agent
+// definitions' model). "default" is the default model; "opusplan" (Opus while planning,
+// Sonnet otherwise in Claude Code) is Sonnet, as ouro does not switch models by mode.
+var aliases = map[string]string{"sonnet": DefaultModel, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5",
+	"default": DefaultModel, "opusplan": DefaultModel}
 
-// ResolveAlias turns an alias (sonnet, opus, haiku) into the model it stands for; any
-// other name is returned as it is.
+// ResolveAlias turns an alias (sonnet, opus, haiku, default, opusplan) into the model it
+// stands for; any other name is returned as it is. Claude Code's "[1m]" suffix (sonnet[1m],
+// the 1M-token context beta) is dropped: the model's own window applies.
 func ResolveAlias(model string) string {
-	if m, ok := aliases[strings.ToLower(strings.TrimSpace(model))]; ok {
+	t := strings.TrimSpace(model)
+	if n := len(t) - len("[1m]"); n > 0 && strings.EqualFold(t[n:], "[1m]") {
+		model, t = t[:n], t[:n]
+	}
+	if m, ok := aliases[strings.ToLower(t)]; ok {
 		return m
 	}
 	return model

@@ -186,3 +186,23 @@ func TestREPLRunsCommands(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's other model names ("sonnet[1m]", "opusplan", "default") in settings.json
+// choose a model the API knows, without a warning.
+func TestSettingsModelClaudeCodeAliases(t *testing.T) {
+	for name, want := range map[string]string{"sonnet[1m]": "claude-sonnet-5-5", "opusplan": "claude-sonnet-5-5", "opus[1m]": "claude-opus-5-5"} {
+		e := newEnv(t)
+		writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"model": "`+name+`"}`)
+		srv := e.fake(scripted.Turn{Text: "ok"})
+		out, stderr, code := e.run("", "-p", "hi")
+		if code != 0 || out != "ok\n" {
+			t.Fatalf("%s: exit %d, out %q\n%s", name, code, out, stderr)
+		}
+		if model, _, _ := requestFields(t, srv.Requests()[0].Body); model != want {
+			t.Errorf("model %q asked the API for %q, want %q", name, model, want)
+		}
+		if strings.Contains(stderr, "model table") {
+			t.Errorf("%s: %s", name, stderr)
+		}
+	}
+}

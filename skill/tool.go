@@ -40,7 +40,7 @@ type Invocation struct {
 }
 
 // Invoke loads the skill called name with args: it reads the body, substitutes
-// $ARGUMENTS, ${CLAUDE_SKILL_DIR} and ${OURO_SKILL_DIR}, lists the bundled files and, when
+// $ARGUMENTS, $ARGUMENTS[N] and $N (see substituteArgs), ${CLAUDE_SKILL_DIR} and ${OURO_SKILL_DIR}, lists the bundled files and, when
 // ws is not nil, adds the skill's folder to ws so they can be read. An unknown name is an
 // error listing the skills that exist. The REPL's /<name> args uses it as the tool does.
 func (c *Catalog) Invoke(ws *workspace.Workspace, name, args string) (Invocation, error) {
@@ -62,11 +62,7 @@ func (c *Catalog) Invoke(ws *workspace.Workspace, name, args string) (Invocation
 	}
 	args = strings.TrimSpace(args)
 	body = strings.NewReplacer("${CLAUDE_SKILL_DIR}", s.Dir, "${OURO_SKILL_DIR}", s.Dir).Replace(body)
-	if strings.Contains(body, "$ARGUMENTS") {
-		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	} else if args != "" {
-		body += "\n\nARGUMENTS: " + args
-	}
+	body = substituteArgs(body, args)
 	var files []string
 	var more int
 	if !s.Command { // a command's folder holds other commands, not its files

@@ -206,3 +206,15 @@ func TestSettingsModelClaudeCodeAliases(t *testing.T) {
 		}
 	}
 }
+
+// A command's positional arguments ($0, $1, $ARGUMENTS[N]) are filled as Claude Code
+// fills them, quoted words kept together.
+func TestCommandPositionalArguments(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "review-pr.md"),
+		"---\ndescription: Review a PR\nargument-hint: [pr-number] [priority] [assignee]\n---\nReview PR #$0 with priority $1 and assign to $ARGUMENTS[2].\n")
+	e.fake(scripted.Turn{ExpectContains: "Review PR #456 with priority high and assign to Jane Doe.", Text: "reviewing"})
+	if out, stderr, code := e.run("", "-p", `/review-pr 456 high "Jane Doe"`); code != 0 || out != "reviewing\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+}

@@ -368,11 +368,13 @@ func warnUnknownRuleTools(p settings.Permissions, warn io.Writer) {
 		for _, r := range list {
 			name, _, _ := strings.Cut(strings.TrimSpace(r.Text), "(")
 			name = strings.TrimSpace(name)
+			if pr, err := permission.ParseRule(r); err == nil {
+				name = pr.Tool // SlashCommand:/commit is Skill(commit)
+			} else if strings.Contains(name, ":") {
+				continue // the rule loader has said what is wrong with "Edit:*"
+			}
 			if _, known := toolnames.Map(name); known || name == "" {
 				continue
-			}
-			if _, err := permission.ParseRule(r); err != nil {
-				continue // the rule loader has said what is wrong with it ("Edit:*")
 			}
 			msg := fmt.Sprintf("ouro: settings: rule %q (%s) names no tool, so it matches nothing", r.Text, r.Source)
 			if c := toolnames.Closest(name); c != "" {

@@ -102,6 +102,15 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 	} else if strings.ContainsRune(text, ')') {
 		return bad(`")" without "("`)
 	}
+	if rest, ok := strings.CutPrefix(toolName, "SlashCommand:"); ok && !hasSpec {
+		// Claude Code's older rule for its SlashCommand tool: SlashCommand:/commit, with
+		// :* for any arguments. Commands are skills now: it is Skill(commit).
+		name := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rest), "/"), ":*")
+		if name == "" || strings.ContainsAny(name, " \t/()") {
+			return bad("SlashCommand rules name one command, as in SlashCommand:/commit (or Skill(commit))")
+		}
+		toolName, spec, hasSpec = "Skill", name, true
+	}
 	if t, _, ok := strings.Cut(toolName, ":"); ok && !strings.HasPrefix(toolName, "mcp__") {
 		// Edit:* and the like: the :* suffix belongs inside a Bash specifier.
 		return bad("%q is not a tool name: the :* form is for Bash command prefixes, as in Bash(npm run test:*); for every %s call write %s alone", toolName, t, t)

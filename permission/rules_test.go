@@ -38,6 +38,7 @@ func TestParseRuleMalformed(t *testing.T) {
 		{"WebFetch(domain:a.com/path)", "domain:host"},
 		{"WebFetch(domain:*example.com)", "domain:host"},
 		{"Read(!secret)", "negated"},
+		{"SlashCommand:/", "SlashCommand rules name one command"},
 		{"Read(src/[)", "not a valid path pattern"},
 		{"Edit(/a/{b)", "not a valid path pattern"},
 	}
@@ -73,6 +74,9 @@ func TestParseRuleForms(t *testing.T) {
 		{"mcp__*", "mcp__*", "", true},
 		{"WebFetch(domain:Example.COM)", "WebFetch", "domain:Example.COM", false},
 		{"Task(Explore)", "Task", "Explore", false},
+		{"SlashCommand:/commit", "Skill", "commit", false},
+		{"SlashCommand:/review-pr:*", "Skill", "review-pr", false},
+		{"SlashCommand:/myplug:hello", "Skill", "myplug:hello", false},
 		{"Skill(pdf-tools)", "Skill", "pdf-tools", false},
 	}
 	for _, c := range cases {

@@ -218,3 +218,21 @@ func TestCommandPositionalArguments(t *testing.T) {
 		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
 	}
 }
+
+// Claude Code's older SlashCommand:/name rules act on the command (a skill now), with no
+// misleading warning: a denied command is refused to the model.
+func TestSlashCommandRules(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "deploy.md"), "---\ndescription: Deploy the app\n---\nDeploy now.\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions":{"deny":["SlashCommand:/deploy"],"allow":["SlashCommand:/review-pr:*"]}}`)
+	call, _ := json.Marshal(map[string]string{"skill": "deploy"})
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: call}}},
+		scripted.Turn{ExpectContains: "denied", Text: "not deploying"})
+	out, stderr, code := e.run("", "-p", "ship it", "--output-format", "json")
+	if code != 0 || !strings.Contains(out, `"result": "not deploying"`) || !strings.Contains(out, `"tool_name": "Skill"`) {
+		t.Fatalf("exit %d, out %s\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "SlashCommand") {
+		t.Errorf("warnings about rules Claude Code accepts:\n%s", stderr)
+	}
+}

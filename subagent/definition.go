@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,6 +237,9 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	tools, err := toolList(&fm.Tools)
 	if err != nil {
 		warn("tools: %v; the agent inherits the parent's tools", err)
+	}
+	if slices.Contains(tools, "*") {
+		tools = nil // tools: "*" (or ["*"]) is Claude Code's every tool: as if omitted
 	}
 	if tools != nil {
 		d.Tools = mapTools(tools, "tools", warn)

@@ -236,3 +236,22 @@ func TestSlashCommandRules(t *testing.T) {
 		t.Errorf("warnings about rules Claude Code accepts:\n%s", stderr)
 	}
 }
+
+// An agent with tools: "*" gets the parent's tools, not none.
+func TestAgentToolsStar(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "helper.md"), "---\nname: helper\ndescription: helps\ntools: \"*\"\n---\nYou help.\n")
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("helper", "help", "Help out")}},
+		scripted.Turn{Text: "helped"},
+		scripted.Turn{ExpectContains: "helped", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go")
+	if code != 0 || out != "done\n" || strings.Contains(stderr, "helper") {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	_, childTools, _ := requestFields(t, srv.Requests()[1].Body)
+	if got := strings.Join(childTools, ","); !strings.Contains(got, "Bash") || !strings.Contains(got, "Read") {
+		t.Errorf("child tools = %s", got)
+	}
+}

@@ -4,11 +4,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // argRE finds Claude Code's argument placeholders: $ARGUMENTS[N], $ARGUMENTS, and $N
 // (shorthand for $ARGUMENTS[N], 0-based; "$1abc" is not one).
-var argRE = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)\b`)
+var argRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)\b`)
+})
 
 // substituteArgs puts args into body as Claude Code does: $ARGUMENTS is the whole text,
 // $ARGUMENTS[N] and $N the N-th word (0-based, split as a shell splits words, quotes
@@ -17,14 +20,14 @@ var argRE = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)\b`)
 func substituteArgs(body, args string) string {
 	var words []string
 	parsed := false
-	out := argRE.ReplaceAllStringFunc(body, func(m string) string {
+	out := argRE().ReplaceAllStringFunc(body, func(m string) string {
 		if m == "$ARGUMENTS" {
 			return args
 		}
 		if !parsed {
 			words, parsed = splitArgs(args), true
 		}
-		sub := argRE.FindStringSubmatch(m)
+		sub := argRE().FindStringSubmatch(m)
 		idx := sub[1] + sub[2]
 		n, err := strconv.Atoi(idx)
 		if err != nil || n >= len(words) {
@@ -32,7 +35,7 @@ func substituteArgs(body, args string) string {
 		}
 		return words[n]
 	})
-	if out == body && args != "" && !argRE.MatchString(body) {
+	if out == body && args != "" && !argRE().MatchString(body) {
 		out += "\n\nARGUMENTS: " + args
 	}
 	return out

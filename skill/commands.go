@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // CommandFolders are the command folders looked for in each directory, highest
@@ -23,7 +24,7 @@ const maxCommandDepth = 4
 // commandNameRE is what a command's file name may be: Claude Code accepts more than a
 // skill's kebab-case (fix_issue.md, reviewPR.md), but not names that a /name line or
 // the Skill tool could not carry.
-var commandNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var commandNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // LoadCommands reads the command files below root, subfolders included (a plugin's
 // commands/ folder, a project's .claude/commands); on a duplicate name the one nearer
@@ -68,7 +69,7 @@ func scanCommands(root string, scope Scope) ([]Skill, []Warning) {
 				continue
 			}
 			name := strings.TrimSuffix(e.Name(), ".md")
-			if !commandNameRE.MatchString(name) {
+			if !commandNameRE().MatchString(name) {
 				warns = append(warns, Warning{Path: p, Message: "skipped: a command's file name must be letters, digits, '-', '_' or '.' (at most 64), so that /" + name + " can be typed"})
 				continue
 			}

@@ -162,6 +162,9 @@ func (t *Tool) resolve(ctx context.Context, in toolInput, store Store) (Script, 
 			p = filepath.Join(t.cfg.CWD, p)
 		}
 		p = filepath.Clean(p)
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real // a link inside the project may point outside it
+		}
 		within := t.cfg.Within
 		if within == nil {
 			within = func(q string) bool {

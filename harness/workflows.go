@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workspace"
+)
+
+// workflows is the Workflow tool, offered only when the user opted in (--workflows or
+// "workflows": true in their own settings), because a workflow can spend a lot. Each
+// agent() call is a subagent under the session's permissions; the journal lives in
+// state.db, opened on the first run. The JavaScript engine is only set up when a run
+// starts.
+type workflows struct {
+	tool   *workflow.Tool
+	runner workflow.Runner
+	part   mechanism.Part
+}
+
+// WorkflowRunner runs a workflow's agent() calls as subagents of this session (its
+// permissions, tools and hooks); nil when the session was opened without
+// Access.Workflows.
+func (s *Session) WorkflowRunner() workflow.Runner {
+	if s.workflows == nil {
+		return nil
+	}
+	return s.workflows.runner
+}
+
+func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript, sub subagents, warn io.Writer) *workflows {
+	if !opts.Access.Workflows {
+		return nil
+	}
+	task := sub.task
+	runner := workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
+		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens}, prompt, nil)
+	})
+	headless := opts.UI.Wake == nil
+	t := workflow.NewTool(workflow.ToolConfig{
+		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),
+		Runner: runner, Budget: opts.Limits.MaxTokens, HoldForStop: headless,
+		OpenStore: func() (workflow.Store, error) { return sqlitestore.Open(sqlitestore.Path(d.home)) },
+		Warn:      func(s string) { fmt.Fprintf(warn, "ouro: %s\n", s) },
+	})
+	part := mechanism.Part{Name: "workflows", Tools: []tool.Tool{t}}
+	if headless {
+		// A headless run does not end while its workflows run: the stop waits and hands
+		// the model their notifications.
+		part.BeforeStop = []agent.BeforeStop{t}
+	}
+	return &workflows{tool: t, runner: runner, part: part}
+}
+
+func (w *workflows) close() {
+	if w != nil {
+		w.tool.Close()
+	}
+}

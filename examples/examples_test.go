@@ -41,6 +41,7 @@ import (
 	_ "github.com/ouroagent/ouro/tool"
 	_ "github.com/ouroagent/ouro/tools"
 	_ "github.com/ouroagent/ouro/workflow"
+	_ "github.com/ouroagent/ouro/workflow/engine"
 	_ "github.com/ouroagent/ouro/workspace"
 )
 

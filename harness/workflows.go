@@ -12,15 +12,15 @@ import (
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workflow"
-	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workflow/wfproc"
 	"github.com/ouroagent/ouro/workspace"
 )
 
 // workflows is the Workflow tool, offered only when the user opted in (--workflows or
 // "workflows": true in their own settings), because a workflow can spend a lot. Each
 // agent() call is a subagent under the session's permissions; the journal lives in
-// state.db, opened on the first run. The JavaScript engine is only set up when a run
-// starts.
+// state.db. Scripts run in the ouro-workflow helper (wfproc), so neither the JavaScript
+// engine nor SQLite is linked into ouro.
 type workflows struct {
 	tool   *workflow.Tool
 	runner workflow.Runner
@@ -41,6 +41,11 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	if !opts.Access.Workflows {
 		return nil
 	}
+	bin, err := wfproc.Locate()
+	if err != nil {
+		fmt.Fprintf(warn, "ouro: the Workflow tool is not offered: %v\n", err)
+		return nil
+	}
 	task := sub.task
 	runner := workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
 		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens}, prompt, nil)
@@ -49,8 +54,8 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	t := workflow.NewTool(workflow.ToolConfig{
 		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),
 		Runner: runner, Budget: opts.Limits.MaxTokens, HoldForStop: headless,
-		OpenStore: func() (workflow.Store, error) { return sqlitestore.Open(sqlitestore.Path(d.home)) },
-		Warn:      func(s string) { fmt.Fprintf(warn, "ouro: %s\n", s) },
+		Engine: wfproc.Client{Bin: bin, StatePath: StateDB(d.home), CWD: d.cwd},
+		Warn:   func(s string) { fmt.Fprintf(warn, "ouro: %s\n", s) },
 	})
 	part := mechanism.Part{Name: "workflows", Tools: []tool.Tool{t}}
 	if headless {
@@ -60,6 +65,9 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	}
 	return &workflows{tool: t, runner: runner, part: part}
 }
+
+// StateDB is ouro's state file under its home (the workflow journal, the task list).
+func StateDB(home string) string { return filepath.Join(home, "state.db") }
 
 func (w *workflows) close() {
 	if w != nil {

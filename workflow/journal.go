@@ -78,64 +78,6 @@ var runIDRE = regexp.MustCompile(`^wf_[a-z0-9-]{6,}$`)
 // ValidRunID reports whether id has the form of a run id.
 func ValidRunID(id string) bool { return runIDRE.MatchString(id) }
 
-// replay is what a resumed run may answer from the journal: the finished calls of the
-// earlier run by hash, in call order. A call whose hash the earlier run never made is a
-// change: it and every call after it run live. A call the earlier run started but did
-// not finish is no change, it just runs.
-type replay struct {
-	mu         sync.Mutex
-	done       map[string][]CallRecord
-	unfinished map[string]int
-	changed    bool
-}
-
-func loadReplay(ctx context.Context, s Store, id string) (*replay, error) {
-	if !ValidRunID(id) {
-		return nil, fmt.Errorf("resumeFromRunId %q does not match ^wf_[a-z0-9-]{6,}$", id)
-	}
-	if _, err := s.Run(ctx, id); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("there is no workflow run %s in the journal ('ouro workflow list' shows the runs)", id)
-		}
-		return nil, err
-	}
-	calls, err := s.Calls(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rp := &replay{done: map[string][]CallRecord{}, unfinished: map[string]int{}}
-	for _, c := range calls {
-		if c.Status == CallDone {
-			rp.done[c.Hash] = append(rp.done[c.Hash], c)
-		} else {
-			rp.unfinished[c.Hash]++
-		}
-	}
-	return rp, nil
-}
-
-// take answers a call from the journal when it is part of the unchanged prefix.
-func (rp *replay) take(hash string) (CallRecord, bool) {
-	if rp == nil {
-		return CallRecord{}, false
-	}
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if rp.changed {
-		return CallRecord{}, false
-	}
-	if q := rp.done[hash]; len(q) > 0 {
-		rp.done[hash] = q[1:]
-		return q[0], true
-	}
-	if rp.unfinished[hash] > 0 {
-		rp.unfinished[hash]--
-		return CallRecord{}, false
-	}
-	rp.changed = true
-	return CallRecord{}, false
-}
-
 // MemStore is a Store in memory: tests, and runs whose state.db cannot be opened.
 type MemStore struct {
 	mu    sync.Mutex

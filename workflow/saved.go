@@ -9,12 +9,6 @@ import (
 	"strings"
 )
 
-// Check parses src as a workflow script without running any of it and returns its meta.
-func Check(src string) (Meta, error) {
-	p, err := prepare("workflow.js", src)
-	return p.meta, err
-}
-
 // SavedDirs are where saved workflows are looked for under a project, in order: ouro's
 // own folder first, then Claude Code's.
 func SavedDirs(cwd string) []string {
@@ -53,7 +47,7 @@ func FindSaved(dirs []string, name string) (Script, error) {
 		return Script{Name: name, Path: path, Source: string(b)}, nil
 	}
 	var have []string
-	for _, s := range ListSaved(dirs) {
+	for _, s := range ListSaved(dirs, nil) {
 		have = append(have, s.Name)
 	}
 	if len(have) == 0 {
@@ -63,8 +57,8 @@ func FindSaved(dirs []string, name string) (Script, error) {
 }
 
 // ListSaved lists the saved workflows of dirs; a name in an earlier folder hides the same
-// name in a later one.
-func ListSaved(dirs []string) []Saved {
+// name in a later one. check, when given, reads each one's meta.
+func ListSaved(dirs []string, check func(string) (Meta, error)) []Saved {
 	seen := map[string]bool{}
 	var out []Saved
 	for _, d := range dirs {
@@ -81,8 +75,8 @@ func ListSaved(dirs []string) []Saved {
 			s := Saved{Name: name, Path: filepath.Join(d, e.Name())}
 			if b, err := os.ReadFile(s.Path); err != nil {
 				s.Err = err
-			} else {
-				s.Meta, s.Err = Check(string(b))
+			} else if check != nil {
+				s.Meta, s.Err = check(string(b))
 			}
 			out = append(out, s)
 		}

@@ -26,10 +26,9 @@ type ToolConfig struct {
 	Within func(path string) bool
 	// SaveDir receives each run's script (<run id>.js) and result (<run id>.result.json).
 	SaveDir string
-	// Runner runs the agents; OpenStore opens the journal on the first run (nil, or an
-	// error: the journal is kept in memory and the run cannot be resumed after a crash).
-	Runner    Runner
-	OpenStore func() (Store, error)
+	// Runner runs the agents; Engine checks and runs the scripts and keeps the journal.
+	Runner Runner
+	Engine Engine
 	// Budget is each run's token ceiling (0: none).
 	Budget int
 	// HoldForStop keeps the end-of-run notifications for BeforeStop (a headless run, which
@@ -46,10 +45,6 @@ type Tool struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-
-	storeOnce sync.Once
-	store     Store
-	storeNote string
 
 	mu      sync.Mutex
 	running int
@@ -95,12 +90,12 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err := json.Unmarshal(x.Input, &in); err != nil {
 		return tool.Errorf("Invalid input for Workflow: %v", err), nil
 	}
-	store := t.openStore()
-	script, err := t.resolve(ctx, in, store)
+	eng := t.cfg.Engine
+	script, err := t.resolve(ctx, in)
 	if err != nil {
 		return tool.Errorf("%v", err), nil
 	}
-	meta, err := Check(script.Source)
+	meta, err := eng.Check(ctx, script.Source)
 	if err != nil {
 		return tool.Errorf("The workflow was not started: %v", err), nil
 	}
@@ -108,7 +103,7 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		in.Args = nil
 	}
 	if in.ResumeFromRunID != "" {
-		prev, err := store.Run(ctx, in.ResumeFromRunID)
+		prev, err := eng.Journal(ctx, in.ResumeFromRunID)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
 				return tool.Errorf("There is no workflow run %s to resume (the journal has no such run).", in.ResumeFromRunID), nil
@@ -136,7 +131,7 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		res, err := Run(t.ctx, script, Options{Runner: t.cfg.Runner, Store: store, Args: in.Args,
+		res, err := eng.Run(t.ctx, script, Options{Runner: t.cfg.Runner, Args: in.Args,
 			Resume: in.ResumeFromRunID, RunID: id, Budget: t.cfg.Budget,
 			Resolve: func(name string) (Script, error) { return FindSaved(SavedDirs(t.cfg.CWD), name) }})
 		if err != nil {
@@ -146,15 +141,12 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}()
 	msg := fmt.Sprintf("Workflow %q started in the background.\nRun id: %s\nScript saved to: %s\nA <task-notification> arrives when it ends. To resume it after a stop, call Workflow with resumeFromRunId: %q.",
 		meta.Name, id, saved, id)
-	if t.storeNote != "" {
-		msg += "\n" + t.storeNote
-	}
 	return tool.Text(msg), nil
 }
 
 // resolve picks the script: scriptPath wins, then name, then script, then the script of
 // the run being resumed.
-func (t *Tool) resolve(ctx context.Context, in toolInput, store Store) (Script, error) {
+func (t *Tool) resolve(ctx context.Context, in toolInput) (Script, error) {
 	switch {
 	case in.ScriptPath != "":
 		p := in.ScriptPath
@@ -195,31 +187,13 @@ func (t *Tool) resolve(ctx context.Context, in toolInput, store Store) (Script, 
 		}
 		return Script{Source: in.Script}, nil
 	case in.ResumeFromRunID != "":
-		r, err := store.Run(ctx, in.ResumeFromRunID)
+		r, err := t.cfg.Engine.Journal(ctx, in.ResumeFromRunID)
 		if err != nil {
 			return Script{}, fmt.Errorf("there is no workflow run %s to resume: %v", in.ResumeFromRunID, err)
 		}
 		return Script{Name: r.Name, Path: r.ScriptPath, Source: r.Script}, nil
 	}
 	return Script{}, errors.New("give the workflow as script, name (a saved workflow) or scriptPath")
-}
-
-func (t *Tool) openStore() Store {
-	t.storeOnce.Do(func() {
-		if t.cfg.OpenStore != nil {
-			s, err := t.cfg.OpenStore()
-			if err == nil {
-				t.store = s
-				return
-			}
-			t.storeNote = "The journal could not be opened (" + err.Error() + "): this run is journaled in memory only and cannot be resumed after ouro exits."
-			if t.cfg.Warn != nil {
-				t.cfg.Warn("workflow: " + t.storeNote)
-			}
-		}
-		t.store = NewMemStore()
-	})
-	return t.store
 }
 
 // writeResult saves a run's outcome next to its script; the notification points to it.
@@ -307,10 +281,4 @@ func (t *Tool) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision
 func (t *Tool) Close() {
 	t.cancel()
 	t.wg.Wait()
-	t.mu.Lock()
-	s := t.store
-	t.mu.Unlock()
-	if s != nil {
-		_ = s.Close()
-	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +15,7 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/workflow"
-	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workflow/wfproc"
 )
 
 func newWorkflowCmd() *cobra.Command {
@@ -30,130 +28,52 @@ that fans work out to agents: agent(), parallel(), pipeline(). Saved workflows l
 <OURO_HOME or ~/.ouro>/state.db, so a stopped run resumes without redoing finished calls.`,
 	}
 	c.AddCommand(newWorkflowRunCmd())
-	c.AddCommand(&cobra.Command{
-		Use: "list", Short: "List the saved workflows and the recent runs", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			dirs := workflow.SavedDirs(cwd)
-			saved := workflow.ListSaved(dirs)
-			if len(saved) == 0 {
-				fmt.Fprintf(w, "No saved workflows (in %s).\n", strings.Join(dirs, " or "))
-			} else {
-				fmt.Fprintln(w, "Saved workflows:")
-			}
-			for _, s := range saved {
-				if s.Err != nil {
-					fmt.Fprintf(w, "  %-20s (does not parse: %v)\n", s.Name, s.Err)
-					continue
+	for _, sub := range []struct{ use, short, op string }{
+		{"list", "List the saved workflows and the recent runs", "list"},
+		{"show RUNID", "Show a run: its phases, each agent's status, tokens and result", "show"},
+	} {
+		args := cobra.NoArgs
+		if sub.op == "show" {
+			args = cobra.ExactArgs(1)
+		}
+		c.AddCommand(&cobra.Command{
+			Use: sub.use, Short: sub.short, Args: args,
+			RunE: func(cmd *cobra.Command, a []string) error {
+				cl, err := workflowClient()
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(w, "  %-20s %s\n", s.Name, s.Meta.Description)
-			}
-			store, err := openJournal()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			runs, err := store.Runs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if len(runs) > 0 {
-				fmt.Fprintln(w, "Runs:")
-			}
-			for i, r := range runs {
-				if i == 20 {
-					fmt.Fprintf(w, "  … and %d older\n", len(runs)-20)
-					break
+				id := ""
+				if len(a) > 0 {
+					id = a[0]
 				}
-				fmt.Fprintf(w, "  %s  %-16s %-10s %7d tokens  %s\n", r.ID, r.Status, r.Name, r.Tokens, r.Started.Local().Format("2006-01-02 15:04"))
-			}
-			return nil
-		},
-	})
-	c.AddCommand(&cobra.Command{
-		Use: "show RUNID", Short: "Show a run: its phases, each agent's status, tokens and result", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openJournal()
-			if err != nil {
+				out, err := cl.Text(cmd.Context(), sub.op, id)
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), out)
 				return err
-			}
-			defer store.Close()
-			return showRun(cmd.Context(), cmd.OutOrStdout(), store, args[0])
-		},
-	})
+			},
+		})
+	}
 	return c
 }
 
-func openJournal() (*sqlitestore.Store, error) {
+// workflowClient reaches the ouro-workflow helper, which runs scripts and keeps the journal.
+func workflowClient() (wfproc.Client, error) {
+	bin, err := wfproc.Locate()
+	if err != nil {
+		return wfproc.Client{}, err
+	}
 	home, err := session.Home()
 	if err != nil {
-		return nil, err
+		return wfproc.Client{}, err
 	}
-	return sqlitestore.Open(sqlitestore.Path(home))
-}
-
-func showRun(ctx context.Context, w io.Writer, store workflow.Store, id string) error {
-	r, err := store.Run(ctx, id)
-	if errors.Is(err, workflow.ErrNotFound) {
-		return fmt.Errorf("there is no workflow run %s ('ouro workflow list' shows the runs)", id)
-	}
+	cwd, err := os.Getwd()
 	if err != nil {
-		return err
+		return wfproc.Client{}, err
 	}
-	calls, err := store.Calls(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s  %s  %s  %d tokens\n", r.ID, r.Name, r.Status, r.Tokens)
-	if r.ScriptPath != "" {
-		fmt.Fprintf(w, "script: %s\n", r.ScriptPath)
-	}
-	if r.ResumedFrom != "" {
-		fmt.Fprintf(w, "resumed from: %s\n", r.ResumedFrom)
-	}
-	if r.Error != "" {
-		fmt.Fprintf(w, "error: %s\n", r.Error)
-	}
-	phase := "\x00"
-	for _, c := range calls {
-		if c.Phase != phase {
-			phase = c.Phase
-			title := phase
-			if title == "" {
-				title = "(no phase)"
-			}
-			fmt.Fprintf(w, "%s\n", title)
-		}
-		label := c.Label
-		if label == "" {
-			label = oneLine(c.Prompt, 50)
-		}
-		status := c.Status
-		if c.Replayed {
-			status += " (replayed)"
-		}
-		out := c.Result
-		if c.Status != workflow.CallDone {
-			out = c.Error
-		}
-		fmt.Fprintf(w, "  #%-3d %-28s %-20s %6d tokens  %s\n", c.Index, label, status, c.Tokens, oneLine(out, 100))
-	}
-	if r.Result != "" {
-		fmt.Fprintf(w, "result: %s\n", r.Result)
-	}
-	return nil
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return wfproc.Client{Bin: bin, StatePath: harness.StateDB(home), CWD: cwd}, nil
 }
 
 func newWorkflowRunCmd() *cobra.Command {
@@ -183,7 +103,11 @@ Exit status: 0 completed, 1 failed, 4 budget exhausted, 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			if _, err := workflow.Check(script.Source); err != nil {
+			cl, err := workflowClient()
+			if err != nil {
+				return err
+			}
+			if _, err := cl.Check(cmd.Context(), script.Source); err != nil {
 				return err
 			}
 			ctx, stop := notifyContext(cmd.Context())
@@ -199,16 +123,10 @@ Exit status: 0 completed, 1 failed, 4 budget exhausted, 130 interrupted.`,
 				return err
 			}
 			defer s.Close()
-			store, err := openJournal()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
 			var mu sync.Mutex
 			errw := cmd.ErrOrStderr()
-			res, err := workflow.Run(ctx, script, workflow.Options{
-				Runner: s.WorkflowRunner(), Store: store, Args: json.RawMessage(argsJSON), Resume: resume, Budget: maxTokens,
-				Resolve: func(name string) (workflow.Script, error) { return workflow.FindSaved(workflow.SavedDirs(cwd), name) },
+			res, err := cl.Run(ctx, script, workflow.Options{
+				Runner: s.WorkflowRunner(), Args: json.RawMessage(argsJSON), Resume: resume, Budget: maxTokens,
 				Observe: func(e workflow.Event) {
 					mu.Lock()
 					defer mu.Unlock()

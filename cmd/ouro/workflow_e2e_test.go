@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +40,26 @@ func sameTurns(n int) []scripted.Turn {
 
 var wfRunID = regexp.MustCompile(`workflow (wf_[a-z0-9-]+) `)
 
+var helperOnce sync.Once
+
+// withHelper builds the ouro-workflow helper next to the e2e binary, where ouro looks.
+func withHelper(t *testing.T) {
+	t.Helper()
+	var err error
+	var out []byte
+	helperOnce.Do(func() {
+		out, err = exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(binary), "ouro-workflow"), "../ouro-workflow").CombinedOutput()
+	})
+	if err != nil {
+		t.Fatalf("build ouro-workflow: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(binary), "ouro-workflow")); err != nil {
+		t.Fatal("the ouro-workflow helper was not built")
+	}
+}
+
 func TestWorkflowReferenceRunsThroughTheBinary(t *testing.T) {
+	withHelper(t)
 	e := newEnv(t)
 	saved := filepath.Join(e.dir, ".claude", "workflows")
 	if err := os.MkdirAll(saved, 0o755); err != nil {
@@ -123,6 +144,7 @@ func TestWorkflowReferenceRunsThroughTheBinary(t *testing.T) {
 }
 
 func TestWorkflowBadInputsThroughTheBinary(t *testing.T) {
+	withHelper(t)
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "unused"})
 	bad := filepath.Join(e.dir, "bad.js")
@@ -148,6 +170,7 @@ func TestWorkflowBadInputsThroughTheBinary(t *testing.T) {
 // with the run id, the headless run waits for the workflow, and the model reads its
 // <task-notification>. Without --workflows the tool is not offered.
 func TestWorkflowToolThroughPrompt(t *testing.T) {
+	withHelper(t)
 	e := newEnv(t)
 	in, _ := json.Marshal(map[string]any{"script": referenceWorkflow(t), "args": map[string]any{"dimensions": []string{"a", "b"}}})
 	turns := []scripted.Turn{{ToolCalls: []scripted.ToolCall{{Name: "Workflow", Input: in}}}}
@@ -202,6 +225,7 @@ func TestWorkflowToolThroughPrompt(t *testing.T) {
 // kill -9 of `ouro workflow run` during step 4 of 5, then --resume: no finished step is
 // redone (each step's side effect happens once) and the result equals an uninterrupted run.
 func TestWorkflowKillNineThenResume(t *testing.T) {
+	withHelper(t)
 	e := newEnv(t)
 	fx := filepath.Join(e.dir, "effects")
 	script := `export const meta = { name: 'five', description: 'five steps with side effects' };

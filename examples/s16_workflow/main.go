@@ -24,6 +24,7 @@ import (
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -63,9 +64,9 @@ func main() {
 			fmt.Printf("   log: %s\n", e.Label)
 		}
 	}
-	store := workflow.NewMemStore() // a session uses state.db (workflow/sqlitestore)
+	store := workflow.NewMemStore() // a session uses state.db, in the ouro-workflow helper
 	args := []byte(`{"dimensions": ["correctness", "security", "tests"]}`)
-	res, err := workflow.Run(context.Background(), workflow.Script{Name: "review", Source: review},
+	res, err := engine.Run(context.Background(), workflow.Script{Name: "review", Source: review},
 		workflow.Options{Runner: runner, Store: store, Args: args, Observe: observe})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -74,7 +75,7 @@ func main() {
 	fmt.Printf("result: %s\n[%s: %d agents, %d replayed]\n", res.Value, res.Status, res.Agents, res.Replayed)
 
 	before := len(sp.Requests())
-	again, err := workflow.Run(context.Background(), workflow.Script{Name: "review", Source: review},
+	again, err := engine.Run(context.Background(), workflow.Script{Name: "review", Source: review},
 		workflow.Options{Runner: runner, Store: store, Args: args, Resume: res.RunID})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -83,7 +84,7 @@ func main() {
 	fmt.Printf("[resumed %s: %d agents, %d replayed, %d model calls, same result: %v]\n", again.Status, again.Agents, again.Replayed,
 		len(sp.Requests())-before, string(again.Value) == string(res.Value))
 
-	_, err = workflow.Run(context.Background(), workflow.Script{Source: strings.Replace(review, "export const meta = {", "export const meta = { date: Date.now(),", 1)},
+	_, err = engine.Run(context.Background(), workflow.Script{Source: strings.Replace(review, "export const meta = {", "export const meta = { date: Date.now(),", 1)},
 		workflow.Options{Runner: runner})
 	fmt.Printf("a meta that calls something: %v\n", err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
 	"github.com/ouroagent/ouro/workflow/sqlitestore"
 	"github.com/ouroagent/ouro/workflow/storetest"
 )
@@ -74,7 +75,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		_, err = workflow.Run(context.Background(), workflow.Script{Source: fiveSteps},
+		_, err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
 			workflow.Options{Runner: sideEffects(os.Getenv("OURO_WF_CHILD_FX"), 4), Store: s, RunID: "wf_killed-run"})
 		fmt.Fprintln(os.Stderr, "the child was not killed:", err)
 		os.Exit(3)
@@ -125,7 +126,7 @@ func TestKillNineThenResume(t *testing.T) {
 	if err != nil || killed.Status != workflow.StatusRunning {
 		t.Fatalf("the killed run: %+v %v", killed, err)
 	}
-	res, err := workflow.Run(context.Background(), workflow.Script{Source: fiveSteps},
+	res, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
 		workflow.Options{Runner: sideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
 	if err != nil || res.Status != workflow.StatusCompleted {
 		t.Fatalf("%+v %v", res, err)
@@ -144,7 +145,7 @@ func TestKillNineThenResume(t *testing.T) {
 	if res.Replayed != 3 {
 		t.Fatalf("replayed %d", res.Replayed)
 	}
-	clean, err := workflow.Run(context.Background(), workflow.Script{Source: fiveSteps},
+	clean, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
 		workflow.Options{Runner: sideEffects(filepath.Join(dir, "clean"), 0)})
 	if err != nil || string(clean.Value) != string(res.Value) {
 		t.Fatalf("resumed %s, uninterrupted %s (%v)", res.Value, clean.Value, err)

@@ -1,4 +1,4 @@
-package workflow
+package engine
 
 import (
 	"encoding/json"
@@ -11,25 +11,6 @@ import (
 	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 )
-
-// Meta is a script's `export const meta = {…}`: what it is called, what it does and its
-// phases.
-type Meta struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	WhenToUse   string  `json:"whenToUse,omitempty"`
-	Phases      []Phase `json:"phases,omitempty"`
-}
-
-// Phase is one entry of meta.phases.
-type Phase struct {
-	Title  string `json:"title"`
-	Detail string `json:"detail,omitempty"`
-	Model  string `json:"model,omitempty"`
-}
-
-// MaxScriptBytes is the largest script accepted (the Workflow tool's limit).
-const MaxScriptBytes = 512 << 10
 
 // prepared is a script checked and ready to compile: its meta and its body wrapped in an
 // async function (so top-level await and return work), with `export` blanked out.

@@ -1,4 +1,4 @@
-package workflow
+package engine
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workflow"
 )
 
-func callTool(t *testing.T, wt *Tool, input string, sink tool.Notifier) tool.Result {
+func callTool(t *testing.T, wt *workflow.Tool, input string, sink tool.Notifier) tool.Result {
 	t.Helper()
-	x := tool.NewExec(tool.Call{ID: "toolu_1", Name: ToolName, Input: json.RawMessage(input)}, nil, sink)
+	x := tool.NewExec(tool.Call{ID: "toolu_1", Name: workflow.ToolName, Input: json.RawMessage(input)}, nil, sink)
 	res, err := wt.Run(context.Background(), x)
 	if err != nil {
 		t.Fatal(err)
@@ -30,8 +31,8 @@ func TestToolRunsInTheBackgroundAndNotifies(t *testing.T) {
 	dir := t.TempDir()
 	r := echo()
 	store := NewMemStore()
-	wt := NewTool(ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: r,
-		OpenStore: func() (Store, error) { return store, nil }})
+	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: r,
+		Engine: Local{Store: store}})
 	defer wt.Close()
 	notes := make(chan string, 4)
 	sink := tool.NotifierFunc(func(n tool.Notification) { notes <- n.Text })
@@ -78,7 +79,7 @@ func TestToolRefusesBadInput(t *testing.T) {
 	os.WriteFile(outside, []byte(head+"return 1"), 0o600)
 	os.MkdirAll(filepath.Join(dir, ".claude", "workflows"), 0o700)
 	os.WriteFile(filepath.Join(dir, ".claude", "workflows", "review.js"), []byte(head+"return 'saved'"), 0o600)
-	wt := NewTool(ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: echo()})
+	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: echo(), Engine: Local{Store: NewMemStore()}})
 	defer wt.Close()
 	for input, want := range map[string]string{
 		`{}`:                                "give the workflow as script",
@@ -94,7 +95,7 @@ func TestToolRefusesBadInput(t *testing.T) {
 			t.Errorf("%s: %s", input, res.Text())
 		}
 	}
-	if s := ListSaved(SavedDirs(dir)); len(s) != 1 || s[0].Meta.Name != "t" {
+	if s := workflow.ListSaved(workflow.SavedDirs(dir), Check); len(s) != 1 || s[0].Meta.Name != "t" {
 		t.Fatalf("%+v", s)
 	}
 }
@@ -104,7 +105,7 @@ func TestStopWaitsForRuns(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
 	r := &scripted{answer: func(p string, _ AgentOptions) (string, error) { <-release; return "late", nil }}
-	wt := NewTool(ToolConfig{CWD: dir, SaveDir: dir, Runner: r, HoldForStop: true})
+	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: dir, Runner: r, HoldForStop: true, Engine: Local{Store: NewMemStore()}})
 	defer wt.Close()
 	res := callTool(t, wt, `{"script":"`+strings.ReplaceAll(head, "\n", "\\n")+`return await agent('x')"}`, tool.NotifierFunc(func(tool.Notification) {
 		t.Error("a held notification went to the queue")

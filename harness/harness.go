@@ -740,10 +740,10 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cron.sched.Stop() // session-only jobs die with the session
-	s.bg.close()        // nothing the session started outlives it
 	// Workflow runs still going stop here; their journal stays resumable.
 	s.workflows.close()
+	s.cron.sched.Stop()                        // session-only jobs die with the session
+	s.bg.close()                               // nothing the session started outlives it
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())

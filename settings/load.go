@@ -399,6 +399,7 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 	if f.Goal.Model != nil && s.Goal.Model == "" {
 		s.Goal.Model = *f.Goal.Model
+	}
 	// Workflows can spend a lot: only the user's own files or --settings opt in, never a
 	// project's (a repository must not turn them on for whoever opens it).
 	if f.Workflows != nil && s.Workflows == nil && (l.user || l.flag) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // SchemaAttempts is how often an agent with a schema is asked for an answer that fits it.
@@ -44,7 +44,7 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 			l.throw("agent() options: %v (the options are label, phase, schema, model, effort, isolation, agentType)", err)
 		}
 	}
-	var schema *jsonschema.Schema
+	var schema *jsonschema.Resolved
 	if len(opts.Schema) > 0 && string(opts.Schema) != "null" {
 		var err error
 		if schema, err = compileSchema(opts.Schema); err != nil {
@@ -108,7 +108,7 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 
 // runAgent runs one live agent call under the concurrency bound and the budget, journals
 // it and returns its result as JSON (nil when the agent died or never fit the schema).
-func (r *run) runAgent(entry CallRecord, prompt string, opts AgentOptions, schema *jsonschema.Schema) json.RawMessage {
+func (r *run) runAgent(entry CallRecord, prompt string, opts AgentOptions, schema *jsonschema.Resolved) json.RawMessage {
 	select {
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
@@ -209,17 +209,15 @@ func callHash(prompt string, o AgentOptions) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
+// compileSchema resolves an agent() schema with the validator ouro checks tool inputs
+// with (github.com/google/jsonschema-go).
+func compileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var root jsonschema.Schema
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("not a JSON schema: %v", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("ouro:workflow/schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("ouro:workflow/schema.json")
+	root.Schema = "" // the validator knows two drafts only; nothing here depends on the draft
+	return root.Resolve(nil)
 }
 
 func schemaInstruction(schema json.RawMessage) string {
@@ -227,7 +225,7 @@ func schemaInstruction(schema json.RawMessage) string {
 }
 
 // fitSchema finds the JSON in an agent's answer (bare, or in a ``` fence) and validates it.
-func fitSchema(text string, s *jsonschema.Schema) (json.RawMessage, error) {
+func fitSchema(text string, s *jsonschema.Resolved) (json.RawMessage, error) {
 	cand := strings.TrimSpace(text)
 	if i := strings.Index(cand, "```"); i >= 0 {
 		rest := cand[i+3:]
@@ -246,8 +244,8 @@ func fitSchema(text string, s *jsonschema.Schema) (json.RawMessage, error) {
 		}
 		cand = cand[start : end+1]
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(cand))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal([]byte(cand), &inst); err != nil {
 		return nil, err
 	}
 	if err := s.Validate(inst); err != nil {

@@ -66,6 +66,14 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	return &workflows{tool: t, runner: runner, part: part}
 }
 
+// WorkflowProgress says how this session's workflow runs are going (the REPL's /workflows).
+func (s *Session) WorkflowProgress() string {
+	if s.workflows == nil {
+		return "Workflows are not offered in this session: start ouro with --workflows (or set \"workflows\": true in your own settings)."
+	}
+	return s.workflows.tool.Render()
+}
+
 // StateDB is ouro's state file under its home (the workflow journal, the task list).
 func StateDB(home string) string { return filepath.Join(home, "state.db") }
 

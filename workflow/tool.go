@@ -47,6 +47,7 @@ type Tool struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
+	runs    []*progress // every run this tool started, oldest first
 	running int
 	waiting int
 	mail    []string
@@ -125,18 +126,23 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if script.Path == "" {
 		script.Path = saved
 	}
+	pg := &progress{id: id, name: meta.Name, status: StatusRunning}
 	t.mu.Lock()
 	t.running++
+	t.runs = append(t.runs, pg)
 	t.mu.Unlock()
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
 		res, err := eng.Run(t.ctx, script, Options{Runner: t.cfg.Runner, Args: in.Args,
-			Resume: in.ResumeFromRunID, RunID: id, Budget: t.cfg.Budget,
+			Resume: in.ResumeFromRunID, RunID: id, Budget: t.cfg.Budget, Observe: t.observe(pg),
 			Resolve: func(name string) (Script, error) { return FindSaved(SavedDirs(t.cfg.CWD), name) }})
 		if err != nil {
 			res = Result{RunID: id, Meta: meta, Status: StatusFailed, Error: err.Error(), Value: json.RawMessage("null")}
 		}
+		t.mu.Lock()
+		pg.status, pg.tokens, pg.err = res.Status, res.Tokens, res.Error
+		t.mu.Unlock()
 		t.finish(notification(res, x.ID, t.writeResult(res)), x)
 	}()
 	msg := fmt.Sprintf("Workflow %q started in the background.\nRun id: %s\nScript saved to: %s\nA <task-notification> arrives when it ends. To resume it after a stop, call Workflow with resumeFromRunId: %q.",
@@ -281,4 +287,56 @@ func (t *Tool) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision
 func (t *Tool) Close() {
 	t.cancel()
 	t.wg.Wait()
+}
+
+// progress is what /workflows shows of one run.
+type progress struct {
+	id, name, phase, status, err  string
+	started, done, failed, replay int
+	tokens                        int
+}
+
+func (t *Tool) observe(pg *progress) func(Event) {
+	return func(e Event) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch e.Kind {
+		case "phase":
+			pg.phase = e.Label
+		case "agent_start":
+			pg.started++
+		case "agent_end":
+			switch e.Status {
+			case "replayed":
+				pg.replay++
+			case CallDone:
+				pg.done++
+			default:
+				pg.failed++
+			}
+			pg.tokens += e.Tokens
+		}
+	}
+}
+
+// Render says how each run of this session is going (the REPL's /workflows).
+func (t *Tool) Render() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.runs) == 0 {
+		return "No workflow runs yet in this session."
+	}
+	var b strings.Builder
+	for _, p := range t.runs {
+		fmt.Fprintf(&b, "%s  %s  %s", p.id, p.name, p.status)
+		if p.phase != "" {
+			fmt.Fprintf(&b, "  phase %q", p.phase)
+		}
+		fmt.Fprintf(&b, "  agents: %d running, %d done, %d failed, %d replayed  %d tokens\n",
+			max(0, p.started-p.done-p.failed), p.done, p.failed, p.replay, p.tokens)
+		if p.err != "" {
+			fmt.Fprintf(&b, "    %s\n", p.err)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -298,3 +298,18 @@ return out;`
 		t.Fatalf("uninterrupted: exit %d\n%s\nresumed: %s\n%s", code, whole, out, stderr)
 	}
 }
+
+// /workflows in the REPL says whether workflows are offered and how the runs are going.
+func TestWorkflowsREPLCommand(t *testing.T) {
+	withHelper(t)
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "unused"})
+	out, stderr, code := e.run("/workflows\n/exit\n")
+	if code != 0 || !strings.Contains(out, "Workflows are not offered in this session: start ouro with --workflows") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = e.run("/workflows\n/exit\n", "--workflows")
+	if code != 0 || !strings.Contains(out, "No workflow runs yet in this session.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+}

@@ -57,6 +57,9 @@ func TestToolRunsInTheBackgroundAndNotifies(t *testing.T) {
 			t.Fatalf("notification lacks %q:\n%s", want, note)
 		}
 	}
+	if r := wt.Render(); !strings.Contains(r, m[1]+"  t  completed") || !strings.Contains(r, "1 done, 0 failed") {
+		t.Fatalf("/workflows: %s", r)
+	}
 	out, err := os.ReadFile(filepath.Join(dir, "saved", m[1]+".result.json"))
 	if err != nil || !strings.Contains(string(out), `"status": "completed"`) {
 		t.Fatalf("%s %v", out, err)
@@ -112,6 +115,12 @@ func TestStopWaitsForRuns(t *testing.T) {
 	}))
 	if res.IsError {
 		t.Fatal(res.Text())
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(wt.Render(), "1 running"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("/workflows while the agent runs: %s", wt.Render())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	go func() { time.Sleep(50 * time.Millisecond); close(release) }()
 	d := wt.BeforeStop(context.Background(), &agent.Stop{})

@@ -54,7 +54,7 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	t := workflow.NewTool(workflow.ToolConfig{
 		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),
 		Runner: runner, Budget: opts.Limits.MaxTokens, HoldForStop: headless,
-		Engine: wfproc.Client{Bin: bin, StatePath: StateDB(d.home), CWD: d.cwd},
+		Engine: wfproc.Client{Bin: bin, StatePath: StatePath(d.home), CWD: d.cwd},
 		Warn:   func(s string) { fmt.Fprintf(warn, "ouro: %s\n", s) },
 	})
 	part := mechanism.Part{Name: "workflows", Tools: []tool.Tool{t}}
@@ -73,9 +73,6 @@ func (s *Session) WorkflowProgress() string {
 	}
 	return s.workflows.tool.Render()
 }
-
-// StateDB is ouro's state file under its home (the workflow journal, the task list).
-func StateDB(home string) string { return filepath.Join(home, "state.db") }
 
 func (w *workflows) close() {
 	if w != nil {

@@ -73,7 +73,7 @@ func workflowClient() (wfproc.Client, error) {
 	if err != nil {
 		return wfproc.Client{}, err
 	}
-	return wfproc.Client{Bin: bin, StatePath: harness.StateDB(home), CWD: cwd}, nil
+	return wfproc.Client{Bin: bin, StatePath: harness.StatePath(home), CWD: cwd}, nil
 }
 
 func newWorkflowRunCmd() *cobra.Command {

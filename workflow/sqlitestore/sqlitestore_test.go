@@ -155,3 +155,40 @@ func TestKillNineThenResume(t *testing.T) {
 		t.Fatalf("journal of the resumed run: %+v", calls)
 	}
 }
+
+// Two processes' stores on one state.db, each running a workflow at once: both journals
+// are complete and neither run sees the other's calls.
+func TestTwoStoresShareOneFile(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state.db")
+	var runs [2]workflow.Result
+	errs := make(chan error, 2)
+	for i := range runs {
+		go func() {
+			s, err := sqlitestore.Open(db)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			runs[i], err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+				workflow.Options{Runner: sideEffects(filepath.Join(filepath.Dir(db), fmt.Sprint("fx", i)), 0), Store: s})
+			errs <- err
+		}()
+	}
+	for range runs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := sqlitestore.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, r := range runs {
+		calls, err := s.Calls(context.Background(), r.RunID)
+		if err != nil || r.Status != workflow.StatusCompleted || len(calls) != 5 {
+			t.Fatalf("%+v: %d calls, %v", r, len(calls), err)
+		}
+	}
+}

@@ -40,6 +40,8 @@ import (
 	_ "github.com/ouroagent/ouro/todo"
 	_ "github.com/ouroagent/ouro/tool"
 	_ "github.com/ouroagent/ouro/tools"
+	_ "github.com/ouroagent/ouro/workflow"
+	_ "github.com/ouroagent/ouro/workflow/engine"
 	_ "github.com/ouroagent/ouro/workspace"
 )
 
@@ -154,6 +156,12 @@ var examples = map[string]example{
 		"goal check 3/8: met:", "[completed after 5 turns; the evaluator's", `VERSION now holds "2.0"`,
 		"goal check 1/8: impossible: one line cannot be both 1.0 and 3.0",
 		"[failed: the goal cannot be met: one line cannot be both 1.0 and 3.0]",
+	}},
+	"s16_workflow": {want: []string{
+		"== Review", "== Verify", "log: 3 of 3 findings hold", `"dimension":"tests","index":2`,
+		`"verdict":{"valid":true,"reason":"(scripted) the finding holds"}`, "[completed: 6 agents, 0 replayed]",
+		"[resumed completed: 6 agents, 6 replayed, 0 model calls, same result: true]",
+		"a meta that calls something: meta must be a pure literal",
 	}},
 	"s10_tasks": {want: []string{
 		"Task #3 created successfully: Update the docs",

@@ -124,6 +124,9 @@ type Access struct {
 	// every other tool, Task/Agent and Skill included, is left out. A name that is no
 	// tool is an error.
 	Tools []string
+	// Workflows offers the Workflow tool (Claude Code's opt-in; also "workflows": true in
+	// the user's own settings).
+	Workflows bool
 	// SandboxLauncher says the program calls sandbox.MaybeRunLauncher first thing in main
 	// (and tests in TestMain), so Bash can run inside the OS sandbox, which works by
 	// re-executing the program. Without it Bash runs under permission rules only.
@@ -212,6 +215,8 @@ type Session struct {
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
+
+	workflows *workflows // nil unless offered
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -246,6 +251,9 @@ func Open(opts Options) (*Session, error) {
 	tr, err := openTranscript(dirs, m.name, opts.Resume, opts.Version, warn)
 	if err != nil {
 		return nil, err
+	}
+	if set.Workflows != nil && *set.Workflows {
+		opts.Access.Workflows = true
 	}
 	spent := &spending{}
 	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
@@ -318,7 +326,13 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
 	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
+	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
+	if wf != nil {
+		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
+		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
+	}
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
+		wf.close()
 		return nil, err
 	}
 
@@ -334,13 +348,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
+		wf.close()
 		return nil, err
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
-		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
+		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -725,6 +740,8 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	// Workflow runs still going stop here; their journal stays resumable.
+	s.workflows.close()
 	s.cron.sched.Stop()                        // session-only jobs die with the session
 	s.bg.close()                               // nothing the session started outlives it
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here

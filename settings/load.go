@@ -240,10 +240,11 @@ type file struct {
 		AdditionalDirectories        []string `json:"additionalDirectories"`
 		DisableBypassPermissionsMode *string  `json:"disableBypassPermissionsMode"`
 	} `json:"permissions"`
-	Hooks  map[string][]HookMatcher `json:"hooks"`
-	Env    map[string]string        `json:"env"`
-	Model  *string                  `json:"model"`
-	Memory struct {
+	Hooks     map[string][]HookMatcher `json:"hooks"`
+	Env       map[string]string        `json:"env"`
+	Model     *string                  `json:"model"`
+	Workflows *bool                    `json:"workflows"`
+	Memory    struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Goal struct {
@@ -398,6 +399,12 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 	if f.Goal.Model != nil && s.Goal.Model == "" {
 		s.Goal.Model = *f.Goal.Model
+	}
+	// Workflows can spend a lot: only the user's own files or --settings opt in, never a
+	// project's (a repository must not turn them on for whoever opens it).
+	if f.Workflows != nil && s.Workflows == nil && (l.user || l.flag) {
+		v := *f.Workflows
+		s.Workflows = &v
 	}
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
 		v := *f.Memory.ExtractOnExit

@@ -33,6 +33,9 @@ type Settings struct {
 	// Skipped are the user files left out (see Warnings).
 	Skipped    []string   `json:"-"`
 	Background Background `json:"background"`
+	// Workflows offers the Workflow tool (Claude Code's opt-in); only the user's own
+	// settings files and --settings may set it.
+	Workflows *bool `json:"workflows,omitempty"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`

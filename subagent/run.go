@@ -22,6 +22,19 @@ import (
 
 // runChild runs one child of type d for in and turns its outcome into the parent's result.
 func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	out, nested := sh.runOutcome(ctx, d, in, x, override{})
+	return report(d.Name, out, nested)
+}
+
+// override changes one child's model and token limit (a workflow's agent() options).
+type override struct {
+	model     string
+	maxTokens int
+}
+
+// runOutcome runs one child of type d for in and returns how it ended, with the nested
+// Task tool it was given (nil if none) whose usage is its children's.
+func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool) {
 	cfg := sh.cfg
 	callID := x.ID
 	if callID == "" {
@@ -50,8 +63,12 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	}
 
 	prov, model := cfg.Provider, cfg.Model
+	wantModel := d.Model
+	if ov.model != "" {
+		wantModel = ov.model
+	}
 	if cfg.ProviderFor != nil {
-		if p, m := cfg.ProviderFor(d.Name, d.Model); p != nil {
+		if p, m := cfg.ProviderFor(d.Name, wantModel); p != nil {
 			prov, model = p, m
 		}
 	}
@@ -59,6 +76,9 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	limits.MaxTurns = cfg.MaxTurns
 	if d.MaxTurns > 0 {
 		limits.MaxTurns = d.MaxTurns
+	}
+	if ov.maxTokens > 0 && (limits.MaxTokens <= 0 || ov.maxTokens < limits.MaxTokens) {
+		limits.MaxTokens = ov.maxTokens
 	}
 	gates := cfg.Gates
 	if d.PermissionMode != "" && cfg.GatesFor != nil {
@@ -99,7 +119,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 		Observers: observers,
 	})
 	if err != nil {
-		return tool.Errorf("Subagent %s could not start: %v", d.Name, err)
+		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
 	}
 	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
 	if cfg.StartHook != nil {
@@ -109,7 +129,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	}
 	out := a.Run(ctx, &agent.Conversation{}, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
-	return report(d.Name, out, nested)
+	return out, nested
 }
 
 // report turns a child's outcome into the parent's tool result: the final text and one

@@ -45,6 +45,7 @@ const replHelp = `Commands:
   /skills          the skills found; /<skill-name> [args] runs one
   /todos           the current todo list
   /tasks           background tasks: what runs, how the others ended
+  /workflows       how this session's workflow runs are going
   /goal [CONDITION|off]  show, set or clear the goal each stop is judged against
   /compact [focus] summarise the conversation so far to free context
   /loop [5m] TASK  run TASK now and again every 5m (or when the model says); /loop stop
@@ -247,6 +248,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/rewind":
 		return false, r.rewind(strings.TrimPrefix(line, name))
+	case "/workflows":
+		fmt.Fprintln(r.Out, r.sess.WorkflowProgress())
 	case "/goal":
 		return false, goalCommand(r.sess, strings.TrimPrefix(line, name), r.Out)
 	case "/tasks":

@@ -50,6 +50,7 @@ type runFlags struct {
 	maintenance  bool
 	pluginDirs   []string
 	taskList     string
+	workflows    bool
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -69,6 +70,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, `rules to allow without asking, e.g. "Bash(go test *)" Edit (comma- or space-separated)`)
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, `rules to deny, e.g. "Bash(git push *)"; a bare tool name removes the tool`)
 	fl.StringArrayVar(&f.tools, "tools", nil, `offer only these tools, e.g. "Read,Grep,Glob" (default: all)`)
+	fl.BoolVar(&f.workflows, "workflows", false, "offer the Workflow tool (scripts that fan work out to many agents; they can spend a lot)")
 	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
 	fl.IntVar(&f.window, "context-window", envInt("OURO_CONTEXT_WINDOW"), "the model's context window in tokens, when the built-in table does not know it (local models); compaction keeps requests under 80% of it")
 	fl.BoolVar(&f.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (hard-denied commands stay refused)")
@@ -106,7 +108,7 @@ func (f *runFlags) options() harness.Options {
 		// The flag is the user's own choice of plugins for this run.
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
-			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true},
+			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
 		Version:  version,
 		Goal:     f.goal.options(),
 		TaskList: f.taskList,

@@ -1,0 +1,30 @@
+// Command ouro-workflow is the helper ouro runs workflow scripts in. It holds the
+// JavaScript engine (goja) and the journal (state.db), which ouro itself does not link, so
+// that a session running no workflow pays nothing for them. ouro starts it and speaks
+// JSON lines with it over stdin and stdout (package workflow/wfproc); it is not meant to
+// be run by hand. Install it next to ouro:
+//
+//	go install github.com/ouroagent/ouro/cmd/ouro github.com/ouroagent/ouro/cmd/ouro-workflow
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
+	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workflow/wfproc"
+)
+
+func main() {
+	err := wfproc.Serve(os.Stdin, os.Stdout, wfproc.Backend{
+		Open:   func(path string) (workflow.Store, error) { return sqlitestore.Open(path) },
+		Engine: func(s workflow.Store) workflow.Engine { return engine.Local{Store: s} },
+		Check:  engine.Check,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ouro-workflow:", err)
+		os.Exit(2)
+	}
+}

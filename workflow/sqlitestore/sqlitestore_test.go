@@ -1,0 +1,194 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
+	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workflow/storetest"
+)
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) workflow.Store {
+		s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestDamagedFileSaysWhatToDo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sqlitestore.Open(path)
+	if err == nil || !strings.Contains(err.Error(), "move it aside") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// fiveSteps is a 5-step workflow; each step's agent leaves a side effect (a line in a file).
+const fiveSteps = `export const meta = { name: 'five', description: 'five steps' };
+let acc = [];
+for (let i = 1; i <= 5; i++) {
+  phase('step ' + i);
+  acc.push(await agent('step ' + i + ' after ' + acc.length, {label: 'step' + i}));
+}
+return acc;`
+
+// sideEffects is a runner whose every finished step appends a line to file; the step named
+// by block starts (says so in file+".started") and never finishes.
+func sideEffects(file string, block int) workflow.Runner {
+	return workflow.RunnerFunc(func(ctx context.Context, prompt string, _ workflow.AgentOptions) (string, llm.Usage, error) {
+		if block > 0 && strings.HasPrefix(prompt, fmt.Sprintf("step %d ", block)) {
+			_ = os.WriteFile(file+".started", nil, 0o600)
+			<-ctx.Done()
+			return "", llm.Usage{}, ctx.Err()
+		}
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return "", llm.Usage{}, err
+		}
+		fmt.Fprintln(f, prompt)
+		f.Close()
+		return "done " + prompt, llm.Usage{OutputTokens: 10}, nil
+	})
+}
+
+// TestMain lets the kill test run the workflow in a child process.
+func TestMain(m *testing.M) {
+	if db := os.Getenv("OURO_WF_CHILD_DB"); db != "" {
+		s, err := sqlitestore.Open(db)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		_, err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+			workflow.Options{Runner: sideEffects(os.Getenv("OURO_WF_CHILD_FX"), 4), Store: s, RunID: "wf_killed-run"})
+		fmt.Fprintln(os.Stderr, "the child was not killed:", err)
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+// kill -9 during step 4 of 5, then resume: steps 1-3 are not redone (each side effect
+// happens once) and the result equals that of a run never interrupted.
+func TestKillNineThenResume(t *testing.T) {
+	dir := t.TempDir()
+	db, fx := filepath.Join(dir, "state.db"), filepath.Join(dir, "effects")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "OURO_WF_CHILD_DB="+db, "OURO_WF_CHILD_FX="+fx)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(fx + ".started"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("step 4 never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	lines := func() []string {
+		b, _ := os.ReadFile(fx)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
+	}
+	if got := lines(); len(got) != 3 {
+		t.Fatalf("before resume: %v", got)
+	}
+
+	s, err := sqlitestore.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	killed, err := s.Run(context.Background(), "wf_killed-run")
+	if err != nil || killed.Status != workflow.StatusRunning {
+		t.Fatalf("the killed run: %+v %v", killed, err)
+	}
+	res, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+		workflow.Options{Runner: sideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
+	if err != nil || res.Status != workflow.StatusCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := lines()
+	if len(got) != 5 {
+		t.Fatalf("side effects after resume (want each of 5 steps once): %v", got)
+	}
+	seen := map[string]int{}
+	for _, l := range got {
+		seen[l]++
+		if seen[l] > 1 {
+			t.Fatalf("a finished step was redone: %v", got)
+		}
+	}
+	if res.Replayed != 3 {
+		t.Fatalf("replayed %d", res.Replayed)
+	}
+	clean, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+		workflow.Options{Runner: sideEffects(filepath.Join(dir, "clean"), 0)})
+	if err != nil || string(clean.Value) != string(res.Value) {
+		t.Fatalf("resumed %s, uninterrupted %s (%v)", res.Value, clean.Value, err)
+	}
+	calls, _ := s.Calls(context.Background(), res.RunID)
+	if len(calls) != 5 || !calls[0].Replayed || calls[3].Replayed || calls[4].Status != workflow.CallDone {
+		t.Fatalf("journal of the resumed run: %+v", calls)
+	}
+}
+
+// Two processes' stores on one state.db, each running a workflow at once: both journals
+// are complete and neither run sees the other's calls.
+func TestTwoStoresShareOneFile(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state.db")
+	var runs [2]workflow.Result
+	errs := make(chan error, 2)
+	for i := range runs {
+		go func() {
+			s, err := sqlitestore.Open(db)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			runs[i], err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+				workflow.Options{Runner: sideEffects(filepath.Join(filepath.Dir(db), fmt.Sprint("fx", i)), 0), Store: s})
+			errs <- err
+		}()
+	}
+	for range runs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := sqlitestore.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, r := range runs {
+		calls, err := s.Calls(context.Background(), r.RunID)
+		if err != nil || r.Status != workflow.StatusCompleted || len(calls) != 5 {
+			t.Fatalf("%+v: %d calls, %v", r, len(calls), err)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+// Package wfproc runs workflows in the ouro-workflow helper, a separate program, so that
+// the JavaScript engine (goja) and its reflection are never linked into ouro itself: a
+// session that runs no workflow pays nothing for them. ouro and the helper speak JSON
+// lines over the helper's stdin and stdout: ouro sends one request; for a run, the helper
+// asks ouro for each agent() call (ouro runs it as a subagent of the session, under its
+// permissions) and reports progress, then the result. The helper keeps the journal in
+// state.db, so killing it (ouro's cancel, kill -9) leaves a run that resumes.
+package wfproc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/workflow"
+)
+
+// HelperName is the helper program's name; ouro looks for it next to itself.
+const HelperName = "ouro-workflow"
+
+// Locate finds the helper: $OURO_WORKFLOW_BIN, then next to the running program, then on
+// PATH.
+func Locate() (string, error) {
+	if p := os.Getenv("OURO_WORKFLOW_BIN"); p != "" {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), HelperName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(HelperName); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("workflows run in the %s helper, which is not installed next to ouro or on PATH: install it with `go install github.com/ouroagent/ouro/cmd/%s` (or set OURO_WORKFLOW_BIN to its path)", HelperName, HelperName)
+}
+
+// request is what ouro sends first.
+type request struct {
+	Op        string          `json:"op"` // check, run, journal, list, show
+	StatePath string          `json:"state_path"`
+	CWD       string          `json:"cwd"`
+	Source    string          `json:"source,omitempty"`
+	Script    workflow.Script `json:"script"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	Resume    string          `json:"resume,omitempty"`
+	RunID     string          `json:"run_id,omitempty"`
+	Budget    int             `json:"budget,omitempty"`
+	Timeout   time.Duration   `json:"timeout,omitempty"`
+}
+
+// message is every later line, either way.
+type message struct {
+	Type      string                 `json:"type"` // agent, answer, event, done, fail
+	Call      int                    `json:"call,omitempty"`
+	Prompt    string                 `json:"prompt,omitempty"`
+	Opts      *workflow.AgentOptions `json:"opts,omitempty"`
+	MaxTokens int                    `json:"max_tokens,omitempty"`
+	Text      string                 `json:"text,omitempty"`
+	Usage     llm.Usage              `json:"usage"`
+	Error     string                 `json:"error,omitempty"`
+	NotFound  bool                   `json:"not_found,omitempty"`
+	Event     *workflow.Event        `json:"event,omitempty"`
+	Result    *workflow.Result       `json:"result,omitempty"`
+	Meta      *workflow.Meta         `json:"meta,omitempty"`
+	Run       *workflow.RunRecord    `json:"run,omitempty"`
+	Output    string                 `json:"output,omitempty"`
+}
+
+// Client is a workflow.Engine in the helper.
+type Client struct {
+	Bin       string // the helper program
+	StatePath string // state.db
+	CWD       string // the project (saved workflows)
+}
+
+var _ workflow.Engine = Client{}
+
+// conn is one helper process.
+type conn struct {
+	cmd    *exec.Cmd
+	enc    *json.Encoder
+	wmu    sync.Mutex
+	dec    *json.Decoder
+	stderr *bytes.Buffer
+	stdin  io.WriteCloser
+}
+
+func (c Client) start(ctx context.Context, req request) (*conn, error) {
+	req.StatePath, req.CWD = c.StatePath, c.CWD
+	cmd := exec.CommandContext(ctx, c.Bin)
+	cmd.Dir = c.CWD
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &limited{b: &stderr, n: 64 << 10}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("the workflow helper %s did not start: %w", c.Bin, err)
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(stdout, 1<<20))
+	k := &conn{cmd: cmd, enc: json.NewEncoder(stdin), dec: dec, stderr: &stderr, stdin: stdin}
+	if err := k.send(req); err != nil {
+		k.close()
+		return nil, fmt.Errorf("the workflow helper: %w", err)
+	}
+	return k, nil
+}
+
+func (k *conn) send(v any) error {
+	k.wmu.Lock()
+	defer k.wmu.Unlock()
+	return k.enc.Encode(v)
+}
+
+func (k *conn) close() error {
+	k.stdin.Close()
+	return k.cmd.Wait()
+}
+
+// gone explains a helper that stopped answering.
+func (k *conn) gone(err error) error {
+	werr := k.close()
+	msg := strings.TrimSpace(k.stderr.String())
+	if msg == "" && werr != nil {
+		msg = werr.Error()
+	}
+	if msg == "" && err != nil {
+		msg = err.Error()
+	}
+	return fmt.Errorf("the workflow helper ended without an answer: %s", msg)
+}
+
+// once sends a request that has a single answer.
+func (c Client) once(ctx context.Context, req request) (message, error) {
+	k, err := c.start(ctx, req)
+	if err != nil {
+		return message{}, err
+	}
+	var m message
+	if err := k.dec.Decode(&m); err != nil {
+		return message{}, k.gone(err)
+	}
+	k.close()
+	if m.Type == "fail" {
+		if m.NotFound {
+			return m, workflow.ErrNotFound
+		}
+		return m, errors.New(m.Error)
+	}
+	return m, nil
+}
+
+// Check implements workflow.Engine.
+func (c Client) Check(ctx context.Context, src string) (workflow.Meta, error) {
+	m, err := c.once(ctx, request{Op: "check", Source: src})
+	if err != nil || m.Meta == nil {
+		return workflow.Meta{}, err
+	}
+	return *m.Meta, nil
+}
+
+// Journal implements workflow.Engine.
+func (c Client) Journal(ctx context.Context, id string) (workflow.RunRecord, error) {
+	m, err := c.once(ctx, request{Op: "journal", RunID: id})
+	if err != nil || m.Run == nil {
+		return workflow.RunRecord{}, err
+	}
+	return *m.Run, nil
+}
+
+// Text runs the helper's list (id "") or show (a run id) and returns what it prints.
+func (c Client) Text(ctx context.Context, op, id string) (string, error) {
+	m, err := c.once(ctx, request{Op: op, RunID: id})
+	return m.Output, err
+}
+
+// Run implements workflow.Engine: the helper runs the script; each agent() call comes
+// back here to o.Runner. Cancelling ctx kills the helper: the journal keeps every call
+// it finished, so the run resumes.
+func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) (workflow.Result, error) {
+	if o.Runner == nil {
+		return workflow.Result{}, errors.New("workflow: no runner for agent() calls")
+	}
+	if o.RunID == "" {
+		o.RunID = workflow.NewRunID()
+	}
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	k, err := c.start(hctx, request{Op: "run", Script: s, Args: o.Args, Resume: o.Resume, RunID: o.RunID, Budget: o.Budget, Timeout: o.Timeout})
+	if err != nil {
+		return workflow.Result{}, err
+	}
+	// The run's own context stops the helper.
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	var agents sync.WaitGroup
+	defer agents.Wait()
+	for {
+		var m message
+		if err := k.dec.Decode(&m); err != nil {
+			cancel()
+			if ctx.Err() != nil {
+				k.close()
+				return workflow.Result{RunID: o.RunID, Status: workflow.StatusInterrupted, Value: json.RawMessage("null"),
+					Error: "interrupted: " + context.Cause(ctx).Error()}, nil
+			}
+			return workflow.Result{}, k.gone(err)
+		}
+		switch m.Type {
+		case "agent":
+			opts := workflow.AgentOptions{}
+			if m.Opts != nil {
+				opts = *m.Opts
+			}
+			opts.MaxTokens = m.MaxTokens
+			agents.Add(1)
+			go func() {
+				defer agents.Done()
+				text, u, err := o.Runner.Agent(hctx, m.Prompt, opts)
+				a := message{Type: "answer", Call: m.Call, Text: text, Usage: u}
+				if err != nil {
+					a.Error = err.Error()
+					if a.Error == "" {
+						a.Error = "the agent failed"
+					}
+				}
+				_ = k.send(a)
+			}()
+		case "event":
+			if m.Event != nil && o.Observe != nil {
+				o.Observe(*m.Event)
+			}
+		case "done":
+			cancel() // agents still running stop
+			k.close()
+			if m.Result == nil {
+				return workflow.Result{}, errors.New("the workflow helper answered without a result")
+			}
+			return *m.Result, nil
+		case "fail":
+			cancel()
+			k.close()
+			return workflow.Result{}, errors.New(m.Error)
+		}
+	}
+}
+
+// limited keeps the first n bytes written.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,106 @@
+package wfproc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
+	"github.com/ouroagent/ouro/workflow/sqlitestore"
+	"github.com/ouroagent/ouro/workflow/wfproc"
+)
+
+// The test binary is the helper when OURO_WFPROC_HELPER is set.
+func TestMain(m *testing.M) {
+	if os.Getenv("OURO_WFPROC_HELPER") == "1" {
+		err := wfproc.Serve(os.Stdin, os.Stdout, wfproc.Backend{
+			Open:   func(p string) (workflow.Store, error) { return sqlitestore.Open(p) },
+			Engine: func(s workflow.Store) workflow.Engine { return engine.Local{Store: s} },
+			Check:  engine.Check,
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func client(t *testing.T) wfproc.Client {
+	t.Setenv("OURO_WFPROC_HELPER", "1")
+	dir := t.TempDir()
+	return wfproc.Client{Bin: os.Args[0], StatePath: filepath.Join(dir, "state.db"), CWD: dir}
+}
+
+const head = "export const meta = { name: 'p', description: 'proc' };\n"
+
+func TestRunThroughTheHelper(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	if _, err := c.Check(ctx, "return 1"); err == nil || !strings.Contains(err.Error(), "export const meta") {
+		t.Fatalf("check: %v", err)
+	}
+	if m, err := c.Check(ctx, head); err != nil || m.Name != "p" {
+		t.Fatalf("check: %+v %v", m, err)
+	}
+	var calls atomic.Int64
+	runner := workflow.RunnerFunc(func(_ context.Context, p string, o workflow.AgentOptions) (string, llm.Usage, error) {
+		calls.Add(1)
+		if p == "die" {
+			return "", llm.Usage{}, errors.New("died")
+		}
+		return o.Label + ":" + p, llm.Usage{OutputTokens: 5}, nil
+	})
+	var phases atomic.Int64
+	src := head + "phase('one'); return [args.x, await agent('hi', {label: 'L'}), await agent('die'), await agent('v', {schema: {type: 'string'}})];"
+	o := workflow.Options{Runner: runner, Args: []byte(`{"x": 3}`), Observe: func(e workflow.Event) {
+		if e.Kind == "phase" {
+			phases.Add(1)
+		}
+	}}
+	res, err := c.Run(ctx, workflow.Script{Source: src}, o)
+	if err != nil || res.Status != workflow.StatusCompleted || string(res.Value) != `[3,"L:hi",null,null]` || phases.Load() != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if rec, err := c.Journal(ctx, res.RunID); err != nil || rec.Status != workflow.StatusCompleted {
+		t.Fatalf("journal: %+v %v", rec, err)
+	}
+	if _, err := c.Journal(ctx, "wf_nothere"); !errors.Is(err, workflow.ErrNotFound) {
+		t.Fatalf("missing run: %v", err)
+	}
+	show, err := c.Text(ctx, "show", res.RunID)
+	if err != nil || !strings.Contains(show, "one\n") || !strings.Contains(show, `"L:hi"`) {
+		t.Fatalf("show: %s %v", show, err)
+	}
+	// Resume with only the run id: the journaled script and args; the calls that finished
+	// are not made again.
+	before := calls.Load()
+	o.Args = nil
+	again, err := c.Run(ctx, workflow.Script{}, workflow.Options{Runner: runner, Resume: res.RunID})
+	if err != nil || string(again.Value) != string(res.Value) || again.Replayed != 1 || calls.Load()-before != 1+engine.SchemaAttempts {
+		t.Fatalf("resume: %+v %v calls=%d", again, err, calls.Load()-before)
+	}
+}
+
+// Cancelling the run kills the helper; the result says the run was interrupted.
+func TestCancelStopsTheHelper(t *testing.T) {
+	c := client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	res, err := c.Run(ctx, workflow.Script{Source: head + "while (true) {}"}, workflow.Options{Runner: workflow.RunnerFunc(
+		func(context.Context, string, workflow.AgentOptions) (string, llm.Usage, error) {
+			return "", llm.Usage{}, nil
+		})})
+	if err != nil || res.Status != workflow.StatusInterrupted {
+		t.Fatalf("%+v %v", res, err)
+	}
+}

@@ -94,6 +94,7 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	root.AddCommand(newAuditCmd(), newMemoryCmd(), newDoctorCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
 	root.AddCommand(newCronCmd(), newTasksCmd())
+	root.AddCommand(newMCPCmd())
 	return root
 }
 

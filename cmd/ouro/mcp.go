@@ -78,7 +78,7 @@ in Claude Code: the project's .mcp.json (shared; each server needs your approval
 your servers for this project only (local scope) or for every project (user scope) in
 ~/.ouro.json (~/.claude.json is read too), and --mcp-config.`,
 	}
-	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd())
+	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd())
 	return c
 }
 

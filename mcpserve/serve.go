@@ -7,9 +7,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -79,4 +83,35 @@ func result(r tool.Result) *mcp.CallToolResult {
 // ServeStdio serves s on standard input and output until the client leaves or ctx ends.
 func ServeStdio(ctx context.Context, s *mcp.Server) error {
 	return s.Run(ctx, &mcp.StdioTransport{})
+}
+
+// ServeHTTP serves s over streamable HTTP on addr, which must be a loopback address
+// (another agent on this machine; the tools act with the user's rights), until ctx ends.
+// ready receives the URL once the listener is up.
+func ServeHTTP(ctx context.Context, s *mcp.Server, addr string, ready func(url string)) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: write host:port, e.g. 127.0.0.1:8765", addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--http %q: only a loopback address (127.0.0.1, ::1, localhost) may serve ouro's tools", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	ready("http://" + ln.Addr().String() + "/mcp")
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -23,7 +23,7 @@ func (noModel) Complete(context.Context, *llm.Request, llm.StreamFunc) (*llm.Res
 const serveInstructions = "These are ouro's tools (Read, Grep, Glob, LS, Edit, Write, Bash, WebFetch) working in one directory under ouro's permission rules and sandbox. A call the rules do not allow is refused with the reason; Edit and Write need a Read of the file first."
 
 func newMCPServeCmd() *cobra.Command {
-	var settings, mode string
+	var settings, mode, httpAddr string
 	var allowed, disallowed, addDirs []string
 	c := &cobra.Command{
 		Use:   "serve",
@@ -51,6 +51,11 @@ refused with the reason; allow what the client needs with --allowedTools or the 
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
 			srv := mcpserve.Server(sess.ServedTools(), version, serveInstructions)
+			if httpAddr != "" {
+				return mcpserve.ServeHTTP(ctx, srv, httpAddr, func(url string) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "ouro mcp serve: listening on %s\n", url)
+				})
+			}
 			if err := mcpserve.ServeStdio(ctx, srv); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("mcp serve: %w", err)
 			}
@@ -62,6 +67,7 @@ refused with the reason; allow what the client needs with --allowedTools or the 
 	fl.StringArrayVar(&allowed, "allowedTools", nil, `rules to allow, e.g. "Bash(go test *)" Edit`)
 	fl.StringArrayVar(&disallowed, "disallowedTools", nil, `rules to deny; a bare tool name removes the tool`)
 	fl.StringVar(&mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fl.StringVar(&httpAddr, "http", "", "serve over streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio")
 	fl.StringArrayVar(&addDirs, "add-dir", nil, "another directory the tools may work in (repeatable)")
 	return c
 }

@@ -340,6 +340,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	if mcps != nil {
 		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
+		g.policy.SetReadOnlyTools(mcps.readOnly)
 	}
 	mechanism.Seams(&cfg, parts...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -62,6 +63,9 @@ type mcpSession struct {
 	waited bool
 	gen    uint64
 	added  []string // names this session put in reg
+	// readOnlyNames are the added tools a trusted server marks read-only (plan mode may
+	// run them); replaced whole by each sync, read by the permission policy.
+	readOnlyNames atomic.Pointer[map[string]bool]
 	// Defer is the seam for deferred tool loading: given the MCP tools about to join the
 	// pool, it returns those that must be sent with every request and takes the others
 	// (to be offered through a tool search, loaded on demand) when sending them all would
@@ -210,6 +214,7 @@ func (x *mcpSession) sync() {
 	if x.Defer != nil {
 		join = x.Defer(x.reg, join)
 	}
+	ro := map[string]bool{}
 	for _, t := range join {
 		t := t.(*mcpclient.Tool)
 		if err := x.reg.Add(t); err != nil {
@@ -217,10 +222,21 @@ func (x *mcpSession) sync() {
 			continue
 		}
 		x.added = append(x.added, t.Spec().Name)
+		if t.ReadOnly() {
+			ro[t.Spec().Name] = true
+		}
 	}
+	x.readOnlyNames.Store(&ro)
 	for _, st := range x.m.Status() {
 		x.m.Refuse(st.Name, refused[st.Name])
 	}
+}
+
+// readOnly reports whether name is an MCP tool that only reads, by the annotation of a
+// server the user trusts (their own configuration, not a project's .mcp.json).
+func (x *mcpSession) readOnly(name string) bool {
+	m := x.readOnlyNames.Load()
+	return m != nil && (*m)[name]
 }
 
 // close disconnects the servers.

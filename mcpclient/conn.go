@@ -95,13 +95,23 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Type)
 	}
-	cs, err := client.Connect(ctx, t, nil)
+	// The connection lives as long as the manager (an SSE stream is tied to the context
+	// it is opened with); only the handshake is bounded by ctx.
+	cs, err := client.Connect(ctx, lifetime{Transport: t, ctx: m.ctx}, nil)
 	if err != nil {
 		proc.kill()
 		return nil, err
 	}
 	return &conn{cs: cs, proc: proc}, nil
 }
+
+// lifetime opens a transport's connection with the manager's context.
+type lifetime struct {
+	mcp.Transport
+	ctx context.Context
+}
+
+func (l lifetime) Connect(context.Context) (mcp.Connection, error) { return l.Transport.Connect(l.ctx) }
 
 // startNotify is the SDK's command transport that also reports the process it started.
 type startNotify struct {

@@ -3,6 +3,8 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpconf"
@@ -274,5 +278,58 @@ func TestToolName(t *testing.T) {
 	}
 	if n := ToolName(strings.Repeat("s", 40), strings.Repeat("t", 40)); len(n) != MaxToolName {
 		t.Fatal(len(n))
+	}
+}
+
+// remote serves an SDK server with one tool over streamable HTTP or legacy SSE; the
+// tool answers with the Authorization header it was sent.
+func remote(t *testing.T, sse bool) string {
+	s := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+	var mu sync.Mutex
+	var auth string
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "auth=" + auth}}}, nil
+		})
+	var h http.Handler
+	if sse {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	} else {
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("Authorization"); a != "" {
+			mu.Lock()
+			auth = a
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func TestRemoteTransports(t *testing.T) {
+	for _, typ := range []string{mcpconf.TypeHTTP, mcpconf.TypeSSE} {
+		t.Run(typ, func(t *testing.T) {
+			url := remote(t, typ == mcpconf.TypeSSE)
+			m := start(t, Options{StartTimeout: 10 * time.Second},
+				mcpconf.Server{Name: "r", Type: typ, URL: url, Headers: map[string]string{"Authorization": "Bearer tok"}})
+			m.Wait(context.Background(), 20*time.Second)
+			if st := status(m, "r"); st.State != StateConnected {
+				t.Fatalf("%+v", st)
+			}
+			if res := call(t, findTool(m, "mcp__r__whoami"), `{}`, nil); res.Text() != "auth=Bearer tok" {
+				t.Fatalf("the header did not reach the server: %q", res.Text())
+			}
+		})
+	}
+	// A URL nothing answers fails, without hanging.
+	m := start(t, Options{StartTimeout: 5 * time.Second}, mcpconf.Server{Name: "gone", Type: mcpconf.TypeHTTP, URL: "http://127.0.0.1:1/mcp"})
+	m.Wait(context.Background(), 20*time.Second)
+	if st := status(m, "gone"); st.State != StateFailed {
+		t.Fatalf("%+v", st)
 	}
 }

@@ -435,3 +435,43 @@ func TestMCPREPLE2E(t *testing.T) {
 		t.Fatalf("approval not saved: %s", data)
 	}
 }
+
+// In plan mode a trusted server's read-only tool is put to the user like any call (a
+// headless run refuses it as needing approval, which an allow rule would give); a tool
+// that may write, or a read-only one of a project's server, is refused by the mode.
+func TestMCPPlanModeE2E(t *testing.T) {
+	e := newEnv(t)
+	bin := mcpTestServer(t)
+	proj, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"p": map[string]any{"command": bin, "args": []string{"good"}}}})
+	os.WriteFile(filepath.Join(e.dir, ".mcp.json"), proj, 0o644)
+	if _, er, code := e.run("", "mcp", "approve", "p"); code != 0 {
+		t.Fatal(er)
+	}
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"planned"}`), call("mcp__t__grow", `{}`), call("mcp__p__echo", `{"text":"x"}`)}},
+		scripted.Turn{Text: "ok"},
+	)
+	out, _, _ := e.run("", "-p", "x", "--output-format", "json", "--permission-mode", "plan",
+		"--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil))
+	var res struct {
+		Denials []struct {
+			Tool   string `json:"tool_name"`
+			Reason string `json:"reason"`
+		} `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	why := map[string]string{}
+	for _, d := range res.Denials {
+		why[d.Tool] = d.Reason
+	}
+	if r := why["mcp__t__echo"]; !strings.Contains(r, "would need approval") || strings.Contains(r, "plan mode") {
+		t.Errorf("trusted read-only tool: %q", r)
+	}
+	for _, n := range []string{"mcp__t__grow", "mcp__p__echo"} {
+		if !strings.Contains(why[n], "plan mode allows only read-only actions") {
+			t.Errorf("%s: %q", n, why[n])
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -361,7 +362,7 @@ once you approve them. The choice is kept in ~/.ouro.json for this project folde
 				return fmt.Errorf("name the servers to approve (this project's .mcp.json defines: %s), or pass --all", noneIfEmpty(project))
 			}
 			for _, n := range names {
-				if !contains(project, n) {
+				if !slices.Contains(project, n) {
 					return fmt.Errorf("%q is not a server of this project's .mcp.json (it defines: %s)", n, noneIfEmpty(project))
 				}
 			}
@@ -386,13 +387,4 @@ func noneIfEmpty(ss []string) string {
 		return "none"
 	}
 	return strings.Join(ss, ", ")
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

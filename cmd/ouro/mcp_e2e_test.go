@@ -55,7 +55,7 @@ func mcpConfig(t *testing.T, servers map[string]string, env map[string]string) s
 	return string(data)
 }
 
-func call(name, input string) scripted.ToolCall {
+func mcall(name, input string) scripted.ToolCall {
 	return scripted.ToolCall{Name: name, Input: json.RawMessage(input)}
 }
 
@@ -95,7 +95,7 @@ func hasTool(init map[string]any, name string) bool {
 }
 
 // toolResults collects the text and block types of every tool result the model was sent.
-func toolResults(srv *fakeserver.Server) (text string, types []string) {
+func mcpToolResults(srv *fakeserver.Server) (text string, types []string) {
 	var sb strings.Builder
 	for _, r := range srv.Requests() {
 		for _, m := range r.Messages {
@@ -116,9 +116,9 @@ func toolResults(srv *fakeserver.Server) (text string, types []string) {
 func TestMCPToolsE2E(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"hi"}`)}},
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__image", `{}`)}},
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__progress", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"hi"}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__image", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__progress", `{}`)}},
 		scripted.Turn{Text: "done"},
 	)
 	out, errOut, code := e.run("", "-p", "use the server", "--output-format", "stream-json",
@@ -133,7 +133,7 @@ func TestMCPToolsE2E(t *testing.T) {
 	if !hasTool(init, "mcp__t__echo") {
 		t.Fatalf("tools %v", init["tools"])
 	}
-	text, types := toolResults(srv)
+	text, types := mcpToolResults(srv)
 	if !strings.Contains(text, "echo: hi") || !strings.Contains(text, "progress done") {
 		t.Fatalf("tool results: %s", text)
 	}
@@ -166,7 +166,7 @@ func TestMCPPermissionsE2E(t *testing.T) {
 	cfg := func(t *testing.T) string { return mcpConfig(t, map[string]string{"t": "good"}, nil) }
 	t.Run("asks, so headless denies", func(t *testing.T) {
 		e := newEnv(t)
-		srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"hi"}`)}}, scripted.Turn{Text: "ok"})
+		srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"hi"}`)}}, scripted.Turn{Text: "ok"})
 		out, errOut, _ := e.run("", "-p", "x", "--output-format", "json", "--mcp-config", cfg(t))
 		var res struct {
 			Denials []struct {
@@ -177,16 +177,16 @@ func TestMCPPermissionsE2E(t *testing.T) {
 		if len(res.Denials) != 1 || res.Denials[0].Tool != "mcp__t__echo" {
 			t.Fatalf("no denial:\n%s\n%s", out, errOut)
 		}
-		if text, _ := toolResults(srv); strings.Contains(text, "echo: hi") {
+		if text, _ := mcpToolResults(srv); strings.Contains(text, "echo: hi") {
 			t.Fatal("the call ran without approval")
 		}
 	})
 	t.Run("tool rule and wildcard", func(t *testing.T) {
 		for _, rule := range []string{"mcp__t__echo", "mcp__t__*"} {
 			e := newEnv(t)
-			srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"hi"}`)}}, scripted.Turn{Text: "ok"})
+			srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"hi"}`)}}, scripted.Turn{Text: "ok"})
 			e.run("", "-p", "x", "--mcp-config", cfg(t), "--allowedTools", rule)
-			if text, _ := toolResults(srv); !strings.Contains(text, "echo: hi") {
+			if text, _ := mcpToolResults(srv); !strings.Contains(text, "echo: hi") {
 				t.Fatalf("%s did not allow the call: %s", rule, text)
 			}
 		}
@@ -244,7 +244,7 @@ func TestMCPBadServersE2E(t *testing.T) {
 	e := newEnv(t)
 	e.vars = append(e.vars, "MCP_TIMEOUT=1500")
 	e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__bad__fine", `{}`), call("mcp__hang__x", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__bad__fine", `{}`), mcall("mcp__hang__x", `{}`)}},
 		scripted.Turn{Text: "survived"},
 	)
 	begin := time.Now()
@@ -279,15 +279,15 @@ func TestMCPBadServersE2E(t *testing.T) {
 func TestMCPListChangedE2E(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__grow", `{}`)}},
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__grown", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__grow", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__grown", `{}`)}},
 		scripted.Turn{Text: "done"},
 	)
 	_, errOut, code := e.run("", "-p", "x", "--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil), "--allowedTools", "mcp__t")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if text, _ := toolResults(srv); !strings.Contains(text, "grown works") {
+	if text, _ := mcpToolResults(srv); !strings.Contains(text, "grown works") {
 		t.Fatalf("the tool added by list_changed was not callable: %s", text)
 	}
 }
@@ -295,15 +295,15 @@ func TestMCPListChangedE2E(t *testing.T) {
 func TestMCPCrashMidCallE2E(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__crash", `{}`)}},
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"again"}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__crash", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"again"}`)}},
 		scripted.Turn{Text: "done"},
 	)
 	_, errOut, code := e.run("", "-p", "x", "--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil), "--allowedTools", "mcp__t")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	text, _ := toolResults(srv)
+	text, _ := mcpToolResults(srv)
 	if !strings.Contains(text, "stopped during the call") {
 		t.Fatalf("crash not reported: %s", text)
 	}
@@ -315,7 +315,7 @@ func TestMCPCrashMidCallE2E(t *testing.T) {
 func TestMCPKill9E2E(t *testing.T) {
 	e := newEnv(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__slow", `{"seconds":60}`)}}, scripted.Turn{Text: "x"})
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__slow", `{"seconds":60}`)}}, scripted.Turn{Text: "x"})
 	c := e.cmd("-p", "x", "--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, map[string]string{"MCP_TEST_PIDFILE": pidFile}), "--allowedTools", "mcp__t")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -448,7 +448,7 @@ func TestMCPPlanModeE2E(t *testing.T) {
 		t.Fatal(er)
 	}
 	e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__t__echo", `{"text":"planned"}`), call("mcp__t__grow", `{}`), call("mcp__p__echo", `{"text":"x"}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"planned"}`), mcall("mcp__t__grow", `{}`), mcall("mcp__p__echo", `{"text":"x"}`)}},
 		scripted.Turn{Text: "ok"},
 	)
 	out, _, _ := e.run("", "-p", "x", "--output-format", "json", "--permission-mode", "plan",

@@ -138,8 +138,8 @@ func TestMCPRealServersE2E(t *testing.T) {
 		"fs": map[string]any{"command": node, "args": []string{filepath.Join(mods, "server-filesystem", "dist", "index.js"), e.dir}},
 	}})
 	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__ev__echo", `{"message":"EV-MARKER"}`), call("mcp__ev__get-tiny-image", `{}`)}},
-		scripted.Turn{ToolCalls: []scripted.ToolCall{call("mcp__fs__list_directory", `{"path":"`+e.dir+`"}`), call("mcp__fs__read_text_file", `{"path":"`+filepath.Join(e.dir, "notes.txt")+`"}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__ev__echo", `{"message":"EV-MARKER"}`), mcall("mcp__ev__get-tiny-image", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__fs__list_directory", `{"path":"`+e.dir+`"}`), mcall("mcp__fs__read_text_file", `{"path":"`+filepath.Join(e.dir, "notes.txt")+`"}`)}},
 		scripted.Turn{Text: "done"},
 	)
 	out, errOut, code := e.run("", "-p", "use them", "--output-format", "stream-json", "--mcp-config", string(cfg), "--allowedTools", "mcp__ev,mcp__fs")
@@ -149,7 +149,7 @@ func TestMCPRealServersE2E(t *testing.T) {
 	if st := serverStatus(initLine(t, out)); st["ev"] != "connected" || st["fs"] != "connected" {
 		t.Fatalf("status %v\n%s", st, errOut)
 	}
-	text, types := toolResults(srv)
+	text, types := mcpToolResults(srv)
 	for _, want := range []string{"EV-MARKER", "notes.txt", "FS-MARKER in the file"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("tool results lack %q:\n%s", want, tail(text, 3000))

@@ -26,6 +26,8 @@ import (
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
 	_ "github.com/ouroagent/ouro/llm/scripted"
+	_ "github.com/ouroagent/ouro/mcpclient"
+	_ "github.com/ouroagent/ouro/mcpconf"
 	_ "github.com/ouroagent/ouro/mechanism"
 	_ "github.com/ouroagent/ouro/memory"
 	_ "github.com/ouroagent/ouro/notify"
@@ -171,6 +173,12 @@ var examples = map[string]example{
 		"Updated task #1 status\n   Unblocked: #2 Write the migration",
 		"   #2 [pending] Write the migration\n",
 		`#2's note: the claim by "worker-2" lapsed`,
+	}},
+	"s14_mcp": {want: []string{
+		"server words   connected mcp__words__count_words", "server broken  failed    cannot start",
+		`── mcp__words__count_words {"text":"to be or not to be"} (error=false)` + "\n6 words",
+		`── mcp__words__count_words {"text":6} (error=true)`, "Invalid input for mcp__words__count_words; the call was not run",
+		"[completed after 3 turns]",
 	}},
 	"scout": {anywhere: true, want: []string{
 		`── Read {"file_path":"main.go"}`,

@@ -55,6 +55,8 @@ type Options struct {
 	// the fix guard); their Parts come after the harness's own, so the permission gate
 	// and hooks decide first.
 	Extensions []mechanism.Joiner
+	// MCP adds MCP servers to those of the configuration files (--mcp-config).
+	MCP MCP
 	// Version is written into new transcripts.
 	Version string
 	// Setup, when set, runs the Setup hooks with this trigger ("init" or "maintenance",
@@ -212,6 +214,7 @@ type Session struct {
 	tap      *failureTap
 	tasks    *tasks
 	cp       *checkpoint.Store
+	mcp      *mcpSession // nil: no MCP server configured
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -344,11 +347,21 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
-	mechanism.Seams(&cfg, slices.Concat(own, []mechanism.Part{sub.part}, ext)...)
+	parts := slices.Concat(own, []mechanism.Part{sub.part}, ext)
+	mcps, err := openMCP(opts.MCP, dirs, opts.Version, opts.Access.SandboxLauncher, warn)
+	if err != nil {
+		return nil, err
+	}
+	if mcps != nil {
+		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
+		g.policy.SetReadOnlyTools(mcps.readOnly)
+	}
+	mechanism.Seams(&cfg, parts...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
 		wf.close()
+		mcps.close()
 		return nil, err
 	}
 	s := &Session{
@@ -356,6 +369,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
+		mcp: mcps,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -681,9 +695,13 @@ func (s *Session) TranscriptPath() string { return s.writer.Path() }
 // hooks see the prompt first: they may block it (the run then fails with their reason and
 // nothing reaches the model) or add context to it.
 func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
+	prompt, attached, err := s.mcpInput(ctx, prompt)
+	if err != nil {
+		return agent.Outcome{Status: agent.StatusFailed, Reason: err.Error()}
+	}
 	var input []llm.Block
 	if prompt != "" {
-		input = []llm.Block{llm.TextBlock(prompt)}
+		input = append([]llm.Block{llm.TextBlock(prompt)}, attached...)
 	}
 	return s.RunBlocks(ctx, input)
 }
@@ -744,6 +762,7 @@ func (s *Session) Close() error {
 	s.workflows.close()
 	s.cron.sched.Stop()                        // session-only jobs die with the session
 	s.bg.close()                               // nothing the session started outlives it
+	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())

@@ -125,6 +125,22 @@ type Policy struct {
 	// base, when set, makes this a view of another policy: its rules (as they change),
 	// under this view's own mode.
 	base *Policy
+	// readOnlyOther says which tools outside the policy's own tables only read (see
+	// SetReadOnlyTools).
+	readOnlyOther func(name string) bool
+}
+
+// SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
+// server's tools annotated read-only, when the user trusts that server): plan mode puts
+// them to the rules and the user like any call, instead of refusing them. Set it once,
+// before the policy is used.
+func (p *Policy) SetReadOnlyTools(f func(name string) bool) {
+	for p.base != nil {
+		p = p.base
+	}
+	p.mu.Lock()
+	p.readOnlyOther = f
+	p.mu.Unlock()
 }
 
 // WithMode is a view of the policy under another mode, sharing its rules, including
@@ -447,7 +463,11 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		// decided as any other tool, below.
 		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
 	default:
-		v = st.single(st.subject(c.Name), kindOther, nil, c.Name+" "+clipText(string(c.Input), 200))
+		k := kindOther
+		if st.readOnlyOther != nil && st.readOnlyOther(c.Name) {
+			k = kindReadOther
+		}
+		v = st.single(st.subject(c.Name), k, nil, c.Name+" "+clipText(string(c.Input), 200))
 		v.Suggest = suggestIf(v, c.Name, true)
 	}
 	return st.finish(v)
@@ -484,11 +504,12 @@ func (st *state) subject(toolName string) Subject {
 type kind int
 
 const (
-	kindRead    kind = iota // reads files: free inside the workspace
-	kindWrite               // writes files
-	kindNet                 // reaches the network: asks unless allowed, as in Claude Code
-	kindSession             // changes only the session's own state
-	kindOther               // anything else (MCP tools): asks
+	kindRead      kind = iota // reads files: free inside the workspace
+	kindWrite                 // writes files
+	kindNet                   // reaches the network: asks unless allowed, as in Claude Code
+	kindSession               // changes only the session's own state
+	kindOther                 // anything else (MCP tools): asks
+	kindReadOther             // a tool known to only read, outside the tables: asks, even in plan mode
 )
 
 // target is a path an action touches, lexically and as resolved through symlinks.
@@ -541,7 +562,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 		v.Behavior, v.Source, v.Reason = Ask, "outside the workspace", "reads "+where
 	case k == kindWrite && st.mode == ModeAcceptEdits && inside:
 		v.Behavior, v.Source, v.Reason = Allow, "mode acceptEdits", "acceptEdits mode allows edits inside the workspace"
-	case st.mode == ModePlan && k != kindNet:
+	case st.mode == ModePlan && k != kindNet && k != kindReadOther:
 		v.Behavior, v.Source, v.FromMode = Deny, "mode plan", true
 		v.Reason = fmt.Sprintf("plan mode allows only read-only actions, and %s is not one; present the plan and wait for it to be approved", summary)
 	case k == kindWrite:

@@ -623,3 +623,29 @@ func TestWithModeIsAViewUnderItsOwnMode(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanModeReadOnlyOther(t *testing.T) {
+	// Plan mode refuses what it cannot tell only reads; a tool known to only read (an MCP
+	// tool a trusted server marks read-only) is asked about instead, as in default mode.
+	p := newEnv(t).policy(t, "plan", rules{})
+	call := func(name string) Verdict {
+		return p.Check(context.Background(), tool.Call{Name: name, Input: []byte(`{}`)})
+	}
+	if v := call("mcp__srv__look"); v.Behavior != Deny || !v.FromMode {
+		t.Fatalf("plan mode did not refuse an unknown tool: %+v", v)
+	}
+	p.SetReadOnlyTools(func(n string) bool { return n == "mcp__srv__look" })
+	if v := call("mcp__srv__look"); v.Behavior != Ask {
+		t.Fatalf("a read-only tool is not asked about in plan mode: %+v", v)
+	}
+	if v := call("mcp__srv__write"); v.Behavior != Deny || !v.FromMode {
+		t.Fatalf("plan mode did not refuse a tool that may write: %+v", v)
+	}
+	view, err := p.WithMode(ModePlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := view.Check(context.Background(), tool.Call{Name: "mcp__srv__look", Input: []byte(`{}`)}); v.Behavior != Ask {
+		t.Fatalf("a subagent's view of the policy lost the read-only tools: %+v", v)
+	}
+}

@@ -32,6 +32,16 @@ type Init struct {
 	Tools          []string
 	PermissionMode string
 	Version        string
+	// MCPServers are the MCP servers and their status (name, status: connected, failed,
+	// pending, needs-approval, disabled).
+	MCPServers []MCPServer
+}
+
+// MCPServer is one entry of the init event's mcp_servers.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Headless writes a run's output in one of the headless formats. Use Observe as an
@@ -62,16 +72,16 @@ func NewHeadless(w io.Writer, format string) (*Headless, error) {
 
 // Event shapes of stream-json, as Claude Code writes them (field order kept for readers).
 type initEvent struct {
-	Type           string   `json:"type"`
-	Subtype        string   `json:"subtype"`
-	SessionID      string   `json:"session_id"`
-	CWD            string   `json:"cwd"`
-	Tools          []string `json:"tools"`
-	MCPServers     []any    `json:"mcp_servers"`
-	Model          string   `json:"model"`
-	PermissionMode string   `json:"permissionMode"`
-	OuroVersion    string   `json:"ouro_version,omitempty"`
-	UUID           string   `json:"uuid"`
+	Type           string      `json:"type"`
+	Subtype        string      `json:"subtype"`
+	SessionID      string      `json:"session_id"`
+	CWD            string      `json:"cwd"`
+	Tools          []string    `json:"tools"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
+	Model          string      `json:"model"`
+	PermissionMode string      `json:"permissionMode"`
+	OuroVersion    string      `json:"ouro_version,omitempty"`
+	UUID           string      `json:"uuid"`
 }
 
 type messageEvent struct {
@@ -125,9 +135,13 @@ func (h *Headless) Start(in Init) {
 	if tools == nil {
 		tools = []string{}
 	}
+	servers := in.MCPServers
+	if servers == nil {
+		servers = []MCPServer{}
+	}
 	h.line(initEvent{
 		Type: "system", Subtype: "init", SessionID: in.SessionID, CWD: in.CWD, Tools: tools,
-		MCPServers: []any{}, Model: in.Model, PermissionMode: orDefault(in.PermissionMode, "default"),
+		MCPServers: servers, Model: in.Model, PermissionMode: orDefault(in.PermissionMode, "default"),
 		OuroVersion: in.Version, UUID: uuid.NewString(),
 	})
 }

@@ -52,6 +52,7 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
+  /mcp             MCP servers: status, tools, errors; /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
 While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
@@ -138,7 +139,7 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		if p == "" {
 			continue
 		}
-		if strings.HasPrefix(p, "/") {
+		if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "/mcp__") { // MCP prompts: Session.Run
 			if text, isSkill, err := r.skillPrompt(p); isSkill {
 				if err != nil {
 					fmt.Fprintln(r.Err, "ouro:", err)
@@ -185,6 +186,7 @@ func (r *REPL) open() error {
 	approver := &replApprover{r: r}
 	opts.UI.Approver = approver
 	opts.UI.ApproveGrant = approver.approveGrant
+	opts.MCP.Approve = approver.approveMCP
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		title := "Todos"
@@ -244,6 +246,8 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		}
 	case "/loop":
 		return false, r.loop(line)
+	case "/mcp":
+		r.showMCP()
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/rewind":

@@ -95,6 +95,7 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
 	root.AddCommand(newCronCmd(), newTasksCmd())
 	root.AddCommand(newWorkflowCmd())
+	root.AddCommand(newMCPCmd())
 	return root
 }
 

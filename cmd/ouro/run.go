@@ -51,6 +51,8 @@ type runFlags struct {
 	pluginDirs   []string
 	taskList     string
 	workflows    bool
+	mcpConfig    []string
+	strictMCP    bool
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -95,6 +97,8 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
+	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
+	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
 }
 
 func (f *runFlags) options() harness.Options {
@@ -109,6 +113,7 @@ func (f *runFlags) options() harness.Options {
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
+		MCP:      harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
 		Version:  version,
 		Goal:     f.goal.options(),
 		TaskList: f.taskList,
@@ -264,14 +269,14 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sess.WaitMCP(ctx)
 	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version,
-		PermissionMode: string(sess.Policy().Mode())})
+		PermissionMode: string(sess.Policy().Mode()), MCPServers: mcpServers(sess, errOut)})
 	if f.partial {
 		h.IncludePartialMessages(sess.Model)
 	}
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if streamIn {
 		return runStreamTurns(ctx, cmd, sess, h)
 	}

@@ -1,0 +1,67 @@
+// Command conformance is ouro's MCP client as the official conformance suite drives it
+// (`conformance client --command <this>`): it connects to the URL it is given through
+// mcpclient, exactly as a session does, and does what the scenario
+// (MCP_CONFORMANCE_SCENARIO) asks of a client. Exit status 0 means the client side
+// completed; the suite judges the protocol.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ouroagent/ouro/mcpclient"
+	"github.com/ouroagent/ouro/mcpconf"
+	"github.com/ouroagent/ouro/tool"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: conformance SERVER_URL")
+		os.Exit(2)
+	}
+	if err := run(os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Args[len(os.Args)-1]); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance client:", err)
+		os.Exit(1)
+	}
+}
+
+func run(scenario, url string) error {
+	m := mcpclient.New([]mcpconf.Server{{Name: "c", Type: mcpconf.TypeHTTP, URL: url, Scope: mcpconf.ScopeDynamic}},
+		mcpclient.Options{StartTimeout: 20 * time.Second, Version: "conformance"})
+	m.Start()
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	m.Wait(ctx, 25*time.Second)
+	st := m.Status()[0]
+	if st.State != mcpclient.StateConnected {
+		return fmt.Errorf("not connected: %s %s", st.State, st.Error)
+	}
+	call := func(name string, args any) error {
+		for _, t := range m.Tools() {
+			if t.Spec().Name != mcpclient.ToolName("c", name) {
+				continue
+			}
+			in, _ := json.Marshal(args)
+			res, err := t.Run(ctx, tool.NewExec(tool.Call{ID: "1", Name: t.Spec().Name, Input: in}, nil, nil))
+			if err != nil {
+				return err
+			}
+			fmt.Println(res.Text())
+			return nil
+		}
+		return fmt.Errorf("the server offers no tool %q (tools: %v)", name, st.Tools)
+	}
+	switch scenario {
+	case "tools_call":
+		return call("add_numbers", map[string]any{"a": 5, "b": 3})
+	case "sse-retry":
+		return call("test_reconnection", map[string]any{})
+	case "elicitation-sep1034-client-defaults":
+		return call("test_client_elicitation_defaults", map[string]any{})
+	}
+	return nil // initialize and the rest: connecting and listing is the client's part
+}

@@ -760,8 +760,8 @@ func (s *Session) Close() error {
 	s.closed = true
 	// Workflow runs still going stop here; their journal stays resumable.
 	s.workflows.close()
-	s.cron.sched.Stop()                        // session-only jobs die with the session
-	s.bg.close()                               // nothing the session started outlives it
+	s.cron.sched.Stop() // session-only jobs die with the session
+	s.bg.close()        // nothing the session started outlives it
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()

@@ -34,6 +34,8 @@ func (r *Registry) AddDeferred(t Tool) error {
 
 // DeferredNames lists the deferred tools, loaded or not, sorted.
 func (r *Registry) DeferredNames() []string {
+	r.set.RLock()
+	defer r.set.RUnlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
@@ -49,6 +51,8 @@ func (r *Registry) DeferredNames() []string {
 // Load offers the named deferred tools from the next request on; it reports the names
 // that were deferred and are now loaded.
 func (r *Registry) Load(names ...string) []string {
+	r.set.RLock()
+	defer r.set.RUnlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,4 +96,33 @@ func TestDeferredToolCalledByNameLoads(t *testing.T) {
 	if len(r.DeferredNames()) != 0 {
 		t.Error("a removed tool is still deferred")
 	}
+}
+
+// The tool set changes while a session runs (MCP's list_changed) and is read meanwhile
+// (background agents, the next request): run with -race.
+func TestRegistryToolSetIsSafeForConcurrentUse(t *testing.T) {
+	r := NewRegistry(deferrable{"Read", "reads"})
+	if err := r.AddDeferred(deferrable{"Rare", "rare"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(NewSearch(r)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			name := fmt.Sprintf("mcp__s__t%d", i%5)
+			_ = r.Add(deferrable{name, "x"})
+			r.Remove(name)
+		}
+	}()
+	for range 200 {
+		_ = r.Specs()
+		_ = r.Names()
+		_, _ = r.Get("Read")
+		r.Run(context.Background(), Call{ID: "1", Name: "Read", Input: json.RawMessage(`{"x":"y"}`)})
+		_ = r.DeferredNames()
+	}
+	<-done
 }

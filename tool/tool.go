@@ -137,6 +137,9 @@ type Options struct {
 // per-session state (failed calls, whether anything changed since), so each session and
 // each subagent has its own. It is safe for concurrent use by read-only calls.
 type Registry struct {
+	// set guards tools, schemas and order: MCP servers add and remove tools while a
+	// session runs (list_changed), and background agents read the set meanwhile.
+	set     sync.RWMutex
 	tools   map[string]Tool
 	schemas map[string]*schema
 	order   []string
@@ -163,16 +166,19 @@ func NewRegistry(tools ...Tool) *Registry {
 
 // Add registers t.
 func (r *Registry) Add(t Tool) error {
-	name := t.Spec().Name
+	spec := t.Spec() // outside the lock: ToolSearch's Spec reads the set
+	name := spec.Name
 	if name == "" {
 		return errors.New("tool: a tool needs a name")
 	}
-	if _, dup := r.tools[name]; dup {
-		return fmt.Errorf("tool: %q is registered twice", name)
-	}
-	sch, err := compileSchema(name, t.Spec().InputSchema)
+	sch, err := compileSchema(name, spec.InputSchema)
 	if err != nil {
 		return err
+	}
+	r.set.Lock()
+	defer r.set.Unlock()
+	if _, dup := r.tools[name]; dup {
+		return fmt.Errorf("tool: %q is registered twice", name)
 	}
 	r.schemas[name] = sch
 	r.tools[name] = t
@@ -182,6 +188,8 @@ func (r *Registry) Add(t Tool) error {
 
 // Remove takes a tool out of what the model is offered.
 func (r *Registry) Remove(name string) {
+	r.set.Lock()
+	defer r.set.Unlock()
 	if _, ok := r.tools[name]; !ok {
 		return
 	}
@@ -200,21 +208,35 @@ func (r *Registry) Remove(name string) {
 
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {
+	r.set.RLock()
+	defer r.set.RUnlock()
 	t, ok := r.tools[name]
 	return t, ok
 }
 
 // Names lists the tools in registration order.
-func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+func (r *Registry) Names() []string {
+	r.set.RLock()
+	defer r.set.RUnlock()
+	return append([]string(nil), r.order...)
+}
 
 // Specs lists the specs of the tools offered, in registration order: deferred tools only
 // once loaded.
 func (r *Registry) Specs() []llm.ToolSpec {
-	out := make([]llm.ToolSpec, 0, len(r.order))
+	r.set.RLock()
+	offered := make([]Tool, 0, len(r.order))
 	for _, n := range r.order {
 		if !r.hidden(n) {
-			out = append(out, r.tools[n].Spec())
+			offered = append(offered, r.tools[n])
 		}
+	}
+	r.set.RUnlock()
+	// Spec is called outside the lock: ToolSearch's lists the deferred tools, which reads
+	// the set again.
+	out := make([]llm.ToolSpec, 0, len(offered))
+	for _, t := range offered {
+		out = append(out, t.Spec())
 	}
 	return out
 }
@@ -269,7 +291,9 @@ func (r *Registry) RunValid(ctx context.Context, v Valid, onProgress func(Call, 
 // RunValid runs. The loop checks before asking permission, so a malformed call is reported
 // as what it is, never put to a rule or a person; on failure bad is the result to send.
 func (r *Registry) Check(c Call) (v Valid, bad Result, ok bool) {
-	t := r.tools[c.Name]
+	r.set.RLock()
+	t, sch := r.tools[c.Name], r.schemas[c.Name]
+	r.set.RUnlock()
 	if t == nil {
 		names := r.Names()
 		sort.Strings(names)
@@ -279,7 +303,7 @@ func (r *Registry) Check(c Call) (v Valid, bad Result, ok bool) {
 	if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
 		return Valid{}, Errorf("Invalid input for %s: the input must be a JSON object, got %s.", c.Name, textcut.Bytes(string(c.Input), 200, "…")), false
 	}
-	if err := r.schemas[c.Name].check(c.Input); err != nil {
+	if err := sch.check(c.Input); err != nil {
 		hint := ""
 		if r.hidden(c.Name) {
 			hint = fmt.Sprintf("\nIts schema is not loaded: call %s with query \"select:%s\" to read it.", ToolSearchName, c.Name)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/mechanism"
@@ -66,11 +68,22 @@ type mcpSession struct {
 	// readOnlyNames are the added tools a trusted server marks read-only (plan mode may
 	// run them); replaced whole by each sync, read by the permission policy.
 	readOnlyNames atomic.Pointer[map[string]bool]
-	// Defer is the seam for deferred tool loading: given the MCP tools about to join the
-	// pool, it returns those that must be sent with every request and takes the others
-	// (to be offered through a tool search, loaded on demand) when sending them all would
-	// push the first request past its budget. nil sends every schema.
-	Defer func(reg *tool.Registry, mcpTools []tool.Tool) []tool.Tool
+	// loaded are the deferred MCP tools the model has loaded (ToolSearch, or a call by
+	// name): a re-sync after list_changed keeps them loaded.
+	loaded map[string]bool
+}
+
+// mcpDeferAtBytes is when MCP tools stop being sent with every request: once the tool
+// definitions would pass it, about 5,500 of the first request's 6,000 tokens (at 4
+// bytes a token; the system prompt and the prompt take the rest), every MCP tool joins
+// deferred, named in ToolSearch's description and loaded on demand, as Claude Code's
+// tool search does.
+const mcpDeferAtBytes = 22_000
+
+// specBytes is the size of the tool definitions as a request carries them.
+func specBytes(specs []llm.ToolSpec) int {
+	b, _ := json.Marshal(specs)
+	return len(b)
 }
 
 // openMCP loads the MCP configuration and, when it names any server, starts the
@@ -181,7 +194,13 @@ func (x *mcpSession) BeforeModel(ctx context.Context, t *agent.Turn) error {
 // shown in the server's status; a tool a deny rule names is left out silently, as a
 // built-in one is.
 func (x *mcpSession) sync() {
+	if x.loaded == nil {
+		x.loaded = map[string]bool{}
+	}
 	for _, n := range x.added {
+		if deferred, loaded := x.reg.Deferred(n); deferred && loaded {
+			x.loaded[n] = true
+		}
 		x.reg.Remove(n)
 	}
 	x.added = x.added[:0]
@@ -211,19 +230,35 @@ func (x *mcpSession) sync() {
 		owner[name] = srv
 		join = append(join, t)
 	}
-	if x.Defer != nil {
-		join = x.Defer(x.reg, join)
+	var specs []llm.ToolSpec
+	for _, t := range join {
+		specs = append(specs, t.Spec())
 	}
+	deferred := len(join) > 0 && specBytes(x.reg.Specs())+specBytes(specs) > mcpDeferAtBytes
 	ro := map[string]bool{}
 	for _, t := range join {
 		t := t.(*mcpclient.Tool)
-		if err := x.reg.Add(t); err != nil {
+		add := x.reg.Add
+		if deferred {
+			add = x.reg.AddDeferred
+		}
+		if err := add(t); err != nil {
 			refused[t.Server()] = append(refused[t.Server()], err.Error())
 			continue
 		}
 		x.added = append(x.added, t.Spec().Name)
 		if t.ReadOnly() {
 			ro[t.Spec().Name] = true
+		}
+	}
+	if deferred {
+		var again []string
+		for n := range x.loaded {
+			again = append(again, n)
+		}
+		x.reg.Load(again...)
+		if _, has := x.reg.Get(tool.ToolSearchName); !has {
+			_ = x.reg.Add(tool.NewSearch(x.reg))
 		}
 	}
 	x.readOnlyNames.Store(&ro)

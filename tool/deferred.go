@@ -67,6 +67,15 @@ func (r *Registry) Load(names ...string) []string {
 	return out
 }
 
+// Deferred reports whether the tool called name is deferred and, if so, whether it has
+// been loaded.
+func (r *Registry) Deferred(name string) (deferred, loaded bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	hidden, ok := r.deferred[name]
+	return ok, ok && !hidden
+}
+
 // hidden reports whether n is deferred and not loaded.
 func (r *Registry) hidden(n string) bool {
 	r.mu.Lock()

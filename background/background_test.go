@@ -20,7 +20,6 @@ type fakeProc struct {
 	end     chan Exit
 	stopped chan struct{}
 	once    sync.Once
-	exit    Exit
 }
 
 func newFake(out io.Writer) *fakeProc {

@@ -16,19 +16,18 @@ import (
 // fixture is an agent with a goal loop: the model and the evaluator answer from their own
 // scripts; the check command's results come from checks, in order (the last repeats).
 type fixture struct {
-	t        *testing.T
-	model    *scripted.Provider
-	eval     *scripted.Provider
-	loop     *goal.Loop
-	agent    *agent.Agent
-	conv     *agent.Conversation
-	mu       sync.Mutex
-	checks   []goal.CheckResult
-	ran      []string
-	reports  []goal.Report
-	spent    llm.Usage
-	saved    []goal.State
-	maxRound int
+	t       *testing.T
+	model   *scripted.Provider
+	eval    *scripted.Provider
+	loop    *goal.Loop
+	agent   *agent.Agent
+	conv    *agent.Conversation
+	mu      sync.Mutex
+	checks  []goal.CheckResult
+	ran     []string
+	reports []goal.Report
+	spent   llm.Usage
+	saved   []goal.State
 }
 
 func newFixture(t *testing.T, st goal.State, model, eval []scripted.Turn, checks ...goal.CheckResult) *fixture {

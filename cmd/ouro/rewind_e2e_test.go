@@ -137,7 +137,7 @@ func TestRewindRefusesASwappedInSymlink(t *testing.T) {
 		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite("a.txt", "a\n"), rwWrite("d/b.txt", "b\n")}},
 		scripted.Turn{Text: "done"},
 	)
-	out, errOut, _ := e.run("write\n/exit\n", "--permission-mode", "acceptEdits")
+	out, _, _ := e.run("write\n/exit\n", "--permission-mode", "acceptEdits")
 	id := sessionLine.FindStringSubmatch(out)[1]
 	// Swapped in after the session: a.txt now points at the secret, d at the outside folder.
 	for _, err := range []error{os.Remove(filepath.Join(e.dir, "a.txt")), os.Symlink(secret, filepath.Join(e.dir, "a.txt")),
@@ -149,7 +149,7 @@ func TestRewindRefusesASwappedInSymlink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "b.txt"), []byte("b\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, _ = e.run("/rewind 1 code\n/exit\n", "--resume", id)
+	out, errOut, _ := e.run("/rewind 1 code\n/exit\n", "--resume", id)
 	if !strings.Contains(out, "symbolic link") || !strings.Contains(errOut, "nothing was restored") {
 		t.Fatalf("no refusal:\n%s\n%s", out, errOut)
 	}

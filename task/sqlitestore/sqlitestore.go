@@ -12,15 +12,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
+	"github.com/ouroagent/ouro/internal/statedb"
 	"github.com/ouroagent/ouro/task"
 )
 
@@ -38,9 +33,7 @@ type Options struct {
 
 // Store is a task.Store in one SQLite file.
 type Store struct {
-	db   *sql.DB
-	path string
-	busy time.Duration
+	db *statedb.DB
 }
 
 const schema = `
@@ -62,60 +55,21 @@ func Open(path string, o Options) (*Store, error) {
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("task store: %w", err)
-	}
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
-		return nil, fmt.Errorf("task store: %w", err)
-	} else {
-		f.Close()
-	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := statedb.Open(path, busy, "task store", "the tasks in it", schema)
 	if err != nil {
-		return nil, fmt.Errorf("task store %s: %w", path, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(4)
-	db.SetConnMaxIdleTime(time.Minute)
-	s := &Store{db: db, path: path, busy: busy}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, s.explain(err)
-	}
-	return s, nil
+	return &Store{db: db}, nil
 }
 
 // Path is the database file.
-func (s *Store) Path() string { return s.path }
+func (s *Store) Path() string { return s.db.Path }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
 // explain turns SQLite's errors into what the reader can act on.
-func (s *Store) explain(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("the task store %s is damaged or not an SQLite database (%v); move it aside and ouro starts a new one (the tasks in it are lost)", s.path, err)
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("the task store %s stayed locked by another process for %s (%v); try again, or find the process holding it", s.path, s.busy, err)
-		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
-			return fmt.Errorf("the task store %s cannot be written (%v); check its permissions", s.path, err)
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fmt.Errorf("task store %s: %w", s.path, err)
-}
+func (s *Store) explain(err error) error { return s.db.Explain(err) }
 
 // Create implements task.Store.
 func (s *Store) Create(ctx context.Context, list string, t task.Task) (task.Task, error) {

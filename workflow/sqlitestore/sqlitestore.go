@@ -9,15 +9,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
+	"github.com/ouroagent/ouro/internal/statedb"
 	"github.com/ouroagent/ouro/workflow"
 )
 
@@ -31,8 +26,7 @@ const busyTimeout = 10 * time.Second
 
 // Store is a workflow.Store in one SQLite file.
 type Store struct {
-	db   *sql.DB
-	path string
+	db *statedb.DB
 }
 
 const schema = `
@@ -69,59 +63,20 @@ CREATE TABLE IF NOT EXISTS workflow_calls (
 
 // Open opens (creating it and its folder if needed) the journal in the file at path.
 func Open(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("workflow journal: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	db, err := statedb.Open(path, busyTimeout, "workflow journal", "the runs journaled in it", schema)
 	if err != nil {
-		return nil, fmt.Errorf("workflow journal: %w", err)
+		return nil, err
 	}
-	f.Close()
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("workflow journal %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(4)
-	db.SetConnMaxIdleTime(time.Minute)
-	s := &Store{db: db, path: path}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, s.explain(err)
-	}
-	return s, nil
+	return &Store{db: db}, nil
 }
 
 // Path is the database file.
-func (s *Store) Path() string { return s.path }
+func (s *Store) Path() string { return s.db.Path }
 
 // Close implements workflow.Store.
 func (s *Store) Close() error { return s.db.Close() }
 
-func (s *Store) explain(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("the workflow journal %s is damaged or not an SQLite database (%v); move it aside and ouro starts a new one (the journal in it is lost)", s.path, err)
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("the workflow journal %s stayed locked by another process for %s (%v); try again", s.path, busyTimeout, err)
-		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
-			return fmt.Errorf("the workflow journal %s cannot be written (%v); check its permissions", s.path, err)
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fmt.Errorf("workflow journal %s: %w", s.path, err)
-}
+func (s *Store) explain(err error) error { return s.db.Explain(err) }
 
 func ts(t time.Time) string {
 	if t.IsZero() {

@@ -307,7 +307,13 @@ func remote(t *testing.T, sse bool) string {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	t.Cleanup(hs.Close)
+	// Close waits for every request in flight, and a streamable-HTTP session keeps one
+	// open (the SDK server's listening stream, whose handler does not always return when
+	// its connection is cut): stop listening and cut the connections without waiting.
+	t.Cleanup(func() {
+		hs.Listener.Close()
+		hs.CloseClientConnections()
+	})
 	return hs.URL
 }
 

@@ -49,11 +49,30 @@ func Open(path string, busy time.Duration, what, lost, schema string) (*DB, erro
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	d := &DB{DB: db, Path: path, What: what, Lost: lost, Busy: busy}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, d.Explain(err)
+	// The first statement of a connection switches the file to WAL, which needs a lock
+	// SQLite does not wait for (the busy timeout does not apply): two processes opening
+	// one new file at once see SQLITE_BUSY at once. Try again within the busy timeout.
+	deadline := time.Now().Add(busy)
+	for {
+		_, err := db.Exec(schema)
+		if err == nil {
+			return d, nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			db.Close()
+			return nil, d.Explain(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return d, nil
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 }
 
 // Explain turns SQLite's errors into what the reader can act on.

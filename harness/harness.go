@@ -254,6 +254,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	pruneSessions(dirs.home, set, warn)
 	if set.Workflows != nil && *set.Workflows {
 		opts.Access.Workflows = true
 	}

@@ -149,16 +149,7 @@ func (r *Runner) StopFailure(ctx context.Context, errorType, code, message, last
 func (r *Runner) Setup(ctx context.Context, trigger string) (extraContext string) {
 	in := r.input(Setup)
 	in.Trigger = trigger
-	var extra []string
-	for _, x := range r.fire(ctx, in) {
-		switch {
-		case x.isJSON:
-			extra = appendContext(extra, x.out)
-		case x.text != "":
-			extra = append(extra, x.text)
-		}
-	}
-	return strings.Join(extra, "\n")
+	return r.context(ctx, in)
 }
 
 // Scoped returns a runner with r's hooks plus hooks, those of an agent definition's

@@ -291,7 +291,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if pol != nil {
 		// A placeholder holds each missing .git while the command runs (before Absent,
 		// which would otherwise take it for something the command made).
-		placeholders := pol.HoldGitPlaceholders()
+		placeholders := pol.HoldPlaceholders()
 		defer placeholders.Release()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()

@@ -72,10 +72,10 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
-	var placeholders *sandbox.GitPlaceholders
+	var placeholders *sandbox.Placeholders
 	if pol != nil {
 		// As in the foreground (see Run), for as long as the command runs.
-		placeholders = pol.HoldGitPlaceholders()
+		placeholders = pol.HoldPlaceholders()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
 	}

@@ -340,7 +340,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 
 	rec := &recorder{w: tr.w, warn: warn}
-	tap := &failureTap{Provider: m.provider}
+	tap := &failureTap{Provider: skills.log.serve(m, warn)}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe, tr.observeCompaction},
@@ -471,6 +471,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 	}
 	defs = append(defs, extra...)
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
+	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg, Named: named,
 		ToolOptions: toolOpts,
@@ -478,7 +479,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor:    g.gatesFor(say, gr.allow),
 		ScopeFor:    g.scopeFor(say, gr.allow),
-		ProviderFor: providerFor(m, warn),
+		ProviderFor: func(agentType, model string) (llm.Provider, string) { return pf("agent "+agentType, model) },
 		StartHook: func(ctx context.Context, c subagent.Child) string {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
@@ -584,6 +585,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
+	defer s.skills.endTurn()
 	s.beginCheckpoint(input, prompt)
 	defer s.bg.running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)

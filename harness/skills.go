@@ -58,7 +58,10 @@ type skillLog struct {
 	// hooks receives a skill's hooks at its first use; hooked lists the skill files
 	// whose hooks were added.
 	hooks  *hook.Runner
+	// models serves a skill's model: (nil, "") when the session's serves (skillmodel.go).
+	models func(who, model string) (llm.Provider, string)
 	mu     sync.Mutex
+	turn   turnModel // the model of this turn's skill, if it names one
 	list   []invokedSkill
 	hooked map[string]bool
 }
@@ -77,9 +80,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 		}
 	}
 	l.addHooks(inv.Skill)
-	if m := inv.Skill.Model; m != "" && m != "inherit" {
-		fmt.Fprintf(l.warn, "ouro: skill %s: model %q is not applied: the session's model follows the skill's instructions\n", inv.Skill.Name, m)
-	}
+	l.useModel(inv.Skill)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)

@@ -225,7 +225,7 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("agent %q has no description, so the model could not know when to use it; skipped", d.Name)
 		return d, warns, false
 	}
-	d.Model = checkModel(strings.TrimSpace(fm.Model), warn)
+	d.Model = CheckModel(strings.TrimSpace(fm.Model), warn)
 	if fm.MaxTurns.Kind != 0 {
 		var n int
 		if err := fm.MaxTurns.Decode(&n); err != nil || n < 0 {
@@ -260,11 +260,11 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	return d, warns, true
 }
 
-// checkModel resolves a definition's model: "" and "inherit" are the parent's; an alias
+// CheckModel resolves a definition's (or a skill's) model: "" and "inherit" are the parent's; an alias
 // (sonnet, opus, haiku) or a name ouro can serve is kept; anything else would be sent to
 // the API verbatim and fail there, so it is dropped with a warning and the parent's model
 // serves the agent.
-func checkModel(m string, warn func(string, ...any)) string {
+func CheckModel(m string, warn func(string, ...any)) string {
 	switch {
 	case m == "" || strings.EqualFold(m, "inherit"):
 		return ""

@@ -57,7 +57,7 @@ type skillLog struct {
 	warn  io.Writer
 	// hooks receives a skill's hooks at its first use; hooked lists the skill files
 	// whose hooks were added.
-	hooks  *hook.Runner
+	hooks *hook.Runner
 	// models serves a skill's model: (nil, "") when the session's serves (skillmodel.go).
 	models func(who, model string) (llm.Provider, string)
 	mu     sync.Mutex

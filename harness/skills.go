@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -24,6 +25,7 @@ type skills struct {
 	catalog *skill.Catalog
 	log     *skillLog
 	part    mechanism.Part
+	ws      *workspace.Workspace
 }
 
 // openSkills discovers the skills; the Skill tool and the catalog in the prompt are there
@@ -38,7 +40,7 @@ func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permiss
 		cat = skill.NewCatalog(append(cat.Skills(), extra...)...)
 	}
 	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills, hooks: hooks, hooked: map[string]bool{}}
-	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
+	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}, ws: ws}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
 		if len(offered("Skill")) > 0 {
@@ -154,5 +156,23 @@ func (l *skillLog) addHooks(s skill.Skill) {
 	}
 	if err != nil {
 		fmt.Fprintf(l.warn, "ouro: skill %s: its hooks are not used: %v\n", s.Name, err)
+	}
+}
+
+// preload gives a child of an agent whose definition names skills (skills:) each one's
+// whole text before its prompt, as Claude Code does: loaded as the Skill tool loads
+// them, arguments empty. A name no skill has is reported and left out.
+func (sk skills) preload(warn io.Writer) func(d subagent.Definition) []llm.Block {
+	return func(d subagent.Definition) []llm.Block {
+		var out []llm.Block
+		for _, name := range d.Skills {
+			inv, err := sk.catalog.Invoke(sk.ws, name, "")
+			if err != nil {
+				fmt.Fprintf(warn, "ouro: agent %s: skills: %v; it starts without it\n", d.Name, err)
+				continue
+			}
+			out = append(out, llm.TextBlock(fmt.Sprintf("<skill name=%q>\n(preloaded for this agent by its definition)\n%s\n</skill>", inv.Skill.Name, inv.Text)))
+		}
+		return out
 	}
 }

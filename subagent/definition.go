@@ -43,6 +43,9 @@ type Definition struct {
 	// Hooks are the definition's own hooks (hooks:, as in settings files): they run only
 	// while this agent runs, its Stop hooks as SubagentStop hooks.
 	Hooks map[string][]settings.HookMatcher
+	// Skills are the skills whose whole text the child starts with (skills:, a
+	// comma-separated string or a list), loaded through Config.Preload.
+	Skills []string
 }
 
 // Warning is a problem found while loading definitions.
@@ -175,6 +178,7 @@ type header struct {
 	MaxTurns        yaml.Node `yaml:"maxTurns"`
 	PermissionMode  string    `yaml:"permissionMode"`
 	Hooks           yaml.Node `yaml:"hooks"`
+	Skills          yaml.Node `yaml:"skills"`
 }
 
 // ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
@@ -252,6 +256,9 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("disallowedTools: %v; ignored", err)
 	}
 	d.DisallowedTools = mapTools(disallowed, "disallowedTools", nil)
+	if d.Skills, err = toolList(&fm.Skills); err != nil {
+		warn("skills: %v; none is preloaded", strings.Replace(err.Error(), "tool names", "skill names", 1))
+	}
 	if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
 		warn("hooks ignored: %v", err)
 	} else {

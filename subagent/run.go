@@ -121,7 +121,11 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	if err != nil {
 		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
 	}
-	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	var prompt []llm.Block
+	if len(d.Skills) > 0 && cfg.Preload != nil {
+		prompt = cfg.Preload(d)
+	}
+	prompt = append(prompt, llm.TextBlock(in.Prompt))
 	if cfg.StartHook != nil {
 		if extra := cfg.StartHook(ctx, child); extra != "" {
 			prompt = append(prompt, llm.TextBlock(extra))

@@ -58,6 +58,10 @@ type Config struct {
 	// StartHook runs the SubagentStart hooks for a child; what it returns is added to the
 	// prompt.
 	StartHook func(ctx context.Context, child Child) string
+	// Preload, when set, returns the blocks a child of a definition with skills: starts
+	// with (each skill's whole text), before its prompt; what cannot be loaded it
+	// reports itself.
+	Preload func(d Definition) []llm.Block
 	// StopHook gives the SubagentStop seam for a child; may be nil.
 	StopHook func(child Child) agent.BeforeStop
 	// Observer receives every event of every child, with the tool_use ID of the Task

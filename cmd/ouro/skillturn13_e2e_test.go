@@ -64,3 +64,28 @@ func TestSkillModelUnknownFallsBack(t *testing.T) {
 		t.Errorf("asked for %q, want the session's model", m)
 	}
 }
+
+// An agent's skills: gives its child each named skill's whole text from the start (and
+// not the parent); a name no skill has is reported and the child starts without it.
+func TestAgentPreloadsItsSkills(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "house-style", "SKILL.md"),
+		"---\nname: house-style\ndescription: How Go is written here\n---\nHOUSE RULE: wrap errors with %w.\n")
+	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "go-reviewer.md"),
+		"---\nname: go-reviewer\ndescription: Reviews Go changes\ntools: Read, Grep\nskills:\n  - house-style\n  - missing-skill\n---\nYou review Go code.\n")
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("go-reviewer", "review", "Review the change")}},
+		scripted.Turn{ExpectContains: "HOUSE RULE: wrap errors with %w.", Text: "CHILD: reviewed"},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "review")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, `agent go-reviewer: skills: unknown skill "missing-skill"`) {
+		t.Errorf("the missing skill was not reported:\n%s", stderr)
+	}
+	if strings.Contains(string(srv.Requests()[0].Body), "HOUSE RULE") {
+		t.Error("the parent got the preloaded skill's text")
+	}
+}

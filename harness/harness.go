@@ -302,6 +302,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
+	skills.log.shell = &skillShell{g: g, ws: ws, cwd: dirs.cwd}
 	sched := openSchedules(dirs, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {
@@ -464,7 +465,7 @@ func modelName(flag, setting string, env func(string) string) string {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, preload func(subagent.Definition) []llm.Block, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, preload func(context.Context, subagent.Definition) []llm.Block, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -62,6 +63,8 @@ type skillLog struct {
 	hooks *hook.Runner
 	// models serves a skill's model: (nil, "") when the session's serves (skillmodel.go).
 	models func(who, model string) (llm.Provider, string)
+	// shell runs skills' !`command`s; nil leaves them as written.
+	shell *skillShell
 	mu     sync.Mutex
 	turn   turnModel // the model of this turn's skill, if it names one
 	list   []invokedSkill
@@ -69,9 +72,10 @@ type skillLog struct {
 }
 
 // invoked grants the rules a skill's allowed-tools asks for, for the rest of the turn
-// (Run clears them when it returns), and keeps the skill's text so a summary of the
-// conversation does not lose it (recorded in the transcript for --resume too).
-func (l *skillLog) invoked(inv skill.Invocation) {
+// (Run clears them when it returns), runs its !`command`s (skillshell.go) and keeps the
+// skill's text so a summary of the conversation does not lose it (recorded in the
+// transcript for --resume too). It returns the text the model receives.
+func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 	rules := inv.Skill.AllowedTools
 	if len(rules) > 0 && l.allow != nil && !l.allow(inv.Skill.Path, "allowed-tools "+strings.Join(rules, ", ")) {
 		rules = nil
@@ -83,6 +87,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 	}
 	l.addHooks(inv.Skill)
 	l.useModel(inv.Skill)
+	inv.Text = l.shell.expand(ctx, inv.Skill.Name, inv.Text)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)
@@ -90,6 +95,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 	if err := l.w.AppendEntry(entrySkill, k); err != nil {
 		fmt.Fprintf(l.warn, "ouro: recording the skill: %v\n", err)
 	}
+	return inv.Text
 }
 
 // InvokeSkill loads a skill for the user (the REPL's /<skill> args): what the Skill tool
@@ -99,8 +105,7 @@ func (s *Session) InvokeSkill(name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.skills.invoked(inv)
-	return inv.Text, nil
+	return s.skills.invoked(context.Background(), inv), nil
 }
 
 // invokedSkill is a skill loaded in this session, as the transcript records it.
@@ -162,8 +167,8 @@ func (l *skillLog) addHooks(s skill.Skill) {
 // preload gives a child of an agent whose definition names skills (skills:) each one's
 // whole text before its prompt, as Claude Code does: loaded as the Skill tool loads
 // them, arguments empty. A name no skill has is reported and left out.
-func (sk skills) preload(warn io.Writer) func(d subagent.Definition) []llm.Block {
-	return func(d subagent.Definition) []llm.Block {
+func (sk skills) preload(warn io.Writer) func(ctx context.Context, d subagent.Definition) []llm.Block {
+	return func(ctx context.Context, d subagent.Definition) []llm.Block {
 		var out []llm.Block
 		for _, name := range d.Skills {
 			inv, err := sk.catalog.Invoke(sk.ws, name, "")
@@ -171,7 +176,8 @@ func (sk skills) preload(warn io.Writer) func(d subagent.Definition) []llm.Block
 				fmt.Fprintf(warn, "ouro: agent %s: skills: %v; it starts without it\n", d.Name, err)
 				continue
 			}
-			out = append(out, llm.TextBlock(fmt.Sprintf("<skill name=%q>\n(preloaded for this agent by its definition)\n%s\n</skill>", inv.Skill.Name, inv.Text)))
+			text := sk.log.shell.expand(ctx, inv.Skill.Name, inv.Text)
+			out = append(out, llm.TextBlock(fmt.Sprintf("<skill name=%q>\n(preloaded for this agent by its definition)\n%s\n</skill>", inv.Skill.Name, text)))
 		}
 		return out
 	}

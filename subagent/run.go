@@ -123,7 +123,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	}
 	var prompt []llm.Block
 	if len(d.Skills) > 0 && cfg.Preload != nil {
-		prompt = cfg.Preload(d)
+		prompt = cfg.Preload(ctx, d)
 	}
 	prompt = append(prompt, llm.TextBlock(in.Prompt))
 	if cfg.StartHook != nil {

@@ -61,7 +61,7 @@ type Config struct {
 	// Preload, when set, returns the blocks a child of a definition with skills: starts
 	// with (each skill's whole text), before its prompt; what cannot be loaded it
 	// reports itself.
-	Preload func(d Definition) []llm.Block
+	Preload func(ctx context.Context, d Definition) []llm.Block
 	// StopHook gives the SubagentStop seam for a child; may be nil.
 	StopHook func(child Child) agent.BeforeStop
 	// Observer receives every event of every child, with the tool_use ID of the Task

@@ -64,7 +64,7 @@ type skillLog struct {
 	// models serves a skill's model: (nil, "") when the session's serves (skillmodel.go).
 	models func(who, model string) (llm.Provider, string)
 	// shell runs skills' !`command`s; nil leaves them as written.
-	shell *skillShell
+	shell  *skillShell
 	mu     sync.Mutex
 	turn   turnModel // the model of this turn's skill, if it names one
 	list   []invokedSkill

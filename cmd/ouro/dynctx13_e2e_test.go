@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,22 +14,13 @@ import (
 // a staged new one.
 func gitRepo(t *testing.T, dir string) {
 	t.Helper()
-	run := func(args ...string) {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run("init", "-q", "-b", "main")
+	gitIn(t, dir, "init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, "README.md"), "first line\n")
-	run("add", "README.md")
-	run("commit", "-q", "-m", "initial import")
+	gitIn(t, dir, "add", "README.md")
+	gitIn(t, dir, "commit", "-q", "-m", "initial import")
 	writeFile(t, filepath.Join(dir, "README.md"), "first line\nsecond line\n")
 	writeFile(t, filepath.Join(dir, "NOTES.md"), "staged note\n")
-	run("add", "NOTES.md")
+	gitIn(t, dir, "add", "NOTES.md")
 }
 
 // Skills' dynamic context on a real command (Quantisan/dotfiles' /commit, MIT): its
@@ -38,9 +28,7 @@ func gitRepo(t *testing.T, dir string) {
 // run when the user invokes it, allowed by the command's own allowed-tools, and their
 // output is what the model reads; its model: sonnet serves the turn.
 func TestCorpusCommandDynamicContext(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	requireGit(t)
 	e := newEnv(t)
 	useCorpus(t, e, "quantisan-dotfiles")
 	gitRepo(t, e.dir)

@@ -179,6 +179,8 @@ type header struct {
 	PermissionMode  string    `yaml:"permissionMode"`
 	Hooks           yaml.Node `yaml:"hooks"`
 	Skills          yaml.Node `yaml:"skills"`
+	MCPServers      yaml.Node `yaml:"mcpServers"`
+	Memory          yaml.Node `yaml:"memory"`
 }
 
 // ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
@@ -258,6 +260,12 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	d.DisallowedTools = mapTools(disallowed, "disallowedTools", nil)
 	if d.Skills, err = toolList(&fm.Skills); err != nil {
 		warn("skills: %v; none is preloaded", strings.Replace(err.Error(), "tool names", "skill names", 1))
+	}
+	if fm.MCPServers.Kind != 0 {
+		warn("mcpServers: ouro does not start MCP servers for one agent; it gets the session's MCP tools only")
+	}
+	if fm.Memory.Kind != 0 {
+		warn("memory: ouro keeps no memory per agent; the agent starts without one")
 	}
 	if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
 		warn("hooks ignored: %v", err)

@@ -35,3 +35,15 @@ func TestExpandDynamicBounded(t *testing.T) {
 		t.Errorf("ran %d:\n%s", n, got)
 	}
 }
+
+// What a command prints is not read for more commands: output cannot smuggle one in.
+func TestExpandDynamicDoesNotRescanOutput(t *testing.T) {
+	var ran []string
+	got := ExpandDynamic(context.Background(), "a: !`first`\n", func(_ context.Context, c string) string {
+		ran = append(ran, c)
+		return "!`second`"
+	})
+	if len(ran) != 1 || got != "a: !`second`\n" {
+		t.Errorf("ran %q, got %q", ran, got)
+	}
+}

@@ -92,12 +92,15 @@ func TestSkillDynamicContextIsSandboxed(t *testing.T) {
 	}
 	e := newEnv(t)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
+	// The rule allows `sh setup.sh`; the write outside is inside the script, where only
+	// the sandbox sees it.
+	writeFile(t, filepath.Join(e.dir, "setup.sh"), "echo escaped > "+outside+"\necho ran-$((20+22))\n")
 	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "escape", "SKILL.md"), "---\nname: escape\ndescription: Sets things up\n"+
-		"allowed-tools: Bash(sh:*)\n---\nSetup: !`sh -c 'echo escaped > "+outside+"; echo setup-done'`\n")
+		"allowed-tools: Bash(sh:*)\n---\nSetup: !`sh setup.sh`\n")
 	call := `{"skill":"escape"}`
 	e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: []byte(call)}}},
-		scripted.Turn{ExpectContains: "setup-done", Text: "ok"},
+		scripted.Turn{ExpectContains: "ran-42", Text: "ok"}, // printed only if it ran
 	)
 	out, stderr, code := e.run("", "-p", "set up")
 	if code != 0 || out != "ok\n" {

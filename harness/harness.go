@@ -329,7 +329,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, skills.preload(warn), warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, skills, warn)
 	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
@@ -465,7 +465,7 @@ func modelName(flag, setting string, env func(string) string) string {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, preload func(context.Context, subagent.Definition) []llm.Block, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, sk skills, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -474,18 +474,24 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg, Named: named,
+		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: system, Tools: reg, Named: named,
 		ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor:    g.gatesFor(say, gr.allow),
 		ScopeFor:    g.scopeFor(say, gr.allow),
-		ProviderFor: func(agentType, model string) (llm.Provider, string) { return pf("agent "+agentType, model) },
+		ProviderFor: func(agentType, model string) (llm.Provider, string) {
+			p, name := pf("agent "+agentType, model)
+			if p != nil {
+				p = sk.log.wrap(p)
+			}
+			return p, name
+		},
 		StartHook: func(ctx context.Context, c subagent.Child) string {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Preload:       preload,
+		Preload:       sk.preload(warn),
 		Observer:      bgw.duringRuns(opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may

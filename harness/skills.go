@@ -66,7 +66,7 @@ type skillLog struct {
 	// shell runs skills' !`command`s; nil leaves them as written.
 	shell  *skillShell
 	mu     sync.Mutex
-	turn   turnModel // the model of this turn's skill, if it names one
+	turn   map[string]turnModel // the model of this turn's skill, per agent (subagent.AgentID), if it names one
 	list   []invokedSkill
 	hooked map[string]bool
 }
@@ -86,7 +86,7 @@ func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 		}
 	}
 	l.addHooks(inv.Skill)
-	l.useModel(inv.Skill)
+	l.useModel(ctx, inv.Skill)
 	inv.Text = l.shell.expand(ctx, inv.Skill.Name, inv.Text)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()

@@ -131,7 +131,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			prompt = append(prompt, llm.TextBlock(extra))
 		}
 	}
-	out := a.Run(ctx, &agent.Conversation{}, prompt...)
+	out := a.Run(withAgent(ctx, callID), &agent.Conversation{}, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
 	return out, nested
 }

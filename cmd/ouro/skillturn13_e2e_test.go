@@ -89,3 +89,30 @@ func TestAgentPreloadsItsSkills(t *testing.T) {
 		t.Error("the parent got the preloaded skill's text")
 	}
 }
+
+// A subagent's skill model serves that subagent only: its parent's next request is the
+// session's model's again.
+func TestSubagentSkillModelStaysInTheSubagent(t *testing.T) {
+	e := newEnv(t)
+	useCorpus(t, e, "izteam")
+	skillCall, _ := json.Marshal(map[string]string{"skill": "think", "args": "caching"})
+	task, _ := json.Marshal(map[string]string{"description": "think", "prompt": "think about caching", "subagent_type": "general-purpose"})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Task", Input: task}}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: skillCall}}},
+		scripted.Turn{ExpectContains: "# Structured Thinking", Text: "child thought"},
+		scripted.Turn{ExpectContains: "child thought", Text: "parent done"},
+	)
+	out, stderr, code := e.run("", "-p", "delegate", "--model", "sonnet", "--permission-mode", "bypassPermissions")
+	if code != 0 || !strings.Contains(out, "parent done") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var got []string
+	for _, r := range srv.Requests() {
+		m, _, _ := requestFields(t, r.Body)
+		got = append(got, m)
+	}
+	if want := "claude-sonnet-5-5,claude-sonnet-5-5,claude-opus-5-5,claude-sonnet-5-5"; strings.Join(got, ",") != want {
+		t.Errorf("models asked for = %v, want %s", got, want)
+	}
+}

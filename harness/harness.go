@@ -478,8 +478,8 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 		ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
-		GatesFor:    g.gatesFor(say, gr.allow),
-		ScopeFor:    g.scopeFor(say, gr.allow),
+		GatesFor: g.gatesFor(say, gr.allow),
+		ScopeFor: g.scopeFor(say, gr.allow),
 		ProviderFor: func(agentType, model string) (llm.Provider, string) {
 			p, name := pf("agent "+agentType, model)
 			if p != nil {

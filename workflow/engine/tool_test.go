@@ -30,7 +30,7 @@ var runIDOut = regexp.MustCompile(`Run id: (wf_[a-z0-9-]+)`)
 func TestToolRunsInTheBackgroundAndNotifies(t *testing.T) {
 	dir := t.TempDir()
 	r := echo()
-	store := NewMemStore()
+	store := workflow.NewMemStore()
 	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: r,
 		Engine: Local{Store: store}})
 	defer wt.Close()
@@ -82,7 +82,7 @@ func TestToolRefusesBadInput(t *testing.T) {
 	os.WriteFile(outside, []byte(head+"return 1"), 0o600)
 	os.MkdirAll(filepath.Join(dir, ".claude", "workflows"), 0o700)
 	os.WriteFile(filepath.Join(dir, ".claude", "workflows", "review.js"), []byte(head+"return 'saved'"), 0o600)
-	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: echo(), Engine: Local{Store: NewMemStore()}})
+	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: filepath.Join(dir, "saved"), Runner: echo(), Engine: Local{Store: workflow.NewMemStore()}})
 	defer wt.Close()
 	for input, want := range map[string]string{
 		`{}`:                                "give the workflow as script",
@@ -107,8 +107,8 @@ func TestToolRefusesBadInput(t *testing.T) {
 func TestStopWaitsForRuns(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
-	r := &scripted{answer: func(p string, _ AgentOptions) (string, error) { <-release; return "late", nil }}
-	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: dir, Runner: r, HoldForStop: true, Engine: Local{Store: NewMemStore()}})
+	r := &scripted{answer: func(p string, _ workflow.AgentOptions) (string, error) { <-release; return "late", nil }}
+	wt := workflow.NewTool(workflow.ToolConfig{CWD: dir, SaveDir: dir, Runner: r, HoldForStop: true, Engine: Local{Store: workflow.NewMemStore()}})
 	defer wt.Close()
 	res := callTool(t, wt, `{"script":"`+strings.ReplaceAll(head, "\n", "\\n")+`return await agent('x')"}`, tool.NotifierFunc(func(tool.Notification) {
 		t.Error("a held notification went to the queue")

@@ -79,6 +79,9 @@ type message struct {
 	Output    string                 `json:"output,omitempty"`
 }
 
+// stopGrace is how long a stopped helper has to record the end of its run.
+const stopGrace = 5 * time.Second
+
 // Client is a workflow.Engine in the helper.
 type Client struct {
 	Bin       string // the helper program
@@ -208,8 +211,18 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 	if err != nil {
 		return workflow.Result{}, err
 	}
-	// The run's own context stops the helper.
-	stop := context.AfterFunc(ctx, cancel)
+	// The run's own context stops the helper: its stdin closes, so it records the run as
+	// interrupted in the journal and answers; one that does not within stopGrace is
+	// killed (the journal then still says running; the run resumes all the same).
+	actx, stopAgents := context.WithCancel(hctx) // the agents this side runs
+	defer stopAgents()
+	stop := context.AfterFunc(ctx, func() {
+		stopAgents()
+		k.wmu.Lock()
+		k.stdin.Close()
+		k.wmu.Unlock()
+		time.AfterFunc(stopGrace, cancel)
+	})
 	defer stop()
 	var agents sync.WaitGroup
 	defer agents.Wait()
@@ -234,7 +247,7 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 			agents.Add(1)
 			go func() {
 				defer agents.Done()
-				text, u, err := o.Runner.Agent(hctx, m.Prompt, opts)
+				text, u, err := o.Runner.Agent(actx, m.Prompt, opts)
 				a := message{Type: "answer", Call: m.Call, Text: text, Usage: u}
 				if err != nil {
 					a.Error = err.Error()

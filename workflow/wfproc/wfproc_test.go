@@ -104,3 +104,28 @@ func TestCancelStopsTheHelper(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// A stopped run (TaskStop, the session ending) gives the helper the time to record it
+// as interrupted, so the journal does not say it still runs; the agents this side ran
+// are cancelled at once.
+func TestCancelRecordsTheRunInterrupted(t *testing.T) {
+	c := client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var cancelled atomic.Bool
+	runner := workflow.RunnerFunc(func(actx context.Context, _ string, _ workflow.AgentOptions) (string, llm.Usage, error) {
+		close(started)
+		<-actx.Done()
+		cancelled.Store(true)
+		return "", llm.Usage{}, actx.Err()
+	})
+	go func() { <-started; cancel() }()
+	res, err := c.Run(ctx, workflow.Script{Source: head + "return await agent('wait')"}, workflow.Options{Runner: runner, RunID: "wf_stopped1"})
+	if err != nil || res.Status != workflow.StatusInterrupted || !cancelled.Load() {
+		t.Fatalf("%+v %v cancelled=%v", res, err, cancelled.Load())
+	}
+	rec, err := c.Journal(context.Background(), "wf_stopped1")
+	if err != nil || rec.Status != workflow.StatusInterrupted {
+		t.Fatalf("journal: %+v %v", rec, err)
+	}
+}

@@ -8,11 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dop251/goja"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 )
 
@@ -55,9 +58,12 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 	switch opts.Isolation {
 	case "":
 	case "worktree":
-		l.throw("agent() isolation: 'worktree' needs team worktrees (s13), which this ouro does not have yet; leave isolation out to run the agent in the working directory")
+		l.throw("agent() isolation: 'worktree': worktrees are not available in this ouro; leave isolation out to run the agent in the working directory")
 	default:
 		l.throw("agent() isolation %q is unknown; the only value is 'worktree'", opts.Isolation)
+	}
+	if opts.Effort != "" && !slices.Contains(llm.Efforts, opts.Effort) {
+		l.throw("agent() effort %q is unknown; it is one of %s (or left out for the model's default)", opts.Effort, strings.Join(llm.Efforts, ", "))
 	}
 	if opts.Phase == "" {
 		opts.Phase = l.phase

@@ -309,7 +309,11 @@ return 'all';`, workflow.Options{Runner: r, Budget: 100})
 
 func TestIsolationAndOptions(t *testing.T) {
 	res := runT(t, head+"await agent('x', {isolation: 'worktree'})", workflow.Options{Runner: echo()})
-	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, "team worktrees (s13)") {
+	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, "worktrees are not available") {
+		t.Fatalf("%+v", res)
+	}
+	res = runT(t, head+"await agent('x', {effort: 'extreme'})", workflow.Options{Runner: echo()})
+	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, `effort "extreme" is unknown; it is one of low, medium, high, xhigh, max`) {
 		t.Fatalf("%+v", res)
 	}
 	res = runT(t, head+"await agent('x', {labl: 'typo'})", workflow.Options{Runner: echo()})

@@ -473,7 +473,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg, Named: named,
-		ToolOptions: toolOpts,
+		ParentOnly: parentOnly, ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor:    g.gatesFor(say, gr.allow),

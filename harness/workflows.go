@@ -36,6 +36,10 @@ type workflows struct {
 	hide func(string) bool
 }
 
+// parentOnly are the tools no subagent gets: a workflow's agents (subagents) must not
+// start workflows of their own; a script nests one level with workflow().
+var parentOnly = []string{workflow.ToolName}
+
 // WorkflowRunner runs a workflow's agent() calls as subagents of this session (its
 // permissions, tools and hooks); nil when the session cannot run workflows.
 func (s *Session) WorkflowRunner() workflow.Runner {

@@ -307,3 +307,78 @@ func TestWorkflowEffortAndIsolationThroughTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// kill -9 of `ouro -p` while its workflow runs: resuming the session tells the model the
+// run was lost and how to finish it; resumeFromRunId then replays the finished agent and
+// runs only the rest, and the run's notification carries the whole result.
+func TestWorkflowLostWithTheSessionResumes(t *testing.T) {
+	withHelper(t)
+	e := newEnv(t)
+	script := "export const meta = { name: 'two', description: 'two steps' };\nconst a = await agent('FIRST-STEP');\nconst b = await agent('SECOND-STEP');\nreturn [a, b];"
+	second := make(chan struct{})
+	var once sync.Once
+	var firstAsked atomic.Int64
+	agent := func(hang bool) func(string) scripted.Turn {
+		return func(body string) scripted.Turn {
+			switch {
+			case strings.Contains(body, "FIRST-STEP"):
+				firstAsked.Add(1)
+				return scripted.Turn{Text: "first done"}
+			case hang:
+				once.Do(func() { close(second) })
+				return scripted.Turn{Fault: &scripted.Fault{Status: 529, Message: "overloaded", RetryAfter: 30}}
+			}
+			return scripted.Turn{Text: "second done"}
+		}
+	}
+	e.route(&wfRouter{main: "MAIN-PROMPT", agent: agent(true), turn: func(n int, id string) scripted.Turn {
+		if n == 0 {
+			return callTurn("Workflow", map[string]any{"script": script})
+		}
+		return scripted.Turn{Text: "It runs."}
+	}})
+	sid := "6f1c2a7e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+	c := e.cmd("-p", "MAIN-PROMPT: run it", "--workflows", "--allowedTools", "Workflow", "--session-id", sid)
+	var errb strings.Builder
+	c.Stderr = &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-second:
+	case <-time.After(60 * time.Second):
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("the second step never started:\n%s", errb.String())
+	}
+	c.Process.Kill() // SIGKILL
+	c.Wait()
+	if firstAsked.Load() != 1 {
+		t.Fatalf("first step asked %d times", firstAsked.Load())
+	}
+
+	r := e.route(&wfRouter{main: "MAIN-PROMPT", agent: agent(false), turn: func(n int, id string) scripted.Turn {
+		if n > 0 {
+			return scripted.Turn{Text: "All done."}
+		}
+		if id == "" {
+			t.Error("the lost run's notification named no run id")
+		}
+		resume := callTurn("Workflow", map[string]any{"resumeFromRunId": id})
+		resume.ExpectContains = "resumeFromRunId"
+		return resume
+	}})
+	out, stderr, code := e.run("", "-p", "MAIN-PROMPT: go on", "--resume", sid, "--workflows", "--allowedTools", "Workflow")
+	if code != 0 || !strings.Contains(out, "All done.") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if firstAsked.Load() != 1 {
+		t.Errorf("the finished first step was redone (%d asks)", firstAsked.Load())
+	}
+	joined := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(strings.Join(r.all(), "\n"))
+	for _, want := range []string{"<status>killed</status>", "the ouro process running it ended first", `<result>[\"first done\",\"second done\"]</result>`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no request carries %q", want)
+		}
+	}
+}

@@ -76,6 +76,7 @@ type message struct {
 	Result    *workflow.Result       `json:"result,omitempty"`
 	Meta      *workflow.Meta         `json:"meta,omitempty"`
 	Run       *workflow.RunRecord    `json:"run,omitempty"`
+	Source    string                 `json:"source,omitempty"` // the run's script (RunRecord leaves it out of JSON)
 	Output    string                 `json:"output,omitempty"`
 }
 
@@ -186,7 +187,9 @@ func (c Client) Journal(ctx context.Context, id string) (workflow.RunRecord, err
 	if err != nil || m.Run == nil {
 		return workflow.RunRecord{}, err
 	}
-	return *m.Run, nil
+	rec := *m.Run
+	rec.Script = m.Source
+	return rec, nil
 }
 
 // Text runs the helper's list (id "") or show (a run id) and returns what it prints.

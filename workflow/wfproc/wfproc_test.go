@@ -71,7 +71,8 @@ func TestRunThroughTheHelper(t *testing.T) {
 	if err != nil || res.Status != workflow.StatusCompleted || string(res.Value) != `[3,"L:hi",null,null]` || phases.Load() != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if rec, err := c.Journal(ctx, res.RunID); err != nil || rec.Status != workflow.StatusCompleted {
+	// The journal's record carries the script: the Workflow tool resumes a run from it.
+	if rec, err := c.Journal(ctx, res.RunID); err != nil || rec.Status != workflow.StatusCompleted || rec.Script != src {
 		t.Fatalf("journal: %+v %v", rec, err)
 	}
 	if _, err := c.Journal(ctx, "wf_nothere"); !errors.Is(err, workflow.ErrNotFound) {

@@ -94,6 +94,9 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		in.Args = nil
 	}
 	if in.ResumeFromRunID != "" {
+		if t.running(in.ResumeFromRunID) {
+			return tool.Errorf("Workflow run %s is still running in this session: resuming it now would run its unfinished agents twice. Wait for its <task-notification>, or stop it with TaskStop first.", in.ResumeFromRunID), nil
+		}
 		prev, err := eng.Journal(ctx, in.ResumeFromRunID)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
@@ -143,6 +146,18 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	msg := fmt.Sprintf("Workflow %q started in the background.\nRun id: %s\nScript saved to: %s\nProgress is written to: %s\nA <task-notification> arrives when it ends (TaskOutput and TaskStop take the run id). To resume it after a stop, call Workflow with resumeFromRunId: %q.",
 		meta.Name, id, saved, info.Output, id)
 	return tool.Text(msg), nil
+}
+
+// running reports whether run id, started by this tool, is still going.
+func (t *Tool) running(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, pg := range t.runs {
+		if pg.id == id {
+			return pg.status == StatusRunning
+		}
+	}
+	return false
 }
 
 // resolve picks the script: scriptPath wins, then name, then script, then the script of

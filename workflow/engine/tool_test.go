@@ -194,6 +194,10 @@ func TestStopWaitsForRunsAndTaskStopEndsThem(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// Resuming the run while it still goes would run its unfinished agent twice.
+	if res := callTool(t, wt2, `{"resumeFromRunId":"`+id[1]+`"}`, sink); !res.IsError || !strings.Contains(res.Text(), "is still running in this session") {
+		t.Fatalf("resume of a running run: %s", res.Text())
+	}
 	msg, err := m2.Stop(id[1])
 	if err != nil || !strings.Contains(msg, "Successfully stopped task "+id[1]) {
 		t.Fatalf("%s %v", msg, err)

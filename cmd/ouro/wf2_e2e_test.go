@@ -133,6 +133,16 @@ func TestWorkflowOptInByTheUsersWord(t *testing.T) {
 	if !offersWorkflow(first("run the review workflow\n", "-p")) {
 		t.Error("the prompt piped alone did not offer the tool")
 	}
+	line := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
+		return string(b) + "\n"
+	}
+	if !offersWorkflow(first(line("fan the review out as a workflow"), "-p", "--input-format", "stream-json", "--output-format", "stream-json")) {
+		t.Error("a stream-json user line with the word did not offer the tool")
+	}
+	if offersWorkflow(first(line("fan the review out"), "-p", "--input-format", "stream-json", "--output-format", "stream-json")) {
+		t.Error("a stream-json line without the word offered the tool")
+	}
 	if offersWorkflow(first("", "-p", "use a workflow", "--disallowedTools", "Workflow")) {
 		t.Error("a deny rule did not keep the tool out")
 	}

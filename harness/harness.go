@@ -330,15 +330,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
 	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, skills, warn)
-	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
+	wf := openWorkflows(opts, dirs, ws, tr, sub, bg, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
-		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
 	}
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
-		wf.close()
 		return nil, err
 	}
+	wf.offeredLater(reg, g.policy.Hidden)
 
 	rec := &recorder{w: tr.w, warn: warn}
 	tap := &failureTap{Provider: skills.log.serve(m, warn)}
@@ -361,7 +360,6 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
-		wf.close()
 		mcps.close()
 		return nil, err
 	}
@@ -475,7 +473,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
 		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: system, Tools: reg, Named: named,
-		ToolOptions: toolOpts,
+		ParentOnly: parentOnly, ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
 		GatesFor: g.gatesFor(say, gr.allow),
@@ -613,10 +611,8 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	// Workflow runs still going stop here; their journal stays resumable.
-	s.workflows.close()
 	s.cron.sched.Stop() // session-only jobs die with the session
-	s.bg.close()        // nothing the session started outlives it
+	s.bg.close()        // nothing the session started outlives it (a workflow's journal stays resumable)
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()

@@ -18,6 +18,8 @@ import (
 type Direct struct {
 	AgentType, Model, Description, ID string
 	MaxTokens                         int
+	Effort                            string // llm.Request.Effort for the child's requests
+
 }
 
 // RunDirect runs one child under the session's permissions, tools and hooks, as the Task
@@ -41,7 +43,7 @@ func (t *Tool) RunDirect(ctx context.Context, d Direct, prompt string, x *tool.E
 		x = tool.NewExec(tool.Call{ID: d.ID, Name: AgentName}, nil, nil)
 	}
 	out, nested := t.sh.runOutcome(ctx, def, taskInput{Description: d.Description, Prompt: prompt, SubagentType: typ}, x,
-		override{model: d.Model, maxTokens: d.MaxTokens})
+		override{model: d.Model, maxTokens: d.MaxTokens, effort: d.Effort})
 	u := out.Usage
 	if nested != nil {
 		nu, _ := nested.Usage()

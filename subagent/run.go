@@ -30,6 +30,7 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 type override struct {
 	model     string
 	maxTokens int
+	effort    string
 }
 
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
@@ -114,7 +115,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	}
 	a, err := agent.New(agent.Config{
 		Provider: prov, Model: model, System: systemPrompt(d, cfg.BaseSystem, reg.Names()),
-		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
+		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput, Effort: ov.effort,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
 		Observers: observers,
 	})

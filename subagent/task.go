@@ -40,6 +40,9 @@ type Config struct {
 	// name in its tools: (TodoWrite, which the task list replaced); children that inherit
 	// the parent's tools do not get them.
 	Named map[string]tool.Tool
+	// ParentOnly are tools no child gets, even by naming them (the Workflow tool: the
+	// agents of a workflow must not start workflows of their own).
+	ParentOnly []string
 	// ToolOptions are set on each child's registry (output budget, spill directory).
 	ToolOptions tool.Options
 	// Definitions are the user's agent types (LoadDefinitions); a definition named like a
@@ -274,6 +277,15 @@ func (sh *shared) toolNames(d Definition) []string {
 				out = append(out, n)
 			}
 		}
+	}
+	if len(sh.cfg.ParentOnly) > 0 {
+		kept := out[:0]
+		for _, n := range out {
+			if !contains(sh.cfg.ParentOnly, n) {
+				kept = append(kept, n)
+			}
+		}
+		out = kept
 	}
 	if len(d.DisallowedTools) > 0 {
 		kept := out[:0]

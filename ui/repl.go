@@ -30,6 +30,9 @@ type REPL struct {
 	Options harness.Options
 	// Signals delivers interrupts; nil means os.Interrupt and SIGTERM from the OS.
 	Signals <-chan os.Signal
+	// Screen, when set, draws runs, todos and permission dialogs instead of the plain
+	// lines (the terminal UI); nil is the line mode.
+	Screen Screen
 
 	lines   chan lineOrErr // every line of input, read by one goroutine
 	wakes   wakeQueue      // turns mechanisms asked for, run when idle
@@ -161,6 +164,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		mu.Lock()
 		cancelRun = cancel
 		mu.Unlock()
+		if r.Screen != nil {
+			r.Screen.RunStarted(p)
+		}
 		o := r.sess.Run(runCtx, p)
 		mu.Lock()
 		// A Ctrl-C during the turn cleared cancelRun; a second one now would exit.
@@ -170,6 +176,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		cancel()
 		r.account(o)
 		r.endLine()
+		if r.Screen != nil {
+			r.Screen.RunEnded(o, r.totals)
+		}
 		switch {
 		case o.Status == agent.StatusCompleted:
 		case interrupted || o.Status == agent.StatusInterrupted:
@@ -202,11 +211,25 @@ func (r *REPL) open() error {
 	if opts.UI.Warn == nil {
 		opts.UI.Warn = r.Err
 	}
+	if sc := r.Screen; sc != nil {
+		opts.UI.Approver = sc
+		opts.UI.OnTodo = func(items []todo.Item) {
+			title := "Todos"
+			if r.sess != nil && r.sess.Todos.Tool() != todo.ToolName {
+				title = "Tasks (" + r.sess.TaskList + ")"
+			}
+			sc.Todos(title, items)
+		}
+		opts.UI.Observers[len(opts.UI.Observers)-1] = sc.Observe
+	}
 	s, err := harness.Open(opts)
 	if err != nil {
 		return err
 	}
 	r.sess = s
+	if r.Screen != nil {
+		r.Screen.Opened(s)
+	}
 	return nil
 }
 
@@ -351,7 +374,9 @@ func (r *REPL) readPrompt() (string, error) {
 	if w, ok := r.wakes.pop(); ok {
 		return r.woken(w), nil
 	}
-	fmt.Fprint(r.Out, "\n› ")
+	if r.Screen == nil {
+		fmt.Fprint(r.Out, "\n› ")
+	}
 	var parts []string
 	for {
 		var (
@@ -379,7 +404,9 @@ func (r *REPL) readPrompt() (string, error) {
 		}
 		if strings.HasSuffix(line, `\`) {
 			parts = append(parts, strings.TrimSuffix(line, `\`))
-			fmt.Fprint(r.Out, "… ")
+			if r.Screen == nil {
+				fmt.Fprint(r.Out, "… ")
+			}
 			continue
 		}
 		parts = append(parts, line)

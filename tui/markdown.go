@@ -225,7 +225,11 @@ func (r *mdRender) inline(b *strings.Builder, n ast.Node) {
 				s.Write(tx.Segment.Value(r.src))
 			}
 		}
-		b.WriteString(t.code.Render(s.String()))
+		if t.color {
+			b.WriteString(t.code.Render(s.String()))
+		} else { // without colour, the backticks tell code from prose
+			b.WriteString("`" + s.String() + "`")
+		}
 	case *ast.Emphasis:
 		st := t.italic
 		if n.Level >= 2 {

@@ -121,6 +121,10 @@ func newModel(eng engine, width, height int, dark, color bool, hist *history) *m
 	ta.SetStyles(textarea.DefaultStyles(dark))
 	st := ta.Styles()
 	st.Focused.CursorLine = lipgloss.NewStyle()
+	if !color { // NO_COLOR: faint and reverse only
+		plain := textarea.StyleState{Placeholder: lipgloss.NewStyle().Faint(true)}
+		st.Focused, st.Blurred = plain, plain
+	}
 	ta.SetStyles(st)
 	ta.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
 	ta.CharLimit = 0
@@ -609,7 +613,15 @@ func (m *model) render() string {
 // bottom is the input with its completion menu, the todo panel (beside it on a wide
 // screen, above it otherwise), the notice and the footer.
 func (m *model) bottom() string {
-	rule := m.th.rule.Render(strings.Repeat("─", m.width))
+	panel := m.todoPanel()
+	w := m.width
+	if panel != "" && m.width >= 100 {
+		w = m.width - 34 // the panel goes beside the input
+	}
+	if m.input.Width() != w-2 {
+		m.input.SetWidth(w - 2)
+	}
+	rule := m.th.rule.Render(strings.Repeat("─", w))
 	var in string
 	if m.search != nil {
 		match := ""
@@ -640,7 +652,7 @@ func (m *model) bottom() string {
 	if len(menu) > 0 {
 		block += "\n" + strings.Join(menu, "\n")
 	}
-	if panel := m.todoPanel(); panel != "" {
+	if panel != "" {
 		if m.width >= 100 {
 			block = lipgloss.JoinHorizontal(lipgloss.Top, block, " ", panel)
 		} else {

@@ -16,8 +16,8 @@ import (
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
-// ptyRun is ouro running in a pseudo-terminal, as a person would use it.
-type ptyRun struct {
+// tuiPTY is ouro running in a pseudo-terminal, as a person would use it.
+type tuiPTY struct {
 	t    *testing.T
 	f    *os.File
 	cmd  *exec.Cmd
@@ -26,7 +26,7 @@ type ptyRun struct {
 	done chan struct{}
 }
 
-func (e *env) startPTY(args ...string) *ptyRun {
+func (e *env) startPTY(args ...string) *tuiPTY {
 	e.t.Helper()
 	c := e.cmd(args...)
 	c.Env = append(c.Env, "TERM=xterm-256color")
@@ -34,7 +34,7 @@ func (e *env) startPTY(args ...string) *ptyRun {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	r := &ptyRun{t: e.t, f: f, cmd: c, done: make(chan struct{})}
+	r := &tuiPTY{t: e.t, f: f, cmd: c, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		buf := make([]byte, 4096)
@@ -53,20 +53,22 @@ func (e *env) startPTY(args ...string) *ptyRun {
 		_ = c.Wait()
 		f.Close()
 	})
+	r.waitFor(0, "Do you trust the files in this folder?") // asked once per folder, before the screen
+	r.send("1\r")
 	return r
 }
 
 // text is everything shown so far, without escape sequences.
-func (r *ptyRun) text() string {
+func (r *tuiPTY) text() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return ansi.Strip(r.out.String())
 }
 
-func (r *ptyRun) mark() int { return len(r.text()) }
+func (r *tuiPTY) mark() int { return len(r.text()) }
 
 // waitFor waits until want shows up after the mark.
-func (r *ptyRun) waitFor(from int, want string) {
+func (r *tuiPTY) waitFor(from int, want string) {
 	r.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -78,7 +80,7 @@ func (r *ptyRun) waitFor(from int, want string) {
 	r.t.Fatalf("%q never showed up; the screen showed:\n%s", want, r.text()[min(from, len(r.text())):])
 }
 
-func (r *ptyRun) send(s string) {
+func (r *tuiPTY) send(s string) {
 	r.t.Helper()
 	if _, err := r.f.Write([]byte(s)); err != nil {
 		r.t.Fatal(err)
@@ -86,12 +88,12 @@ func (r *ptyRun) send(s string) {
 	time.Sleep(150 * time.Millisecond) // keys arrive one read apart, as typed
 }
 
-func (r *ptyRun) typeLine(s string) {
+func (r *tuiPTY) typeLine(s string) {
 	r.send(s)
 	r.send("\r")
 }
 
-func (r *ptyRun) exit() {
+func (r *tuiPTY) exit() {
 	r.t.Helper()
 	r.send("\x03")
 	r.send("\x03")

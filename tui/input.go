@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ouroagent/ouro/ui"
 )
 
 // history is the prompts typed in one project, oldest first, kept in a file of JSON
@@ -111,23 +113,14 @@ func (h *history) search(q string, before int) int {
 // command is a slash command offered for completion.
 type command struct{ name, desc string }
 
-// builtinCommands are the REPL's commands (ui.REPL.command), with what they do.
-var builtinCommands = []command{
-	{"/help", "the commands and keys"},
-	{"/rewind", "put code and/or conversation back to before a prompt (Esc Esc)"},
-	{"/compact", "summarise the conversation to free context"},
-	{"/cost", "tokens, cost and time of this session"},
-	{"/todos", "the current todo list"},
-	{"/tasks", "background tasks"},
-	{"/skills", "the skills found"},
-	{"/mcp", "MCP servers: status, tools, errors"},
-	{"/goal", "show, set or clear the goal"},
-	{"/loop", "run a prompt now and again"},
-	{"/remember", "save durable facts to the project's memory"},
-	{"/workflows", "how workflow runs are going"},
-	{"/clear", "start a new session"},
-	{"/exit", "leave ouro"},
-}
+// builtinCommands are the REPL's commands (ui.Commands), with what they do.
+var builtinCommands = func() []command {
+	out := make([]command, len(ui.Commands))
+	for i, c := range ui.Commands {
+		out[i] = command{name: c[0], desc: c[1]}
+	}
+	return out
+}()
 
 // completions lists what the word being typed can become: slash commands (with their
 // descriptions) at the start of the input, paths after @.

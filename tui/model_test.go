@@ -193,7 +193,7 @@ func TestInput(t *testing.T) {
 	}
 	m.input.Reset()
 	typeText(m, "/rew")
-	if len(m.comp) != 1 || m.comp[0].name != "/rewind" || !strings.Contains(m.render(), "Esc Esc") {
+	if len(m.comp) != 1 || m.comp[0].name != "/rewind" || !strings.Contains(m.render(), "put code") {
 		t.Fatalf("completion %v", m.comp)
 	}
 	m.Update(key("tab"))

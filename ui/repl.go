@@ -55,6 +55,14 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
+  /status          model, session, mode, context and cost
+  /model [NAME]    show the model, or switch to another one
+  /resume [N]      pick an earlier session of this folder to continue
+  /permissions     the mode and rules; /permissions allow RULE saves one
+  /memory          what the project and you have remembered
+  /init [force]    write AGENTS.md from a read-only scout of the repository
+  /doctor          check the configuration
+  /export [PATH]   write the conversation to a file
   /mcp             MCP servers: status, tools, errors; /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
@@ -316,6 +324,9 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		r.totals, r.runs = agent.Outcome{}, 0
 		fmt.Fprintf(r.Out, "new session %s (the previous one is kept: ouro --resume %s)\n", r.sess.ID(), old.ID())
 	default:
+		if handled, err := r.moreCommand(name, line); handled {
+			return false, err
+		}
 		return false, fmt.Errorf("unknown command %s; /help lists the commands", name)
 	}
 	return false, nil

@@ -30,13 +30,13 @@ type toolBlock struct {
 const resultPreviewLines = 3
 
 func newToolBlock(c *tool.Call, diff []diffLine, now time.Time) *toolBlock {
-	return &toolBlock{id: c.ID, name: c.Name, summary: permission.SummarizeInput(*c), start: now, diff: diff}
+	return &toolBlock{id: c.ID, name: clean(c.Name), summary: clean(permission.SummarizeInput(*c)), start: now, diff: diff}
 }
 
 func (b *toolBlock) finish(r *llm.Block, start, end time.Time) {
 	b.done = true
 	if r != nil {
-		b.result = strings.TrimRight(r.ResultText(), "\n")
+		b.result = clean(strings.TrimRight(r.ResultText(), "\n"))
 		b.failed = r.IsError
 	}
 	if !start.IsZero() && !end.IsZero() {
@@ -123,7 +123,7 @@ func lineDiff(a, b string) []diffLine {
 			if l == "" {
 				continue
 			}
-			all = append(all, diffLine{op: op, text: strings.TrimSuffix(l, "\n")})
+			all = append(all, diffLine{op: op, text: clean(strings.TrimSuffix(l, "\n"))})
 		}
 	}
 	// Keep two lines of context around changes.

@@ -88,6 +88,7 @@ type model struct {
 	dialog    *dialog
 	todoTitle string
 	todos     []todo.Item
+	bg        bgMsg
 
 	running   bool
 	runStart  time.Time
@@ -171,6 +172,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.output(string(msg))
 	case approveMsg:
 		m.flushStream()
+		msg.p.Summary, msg.p.Reach = clean(msg.p.Summary), clean(msg.p.Reach)
 		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply}
 	case approveDoneMsg:
 		if m.dialog != nil && m.dialog.reply == msg.reply {
@@ -178,6 +180,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case todosMsg:
 		m.todoTitle, m.todos = msg.title, msg.items
+	case bgMsg:
+		m.bg = msg
 	case runStartMsg:
 		m.running, m.runStart, m.outChars, m.outTokens = true, m.now(), 0, 0
 		cmds = append(cmds, m.tick())
@@ -253,12 +257,12 @@ func (m *model) event(msg eventMsg) {
 		switch e.Delta.Kind {
 		case "text":
 			m.outChars += len(e.Delta.Text)
-			if done := m.stream.push(e.Delta.Text); done != "" {
+			if done := m.stream.push(clean(e.Delta.Text)); done != "" {
 				m.print(m.md.render(done, m.width))
 			}
 		case "retry", "waiting":
 			m.flushStream()
-			m.print(m.th.dim.Render("[" + e.Delta.Text + "]"))
+			m.print(m.th.dim.Render("[" + clean(e.Delta.Text) + "]"))
 		}
 	case agent.EventToolStart:
 		m.flushStream()
@@ -274,7 +278,7 @@ func (m *model) event(msg eventMsg) {
 		m.flushTools(false)
 	case agent.EventNotice:
 		m.flushStream()
-		m.print(m.th.dim.Render("[" + e.Text + "]"))
+		m.print(m.th.dim.Render("[" + clean(e.Text) + "]"))
 	case agent.EventTurnEnd:
 		m.flushStream()
 		if e.Response != nil {
@@ -315,7 +319,7 @@ func (m *model) flushTools(force bool) {
 // waiting for its answer) stays in the live area.
 func (m *model) output(s string) {
 	m.flushStream()
-	s = m.partial + s
+	s = m.partial + clean(s)
 	i := strings.LastIndexByte(s, '\n')
 	m.partial = s[i+1:]
 	if i < 0 {
@@ -667,14 +671,28 @@ func (m *model) bottom() string {
 }
 
 func (m *model) todoPanel() string {
-	if len(m.todos) == 0 {
+	if len(m.todos) == 0 && len(m.bg) == 0 {
 		return ""
 	}
 	w := 32
 	if m.width < 100 {
 		w = m.width
 	}
-	lines := []string{m.th.bold.Render(m.todoTitle)}
+	var lines []string
+	if len(m.bg) > 0 {
+		lines = append(lines, m.th.bold.Render(fmt.Sprintf("Background (%d running)", len(m.bg))))
+		for i, b := range m.bg {
+			if i == 4 {
+				lines = append(lines, m.th.dim.Render(fmt.Sprintf("… %d more (/tasks)", len(m.bg)-4)))
+				break
+			}
+			lines = append(lines, ansi.Truncate(m.th.running.Render("⏵ ")+clean(b.desc)+m.th.dim.Render(" · "+fmtDur(m.now().Sub(b.started).Round(time.Second))), w, "…"))
+		}
+	}
+	if len(m.todos) == 0 {
+		return strings.Join(lines, "\n")
+	}
+	lines = append(lines, m.th.bold.Render(m.todoTitle))
 	for i, it := range m.todos {
 		if i == 8 {
 			lines = append(lines, m.th.dim.Render(fmt.Sprintf("… %d more", len(m.todos)-8)))
@@ -687,9 +705,9 @@ func (m *model) todoPanel() string {
 		case todo.InProgress:
 			mark, st = "◐", m.th.running
 		}
-		text := it.Content
+		text := clean(it.Content)
 		if it.Status == todo.InProgress && it.ActiveForm != "" {
-			text = it.ActiveForm
+			text = clean(it.ActiveForm)
 		}
 		lines = append(lines, ansi.Truncate(mark+" "+st.Render(text), w, "…"))
 	}

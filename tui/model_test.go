@@ -332,3 +332,62 @@ func BenchmarkStreamToken(b *testing.B) {
 	b.Run("after-1k", func(b *testing.B) { benchStream(b, 1_000) })
 	b.Run("after-50k", func(b *testing.B) { benchStream(b, 50_000) })
 }
+
+// A lying model's escape sequences never reach the terminal: not in the answer, a tool's
+// summary or result, nor a permission dialog.
+func TestHostileEscapesAreDropped(t *testing.T) {
+	m, _, printed := testModel(t, 80)
+	evil := "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07\x9b31m\x07"
+	m.Update(delta("safe " + evil + "text\n\n"))
+	in, _ := json.Marshal(map[string]string{"command": "ls " + evil})
+	call := &tool.Call{ID: "t1", Name: "Bash", Input: in}
+	m.Update(eventMsg{e: agent.Event{Type: agent.EventToolStart, Call: call}})
+	res := llm.Block{Type: llm.BlockToolResult, Content: []llm.Block{{Type: llm.BlockText, Text: "out " + evil}}}
+	m.Update(eventMsg{e: agent.Event{Type: agent.EventToolEnd, Call: call, Result: &res}})
+	m.Update(outputMsg("question " + evil))
+	reply := make(chan permission.Answer, 1)
+	m.Update(approveMsg{p: permission.Prompt{Call: *call, Summary: "ls " + evil, Reach: evil}, reply: reply})
+	all := strings.Join(*printed, "\n") + m.render()
+	for _, bad := range []string{"\x1b]", "\x1b[2J", "\x07", "\x9b", "pwned"} {
+		if strings.Contains(all, bad) {
+			t.Fatalf("%q reached the screen: %q", bad, all)
+		}
+	}
+	if !strings.Contains(ansi.Strip(all), "safe") || !strings.Contains(ansi.Strip(all), "text") {
+		t.Fatalf("the text itself was lost: %q", all)
+	}
+}
+
+// Ctrl-R finds an older prompt; @ completes paths; background tasks show in the panel.
+func TestSearchPathsAndBackground(t *testing.T) {
+	m, _, _ := testModel(t, 80)
+	m.hist.entries = []string{"run the tests", "fix the parser", "deploy"}
+	m.hist.pos = 3
+	m.Update(key("ctrl+r"))
+	typeText(m, "pars")
+	if !strings.Contains(ansi.Strip(m.render()), "(reverse-i-search)`pars': fix the parser") {
+		t.Fatalf("search frame:\n%s", ansi.Strip(m.render()))
+	}
+	m.Update(key("enter"))
+	if m.input.Value() != "fix the parser" {
+		t.Fatalf("input %q", m.input.Value())
+	}
+	m.input.Reset()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "makefile"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "docs"), 0o755)
+	m.cwd = dir
+	typeText(m, "look at @ma")
+	if len(m.comp) != 2 || m.comp[0].name != "@main.go" {
+		t.Fatalf("completions %v", m.comp)
+	}
+	m.Update(key("tab"))
+	if m.input.Value() != "look at @main.go " {
+		t.Fatalf("input %q", m.input.Value())
+	}
+	m.Update(bgMsg{{desc: "npm run dev", started: m.now().Add(-3 * time.Second)}})
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "Background (1 running)") || !strings.Contains(f, "npm run dev · 3.0s") {
+		t.Fatalf("no background panel:\n%s", f)
+	}
+}

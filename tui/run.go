@@ -33,6 +33,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/memory"
@@ -124,6 +125,49 @@ type replEngine struct {
 	done     atomic.Bool // the REPL returned
 	stopped  atomic.Bool // the screen ended
 	shellSeq atomic.Int64
+	pollOnce sync.Once
+}
+
+// bgMsg lists the background tasks that run.
+type bgMsg []bgItem
+
+type bgItem struct {
+	desc    string
+	started time.Time
+}
+
+// pollBackground tells the screen, once a second, which background tasks run.
+func (e *replEngine) pollBackground() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var last string
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
+		s := e.session()
+		if s == nil || s.Background == nil {
+			continue
+		}
+		var items bgMsg
+		var key strings.Builder
+		for _, in := range s.Background.List() {
+			if in.Status == background.StatusRunning {
+				d := in.Description
+				if d == "" {
+					d = in.Command
+				}
+				items = append(items, bgItem{desc: oneLine(d), started: in.Started})
+				key.WriteString(in.ID + ",")
+			}
+		}
+		if key.String() != last || len(items) > 0 { // running ones: their time moves on
+			last = key.String()
+			e.send(items)
+		}
+	}
 }
 
 func (e *replEngine) send(msg tea.Msg) {
@@ -138,6 +182,7 @@ func (e *replEngine) Opened(s *harness.Session) {
 	e.mu.Lock()
 	e.sess = s
 	e.mu.Unlock()
+	e.pollOnce.Do(func() { go e.pollBackground() })
 	msg := sessionMsg{model: s.Model, id: s.ID(), cwd: s.CWD, mode: s.Policy().Mode(),
 		window: llm.LookupModel(s.Model).ContextWindow}
 	for _, sk := range s.Skills.Skills() {

@@ -246,3 +246,44 @@ func TestTUIRewindRestoresFile(t *testing.T) {
 	}
 	r.exit()
 }
+
+// !cmd runs through the permission gate (here asked, and allowed once) and its output
+// goes to the model with the next prompt; # saves a memory; NO_COLOR keeps colours off.
+func TestTUIShellNoteAndNoColor(t *testing.T) {
+	e := newRewindEnv(t)
+	e.vars = append(e.vars, "NO_COLOR=1")
+	srv := e.fake(scripted.Turn{ExpectContains: "bang-output-42", Text: "I see it"})
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("!touch shell-made && echo bang-output-$((40+2))")
+	r.waitFor(m, "Bash wants to:")
+	r.send("1")
+	r.waitFor(m, "with your next prompt")
+	if _, err := os.Stat(filepath.Join(e.dir, "shell-made")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	r.typeLine("what did it print?")
+	r.waitFor(m, "I see it")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	m = r.mark()
+	r.typeLine("# the tests need make gen first")
+	r.waitFor(m, "remembered in")
+	mems, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "memory", "note-*.md"))
+	if len(mems) != 1 {
+		t.Fatalf("memory files %v", mems)
+	}
+	if data, _ := os.ReadFile(mems[0]); !strings.Contains(string(data), "the tests need make gen first") {
+		t.Fatalf("memory = %q", data)
+	}
+	r.mu.Lock()
+	raw := r.out.String()
+	r.mu.Unlock()
+	if strings.Contains(raw, "\x1b[38;5;") || strings.Contains(raw, "\x1b[38;2;") {
+		t.Fatal("NO_COLOR is set, yet colours were sent")
+	}
+	r.exit()
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"image/color"
 	"flag"
 	"os"
 	"path/filepath"
@@ -389,5 +390,19 @@ func TestSearchPathsAndBackground(t *testing.T) {
 	m.Update(bgMsg{{desc: "npm run dev", started: m.now().Add(-3 * time.Second)}})
 	if f := ansi.Strip(m.render()); !strings.Contains(f, "Background (1 running)") || !strings.Contains(f, "npm run dev · 3.0s") {
 		t.Fatalf("no background panel:\n%s", f)
+	}
+}
+
+// The terminal's background picks the palette: a light one gets the light styles.
+func TestLightBackground(t *testing.T) {
+	eng := &fakeEngine{}
+	m := newModel(eng, 80, 24, true, true, &history{})
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.th.dark {
+		t.Fatal("a white background kept the dark palette")
+	}
+	m.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if !m.th.dark {
+		t.Fatal("a black background kept the light palette")
 	}
 }

@@ -126,6 +126,7 @@ type replEngine struct {
 	stopped  atomic.Bool // the screen ended
 	shellSeq atomic.Int64
 	pollOnce sync.Once
+	running  atomic.Bool // a run started and was not interrupted yet
 }
 
 // bgMsg lists the background tasks that run.
@@ -222,9 +223,15 @@ func (e *replEngine) Todos(title string, items []todo.Item) {
 	e.send(todosMsg{title: title, items: append([]todo.Item(nil), items...)})
 }
 
-func (e *replEngine) RunStarted(string) { e.send(runStartMsg{}) }
+func (e *replEngine) RunStarted(string) {
+	e.running.Store(true)
+	e.send(runStartMsg{})
+}
 
-func (e *replEngine) RunEnded(o, totals agent.Outcome) { e.send(runEndMsg{o: o, totals: totals}) }
+func (e *replEngine) RunEnded(o, totals agent.Outcome) {
+	e.running.Store(false)
+	e.send(runEndMsg{o: o, totals: totals})
+}
 
 // engine
 
@@ -236,7 +243,13 @@ func (e *replEngine) submit(line string) {
 	}()
 }
 
+// interrupt stops the run, once: the REPL takes an interrupt while idle as a first
+// Ctrl-C, and a second as leaving (os.Exit, which would leave the terminal raw), so
+// extra presses of Esc while the run ends must not reach it.
 func (e *replEngine) interrupt() {
+	if !e.running.CompareAndSwap(true, false) {
+		return
+	}
 	select {
 	case e.sigs <- os.Interrupt:
 	default: // one is already on its way

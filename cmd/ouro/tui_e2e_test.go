@@ -30,7 +30,7 @@ func (e *env) startPTY(args ...string) *tuiPTY {
 	e.t.Helper()
 	c := e.cmd(args...)
 	c.Env = append(c.Env, "TERM=xterm-256color")
-	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 30, Cols: 100})
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 24, Cols: 80}) // the smallest screen it must work in
 	if err != nil {
 		e.t.Fatal(err)
 	}

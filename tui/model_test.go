@@ -2,8 +2,8 @@ package tui
 
 import (
 	"encoding/json"
-	"image/color"
 	"flag"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"

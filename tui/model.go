@@ -206,7 +206,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.printing = false
 	case shellDoneMsg:
 		b := &toolBlock{name: "!", summary: msg.cmd, done: true, failed: msg.failed, result: strings.TrimRight(msg.out, "\n")}
-		m.print(b.render(m.th, m.width, "•", false))
+		m.printBlock(b.render(m.th, m.width, "•", false))
 		m.lastTools = append(m.lastTools, b)
 		m.shellContext += fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>\n", msg.cmd, strings.TrimRight(msg.out, "\n"))
 		m.notice = "the output goes to the model with your next prompt"
@@ -239,6 +239,9 @@ func (m *model) print(s string) {
 	m.outbox = append(m.outbox, s)
 }
 
+// printBlock prints s after a blank line, as the blocks of a conversation are spaced.
+func (m *model) printBlock(s string) { m.print("\n" + s) }
+
 // flush prints the queue; one print is in flight at a time, so the order holds.
 func (m *model) flush() tea.Cmd {
 	if m.printing || len(m.outbox) == 0 {
@@ -258,7 +261,7 @@ func (m *model) event(msg eventMsg) {
 		case "text":
 			m.outChars += len(e.Delta.Text)
 			if done := m.stream.push(clean(e.Delta.Text)); done != "" {
-				m.print(m.md.render(done, m.width))
+				m.printBlock(m.md.render(done, m.width))
 			}
 		case "retry", "waiting":
 			m.flushStream()
@@ -293,7 +296,7 @@ func (m *model) event(msg eventMsg) {
 // flushStream prints the answer's last block, ending the answer so far.
 func (m *model) flushStream() {
 	if rest := m.stream.flush(); strings.TrimSpace(rest) != "" {
-		m.print(m.md.render(rest, m.width))
+		m.printBlock(m.md.render(rest, m.width))
 	}
 	m.tailSrc, m.tailOut = "", ""
 }
@@ -306,7 +309,7 @@ func (m *model) flushTools(force bool) {
 		}
 	}
 	for _, b := range m.tools {
-		m.print(b.render(m.th, m.width, "•", false))
+		m.printBlock(b.render(m.th, m.width, "•", false))
 		m.lastTools = append(m.lastTools, b)
 	}
 	if n := len(m.lastTools); n > 20 {
@@ -540,7 +543,7 @@ func (m *model) submit() {
 	t := strings.TrimSpace(text)
 	switch {
 	case strings.HasPrefix(t, "#") && !m.running:
-		m.print(m.th.accent.Render("# ") + strings.TrimSpace(t[1:]))
+		m.printBlock(m.th.accent.Render("# ") + strings.TrimSpace(t[1:]))
 		where, err := m.eng.note(strings.TrimSpace(t[1:]))
 		if err != nil {
 			m.print(m.th.fail.Render("not remembered: " + err.Error()))
@@ -548,7 +551,7 @@ func (m *model) submit() {
 			m.print(m.th.dim.Render("  remembered in " + where))
 		}
 	case strings.HasPrefix(t, "!") && !m.running:
-		m.print(m.th.accent.Render("! ") + strings.TrimSpace(t[1:]))
+		m.printBlock(m.th.accent.Render("! ") + strings.TrimSpace(t[1:]))
 		m.eng.shell(strings.TrimSpace(t[1:]))
 	default:
 		m.submitLine(text)
@@ -559,7 +562,7 @@ func (m *model) submit() {
 // with the REPL's continuation (a trailing \), so a prompt of several lines stays one.
 func (m *model) submitLine(text string) {
 	if m.partial == "" {
-		m.print(m.th.accent.Render("› ") + strings.ReplaceAll(text, "\n", "\n  "))
+		m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(text, "\n", "\n  "))
 	} else {
 		m.print(m.th.dim.Render(m.partial) + text)
 		m.partial = ""
@@ -637,6 +640,10 @@ func (m *model) bottom() string {
 		in = m.input.View()
 	}
 	var menu []string
+	nameW := 0
+	for _, c := range m.comp {
+		nameW = max(nameW, ansi.StringWidth(c.name))
+	}
 	for i, c := range m.comp {
 		if i == 6 {
 			menu = append(menu, m.th.dim.Render(fmt.Sprintf("  … %d more", len(m.comp)-6)))
@@ -644,7 +651,7 @@ func (m *model) bottom() string {
 		}
 		l := "  " + c.name
 		if c.desc != "" {
-			l += "  " + m.th.dim.Render(c.desc)
+			l += strings.Repeat(" ", nameW-ansi.StringWidth(c.name)) + "  " + m.th.dim.Render(c.desc)
 		}
 		l = ansi.Truncate(l, m.width, "…")
 		if i == m.compSel {

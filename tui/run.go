@@ -60,7 +60,8 @@ func Run(ctx context.Context, o Options) error {
 	defer cancel()
 	pr, pw := io.Pipe()
 	sigs := make(chan os.Signal, 1)
-	e := &replEngine{lines: pw, sigs: sigs, ctx: ctx}
+	e := &replEngine{lines: pw, sigs: sigs, ctx: ctx, queue: make(chan string, 256)}
+	go e.feed()
 	out := &screenWriter{e: e, direct: o.Out}
 	r := &ui.REPL{In: pr, Out: out, Err: out, Version: o.Version, Options: o.Harness, Signals: sigs, Screen: e}
 
@@ -121,7 +122,7 @@ type replEngine struct {
 
 	mu       sync.Mutex
 	sess     *harness.Session
-	lineMu   sync.Mutex
+	queue    chan string
 	done     atomic.Bool // the REPL returned
 	stopped  atomic.Bool // the screen ended
 	shellSeq atomic.Int64
@@ -235,12 +236,22 @@ func (e *replEngine) RunEnded(o, totals agent.Outcome) {
 
 // engine
 
-func (e *replEngine) submit(line string) {
-	go func() { // the REPL may be busy; the screen must not wait for it
-		e.lineMu.Lock()
-		defer e.lineMu.Unlock()
-		_, _ = io.WriteString(e.lines, line+"\n")
-	}()
+// submit queues a line for the REPL, which reads it when it is ready for one (after the
+// run, or as the answer to its question); lines keep the order they were typed in.
+func (e *replEngine) submit(line string) { e.queue <- line }
+
+// feed writes the queued lines to the REPL's input, one at a time.
+func (e *replEngine) feed() {
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case line := <-e.queue:
+			if _, err := io.WriteString(e.lines, line+"\n"); err != nil {
+				return // the REPL is gone
+			}
+		}
+	}
 }
 
 // interrupt stops the run, once: the REPL takes an interrupt while idle as a first

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,5 +286,27 @@ func TestTUIShellNoteAndNoColor(t *testing.T) {
 	if strings.Contains(raw, "\x1b[38;5;") || strings.Contains(raw, "\x1b[38;2;") {
 		t.Fatal("NO_COLOR is set, yet colours were sent")
 	}
+	r.exit()
+}
+
+// The model's question (AskUserQuestion) is answered in the input; the answer reaches it.
+func TestTUIAnswersAQuestion(t *testing.T) {
+	e := newRewindEnv(t)
+	ask, _ := json.Marshal(map[string]any{"questions": []map[string]any{{
+		"question": "Which database?", "header": "DB", "multiSelect": false,
+		"options": []map[string]string{{"label": "Postgres", "description": "server"}, {"label": "SQLite", "description": "file"}},
+	}}})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "AskUserQuestion", Input: ask}}},
+		scripted.Turn{ExpectContains: "SQLite", Text: "SQLite it is"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("set up storage")
+	r.waitFor(m, "Which database?")
+	r.waitFor(m, "or your own words")
+	r.typeLine("2")
+	r.waitFor(m, "SQLite it is")
 	r.exit()
 }

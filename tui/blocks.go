@@ -48,6 +48,12 @@ func (b *toolBlock) finish(r *llm.Block, start, end time.Time) {
 
 // render draws the block width columns wide; expanded shows the whole result.
 func (b *toolBlock) render(t *theme, width int, spin string, expanded bool) string {
+	return b.renderMax(t, width, spin, expanded, 24)
+}
+
+// renderMax draws it with at most maxDiff lines of diff (fewer while it runs, in the
+// live area).
+func (b *toolBlock) renderMax(t *theme, width int, spin string, expanded bool, maxDiff int) string {
 	status := t.running.Render(spin)
 	switch {
 	case b.done && b.failed:
@@ -61,7 +67,7 @@ func (b *toolBlock) render(t *theme, width int, spin string, expanded bool) stri
 	}
 	lines := []string{ansi.Truncate(head, width, "…")}
 	if len(b.diff) > 0 && !b.failed {
-		lines = append(lines, renderDiff(b.diff, t, width-4, 24)...)
+		lines = append(lines, renderDiff(b.diff, t, width-4, maxDiff)...)
 	}
 	if b.done && b.result != "" && (len(b.diff) == 0 || b.failed) {
 		rl := strings.Split(b.result, "\n")

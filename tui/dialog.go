@@ -72,7 +72,8 @@ func (d *dialog) key(k string, text string) (permission.Answer, bool) {
 	return permission.Answer{}, false
 }
 
-func (d *dialog) view(t *theme, width int) string {
+// view draws the dialog; the diff gets what height leaves (the choices always show).
+func (d *dialog) view(t *theme, width, height int) string {
 	inner := max(width-4, 20)
 	var b []string
 	b = append(b, t.warn.Render(d.p.Call.Name+" wants to:"))
@@ -85,7 +86,7 @@ func (d *dialog) view(t *theme, width int) string {
 		}
 	}
 	if len(d.diff) > 0 {
-		b = append(b, renderDiff(d.diff, t, inner, 16)...)
+		b = append(b, renderDiff(d.diff, t, inner, max(3, min(16, height-17)))...)
 	}
 	b = append(b, "")
 	if d.reason != nil {

@@ -334,8 +334,13 @@ func (m *model) output(s string) {
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
 	if m.dialog != nil {
+		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
+			return tea.Quit
+		}
 		if ks == "esc" && m.dialog.reason == nil || ks == "ctrl+c" {
+			m.lastCtrlC = m.now()
 			m.eng.interrupt()
+			m.notice = "interrupting… (Ctrl-C again exits)"
 			return nil
 		}
 		if ans, ok := m.dialog.key(ks, k.Text); ok {
@@ -599,10 +604,10 @@ func (m *model) render() string {
 		parts = append(parts, out)
 	}
 	for _, b := range m.tools {
-		parts = append(parts, b.render(m.th, m.width, spin, false))
+		parts = append(parts, b.renderMax(m.th, m.width, spin, false, 4))
 	}
 	if m.dialog != nil {
-		parts = append(parts, m.dialog.view(m.th, m.width))
+		parts = append(parts, m.dialog.view(m.th, m.width, m.height))
 	}
 	if m.running {
 		el := m.now().Sub(m.runStart).Round(time.Second)

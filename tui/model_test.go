@@ -406,3 +406,19 @@ func TestLightBackground(t *testing.T) {
 		t.Fatal("a black background kept the light palette")
 	}
 }
+
+// At 80x24 a dialog for a large edit still fits, its choices included.
+func TestDialogFits80x24(t *testing.T) {
+	m, _, _ := testModel(t, 80)
+	in, _ := json.Marshal(map[string]string{"file_path": "/p/a.go", "old_string": strings.Repeat("old line\n", 40), "new_string": strings.Repeat("new line\n", 40)})
+	call := tool.Call{ID: "t1", Name: "Edit", Input: in}
+	m.Update(runStartMsg{})
+	m.Update(approveMsg{p: permission.Prompt{Call: call, Summary: "Edit /p/a.go", Reach: "writes /p/a.go", SuggestedRule: "Edit(/p/**)"}, diff: callDiff(&call), reply: make(chan permission.Answer, 1)})
+	f := m.render()
+	if n := strings.Count(f, "\n") + 1; n > 24 {
+		t.Fatalf("the frame is %d lines high:\n%s", n, ansi.Strip(f))
+	}
+	if !strings.Contains(f, "4. No, and tell the model why") {
+		t.Fatalf("the choices do not show:\n%s", ansi.Strip(f))
+	}
+}

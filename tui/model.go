@@ -282,14 +282,15 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventNotice:
 		m.flushStream()
 		m.print(m.th.dim.Render("[" + clean(e.Text) + "]"))
-	case agent.EventTurnEnd:
-		m.flushStream()
-		if e.Response != nil {
+	case agent.EventMessage:
+		if e.Response != nil { // an answer: its usage replaces the estimate
 			u := e.Response.Usage
 			m.outTokens += u.OutputTokens
 			m.ctxUsed = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens
+			m.outChars = 0
 		}
-		m.outChars = 0
+	case agent.EventTurnEnd:
+		m.flushStream()
 	}
 }
 

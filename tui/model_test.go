@@ -422,3 +422,15 @@ func TestDialogFits80x24(t *testing.T) {
 		t.Fatalf("the choices do not show:\n%s", ansi.Strip(f))
 	}
 }
+
+// An answer's usage sets the context meter and the token count.
+func TestContextMeter(t *testing.T) {
+	m, _, _ := testModel(t, 80)
+	m.Update(runStartMsg{})
+	m.Update(delta("some text"))
+	resp := &llm.Response{Usage: llm.Usage{InputTokens: 1000, CacheReadInputTokens: 49_000, OutputTokens: 120}}
+	m.Update(eventMsg{e: agent.Event{Type: agent.EventMessage, Message: &llm.Message{Role: llm.RoleAssistant}, Response: resp}})
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "ctx 25%") || !strings.Contains(f, "↓ 120 tokens") {
+		t.Fatalf("frame:\n%s", f)
+	}
+}

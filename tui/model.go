@@ -564,6 +564,11 @@ func (m *model) submit() {
 	}
 }
 
+const keysHelp = `Keys: Enter sends · Shift-Enter or Alt-Enter: new line · Up/Down: history · Ctrl-R: search it
+Tab: complete /commands and @paths · Shift-Tab: permission mode · Ctrl-O: the last tool result whole
+Esc: interrupt the turn · Esc Esc: /rewind · Ctrl-C twice or Ctrl-D: leave
+!cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember`
+
 // submitLine echoes the line and hands it to the REPL. Lines after the first are sent
 // with the REPL's continuation (a trailing \), so a prompt of several lines stays one.
 func (m *model) submitLine(text string) {
@@ -572,6 +577,9 @@ func (m *model) submitLine(text string) {
 	} else {
 		m.print(m.th.dim.Render(m.partial) + text)
 		m.partial = ""
+	}
+	if strings.TrimSpace(text) == "/help" {
+		m.print(m.th.dim.Render(keysHelp))
 	}
 	if m.shellContext != "" && !strings.HasPrefix(text, "/") && m.partial == "" {
 		text = m.shellContext + "\n" + text

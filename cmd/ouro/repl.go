@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/ouroagent/ouro/tui"
+	"github.com/ouroagent/ouro/ui/tui"
 	"github.com/ouroagent/ouro/ui"
 )
 

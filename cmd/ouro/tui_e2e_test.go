@@ -310,3 +310,13 @@ func TestTUIAnswersAQuestion(t *testing.T) {
 	r.waitFor(m, "SQLite it is")
 	r.exit()
 }
+
+// A prompt given on the command line runs at once and shows as if typed.
+func TestTUIFirstPromptFromArgs(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(scripted.Turn{ExpectContains: "from the command line", Text: "got it"})
+	r := e.startPTY("from the command line")
+	r.waitFor(0, "› from the command line")
+	r.waitFor(0, "got it")
+	r.exit()
+}

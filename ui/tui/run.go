@@ -69,6 +69,9 @@ func Run(ctx context.Context, o Options) error {
 	w, h := 80, 24
 	hist := loadHistory(historyPath())
 	m := newModel(e, w, h, true, color, hist)
+	if o.First != "" { // the prompt given on the command line runs first: show it as typed
+		m.printBlock(m.th.accent.Render("› ") + clean(o.First))
+	}
 	opts := []tea.ProgramOption{tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithContext(ctx)}
 	if !color {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))

@@ -6,8 +6,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/ouroagent/ouro/ui/tui"
 	"github.com/ouroagent/ouro/ui"
+	"github.com/ouroagent/ouro/ui/tui"
 )
 
 // runREPL runs the terminal interface when standard input and output are both terminals

@@ -147,10 +147,12 @@ func pathCompletions(prefix, cwd string) []command {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(cwd, dir)
 	}
-	ents, err := os.ReadDir(full)
+	d, err := os.Open(full)
 	if err != nil {
 		return nil
 	}
+	ents, _ := d.ReadDir(5000) // a huge folder costs a keystroke no more than this
+	d.Close()
 	var out []command
 	for _, e := range ents {
 		n := e.Name()

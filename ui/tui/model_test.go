@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -432,5 +433,28 @@ func TestContextMeter(t *testing.T) {
 	m.Update(eventMsg{e: agent.Event{Type: agent.EventMessage, Message: &llm.Message{Role: llm.RoleAssistant}, Response: resp}})
 	if f := ansi.Strip(m.render()); !strings.Contains(f, "ctx 25%") || !strings.Contains(f, "↓ 120 tokens") {
 		t.Fatalf("frame:\n%s", f)
+	}
+}
+
+// An answer without blank lines (one long code block) still costs the same per token: it
+// is handed out in pieces, each code piece still a code block.
+func TestLongBlockIsCut(t *testing.T) {
+	var s mdStream
+	var out strings.Builder
+	out.WriteString(s.push("```go\n"))
+	for i := 0; i < 5000; i++ {
+		out.WriteString(s.push(fmt.Sprintf("x := %d // a line of code\n", i)))
+		if len(s.tail()) > maxTail+200 {
+			t.Fatalf("after %d lines the live block holds %d bytes", i, len(s.tail()))
+		}
+	}
+	out.WriteString(s.push("```\n\nafter"))
+	out.WriteString(s.flush())
+	all := out.String()
+	if !strings.Contains(all, "x := 0 //") || !strings.Contains(all, "x := 4999 //") || !strings.HasSuffix(all, "after") {
+		t.Fatal("lines were lost")
+	}
+	if strings.Count(all, "```go\n") < 2 || strings.Count(all, "```go\n") != strings.Count(all, "```\n") {
+		t.Fatalf("the pieces are not whole code blocks: %d openers, %d closers", strings.Count(all, "```go\n"), strings.Count(all, "```\n"))
 	}
 }

@@ -12,6 +12,7 @@ type mdStream struct {
 	scanned int    // bytes of pending already scanned for line ends
 	inFence bool
 	fence   string // the opening fence's marker (``` or ~~~)
+	opener  string // the opening fence's line (with its language)
 	cut     int    // end of the last finished block in pending
 	lineLen int    // bytes of non-space text on the current line so far
 }
@@ -33,10 +34,13 @@ func (s *mdStream) push(text string) string {
 				s.inFence = false
 			}
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			s.inFence, s.fence = true, trimmed[:3]
+			s.inFence, s.fence, s.opener = true, trimmed[:3], trimmed
 		case trimmed == "" && strings.TrimSpace(s.pending[s.cut:s.scanned]) != "":
 			s.cut = s.scanned
 		}
+	}
+	if s.cut == 0 && s.scanned > maxTail {
+		return s.cutLong()
 	}
 	if s.cut == 0 {
 		return ""
@@ -56,4 +60,25 @@ func (s *mdStream) flush() string {
 	rest := s.pending
 	*s = mdStream{}
 	return rest
+}
+
+// maxTail bounds the block redrawn per token: a paragraph or code block longer than this
+// is handed out at its last line end (a code block closed there and opened again after),
+// so even an answer without a blank line costs the same per token from start to end.
+const maxTail = 4096
+
+func (s *mdStream) cutLong() string {
+	i := strings.LastIndexByte(s.pending[:s.scanned], '\n')
+	if i < 0 {
+		return ""
+	}
+	done, rest := s.pending[:i+1], s.pending[i+1:]
+	scannedRest := s.scanned - (i + 1)
+	if s.inFence {
+		done += s.fence + "\n"
+		rest = s.opener + "\n" + rest
+		scannedRest += len(s.opener) + 1
+	}
+	s.pending, s.scanned = rest, scannedRest
+	return done
 }

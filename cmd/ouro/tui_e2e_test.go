@@ -150,6 +150,7 @@ func TestTUIPermissionNoWithReason(t *testing.T) {
 	r.typeLine("make the file")
 	r.waitFor(m, "Bash wants to:")
 	r.waitFor(m, "4. No, and tell the model why")
+	r.waitFor(m, "settings.local.json") // "always" names the file it saves to
 	r.send("x")
 	r.waitFor(m, `"x" is not an answer`)
 	r.send("4")

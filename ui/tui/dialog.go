@@ -17,6 +17,7 @@ type dialog struct {
 	p      permission.Prompt
 	diff   []diffLine
 	reply  chan permission.Answer
+	saveTo string // the file an "always" writes (the project's settings.local.json)
 	reason *string // non-nil while the reason for a "no" is typed
 	hint   string
 }
@@ -96,15 +97,16 @@ func (d *dialog) view(t *theme, width, height int) string {
 		b = append(b, "1. Yes, once")
 		if d.p.SuggestedRule != "" {
 			b = append(b, "2. Yes, for this session: allow "+d.p.SuggestedRule)
-			b = append(b, "3. Always: save "+d.p.SuggestedRule+" to .ouro/settings.local.json")
+			b = append(b, "3. Always: save "+d.p.SuggestedRule+" to "+d.saveTo)
 		}
 		b = append(b, "4. No, and tell the model why")
 	}
 	if d.hint != "" {
 		b = append(b, t.warn.Render(d.hint))
 	}
-	for i, l := range b {
-		b[i] = ansi.Truncate(l, inner, "…")
+	var lines []string
+	for _, l := range b { // wrapped, not cut: the rule and the file must show whole
+		lines = append(lines, strings.Split(ansi.Wrap(l, inner, ""), "\n")...)
 	}
-	return t.dialog.Width(width).Render(strings.Join(b, "\n"))
+	return t.dialog.Width(width).Render(strings.Join(lines, "\n"))
 }

@@ -37,9 +37,10 @@ type (
 	}
 	outputMsg  string // what the REPL printed
 	approveMsg struct {
-		p     permission.Prompt
-		diff  []diffLine
-		reply chan permission.Answer
+		p      permission.Prompt
+		diff   []diffLine
+		reply  chan permission.Answer
+		saveTo string
 	}
 	approveDoneMsg struct{ reply chan permission.Answer }
 	todosMsg       struct {
@@ -173,7 +174,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approveMsg:
 		m.flushStream()
 		msg.p.Summary, msg.p.Reach = clean(msg.p.Summary), clean(msg.p.Reach)
-		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply}
+		if msg.saveTo == "" {
+			msg.saveTo = ".ouro/settings.local.json"
+		}
+		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo}
 	case approveDoneMsg:
 		if m.dialog != nil && m.dialog.reply == msg.reply {
 			m.dialog = nil
@@ -346,7 +350,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if ans, ok := m.dialog.key(ks, k.Text); ok {
 			m.dialog.reply <- ans
-			m.print(m.th.dim.Render(fmt.Sprintf("  %s: %s", m.dialog.p.Call.Name, answerText(ans))))
+			m.print(m.th.dim.Render(fmt.Sprintf("  %s: %s", m.dialog.p.Call.Name, answerText(ans, m.dialog.saveTo))))
 			m.dialog = nil
 		}
 		return nil
@@ -443,14 +447,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	return c
 }
 
-func answerText(a permission.Answer) string {
+func answerText(a permission.Answer, saveTo string) string {
 	switch a.Choice {
 	case permission.Once:
 		return "allowed once"
 	case permission.Session:
 		return "allowed for this session"
 	case permission.Always:
-		return "allowed always (saved to .ouro/settings.local.json)"
+		return "allowed always (saved to " + saveTo + ")"
 	}
 	return "refused: " + a.Reason
 }

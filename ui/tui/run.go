@@ -211,7 +211,11 @@ func (e *replEngine) Approve(ctx context.Context, p permission.Prompt) (permissi
 		return permission.Answer{Choice: permission.No, Reason: "the user left"}, nil
 	}
 	reply := make(chan permission.Answer, 1)
-	e.send(approveMsg{p: p, diff: callDiff(&p.Call), reply: reply})
+	msg := approveMsg{p: p, diff: callDiff(&p.Call), reply: reply}
+	if s := e.session(); s != nil {
+		msg.saveTo = s.Policy().LocalSettingsPath()
+	}
+	e.send(msg)
 	select {
 	case a := <-reply:
 		return a, nil

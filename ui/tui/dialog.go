@@ -17,7 +17,7 @@ type dialog struct {
 	p      permission.Prompt
 	diff   []diffLine
 	reply  chan permission.Answer
-	saveTo string // the file an "always" writes (the project's settings.local.json)
+	saveTo string  // the file an "always" writes (the project's settings.local.json)
 	reason *string // non-nil while the reason for a "no" is typed
 	hint   string
 }

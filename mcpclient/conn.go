@@ -59,7 +59,7 @@ func (p *process) kill() {
 
 // dial starts (or reaches) srv and completes the MCP handshake within ctx.
 func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "ouro", Version: m.opts.Version}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			m.startRelist(s)
 		},
@@ -70,7 +70,11 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 			m.progress(req.Params)
 		},
 		Capabilities: &mcp.ClientCapabilities{},
-	})
+	}
+	if m.opts.Elicit != nil {
+		copts.ElicitationHandler = m.elicitHandler(s)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "ouro", Version: m.opts.Version}, copts)
 	var t mcp.Transport
 	var proc *process
 	cfg := s.cfg

@@ -45,6 +45,11 @@ type Options struct {
 	Env []string
 	// Trusted says whether a server's read-only annotations may be believed.
 	Trusted func(server string) bool
+	// Elicit answers a server's request for the user's input (a form); nil: ouro
+	// offers no elicitation and servers must not ask. OnElicit, when set, learns of
+	// every request and its answer (stream-json's event, the REPL's note).
+	Elicit   func(context.Context, *Elicitation) Answer
+	OnElicit func(*Elicitation, Answer)
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude

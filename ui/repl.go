@@ -187,6 +187,7 @@ func (r *REPL) open() error {
 	opts.UI.Approver = approver
 	opts.UI.ApproveGrant = approver.approveGrant
 	opts.MCP.Approve = approver.approveMCP
+	opts.MCP.Elicit = approver.elicitMCP
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		title := "Todos"

@@ -28,9 +28,19 @@ func main() {
 	}
 }
 
+// pressEnter answers a form as a user who presses Enter at every field does in the
+// REPL: through the same Fill, taking each field's default.
+func pressEnter(_ context.Context, e *mcpclient.Elicitation) mcpclient.Answer {
+	content, err := e.Fill(func(mcpclient.Field, string) (string, error) { return "", nil })
+	if err != nil {
+		return mcpclient.Answer{Action: mcpclient.ElicitCancel, Reason: err.Error()}
+	}
+	return mcpclient.Answer{Action: mcpclient.ElicitAccept, Content: content}
+}
+
 func run(scenario, url string) error {
 	m := mcpclient.New([]mcpconf.Server{{Name: "c", Type: mcpconf.TypeHTTP, URL: url, Scope: mcpconf.ScopeDynamic}},
-		mcpclient.Options{StartTimeout: 20 * time.Second, Version: "conformance"})
+		mcpclient.Options{StartTimeout: 20 * time.Second, Version: "conformance", Elicit: pressEnter})
 	m.Start()
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// A server asking for input during a call (elicitation) in the REPL: the user sees the
+// message (without the server's escape sequences), fills in the form, each answer checked
+// against the field's schema and asked again until it fits; a second request is declined.
+func TestMCPElicitationREPLE2E(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__survey", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__survey", `{}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__survey", `{}`)}},
+		scripted.Turn{Text: "thanks"},
+	)
+	input := strings.Join([]string{
+		"ask me",
+		"maybe", "y", // not an answer, then yes
+		"x", "Ada", // name: too short, then fine
+		"-1", "36", // age: under the minimum, then fine
+		"purple", "2", // color: not a choice, then the second one
+		"",                   // subscribe: its default
+		"n",                  // the second request: declined
+		"y", "Bo", "/cancel", // the third: cancelled at a field
+		"/exit",
+	}, "\n") + "\n"
+	out, errOut, code := e.run(input, "--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil), "--allowedTools", "mcp__t")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`The MCP server "t" asks for your input`, "Who are you? (ELICIT-MARKER)",
+		"name — Your name (text; required)", "at least 2 characters", "less than the minimum 0",
+		`"purple" is not one of the choices`, "2) green", "subscribe (yes/no; Enter for false)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("REPL output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[31m") {
+		t.Errorf("the server's escape sequence reached the terminal")
+	}
+	text, _ := mcpToolResults(srv)
+	for _, want := range []string{`answer: accept {"age":36,"color":"green","name":"Ada","subscribe":false}`,
+		"answer: decline null", "answer: cancel null"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("tool results lack %q:\n%s", want, text)
+		}
+	}
+}
+
+// Headless, nobody can answer: the request is declined, the run goes on, and the
+// request shows on stderr and as a stream-json event.
+func TestMCPElicitationHeadlessE2E(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__survey", `{}`)}},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "ask", "--output-format", "stream-json",
+		"--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil), "--allowedTools", "mcp__t")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if text, _ := mcpToolResults(srv); !strings.Contains(text, "answer: decline") {
+		t.Fatalf("tool results: %s", text)
+	}
+	var ev map[string]any
+	for _, l := range parseLines(t, out) {
+		if l["type"] == "system" && l["subtype"] == "mcp_elicitation" {
+			ev = l
+		}
+	}
+	if ev == nil || ev["server"] != "t" || ev["action"] != "decline" || !strings.Contains(ev["reason"].(string), "headless") ||
+		!strings.Contains(ev["message"].(string), "ELICIT-MARKER") || len(ev["fields"].([]any)) != 4 {
+		t.Fatalf("elicitation event %v in:\n%s", ev, out)
+	}
+	if !strings.Contains(errOut, "ouro: mcp: t asked for input") {
+		t.Fatalf("stderr: %s", errOut)
+	}
+}

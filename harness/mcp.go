@@ -40,6 +40,10 @@ type MCP struct {
 	OnElicit func(*mcpclient.Elicitation, mcpclient.Answer)
 }
 
+// MCPAuthDir is where remote MCP servers' OAuth tokens are kept, under ouro's home
+// (never the project): one 0600 file per server URL.
+func MCPAuthDir(home string) string { return filepath.Join(home, "mcp-auth") }
+
 // DefaultMCPWait is how long the first request waits for servers still starting.
 // OURO_MCP_WAIT (a duration, "500ms") changes it.
 const DefaultMCPWait = 5 * time.Second
@@ -112,7 +116,8 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 		return nil, nil
 	}
 	mo := mcpclient.Options{CWD: d.cwd, LogDir: filepath.Join(d.project, "mcp-logs"), Version: version,
-		Supervise: supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit}
+		Supervise: supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit,
+		AuthDir: MCPAuthDir(d.home)}
 	mo.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, mo)
 	m.Start()

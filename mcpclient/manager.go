@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/mcpauth"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -28,6 +29,8 @@ const (
 	StatePending   = "pending"
 	StateConnected = "connected"
 	StateFailed    = "failed"
+	// StateNeedsAuth is a remote server that wants an OAuth login (`ouro mcp login`).
+	StateNeedsAuth = "needs-auth"
 )
 
 // Options configure the servers' connections.
@@ -50,6 +53,12 @@ type Options struct {
 	// every request and its answer (stream-json's event, the REPL's note).
 	Elicit   func(context.Context, *Elicitation) Answer
 	OnElicit func(*Elicitation, Answer)
+	// AuthDir keeps remote servers' OAuth tokens ("": none are kept, none are sent).
+	AuthDir string
+	// Login, when set, logs in to a streamable HTTP server that asks for authorization:
+	// it receives the URL the user must open. Without it a session never starts a login;
+	// such a server's state is needs-auth.
+	Login func(authURL string) error
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude
@@ -160,9 +169,13 @@ func (m *Manager) connect(s *server) {
 		return
 	}
 	defer m.mu.Unlock()
-	if err != nil {
+	var nl *mcpauth.NeedsLoginError
+	switch {
+	case errors.As(err, &nl):
+		s.state, s.err = StateNeedsAuth, fmt.Sprintf("needs an OAuth login: run `ouro mcp login %s`", s.cfg.Name)
+	case err != nil:
 		s.state, s.err = StateFailed, describe(err, ctx, m.opts.StartTimeout)
-	} else {
+	default:
 		s.state, s.conn = StateConnected, c
 		if r := c.cs.InitializeResult(); r != nil {
 			s.instructions = r.Instructions

@@ -79,13 +79,17 @@ in Claude Code: the project's .mcp.json (shared; each server needs your approval
 your servers for this project only (local scope) or for every project (user scope) in
 ~/.ouro.json (~/.claude.json is read too), and --mcp-config.`,
 	}
-	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd())
+	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd(),
+		newMCPLoginCmd(), newMCPLogoutCmd())
 	return c
 }
 
 // checkServers connects to the runnable servers to report their health.
 func checkServers(cfg *mcpconf.Config, cwd string) *mcpclient.Manager {
 	o := mcpclient.Options{CWD: cwd, Version: version, Supervise: true}
+	if _, _, ouroHome, err := mcpPlaces(); err == nil {
+		o.AuthDir = harness.MCPAuthDir(ouroHome)
+	}
 	o.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, o)
 	m.Start()
@@ -101,6 +105,8 @@ func describeState(st mcpclient.Status) string {
 		return "⚠ Needs approval (ouro mcp approve " + st.Name + ")"
 	case mcpconf.StateDisabled:
 		return "○ Disabled"
+	case mcpclient.StateNeedsAuth:
+		return "⚠ Needs authentication (ouro mcp login " + st.Name + ")"
 	case mcpclient.StatePending:
 		return "… Still starting"
 	}

@@ -1,8 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ouroagent/ouro/llm/scripted"
 )
@@ -80,5 +89,86 @@ func TestMCPElicitationHeadlessE2E(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "ouro: mcp: t asked for input") {
 		t.Fatalf("stderr: %s", errOut)
+	}
+}
+
+// SIGTERM ends `ouro mcp serve --http` at once, though a client holds its listening
+// stream open and a call is under way; the call's process does not outlive it.
+func TestMCPServeHTTPSigtermE2E(t *testing.T) {
+	e := newEnv(t)
+	serve := e.cmd("mcp", "serve", "--http", "127.0.0.1:0", "--allowedTools", "Bash")
+	// A plain pipe: the process's end is known when it exits, whoever else holds the pipe.
+	stderr, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	serve.Stderr = w
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			serve.Process.Kill()
+		}
+	}()
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`listening on (\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		t.Fatal("ouro mcp serve --http never said where it listens")
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "sleep 31.25"}})
+		called <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command("pgrep", "-f", "sleep 31.25").Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the call never started its command")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	start := time.Now()
+	serve.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		t.Logf("ended %v after SIGTERM", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("ouro mcp serve --http still runs 10 s after SIGTERM")
+	}
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client's call never ended")
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for exec.Command("pgrep", "-f", "sleep 31.25").Run() == nil {
+		if time.Now().After(deadline) {
+			exec.Command("pkill", "-f", "sleep 31.25").Run()
+			t.Fatal("the call's command outlived the server")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -200,17 +200,25 @@ func describe(err error, ctx context.Context, limit time.Duration) string {
 // watch marks the server failed when its connection ends while ouro still uses it.
 func (m *Manager) watch(s *server, c *conn) {
 	err := c.cs.Wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed || s.conn != c {
-		return
-	}
 	why := "the server disconnected"
 	if err != nil {
 		why += ": " + err.Error()
 	}
+	m.lost(s, c.cs, why)
+}
+
+// lost marks s failed, for why, if cs is still its connection: its tools leave the
+// session at once (a call that saw the connection die must not leave the next call to
+// find it dead too) and what is left of its process is killed.
+func (m *Manager) lost(s *server, cs *mcp.ClientSession, why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || s.conn == nil || s.conn.cs != cs {
+		return
+	}
+	c := s.conn
 	s.state, s.err, s.conn, s.tools, s.prompts = StateFailed, why, nil, nil, nil
-	go c.proc.kill()
+	go c.close()
 	m.changed()
 }
 
@@ -444,6 +452,41 @@ func (m *Manager) session(name string) (*mcp.ClientSession, *server, error) {
 		return s.conn.cs, s, nil
 	}
 	return nil, nil, fmt.Errorf("there is no MCP server %q", name)
+}
+
+// Reconnect starts server name again (a server that failed, needs a login that has
+// since been made, or is connected and should restart): its old connection, if any, is
+// closed and a new one made in the background, as at the start; Wait waits for it.
+func (m *Manager) Reconnect(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errors.New("the session's MCP servers are closed")
+	}
+	for _, s := range m.servers {
+		if s.cfg.Name != name {
+			continue
+		}
+		switch {
+		case !s.cfg.Runnable():
+			return fmt.Errorf("%s is not used (%s): %s", name, s.state, s.err)
+		case s.state == StatePending:
+			return fmt.Errorf("%s is starting already", name)
+		}
+		if c := s.conn; c != nil {
+			go c.close()
+		}
+		s.state, s.err, s.conn, s.tools, s.prompts, s.instructions = StatePending, "", nil, nil, nil, ""
+		s.started = time.Now()
+		m.changed()
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.connect(s)
+		}()
+		return nil
+	}
+	return fmt.Errorf("there is no MCP server %q", name)
 }
 
 // Close disconnects every server and kills what is left of their processes.

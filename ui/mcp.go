@@ -4,7 +4,50 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/ouroagent/ouro/mcpclient"
 )
+
+// mcpCommand is /mcp (the servers' status) and /mcp reconnect NAME, which starts a
+// server again (one that failed, or needed the login `ouro mcp login` has since made)
+// and waits for it as a session's start does.
+func (r *REPL) mcpCommand(args string) error {
+	if args == "" {
+		r.showMCP()
+		return nil
+	}
+	verb, name, _ := strings.Cut(args, " ")
+	name = strings.TrimSpace(name)
+	if verb != "reconnect" || name == "" {
+		return fmt.Errorf("/mcp %s: use /mcp, or /mcp reconnect NAME", args)
+	}
+	m := r.sess.MCP()
+	if m == nil {
+		return fmt.Errorf("no MCP servers configured")
+	}
+	if err := m.Reconnect(name); err != nil {
+		return err
+	}
+	m.Wait(context.Background(), mcpReconnectWait)
+	for _, st := range m.Status() {
+		if st.Name != name {
+			continue
+		}
+		switch st.State {
+		case mcpclient.StateConnected:
+			fmt.Fprintf(r.Out, "%s: connected (%d tools)\n", name, len(st.Tools))
+		case mcpclient.StatePending:
+			fmt.Fprintf(r.Out, "%s: still starting; its tools join once it is ready\n", name)
+		default:
+			fmt.Fprintf(r.Out, "%s: %s: %s\n", name, st.State, st.Error)
+		}
+	}
+	return nil
+}
+
+// mcpReconnectWait bounds how long /mcp reconnect waits for the server.
+const mcpReconnectWait = 30 * time.Second
 
 // showMCP prints each MCP server's status, tools, prompts and errors (/mcp).
 func (r *REPL) showMCP() {

@@ -52,7 +52,8 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
-  /mcp             MCP servers: status, tools, errors; /mcp__<server>__<prompt> runs a prompt
+  /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again;
+                   /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
 While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
@@ -248,7 +249,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	case "/loop":
 		return false, r.loop(line)
 	case "/mcp":
-		r.showMCP()
+		return false, r.mcpCommand(strings.TrimSpace(strings.TrimPrefix(line, name)))
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/rewind":

@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,6 +170,49 @@ func TestMCPServeHTTPSigtermE2E(t *testing.T) {
 		if time.Now().After(deadline) {
 			exec.Command("pkill", "-f", "sleep 31.25").Run()
 			t.Fatal("the call's command outlived the server")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A server that crashes mid-call in the REPL: the call says so, /mcp shows it failed
+// and why, its tools leave the session; /mcp reconnect starts it again (the user's
+// choice: ouro never restarts a crashing server by itself), its tools come back, and
+// no server process outlives the session.
+func TestMCPCrashReconnectREPLE2E(t *testing.T) {
+	e := newEnv(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__crash", `{}`)}},
+		scripted.Turn{Text: "it crashed"},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"back again"}`)}},
+		scripted.Turn{Text: "ok"},
+	)
+	out, errOut, code := e.run("crash it\n/mcp\n/mcp reconnect t\n/mcp reconnect nope\necho now\n/exit\n",
+		"--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, map[string]string{"MCP_TEST_PIDFILE": pidFile}), "--allowedTools", "mcp__t")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"t (stdio, dynamic): failed", "error: the server stopped during a call to mcp__t__crash",
+		"t: connected (7 tools)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("REPL output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, `there is no MCP server "nope"`) {
+		t.Errorf("reconnecting an unknown server: %s", errOut)
+	}
+	text, _ := mcpToolResults(srv)
+	if !strings.Contains(text, `MCP server "t" stopped during the call to mcp__t__crash`) || !strings.Contains(text, "echo: back again") {
+		t.Fatalf("tool results:\n%s", text)
+	}
+	data, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(string(data))
+	deadline := time.Now().Add(5 * time.Second)
+	for pid > 0 && syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the restarted server (pid %d) outlived the session", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// markedPIDs are the processes whose environment holds mark.
+func markedPIDs(mark string) []int {
+	var pids []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if bytes.Contains(env, []byte(mark)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// The real server-everything killed (kill -9) in the middle of a long call: the call
+// returns at once with an error that says what happened, the server is marked failed
+// and its tools leave the session before the next request,
+// the run goes on to its end, and nothing of the server is left.
+func TestMCPNodeServerCrashMidCallE2E(t *testing.T) {
+	dir := mcpNode(t)
+	e := newEnv(t)
+	mark := "OURO_TEST_MARK=crash-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	k, v, _ := strings.Cut(mark, "=")
+	node := filepath.Join(dir, "node", "bin", "node")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"ev": map[string]any{"command": node, "args": []string{filepath.Join(dir, "pkgs", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
+			"env": map[string]string{k: v}},
+	}})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__ev__trigger-long-running-operation", `{"duration":60,"steps":60}`)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__ev__echo", `{"message":"still there?"}`)}},
+		scripted.Turn{Text: "done"},
+	)
+	c := e.cmd("-p", "run it", "--output-format", "stream-json", "--mcp-config", string(cfg), "--allowedTools", "mcp__ev")
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	c.Stderr = &errOut
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	var lines []string
+	killed := time.Time{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if killed.IsZero() && strings.Contains(sc.Text(), `"tool_progress"`) && strings.Contains(sc.Text(), "trigger-long-running-operation") {
+			pids := markedPIDs(mark)
+			if len(pids) == 0 {
+				t.Fatal("the server's process is not to be found")
+			}
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			killed = time.Now()
+		}
+	}
+	if err := c.Wait(); err != nil {
+		t.Fatalf("ouro: %v\n%s\n%s", err, strings.Join(lines, "\n"), errOut.String())
+	}
+	if killed.IsZero() {
+		t.Fatalf("the long call never reported progress:\n%s", strings.Join(lines, "\n"))
+	}
+	if d := time.Since(killed); d > 30*time.Second {
+		t.Fatalf("the run took %v after the kill: the call waited on a dead server", d)
+	}
+	text, _ := mcpToolResults(srv)
+	if !strings.Contains(text, `MCP server "ev" stopped during the call to mcp__ev__trigger-long-running-operation`) {
+		t.Fatalf("the crash is not reported clearly:\n%s", text)
+	}
+	// The crash report told the model the tools are gone; the next request no longer
+	// offers them.
+	if !strings.Contains(text, `Unknown tool "mcp__ev__echo"`) || strings.Contains(text, "Echo: still there?") {
+		t.Fatalf("the dead server's tool ran, or its status is unclear:\n%s", text)
+	}
+	if res := resultLine(t, strings.Join(lines, "\n")); res["subtype"] != "success" {
+		t.Fatalf("result %v", res)
+	}
+	if left := markedPIDs(mark); len(left) != 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}

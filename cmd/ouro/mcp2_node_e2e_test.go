@@ -104,3 +104,45 @@ func TestMCPNodeServerCrashMidCallE2E(t *testing.T) {
 		t.Fatalf("processes left: %v", left)
 	}
 }
+
+// server-everything's elicitation form (text, email, date, boolean, numbers, single and
+// multiple choices, titled and not): answered field by field in the REPL, the rest left
+// to their defaults; declined in -p.
+func TestMCPNodeElicitationE2E(t *testing.T) {
+	dir := mcpNode(t)
+	e := newEnv(t)
+	node := filepath.Join(dir, "node", "bin", "node")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"ev": map[string]any{"command": node, "args": []string{filepath.Join(dir, "pkgs", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}},
+	}})
+	ask := scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__ev__trigger-elicitation-request", `{}`)}}
+	srv := e.fake(ask, scripted.Turn{Text: "thanks"})
+	// name first (required), then the others by name: birthdate, check, email, and
+	// Enter for the nine left.
+	input := "fill the form\ny\nAda Lovelace\n1815-13-40\n1815-12-10\ny\nnot-an-address\nada@example.com\n" + strings.Repeat("\n", 9) + "/exit\n"
+	out, errOut, code := e.run(input, "--mcp-config", string(cfg), "--allowedTools", "mcp__ev")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"is not a date (YYYY-MM-DD)", "is not an email address", "1) fish-1 — Tuna"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("REPL output lacks %q:\n%s", want, out)
+		}
+	}
+	text, _ := mcpToolResults(srv)
+	for _, want := range []string{"User provided the requested information", "- Name: Ada Lovelace", "- Birthdate: 1815-12-10",
+		"- Email: ada@example.com", "- Agreed to terms: true"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("tool result lacks %q:\n%s\n%s", want, text, out)
+		}
+	}
+
+	srv = e.fake(ask, scripted.Turn{Text: "ok"})
+	out, errOut, code = e.run("", "-p", "fill the form", "--output-format", "stream-json", "--mcp-config", string(cfg), "--allowedTools", "mcp__ev")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if text, _ := mcpToolResults(srv); !strings.Contains(text, "User declined") || !strings.Contains(out, `"subtype":"mcp_elicitation"`) {
+		t.Fatalf("headless: %s\n%s", text, out)
+	}
+}

@@ -172,7 +172,7 @@ func (m *Manager) connect(s *server) {
 	var nl *mcpauth.NeedsLoginError
 	switch {
 	case errors.As(err, &nl):
-		s.state, s.err = StateNeedsAuth, fmt.Sprintf("needs an OAuth login: run `ouro mcp login %s`", s.cfg.Name)
+		s.state, s.err = StateNeedsAuth, fmt.Sprintf("needs an OAuth login: run `ouro mcp login %s` (or /mcp login %s in the REPL)", s.cfg.Name, s.cfg.Name)
 	case err != nil:
 		s.state, s.err = StateFailed, describe(err, ctx, m.opts.StartTimeout)
 	default:
@@ -452,41 +452,6 @@ func (m *Manager) session(name string) (*mcp.ClientSession, *server, error) {
 		return s.conn.cs, s, nil
 	}
 	return nil, nil, fmt.Errorf("there is no MCP server %q", name)
-}
-
-// Reconnect starts server name again (a server that failed, needs a login that has
-// since been made, or is connected and should restart): its old connection, if any, is
-// closed and a new one made in the background, as at the start; Wait waits for it.
-func (m *Manager) Reconnect(name string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return errors.New("the session's MCP servers are closed")
-	}
-	for _, s := range m.servers {
-		if s.cfg.Name != name {
-			continue
-		}
-		switch {
-		case !s.cfg.Runnable():
-			return fmt.Errorf("%s is not used (%s): %s", name, s.state, s.err)
-		case s.state == StatePending:
-			return fmt.Errorf("%s is starting already", name)
-		}
-		if c := s.conn; c != nil {
-			go c.close()
-		}
-		s.state, s.err, s.conn, s.tools, s.prompts, s.instructions = StatePending, "", nil, nil, nil, ""
-		s.started = time.Now()
-		m.changed()
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.connect(s)
-		}()
-		return nil
-	}
-	return fmt.Errorf("there is no MCP server %q", name)
 }
 
 // Close disconnects every server and kills what is left of their processes.

@@ -52,7 +52,8 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
-  /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again;
+  /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
+                   /mcp login NAME logs in to a remote one (OAuth);
                    /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)

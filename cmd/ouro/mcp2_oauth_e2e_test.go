@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -167,5 +168,52 @@ func login(t *testing.T, e *env, as *authtest.Server) {
 	}
 	if err := c.Wait(); err != nil || !strings.Contains(out.String(), "Logged in to remote (1 tools)") {
 		t.Fatalf("login: %v\n%s\n%s\nauthorization server: %v", err, out.String(), strings.Join(said, "\n"), as.Events())
+	}
+}
+
+// In the REPL: the server needs a login, /mcp login runs it ($BROWSER opens the URL: a
+// script that fetches it, as the authorization page approves at once), the server
+// reconnects with the token and its tool works in the next turn; `ouro mcp get` shows
+// the login.
+func TestMCPOAuthREPLLoginE2E(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("needs curl to play the browser")
+	}
+	as := authtest.New()
+	defer as.Close()
+	e := newEnv(t)
+	browser := filepath.Join(t.TempDir(), "browser")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nexec "+curl+" -s -L -o /dev/null \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = append(e.vars, "BROWSER="+browser)
+	if out, errOut, code := e.run("", "mcp", "add", "-s", "user", "-t", "http", "remote", as.URL()+"/mcp"); code != 0 {
+		t.Fatalf("mcp add: %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := e.run("", "mcp", "add", "-t", "sse", "--client-id", "abc", "legacy", as.URL()+"/sse"); code == 0 ||
+		!strings.Contains(errOut, "for OAuth logins to http servers") {
+		t.Fatalf("--client-id on an sse server: %d %s", code, errOut)
+	}
+	srv := e.fake(
+		scripted.Turn{Text: "hello"},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__remote__whoami", `{}`)}},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("hi\n/mcp\n/mcp login remote\nwho am i\n/exit\n", "--allowedTools", "mcp__remote")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"remote (http, user): needs-auth", "/mcp login remote in the REPL",
+		"To log in to remote, open this URL", "remote: connected (1 tools)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("REPL output lacks %q:\n%s\n%s", want, out, errOut)
+		}
+	}
+	if text, _ := mcpToolResults(srv); !strings.Contains(text, "token at-") {
+		t.Fatalf("the call after the login: %s", text)
+	}
+	if out, _, _ := e.run("", "mcp", "get", "remote"); !strings.Contains(out, "OAuth: logged in, token expires") {
+		t.Fatalf("mcp get: %s", out)
 	}
 }

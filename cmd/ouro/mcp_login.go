@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -124,4 +125,27 @@ func newMCPLogoutCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// oauthLine says how a streamable HTTP server's OAuth login stands, for `ouro mcp get`.
+func oauthLine(s mcpconf.Server) string {
+	var parts []string
+	if o := s.OAuth; o != nil && o.ClientID != "" {
+		parts = append(parts, "client id "+o.ClientID)
+	}
+	if o := s.OAuth; o != nil && o.CallbackPort != 0 {
+		parts = append(parts, fmt.Sprintf("callback port %d", o.CallbackPort))
+	}
+	state := "not logged in (ouro mcp login " + s.Name + " when the server asks for it)"
+	if _, _, ouroHome, err := mcpPlaces(); err == nil {
+		if sv, err := (mcpauth.Store{Dir: harness.MCPAuthDir(ouroHome)}).Load(s.URL); err != nil {
+			state = "the saved login cannot be read: " + err.Error()
+		} else if sv != nil {
+			state = "logged in"
+			if !sv.Token.Expiry.IsZero() {
+				state += ", token expires " + sv.Token.Expiry.Local().Format(time.DateTime) + " (refreshed as needed)"
+			}
+		}
+	}
+	return strings.Join(append(parts, state), "; ")
 }

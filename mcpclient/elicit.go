@@ -284,8 +284,8 @@ func (f Field) Parse(in string) (any, bool, error) {
 		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, false, fmt.Errorf("%q is not a number", in)
 		}
-		if f.Type == "integer" && x != math.Trunc(x) {
-			return nil, false, fmt.Errorf("%q is not a whole number", in)
+		if f.Type == "integer" && (x != math.Trunc(x) || math.Abs(x) > 1<<53) {
+			return nil, false, fmt.Errorf("%q is not a whole number ouro can pass on exactly", in)
 		}
 		if f.Minimum != nil && x < *f.Minimum {
 			return nil, false, fmt.Errorf("%s is less than the minimum %g", in, *f.Minimum)

@@ -35,6 +35,7 @@ func TestParseElicitation(t *testing.T) {
 			"a":    map[string]any{"type": "string", "format": "email"},
 			"z":    map[string]any{"type": "number", "maximum": 1.5},
 			"pick": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"const": "x", "title": "Ex"}, map[string]any{"const": "y", "title": "Why"}}}, "maxItems": 1},
+			"n":    map[string]any{"type": "integer"},
 			"one":  map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "p", "title": "Pea"}}},
 		},
 		"required": []any{"z", "nothere"}})
@@ -45,7 +46,7 @@ func TestParseElicitation(t *testing.T) {
 	for _, f := range e.Fields {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, ",") != "z,a,b,one,pick" {
+	if strings.Join(names, ",") != "z,a,b,n,one,pick" {
 		t.Fatalf("order %v", names)
 	}
 	byName := map[string]Field{}
@@ -61,6 +62,9 @@ func TestParseElicitation(t *testing.T) {
 		{"z", "2", nil, "more than the maximum"},
 		{"z", "1.25", 1.25, ""},
 		{"z", "NaN", nil, "not a number"},
+		{"n", "1.5", nil, "not a whole number"},
+		{"n", "1e300", nil, "not a whole number"},
+		{"n", "42", int64(42), ""},
 		{"a", "not an address", nil, "not an email"},
 		{"a", "a@b.example", "a@b.example", ""},
 		{"b", "maybe", nil, "yes or no"},

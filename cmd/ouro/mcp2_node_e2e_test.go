@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,5 +146,41 @@ func TestMCPNodeElicitationE2E(t *testing.T) {
 	}
 	if text, _ := mcpToolResults(srv); !strings.Contains(text, "User declined") || !strings.Contains(out, `"subtype":"mcp_elicitation"`) {
 		t.Fatalf("headless: %s\n%s", text, out)
+	}
+}
+
+// The auth scenarios outside the core suite (the 2025-03-26 fallbacks, the drafts and
+// the extensions), one by one against ouro's conformance client; those it does not pass
+// are in the baseline, each with its reason.
+func TestMCPConformanceAuthScenarios(t *testing.T) {
+	dir := mcpNode(t)
+	client := filepath.Join(t.TempDir(), "conformance-client")
+	if out, err := exec.Command("go", "build", "-o", client, "../../mcpclient/testdata/conformance").CombinedOutput(); err != nil {
+		t.Fatalf("build the conformance client: %v\n%s", err, out)
+	}
+	scenarios := []string{
+		"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
+		"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
+		"auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/cross-app-access-complete-flow",
+	}
+	type result struct {
+		scenario, out string
+		err           error
+	}
+	results := make(chan result, len(scenarios))
+	for _, sc := range scenarios {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			out, err := nodeCmd(t, dir, ctx, conformance(dir), "client", "--scenario", sc, "--command", client,
+				"--expected-failures", baseline(t), "-o", t.TempDir()).CombinedOutput()
+			results <- result{sc, string(out), err}
+		}()
+	}
+	for range scenarios {
+		r := <-results
+		if r.err != nil || !strings.Contains(r.out, "Baseline check passed") {
+			t.Errorf("%s: %v\n%s", r.scenario, r.err, tail(r.out, 3000))
+		}
 	}
 }

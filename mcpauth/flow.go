@@ -104,7 +104,7 @@ func Login(store Store, serverURL string, c Client, open func(string) error, htt
 			if err := store.Save(sv); err != nil {
 				return nil, fmt.Errorf("the token could not be saved: %w", err)
 			}
-			return &saving{base: oc.TokenSource(ctx, tok), store: store, sv: *sv}, nil
+			return newSaving(ctx, oc, store, sv, nil), nil
 		},
 	}
 	if c.ID != "" {

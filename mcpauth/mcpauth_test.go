@@ -175,3 +175,50 @@ func TestStoreRefusesSymlink(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 }
+
+// Two sessions (two ouro processes) find the saved token expired at once: the first
+// refreshes it, which spends the refresh token; the second's refresh fails, and it takes
+// the token the first saved instead of giving up.
+func TestTwoSessionsRefreshOneLogin(t *testing.T) {
+	as := authtest.New()
+	defer as.Close()
+	store := mcpauth.Store{Dir: t.TempDir()}
+	endpoint := as.URL() + "/mcp"
+	open := func(authURL string) error {
+		resp, err := http.Get(authURL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	h, done, err := mcpauth.Login(store, endpoint, mcpauth.Client{}, open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := connect(t, endpoint, h)
+	done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	sv, _ := store.Load(endpoint)
+	sv.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := store.Save(sv); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := mcpauth.Session(store, endpoint, nil)
+	b, _ := mcpauth.Session(store, endpoint, nil)
+	for i, h := range []auth.OAuthHandler{a, b} {
+		cs, err := connect(t, endpoint, h)
+		if err != nil {
+			t.Fatalf("session %d: %v (events %v)", i, err, as.Events())
+		}
+		if got := whoami(t, cs); !strings.HasPrefix(got, "token at-") {
+			t.Fatalf("session %d: %s", i, got)
+		}
+		cs.Close()
+	}
+	if n := strings.Count(strings.Join(as.Events(), ","), "refresh"); n != 1 {
+		t.Fatalf("%d refreshes: %v", n, as.Events())
+	}
+}

@@ -120,22 +120,32 @@ func (sv *Saved) config() *oauth2.Config {
 }
 
 // saving hands out tokens from base and writes each new one (a refresh) to the store,
-// so the next session starts with it.
+// so the next session starts with it. When a refresh fails, another ouro process may
+// have refreshed first (a refresh token is often good for one use): the token it saved
+// is taken instead, when it is a different one that is still valid.
 type saving struct {
 	mu    sync.Mutex
 	base  oauth2.TokenSource
+	cfg   *oauth2.Config
+	ctx   context.Context
 	store Store
 	sv    Saved
 	warn  func(error)
 }
 
 func (t *saving) Token() (*oauth2.Token, error) {
-	tok, err := t.base.Token()
-	if err != nil {
-		return nil, err
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	tok, err := t.base.Token()
+	if err != nil {
+		other, lerr := t.store.Load(t.sv.URL)
+		if lerr != nil || other == nil || other.Token.AccessToken == t.sv.Token.AccessToken || !other.Token.Valid() {
+			return nil, err
+		}
+		t.sv.Token, tok = other.Token, other.Token
+		t.base = t.cfg.TokenSource(t.ctx, other.Token)
+		return tok, nil
+	}
 	if t.sv.Token == nil || tok.AccessToken != t.sv.Token.AccessToken {
 		t.sv.Token = tok
 		if err := t.store.Save(&t.sv); err != nil && t.warn != nil {
@@ -145,9 +155,14 @@ func (t *saving) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// tokenSource is a saved login's token source: it refreshes through the token endpoint
-// (with client) when the token expires, and saves what it gets.
+// newSaving is the token source of a login saved as sv: it refreshes through cfg's
+// token endpoint (with ctx's HTTP client) and saves what it gets.
+func newSaving(ctx context.Context, cfg *oauth2.Config, store Store, sv *Saved, warn func(error)) *saving {
+	return &saving{base: cfg.TokenSource(ctx, sv.Token), cfg: cfg, ctx: ctx, store: store, sv: *sv, warn: warn}
+}
+
+// tokenSource is a saved login's token source.
 func (s Store) tokenSource(sv *Saved, client *http.Client, warn func(error)) oauth2.TokenSource {
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, client)
-	return &saving{base: sv.config().TokenSource(ctx, sv.Token), store: s, sv: *sv, warn: warn}
+	return newSaving(ctx, sv.config(), s, sv, warn)
 }

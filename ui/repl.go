@@ -64,7 +64,9 @@ const replHelp = `Commands:
   /init [force]    write AGENTS.md from a read-only scout of the repository
   /doctor          check the configuration
   /export [PATH]   write the conversation to a file
-  /mcp             MCP servers: status, tools, errors; /mcp__<server>__<prompt> runs a prompt
+  /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
+                   /mcp login NAME logs in to a remote one (OAuth);
+                   /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
 While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
@@ -211,6 +213,7 @@ func (r *REPL) open() error {
 	opts.UI.Approver = approver
 	opts.UI.ApproveGrant = approver.approveGrant
 	opts.MCP.Approve = approver.approveMCP
+	opts.MCP.Elicit = approver.elicitMCP
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		title := "Todos"
@@ -285,7 +288,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	case "/loop":
 		return false, r.loop(line)
 	case "/mcp":
-		r.showMCP()
+		return false, r.mcpCommand(strings.TrimSpace(strings.TrimPrefix(line, name)))
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/rewind":

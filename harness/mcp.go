@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpclient"
@@ -33,6 +35,9 @@ type MCP struct {
 	// yet, may run (what says what it runs); a yes is remembered for the project. nil
 	// means headless: such servers do not start, and their status says why.
 	Approve func(name, what string) bool
+	// SDK reaches the servers of type "sdk" (the Claude Agent SDK's in-process servers);
+	// nil when no SDK drives the session.
+	SDK func(server string) mcp.Transport
 }
 
 // DefaultMCPWait is how long the first request waits for servers still starting.
@@ -107,7 +112,7 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 		return nil, nil
 	}
 	mo := mcpclient.Options{CWD: d.cwd, LogDir: filepath.Join(d.project, "mcp-logs"), Version: version,
-		Supervise: supervise, Trusted: trustedServers(cfg)}
+		Supervise: supervise, Trusted: trustedServers(cfg), SDK: o.SDK}
 	mo.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, mo)
 	m.Start()

@@ -45,6 +45,9 @@ type Options struct {
 	Env []string
 	// Trusted says whether a server's read-only annotations may be believed.
 	Trusted func(server string) bool
+	// SDK reaches a server of type "sdk" (in the Agent SDK's process, over the control
+	// protocol); nil when no SDK drives ouro, and such servers fail to start.
+	SDK func(server string) mcp.Transport
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude

@@ -85,8 +85,8 @@ func TestStreamJSONInputRunsEachLineAsATurnOfOneSession(t *testing.T) {
 
 func TestStreamJSONInputBadLinesNameTheLine(t *testing.T) {
 	for _, tc := range []struct{ name, line, want string }{
-		{"not json", "fix the tests\n", "line 2: not a JSON object"},
-		{"other type", `{"type":"control_request","request":{"subtype":"interrupt"}}` + "\n", `line 2: type "control_request" is not supported`},
+		{"not json", "fix the tests\n", "line 2 is not a JSON object"},
+		{"other type", `{"type":"assistant","message":{"role":"assistant","content":"x"}}` + "\n", `line 2: type "assistant" is not supported`},
 		{"no type", `{"message":{"role":"user","content":"x"}}` + "\n", `line 2: no "type"`},
 		{"no message", `{"type":"user"}` + "\n", `line 2: a user line needs "message"`},
 		{"assistant role", `{"type":"user","message":{"role":"assistant","content":"x"}}` + "\n", `line 2: message role "assistant"`},
@@ -138,7 +138,7 @@ func TestFormatFlagsAreValidatedAsClaudeCodeDoes(t *testing.T) {
 	}{
 		{[]string{"-p", "--input-format", "stream-json", "--output-format", "json"}, "--input-format stream-json requires --output-format stream-json"},
 		{[]string{"-p", "--input-format", "stream-json"}, "--input-format stream-json requires --output-format stream-json"},
-		{[]string{"--input-format", "stream-json", "--output-format", "stream-json"}, "only applies with -p"},
+		{[]string{"--input-format", "stream-json", "--output-format", "json"}, "only applies with -p"},
 		{[]string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "hello"}, "pass none on the command line"},
 		{[]string{"-p", "hi", "--input-format", "xml"}, `unknown input format "xml"`},
 		{[]string{"-p", "hi", "--include-partial-messages"}, "--include-partial-messages requires -p (--print) and --output-format stream-json"},

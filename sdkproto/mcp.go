@@ -58,7 +58,7 @@ func (c *mcpConn) Close() error {
 	return nil
 }
 
-// Write sends msg to the SDK and returns at once; the answer (or, when the exchange
+// Write sends a request to the SDK and returns at once; the answer (or, when the exchange
 // fails, a JSON-RPC error for the request) is delivered to Read. So a server that never
 // answers fails its one request after the timeout, and concurrent calls do not wait for
 // each other.
@@ -74,13 +74,19 @@ func (c *mcpConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if isReq && !req.IsCall() {
 		isReq = false // a notification: nothing comes back
 	}
-	go func() {
-		raw, err := c.t.ch.Call(c.ctx, "mcp_message", map[string]any{
+	send := func() (json.RawMessage, error) {
+		return c.t.ch.Call(c.ctx, "mcp_message", map[string]any{
 			"server_name": c.t.server, "message": json.RawMessage(data),
 		}, c.t.timeout)
-		if !isReq {
-			return
-		}
+	}
+	if !isReq {
+		// A notification (notifications/initialized) is delivered before Write returns,
+		// so the requests after it cannot overtake it.
+		_, err := send()
+		return err
+	}
+	go func() {
+		raw, err := send()
 		var reply jsonrpc.Message
 		if err == nil {
 			reply, err = decodeReply(raw, req.ID)

@@ -1,0 +1,546 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// These tests play the Claude Agent SDK's side of the conversation byte for byte as
+// claude-agent-sdk-python 0.2.143 writes it (_internal/query.py, transport/subprocess_cli.py):
+// the command line it builds, the initialize request, user messages, and its answers to
+// the control requests ouro sends.
+
+// sdkSide is a running ouro driven the way the SDK drives its CLI.
+type sdkSide struct {
+	t      *testing.T
+	c      *exec.Cmd
+	in     io.WriteCloser
+	stderr *bytes.Buffer
+	wmu    sync.Mutex
+	seq    int
+	// onRequest answers ouro's control requests (can_use_tool, hook_callback,
+	// mcp_message): a response object, or errMsg for an error answer; skip leaves it
+	// unanswered.
+	onRequest func(req map[string]any) (resp any, errMsg string, skip bool)
+
+	mu       sync.Mutex
+	lines    []map[string]any // everything else ouro wrote, in order
+	requests []map[string]any // ouro's control requests
+	answers  map[string]map[string]any
+	cond     *sync.Cond
+	done     bool
+}
+
+// sdkCommand is the command line _build_command makes for default options plus the
+// flags the test's options add, ending with --input-format stream-json.
+func sdkCommand(extra ...string) []string {
+	args := []string{"--output-format", "stream-json", "--verbose", "--system-prompt", ""}
+	args = append(args, extra...)
+	return append(args, "--input-format", "stream-json")
+}
+
+func startSDK(t *testing.T, e *env, onRequest func(map[string]any) (any, string, bool), extra ...string) *sdkSide {
+	t.Helper()
+	c := e.cmd(sdkCommand(extra...)...)
+	c.Env = append(c.Env, "CLAUDE_CODE_ENTRYPOINT=sdk-py", "CLAUDE_AGENT_SDK_VERSION=0.2.143")
+	s := &sdkSide{t: t, c: c, stderr: &bytes.Buffer{}, onRequest: onRequest, answers: map[string]map[string]any{}}
+	s.cond = sync.NewCond(&s.mu)
+	var err error
+	if s.in, err = c.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = s.stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	go s.readLoop(out)
+	return s
+}
+
+func (s *sdkSide) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.writeRaw(string(b) + "\n")
+}
+
+func (s *sdkSide) writeRaw(line string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	io.WriteString(s.in, line)
+}
+
+func (s *sdkSide) readLoop(out io.Reader) {
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			s.mu.Lock()
+			s.lines = append(s.lines, map[string]any{"type": "UNPARSABLE", "text": sc.Text()})
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			continue
+		}
+		switch m["type"] {
+		case "control_response":
+			r := m["response"].(map[string]any)
+			s.mu.Lock()
+			s.answers[r["request_id"].(string)] = r
+			s.cond.Broadcast()
+			s.mu.Unlock()
+		case "control_request":
+			s.mu.Lock()
+			s.requests = append(s.requests, m)
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			go s.answer(m)
+		default:
+			s.mu.Lock()
+			s.lines = append(s.lines, m)
+			s.cond.Broadcast()
+			s.mu.Unlock()
+		}
+	}
+	s.mu.Lock()
+	s.done = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// answer replies as Query._handle_control_request does.
+func (s *sdkSide) answer(m map[string]any) {
+	id := m["request_id"].(string)
+	req := m["request"].(map[string]any)
+	resp, errMsg, skip := map[string]any(nil), "no handler", false
+	if s.onRequest != nil {
+		var r any
+		r, errMsg, skip = s.onRequest(req)
+		if r != nil {
+			resp = map[string]any{}
+			b, _ := json.Marshal(r)
+			json.Unmarshal(b, &resp)
+		}
+	}
+	if skip {
+		return
+	}
+	if errMsg != "" {
+		s.write(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": errMsg}})
+		return
+	}
+	s.write(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": resp}})
+}
+
+// control sends a control request as _send_control_request does and waits for its answer.
+func (s *sdkSide) control(req map[string]any) map[string]any {
+	s.t.Helper()
+	s.mu.Lock()
+	s.seq++
+	id := fmt.Sprintf("req_%d_%08x", s.seq, 0xdeadbeef+s.seq)
+	s.mu.Unlock()
+	s.write(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	var got map[string]any
+	s.waitFor(func() bool { got = s.answers[id]; return got != nil }, "the answer to "+fmt.Sprint(req["subtype"]))
+	return got
+}
+
+// initialize sends the SDK's initialize request (hooks nil when none).
+func (s *sdkSide) initialize(hooks any) map[string]any {
+	s.t.Helper()
+	r := s.control(map[string]any{"subtype": "initialize", "hooks": hooks})
+	if r["subtype"] != "success" {
+		s.t.Fatalf("initialize answered %v\nstderr: %s", r, s.stderr)
+	}
+	return r
+}
+
+// user sends a user message as ClaudeSDKClient.query does.
+func (s *sdkSide) user(content string) {
+	s.write(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content},
+		"parent_tool_use_id": nil, "session_id": "default"})
+}
+
+func (s *sdkSide) waitFor(cond func() bool, what string) {
+	s.t.Helper()
+	deadline := time.AfterFunc(60*time.Second, func() {
+		s.mu.Lock()
+		s.done = true
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer deadline.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !cond() {
+		if s.done {
+			s.t.Fatalf("ouro ended (or 60 s passed) before %s\nlines: %v\nstderr: %s", what, s.lines, s.stderr)
+		}
+		s.cond.Wait()
+	}
+}
+
+// result waits for the n-th result line (1-based).
+func (s *sdkSide) result(n int) map[string]any {
+	s.t.Helper()
+	var r map[string]any
+	s.waitFor(func() bool {
+		k := 0
+		for _, l := range s.lines {
+			if l["type"] == "result" {
+				if k++; k == n {
+					r = l
+					return true
+				}
+			}
+		}
+		return false
+	}, fmt.Sprintf("result %d", n))
+	return r
+}
+
+// finish closes standard input (end_input) and returns the exit status.
+func (s *sdkSide) finish() int {
+	s.t.Helper()
+	s.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.c.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(60 * time.Second):
+		s.t.Fatalf("ouro did not exit after its input ended\nstderr: %s", s.stderr)
+	}
+	return -1
+}
+
+func (s *sdkSide) ofType(typ, subtype string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range s.lines {
+		if l["type"] == typ && (subtype == "" || l["subtype"] == subtype) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (s *sdkSide) requestsOf(subtype string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, r := range s.requests {
+		if r["request"].(map[string]any)["subtype"] == subtype {
+			out = append(out, r["request"].(map[string]any))
+		}
+	}
+	return out
+}
+
+func sdkToolCall(name string, input any) []scripted.ToolCall {
+	b, _ := json.Marshal(input)
+	return []scripted.ToolCall{{Name: name, Input: b}}
+}
+
+// The SDK starts ouro with its command line (no -p, --system-prompt "", flags ouro has
+// no use for), initializes, and keeps one session open across two messages until it
+// closes standard input. What it parses (system/init, assistant, result) is there.
+func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{ExpectContains: "first", Text: "one"}, scripted.Turn{ExpectContains: "second", Text: "two"})
+	s := startSDK(t, e, nil, "--max-turns", "5", "--model", "claude-sonnet-4-5", "--permission-mode", "default",
+		"--betas", "context-1m-2025-08-07", "--max-thinking-tokens", "8000", "--setting-sources=user,project,local",
+		"--tools", "default", "--include-hook-events")
+	init := s.initialize(nil)
+	resp := init["response"].(map[string]any)
+	if _, ok := resp["commands"].([]any); !ok || resp["output_style"] != "default" {
+		t.Fatalf("initialize response = %v", init)
+	}
+	s.user("first question")
+	r1 := s.result(1)
+	s.user("second question")
+	r2 := s.result(2)
+	if r1["result"] != "one" || r2["result"] != "two" || r1["session_id"] != r2["session_id"] || r1["subtype"] != "success" {
+		t.Fatalf("results: %v / %v", r1, r2)
+	}
+	for _, k := range []string{"duration_ms", "duration_api_ms", "is_error", "num_turns", "session_id", "total_cost_usd", "usage"} {
+		if _, ok := r1[k]; !ok {
+			t.Errorf("result lacks %q, which the SDK reads", k)
+		}
+	}
+	inits := s.ofType("system", "init")
+	if len(inits) != 1 || inits[0]["session_id"] != r1["session_id"] || inits[0]["model"] != "claude-sonnet-4-5" {
+		t.Fatalf("system/init lines: %v", inits)
+	}
+	for _, a := range s.ofType("assistant", "") {
+		if m := a["message"].(map[string]any); m["model"] == nil || m["content"] == nil {
+			t.Fatalf("assistant line lacks model or content, which the SDK requires: %v", a)
+		}
+	}
+	if code := s.finish(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr)
+	}
+	for _, flag := range []string{"--betas", "--max-thinking-tokens", "--setting-sources", "--include-hook-events"} {
+		if !strings.Contains(s.stderr.String(), "warning: "+flag+" is ignored") {
+			t.Errorf("no warning for %s:\n%s", flag, s.stderr)
+		}
+	}
+	// Only the SDK's flags are tolerated: a misspelt flag of ouro's own is still an error.
+	_, stderr, code := e.run("", sdkCommand("--max-turnz", "3")...)
+	if code != 1 || !strings.Contains(stderr, "unknown flag: --max-turnz") {
+		t.Fatalf("typo: exit %d %s", code, stderr)
+	}
+}
+
+// canUseTool: a call the policy asks about goes to the SDK; its deny reaches the model,
+// its allow with updatedInput runs the rewritten call.
+func TestSDKCanUseToolDeniesAndAllowsWithUpdatedInput(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("rm -rf build")},
+		scripted.Turn{ExpectContains: "no deleting today", ToolCalls: bash("echo original > out.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	s := startSDK(t, e, func(req map[string]any) (any, string, bool) {
+		if req["subtype"] != "can_use_tool" {
+			return nil, "unexpected " + fmt.Sprint(req["subtype"]), false
+		}
+		in := req["input"].(map[string]any)
+		if strings.HasPrefix(in["command"].(string), "rm") {
+			return map[string]any{"behavior": "deny", "message": "no deleting today"}, "", false
+		}
+		return map[string]any{"behavior": "allow", "updatedInput": map[string]any{"command": "echo rewritten > out.txt"}}, "", false
+	}, "--permission-prompt-tool", "stdio")
+	s.initialize(nil)
+	s.user("clean up")
+	r := s.result(1)
+	if r["result"] != "done" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	asks := s.requestsOf("can_use_tool")
+	if len(asks) != 2 || asks[0]["tool_name"] != "Bash" || asks[0]["tool_use_id"] == nil || asks[0]["permission_suggestions"] == nil {
+		t.Fatalf("can_use_tool requests: %v", asks)
+	}
+	data, err := os.ReadFile(filepath.Join(e.dir, "out.txt"))
+	if err != nil || strings.TrimSpace(string(data)) != "rewritten" {
+		t.Fatalf("out.txt = %q, %v: the SDK's updatedInput was not what ran", data, err)
+	}
+	if code := s.finish(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr)
+	}
+}
+
+// A PreToolUse hook registered by the SDK (hook_callback) blocks a Bash call that the
+// mode would have allowed.
+func TestSDKHookCallbackBlocksBash(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch pwned")},
+		scripted.Turn{ExpectContains: "bash is off limits", Text: "blocked"},
+	)
+	var seen map[string]any
+	s := startSDK(t, e, func(req map[string]any) (any, string, bool) {
+		if req["subtype"] != "hook_callback" || req["callback_id"] != "hook_0" {
+			return nil, "unexpected request", false
+		}
+		seen = req["input"].(map[string]any)
+		return map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"permissionDecision": "deny", "permissionDecisionReason": "bash is off limits"}}, "", false
+	}, "--permission-mode", "bypassPermissions")
+	s.initialize(map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hookCallbackIds": []string{"hook_0"}}}})
+	s.user("make a file")
+	if r := s.result(1); r["result"] != "blocked" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "pwned")); err == nil {
+		t.Fatal("the blocked command ran")
+	}
+	if seen["hook_event_name"] != "PreToolUse" || seen["tool_name"] != "Bash" || seen["tool_input"].(map[string]any)["command"] != "touch pwned" {
+		t.Fatalf("hook input = %v", seen)
+	}
+	s.finish()
+}
+
+// An SDK MCP server ("type": "sdk") is reached over mcp_message: handshake, tools/list
+// and a tools/call the model makes.
+func TestSDKMCPServerOverControlMessages(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: sdkToolCall("mcp__calc__add", map[string]any{"a": 2, "b": 3})},
+		scripted.Turn{ExpectContains: "sum=5", Text: "it is 5"},
+	)
+	var methods []string
+	var mu sync.Mutex
+	s := startSDK(t, e, func(req map[string]any) (any, string, bool) {
+		if req["subtype"] != "mcp_message" || req["server_name"] != "calc" {
+			return nil, "unexpected request", false
+		}
+		msg := req["message"].(map[string]any)
+		mu.Lock()
+		methods = append(methods, fmt.Sprint(msg["method"]))
+		mu.Unlock()
+		id := msg["id"]
+		var result any
+		switch msg["method"] {
+		case "initialize":
+			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "calc", "version": "1.0.0"}}
+		case "tools/list":
+			result = map[string]any{"tools": []any{map[string]any{"name": "add", "description": "Add two numbers",
+				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "number"}, "b": map[string]any{"type": "number"}}}}}}
+		case "tools/call":
+			args := msg["params"].(map[string]any)["arguments"].(map[string]any)
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("sum=%v", args["a"].(float64)+args["b"].(float64))}}}
+		default:
+			if id == nil { // a notification: the SDK answers an empty result
+				return map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "result": map[string]any{}}}, "", false
+			}
+			return map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "nope"}}}, "", false
+		}
+		return map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "id": id, "result": result}}, "", false
+	}, "--mcp-config", `{"mcpServers":{"calc":{"type":"sdk","name":"calc"}}}`, "--allowedTools", "mcp__calc__add")
+	s.initialize(nil)
+	s.user("add 2 and 3")
+	if r := s.result(1); r["result"] != "it is 5" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	init := s.ofType("system", "init")[0]
+	if !strings.Contains(fmt.Sprint(init["mcp_servers"]), "name:calc status:connected") {
+		t.Errorf("init mcp_servers = %v", init["mcp_servers"])
+	}
+	mu.Lock()
+	got := strings.Join(methods, " ")
+	mu.Unlock()
+	if !strings.Contains(got, "initialize notifications/initialized") || !strings.Contains(got, "tools/list") || !strings.Contains(got, "tools/call") {
+		t.Fatalf("MCP methods over the control channel: %s", got)
+	}
+	s.finish()
+}
+
+// interrupt ends the running turn at once; the session stays open for the next message.
+func TestSDKInterruptMidTurnKeepsTheSession(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("sleep 60")},
+		scripted.Turn{ExpectContains: "again", Text: "back"},
+	)
+	s := startSDK(t, e, nil, "--permission-mode", "bypassPermissions")
+	s.initialize(nil)
+	s.user("wait a minute")
+	s.waitFor(func() bool {
+		for _, l := range s.lines {
+			if l["type"] == "assistant" {
+				return true
+			}
+		}
+		return false
+	}, "the assistant's tool call")
+	start := time.Now()
+	if r := s.control(map[string]any{"subtype": "interrupt"}); r["subtype"] != "success" {
+		t.Fatalf("interrupt answered %v", r)
+	}
+	r := s.result(1)
+	if r["is_error"] != true || r["status"] != "interrupted" {
+		t.Fatalf("result after interrupt = %v", r)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the turn took %s to end after the interrupt", d)
+	}
+	s.user("again")
+	if r := s.result(2); r["result"] != "back" {
+		t.Fatalf("second result = %v\n%s", r, s.stderr)
+	}
+	s.finish()
+}
+
+// set_permission_mode changes what the policy allows from the next call on; a mode that
+// does not exist is an error answer naming it.
+func TestSDKSetPermissionMode(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch made")},
+		scripted.Turn{Text: "ok"},
+	)
+	s := startSDK(t, e, nil)
+	s.initialize(nil)
+	if r := s.control(map[string]any{"subtype": "set_permission_mode", "mode": "yolo"}); r["subtype"] != "error" || !strings.Contains(fmt.Sprint(r["error"]), `"yolo"`) {
+		t.Fatalf("bad mode answered %v", r)
+	}
+	if r := s.control(map[string]any{"subtype": "set_permission_mode", "mode": "bypassPermissions"}); r["subtype"] != "success" {
+		t.Fatalf("set_permission_mode answered %v", r)
+	}
+	s.user("make it")
+	s.result(1)
+	if _, err := os.Stat(filepath.Join(e.dir, "made")); err != nil {
+		t.Fatalf("after set_permission_mode bypassPermissions the command did not run: %v\n%s", err, s.stderr)
+	}
+	if code := s.finish(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// A hostile or broken SDK side: unknown subtypes and unknown request ids are answered or
+// reported, never hang; a callback that never answers is bounded by OURO_SDK_TIMEOUT and
+// cancelled; a malformed line ends the session with an error naming it.
+func TestSDKHostileSide(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("rm -rf build")},
+		scripted.Turn{ExpectContains: "did not answer can_use_tool within 1s", Text: "gave up"},
+	)
+	e.vars = append(e.vars, "OURO_SDK_TIMEOUT=1s")
+	s := startSDK(t, e, func(req map[string]any) (any, string, bool) { return nil, "", true }, "--permission-prompt-tool", "stdio")
+	s.initialize(nil)
+	if r := s.control(map[string]any{"subtype": "rewind_files", "user_message_id": "x"}); r["subtype"] != "error" || !strings.Contains(fmt.Sprint(r["error"]), `"rewind_files"`) {
+		t.Fatalf("unsupported subtype answered %v", r)
+	}
+	if r := s.control(map[string]any{"subtype": "initialize", "hooks": nil}); r["subtype"] != "error" {
+		t.Fatalf("a second initialize answered %v", r)
+	}
+	s.write(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": "never-asked", "response": map[string]any{}}})
+	s.writeRaw(`{"type":"control_request","request":{"subtype":"interrupt"}}` + "\n") // no request_id
+	s.user("clean up")
+	if r := s.result(1); r["result"] != "gave up" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	var cancelled bool
+	for _, l := range s.ofType("control_cancel_request", "") {
+		cancelled = cancelled || l["request_id"] != nil
+	}
+	if !cancelled {
+		t.Error("the unanswered can_use_tool was not cancelled")
+	}
+	if !strings.Contains(s.stderr.String(), `"never-asked"`) || !strings.Contains(s.stderr.String(), `needs a "request_id"`) {
+		t.Errorf("stderr does not report the stray lines:\n%s", s.stderr)
+	}
+	s.writeRaw("{not json\n")
+	code := s.finish()
+	if code != 1 || !strings.Contains(s.stderr.String(), "is not a JSON object") {
+		t.Fatalf("malformed line: exit %d\n%s", code, s.stderr)
+	}
+}

@@ -164,9 +164,15 @@ func (s *sdkSide) control(req map[string]any) map[string]any {
 }
 
 // initialize sends the SDK's initialize request (hooks nil when none).
-func (s *sdkSide) initialize(hooks any) map[string]any {
+func (s *sdkSide) initialize(hooks any, extra ...map[string]any) map[string]any {
 	s.t.Helper()
-	r := s.control(map[string]any{"subtype": "initialize", "hooks": hooks})
+	req := map[string]any{"subtype": "initialize", "hooks": hooks}
+	for _, x := range extra {
+		for k, v := range x {
+			req[k] = v
+		}
+	}
+	r := s.control(req)
 	if r["subtype"] != "success" {
 		s.t.Fatalf("initialize answered %v\nstderr: %s", r, s.stderr)
 	}
@@ -272,11 +278,15 @@ func sdkToolCall(name string, input any) []scripted.ToolCall {
 // closes standard input. What it parses (system/init, assistant, result) is there.
 func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
 	e := newEnv(t)
-	e.fake(scripted.Turn{ExpectContains: "first", Text: "one"}, scripted.Turn{ExpectContains: "second", Text: "two"})
+	srv := e.fake(scripted.Turn{ExpectContains: "first", Text: "one"}, scripted.Turn{ExpectContains: "second", Text: "two"})
 	s := startSDK(t, e, nil, "--max-turns", "5", "--model", "claude-sonnet-4-5", "--permission-mode", "default",
 		"--betas", "context-1m-2025-08-07", "--max-thinking-tokens", "8000", "--setting-sources=user,project,local",
 		"--tools", "default", "--include-hook-events")
-	init := s.initialize(nil)
+	// The agents option, and the system prompt as the TypeScript SDK sends it.
+	init := s.initialize(nil, map[string]any{
+		"agents":       map[string]any{"ledger-checker": map[string]any{"description": "Checks the ledger", "prompt": "You check ledgers.", "tools": []string{"Read", "Grep"}}},
+		"systemPrompt": "You are the ledger bot.",
+	})
 	resp := init["response"].(map[string]any)
 	if _, ok := resp["commands"].([]any); !ok || resp["output_style"] != "default" {
 		t.Fatalf("initialize response = %v", init)
@@ -304,6 +314,10 @@ func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
 	}
 	if code := s.finish(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, s.stderr)
+	}
+	first := string(srv.Requests()[0].Body)
+	if !strings.Contains(first, "ledger-checker: Checks the ledger") || !strings.Contains(first, "You are the ledger bot.") {
+		t.Errorf("the SDK's agents or system prompt did not reach the model:\n%.2000s", first)
 	}
 	for _, flag := range []string{"--betas", "--max-thinking-tokens", "--setting-sources", "--include-hook-events"} {
 		if !strings.Contains(s.stderr.String(), "warning: "+flag+" is ignored") {

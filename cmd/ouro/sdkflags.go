@@ -47,6 +47,14 @@ var sdkIgnored = []struct {
 	{"resume-drops-turn", "ouro resumes the whole session", true},
 	{"include-hook-events", "ouro writes system/hook_response lines only for what hooks show the user", false},
 	{"session-mirror", "ouro keeps transcripts in its own session store only", false},
+	// The TypeScript SDK's (sdk.mjs ProcessTransport) besides the Python SDK's.
+	{"agent", "ouro's main thread is its own agent; named agents run as subagents (Task)", true},
+	{"debug-file", "ouro writes no debug log; --verbose shows its notices on stderr", true},
+	{"debug", "ouro writes no debug log; --verbose shows its notices on stderr", false},
+	{"allow-dangerously-skip-permissions", "set_permission_mode may switch to bypassPermissions unless the settings disable it", false},
+	{"plugin-dir-no-mcp", "use --plugin-dir", true},
+	{"no-session-persistence", "ouro always records the session (so it can be resumed)", false},
+	{"managed-settings", "ouro reads managed settings from their usual place only", true},
 }
 
 func (s *sdkFlags) register(c *cobra.Command) {

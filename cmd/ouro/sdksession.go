@@ -189,9 +189,18 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 	var body struct {
 		Hooks  map[string][]sdkproto.HookMatcher `json:"hooks"`
 		Agents json.RawMessage                   `json:"agents"`
+		// The TypeScript SDK sends the system prompt here rather than as flags.
+		SystemPrompt       *string `json:"systemPrompt"`
+		AppendSystemPrompt *string `json:"appendSystemPrompt"`
 	}
 	if err := json.Unmarshal(init.Body, &body); err != nil {
 		return fmt.Errorf("the SDK's initialize request: %v", err)
+	}
+	if body.SystemPrompt != nil && *body.SystemPrompt != "" {
+		opts.Prompt.System = *body.SystemPrompt
+	}
+	if body.AppendSystemPrompt != nil && *body.AppendSystemPrompt != "" {
+		opts.Prompt.Append = *body.AppendSystemPrompt
 	}
 	funcs, unknown := ch.HookFuncs(body.Hooks)
 	for _, ev := range unknown {

@@ -160,8 +160,13 @@ func (s *streamInput) awaitInit(ctx context.Context) *sdkproto.Request {
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
-	s.inited = true // too late for an initialize now
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.inited = true // later, an initialize is too late
+	select {
+	case req := <-s.initReq: // it raced the first user line; it still counts
+		return &req
+	default:
+	}
 	return nil
 }
 
@@ -268,12 +273,13 @@ func (s *streamInput) handle(req sdkproto.Request) {
 		s.mu.Lock()
 		again := s.inited
 		s.inited = true
+		if !again {
+			s.initReq <- req // buffered, and only the first gets here
+		}
 		s.mu.Unlock()
 		if again {
 			_ = s.ch.RespondError(req.ID, "initialize must be the first line, and come once: ouro has already started the session")
-			return
 		}
-		s.initReq <- req
 		return
 	}
 	select {

@@ -558,3 +558,51 @@ func TestSDKHostileSide(t *testing.T) {
 		t.Fatalf("malformed line: exit %d\n%s", code, s.stderr)
 	}
 }
+
+// resume + fork_session (--resume=ID --fork-session): the model sees the old
+// conversation, the new turns go to a new session, and the resumed one stays as it was.
+// --system-prompt-file and --agents take their Claude Code meaning.
+func TestSDKForkSessionSystemPromptFileAndAgents(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "remembered 42"},
+		scripted.Turn{ExpectContains: "what number", Text: "it was 42"},
+	)
+	out, stderr, code := e.run("", "-p", "remember 42", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("first run: %d %s", code, stderr)
+	}
+	var first map[string]any
+	json.Unmarshal([]byte(out), &first)
+	oldID := first["session_id"].(string)
+	prompt := filepath.Join(e.dir, "prompt.txt")
+	os.WriteFile(prompt, []byte("You are the number keeper."), 0o644)
+	s := startSDK(t, e, nil, "--resume="+oldID, "--fork-session", "--system-prompt-file", prompt,
+		"--agents", `{"counter":{"description":"Counts things","prompt":"You count."}}`)
+	s.initialize(nil)
+	s.user("what number?")
+	r := s.result(1)
+	if r["result"] != "it was 42" || r["session_id"] == oldID {
+		t.Fatalf("forked result = %v (old session %s)\n%s", r, oldID, s.stderr)
+	}
+	s.finish()
+	body := string(srv.Requests()[1].Body)
+	if !strings.Contains(body, "remember 42") || !strings.Contains(body, "You are the number keeper.") || !strings.Contains(body, "counter: Counts things") {
+		t.Fatalf("the forked request lacks the history, the system prompt file or the agent:\n%.1500s", body)
+	}
+	// The resumed session was not written to: resuming it again sends only its own turn
+	// (the script has no third answer; what matters is the history the request carries).
+	e.run("", "--resume", oldID, "-p", "what number?", "--output-format", "json")
+	if n := len(srv.Requests()); n != 3 || len(srv.Requests()[2].Messages) != 3 {
+		t.Fatalf("resuming the original session sent %d messages, want 3 (it must not hold the fork's turn)", len(srv.Requests()[2].Messages))
+	}
+	// Flags that contradict each other are errors.
+	_, stderr, code = e.run("", sdkCommand("--fork-session")...)
+	if code != 1 || !strings.Contains(stderr, "--fork-session forks the session being resumed") {
+		t.Fatalf("fork without resume: %d %s", code, stderr)
+	}
+	_, stderr, code = e.run("", sdkCommand("--agents", `{"x":{"prompt":"p"}}`)...)
+	if code != 1 || !strings.Contains(stderr, `agent "x" needs a "description"`) {
+		t.Fatalf("bad --agents: %d %s", code, stderr)
+	}
+}

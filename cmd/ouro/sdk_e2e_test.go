@@ -606,3 +606,28 @@ func TestSDKForkSessionSystemPromptFileAndAgents(t *testing.T) {
 		t.Fatalf("bad --agents: %d %s", code, stderr)
 	}
 }
+
+// The SDK goes away (closes its end) while ouro waits for a can_use_tool answer: the
+// call is refused at once, not after the timeout, and ouro finishes and exits.
+func TestSDKGoneWhileACallbackWaits(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("rm -rf build")},
+		scripted.Turn{ExpectContains: "closed standard input", Text: "nobody left"},
+	)
+	s := startSDK(t, e, func(map[string]any) (any, string, bool) { return nil, "", true }, "--permission-prompt-tool", "stdio")
+	s.initialize(nil)
+	s.user("clean up")
+	s.waitFor(func() bool { return len(s.requests) > 0 }, "the can_use_tool request")
+	start := time.Now()
+	s.finish()
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("ouro took %s to notice the SDK was gone", d)
+	}
+	if r := s.result(1); r["result"] != "nobody left" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	if len(s.requestsOf("can_use_tool")) != 1 {
+		t.Fatalf("can_use_tool requests: %v", s.requestsOf("can_use_tool"))
+	}
+}

@@ -144,11 +144,13 @@ func TestFormatFlagsAreValidatedAsClaudeCodeDoes(t *testing.T) {
 		{[]string{"-p", "hi", "--include-partial-messages"}, "--include-partial-messages requires -p (--print) and --output-format stream-json"},
 		{[]string{"-p", "hi", "--include-partial-messages", "--output-format", "json"}, "--include-partial-messages requires"},
 		{[]string{"--include-partial-messages", "--output-format", "stream-json"}, "--include-partial-messages requires"},
-		// Flags ouro does not implement are errors that name them, never ignored.
+		// Flags ouro does not implement are errors that name them, never ignored (only the
+		// Agent SDK's own flags are accepted with a warning; see sdk_e2e_test.go).
 		{[]string{"-p", "hi", "--replay-user-messages"}, "unknown flag: --replay-user-messages"},
-		{[]string{"-p", "hi", "--permission-prompt-tool", "mcp__x__y"}, "unknown flag: --permission-prompt-tool"},
-		{[]string{"--json-schema", "{}", "-p", "hi"}, "unknown flag: --json-schema"},
-		{[]string{"-p", "hi", "--fork-session"}, "unknown flag: --fork-session"},
+		{[]string{"-p", "hi", "--permission-promt-tool", "stdio"}, "unknown flag: --permission-promt-tool"},
+		{[]string{"--json-schemas", "{}", "-p", "hi"}, "unknown flag: --json-schemas"},
+		{[]string{"-p", "hi", "--fork-session"}, "--fork-session forks the session being resumed"},
+		{[]string{"-p", "hi", "--permission-prompt-tool", "stdio"}, "--permission-prompt-tool stdio asks the Agent SDK over standard input"},
 	} {
 		out, stderr, code := e.run("", tc.args...)
 		if code != 1 || !strings.Contains(stderr, tc.want) {

@@ -343,6 +343,10 @@ func TestSDKForkSessionSystemPromptFileAndAgents(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "--fork-session forks the session being resumed") {
 		t.Fatalf("fork without resume: %d %s", code, stderr)
 	}
+	_, stderr, code = e.run("", sdkCommand("--tools", "")...)
+	if code != 1 || !strings.Contains(stderr, `--tools "" (no built-in tools`) {
+		t.Fatalf("--tools \"\": %d %s", code, stderr)
+	}
 	_, stderr, code = e.run("", sdkCommand("--agents", `{"x":{"prompt":"p"}}`)...)
 	if code != 1 || !strings.Contains(stderr, `agent "x" needs a "description"`) {
 		t.Fatalf("bad --agents: %d %s", code, stderr)

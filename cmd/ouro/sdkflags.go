@@ -100,6 +100,11 @@ func (s *sdkFlags) apply(cmd *cobra.Command, f *runFlags) error {
 	if len(f.tools) == 1 && strings.TrimSpace(f.tools[0]) == "default" {
 		f.tools = nil
 	}
+	// tools=[] arrives as --tools "": no built-in tool. ouro cannot offer none yet, and
+	// offering all instead would grant what the caller withheld.
+	if cmd.Flags().Changed("tools") && len(splitRules(f.tools)) == 0 {
+		return fmt.Errorf("--tools \"\" (no built-in tools; the Agent SDK's tools=[]) is not supported by ouro: name the tools to offer (--tools Read,Grep), or take tools away with --disallowedTools")
+	}
 	if s.systemFile != "" {
 		if cmd.Flags().Changed("system-prompt") && f.system != "" {
 			return fmt.Errorf("--system-prompt and --system-prompt-file both replace the system prompt: pick one")

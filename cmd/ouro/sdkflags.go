@@ -96,14 +96,14 @@ func (s *sdkFlags) apply(cmd *cobra.Command, f *runFlags) error {
 	if s.promptTool == "stdio" && f.inputFormat != inputStreamJSON {
 		return fmt.Errorf("--permission-prompt-tool stdio asks the Agent SDK over standard input: it needs --input-format stream-json and --output-format stream-json")
 	}
-	// The SDK's tools preset ("claude_code") arrives as --tools default: every tool.
-	if len(f.tools) == 1 && strings.TrimSpace(f.tools[0]) == "default" {
-		f.tools = nil
-	}
 	// tools=[] arrives as --tools "": no built-in tool. ouro cannot offer none yet, and
 	// offering all instead would grant what the caller withheld.
 	if cmd.Flags().Changed("tools") && len(splitRules(f.tools)) == 0 {
 		return fmt.Errorf("--tools \"\" (no built-in tools; the Agent SDK's tools=[]) is not supported by ouro: name the tools to offer (--tools Read,Grep), or take tools away with --disallowedTools")
+	}
+	// The SDK's tools preset ("claude_code") arrives as --tools default: every tool.
+	if len(f.tools) == 1 && strings.TrimSpace(f.tools[0]) == "default" {
+		f.tools = nil
 	}
 	if s.systemFile != "" {
 		if cmd.Flags().Changed("system-prompt") && f.system != "" {

@@ -149,7 +149,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	g.hooks, err = hook.New(hook.Config{
 		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
-		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill,
+		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill, Funcs: e.ui.HookFuncs,
 		// Headless, the run ends at the stop: asyncRewake hooks still running are waited
 		// for there. In the REPL what async hooks say joins the session's notifications,
 		// which reach the model at its next request.
@@ -172,6 +172,8 @@ func setupGuard(e guardEnv) (*guard, error) {
 	var approver permission.Approver = permission.Headless{}
 	if e.ui.Approver != nil {
 		approver = notifying{e.ui.Approver, g.hooks}
+	} else if e.ui.PromptApprover != nil {
+		approver = e.ui.PromptApprover
 	}
 	g.approver = approver
 	g.gate = permission.NewGate(g.policy, approver, g.hooks, g.audit)

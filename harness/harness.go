@@ -68,6 +68,9 @@ type Options struct {
 	// TaskList names a task list shared with other sessions (--task-list); "" →
 	// OURO_TASK_LIST, CLAUDE_CODE_TASK_LIST_ID, else the session's own list.
 	TaskList string
+	// Agents are agent types defined by the caller (Claude Code's --agents, the Agent
+	// SDK's agents): they join those of .claude/agents and the plugins.
+	Agents []subagent.Definition
 }
 
 // ModelOptions say which model serves the session and how.
@@ -105,6 +108,9 @@ type Resume struct {
 	ID     string
 	Latest bool
 	NewID  string
+	// Fork resumes into a new session (ID NewID, else a fresh one) holding a copy of the
+	// resumed conversation, which stays as it was (Claude Code's --fork-session).
+	Fork bool
 }
 
 // Prompt shapes the system prompt.
@@ -141,6 +147,13 @@ type UI struct {
 	// Approver decides calls the permission policy asks about; nil means headless (what
 	// would ask is denied with the reason, and listed in the result's permission_denials).
 	Approver permission.Approver
+	// PromptApprover, when set and Approver is not, decides what would ask in a run
+	// nobody watches at a terminal (the Agent SDK's canUseTool, --permission-prompt-tool
+	// stdio) instead of refusing it.
+	PromptApprover permission.Approver
+	// HookFuncs are in-process hooks by event (the Agent SDK's hook callbacks); they run
+	// with the settings' hooks, in the same order.
+	HookFuncs map[string][]hook.Func
 	// ShowUser receives what hooks want the user to see (systemMessage and the like).
 	ShowUser func(string)
 	// OnTodo receives the todo list each time the model changes it (the REPL draws it);
@@ -329,7 +342,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, skills, warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, append(pluginAgents(plugins, warn), opts.Agents...), bg, skills, warn)
 	wf := openWorkflows(opts, dirs, ws, tr, sub, bg, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)

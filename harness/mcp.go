@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpclient"
@@ -38,6 +40,9 @@ type MCP struct {
 	// request and its answer.
 	Elicit   func(context.Context, *mcpclient.Elicitation) mcpclient.Answer
 	OnElicit func(*mcpclient.Elicitation, mcpclient.Answer)
+	// SDK reaches the servers of type "sdk" (the Claude Agent SDK's in-process servers);
+	// nil when no SDK drives the session.
+	SDK func(server string) mcp.Transport
 }
 
 // MCPAuthDir is where remote MCP servers' OAuth tokens are kept, under ouro's home
@@ -117,7 +122,7 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 	}
 	mo := mcpclient.Options{CWD: d.cwd, LogDir: filepath.Join(d.project, "mcp-logs"), Version: version,
 		Supervise: supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit,
-		AuthDir: MCPAuthDir(d.home)}
+		AuthDir: MCPAuthDir(d.home), SDK: o.SDK}
 	mo.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, mo)
 	m.Start()

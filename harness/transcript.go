@@ -91,6 +91,13 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		}
 		return nil, err
 	}
+	if w != nil && r.Fork { // --fork-session: the resumed session stays as it was
+		w.Close()
+		w, err = session.Fork(d.project, t, session.Meta{ID: r.NewID, Model: modelName, CWD: d.cwd, Version: version})
+		if err != nil {
+			return nil, fmt.Errorf("forking session %s: %w", t.ID, err)
+		}
+	}
 	if w == nil {
 		if w, err = session.Fork(d.project, t, session.Meta{Model: modelName, CWD: d.cwd, Version: version}); err != nil {
 			return nil, fmt.Errorf("session %s is in use by another ouro process, and forking it failed: %w", t.ID, err)

@@ -437,3 +437,6 @@ func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]
 	}
 	return out, warnings, errs
 }
+
+// KnownEvent reports whether name is a hook event ouro runs hooks for.
+func KnownEvent(name string) bool { _, ok := events[name]; return ok }

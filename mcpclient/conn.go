@@ -111,6 +111,11 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 		t = st
 	case mcpconf.TypeSSE:
 		t = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers)}
+	case mcpconf.TypeSDK:
+		if m.opts.SDK == nil {
+			return nil, fmt.Errorf("a server of type \"sdk\" lives in the program that drives ouro through the Claude Agent SDK, and no SDK is connected (it needs --input-format stream-json from the SDK)")
+		}
+		t = m.opts.SDK(cfg.Name)
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Type)
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	// it receives the URL the user must open. Without it a session never starts a login;
 	// such a server's state is needs-auth.
 	Login func(authURL string) error
+	// SDK reaches a server of type "sdk" (in the Agent SDK's process, over the control
+	// protocol); nil when no SDK drives ouro, and such servers fail to start.
+	SDK func(server string) mcp.Transport
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude

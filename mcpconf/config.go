@@ -36,6 +36,10 @@ const (
 	TypeStdio = "stdio"
 	TypeHTTP  = "http"
 	TypeSSE   = "sse"
+	// TypeSDK is a server living inside the program that drives ouro through the Claude
+	// Agent SDK, reached over the control protocol (mcp_message); only --mcp-config can
+	// name one.
+	TypeSDK = "sdk"
 )
 
 // States of a server that is not started (the client adds its own: pending, connected,
@@ -320,11 +324,19 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 		s.Type = TypeHTTP
 	case TypeSSE:
 		s.Type = TypeSSE
+	case TypeSDK:
+		s.Type = TypeSDK
 	default:
 		return fail("unknown type %q in %s (use stdio, http or sse)", e.Type, source)
 	}
 	if !validName(name) {
 		return fail("the name %q may hold only letters, digits, '-', '_' and '.' (%s)", name, source)
+	}
+	if s.Type == TypeSDK {
+		if scope != ScopeDynamic {
+			return fail("a server of type \"sdk\" lives in the program driving ouro through the Claude Agent SDK; only --mcp-config may name one (%s)", source)
+		}
+		return s
 	}
 	var missing []string
 	x := func(v string) string {

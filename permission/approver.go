@@ -65,6 +65,10 @@ type Answer struct {
 	Choice Choice
 	// Reason is passed to the model when the answer is No.
 	Reason string
+	// UpdatedInput, with Once, replaces the call's input (the Agent SDK's canUseTool may
+	// rewrite it); the policy judges the new input again, so it cannot reach what a deny
+	// rule refuses.
+	UpdatedInput json.RawMessage
 }
 
 // Approver decides about calls the policy asks about.

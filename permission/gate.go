@@ -223,6 +223,13 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	}
 	switch ans.Choice {
 	case Once:
+		if len(ans.UpdatedInput) > 0 {
+			call.Input = ans.UpdatedInput
+			if v := g.policy.Check(ctx, call); v.Behavior == Deny {
+				return g.deny(call, v.Source, v.Reason)
+			}
+			d.UpdatedInput = ans.UpdatedInput
+		}
 		return g.allow(call, d, "user: once", "approved once")
 	case Session, Always:
 		if len(p.Rules) == 0 {

@@ -367,6 +367,21 @@ func ExitCode(o agent.Outcome) int {
 	}
 }
 
+// Line writes v as one stream-json line, in turn with the run's own lines (the Agent
+// SDK's control protocol shares standard output). Safe for concurrent use.
+func (h *Headless) Line(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, err := io.WriteString(h.w, string(b)+"\n"); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (h *Headless) line(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {

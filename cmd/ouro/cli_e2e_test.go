@@ -85,8 +85,8 @@ func TestStreamJSONInputRunsEachLineAsATurnOfOneSession(t *testing.T) {
 
 func TestStreamJSONInputBadLinesNameTheLine(t *testing.T) {
 	for _, tc := range []struct{ name, line, want string }{
-		{"not json", "fix the tests\n", "line 2: not a JSON object"},
-		{"other type", `{"type":"control_request","request":{"subtype":"interrupt"}}` + "\n", `line 2: type "control_request" is not supported`},
+		{"not json", "fix the tests\n", "line 2 is not a JSON object"},
+		{"other type", `{"type":"assistant","message":{"role":"assistant","content":"x"}}` + "\n", `line 2: type "assistant" is not supported`},
 		{"no type", `{"message":{"role":"user","content":"x"}}` + "\n", `line 2: no "type"`},
 		{"no message", `{"type":"user"}` + "\n", `line 2: a user line needs "message"`},
 		{"assistant role", `{"type":"user","message":{"role":"assistant","content":"x"}}` + "\n", `line 2: message role "assistant"`},
@@ -138,17 +138,19 @@ func TestFormatFlagsAreValidatedAsClaudeCodeDoes(t *testing.T) {
 	}{
 		{[]string{"-p", "--input-format", "stream-json", "--output-format", "json"}, "--input-format stream-json requires --output-format stream-json"},
 		{[]string{"-p", "--input-format", "stream-json"}, "--input-format stream-json requires --output-format stream-json"},
-		{[]string{"--input-format", "stream-json", "--output-format", "stream-json"}, "only applies with -p"},
+		{[]string{"--input-format", "stream-json", "--output-format", "json"}, "only applies with -p"},
 		{[]string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "hello"}, "pass none on the command line"},
 		{[]string{"-p", "hi", "--input-format", "xml"}, `unknown input format "xml"`},
 		{[]string{"-p", "hi", "--include-partial-messages"}, "--include-partial-messages requires -p (--print) and --output-format stream-json"},
 		{[]string{"-p", "hi", "--include-partial-messages", "--output-format", "json"}, "--include-partial-messages requires"},
 		{[]string{"--include-partial-messages", "--output-format", "stream-json"}, "--include-partial-messages requires"},
-		// Flags ouro does not implement are errors that name them, never ignored.
+		// Flags ouro does not implement are errors that name them, never ignored (only the
+		// Agent SDK's own flags are accepted with a warning; see sdk_e2e_test.go).
 		{[]string{"-p", "hi", "--replay-user-messages"}, "unknown flag: --replay-user-messages"},
-		{[]string{"-p", "hi", "--permission-prompt-tool", "mcp__x__y"}, "unknown flag: --permission-prompt-tool"},
-		{[]string{"--json-schema", "{}", "-p", "hi"}, "unknown flag: --json-schema"},
-		{[]string{"-p", "hi", "--fork-session"}, "unknown flag: --fork-session"},
+		{[]string{"-p", "hi", "--permission-promt-tool", "stdio"}, "unknown flag: --permission-promt-tool"},
+		{[]string{"--json-schemas", "{}", "-p", "hi"}, "unknown flag: --json-schemas"},
+		{[]string{"-p", "hi", "--fork-session"}, "--fork-session forks the session being resumed"},
+		{[]string{"-p", "hi", "--permission-prompt-tool", "stdio"}, "--permission-prompt-tool stdio asks the Agent SDK over standard input"},
 	} {
 		out, stderr, code := e.run("", tc.args...)
 		if code != 1 || !strings.Contains(stderr, tc.want) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/mcpclient"
+	"github.com/ouroagent/ouro/sdkproto"
 	"github.com/ouroagent/ouro/ui"
 )
 
@@ -55,6 +56,7 @@ type runFlags struct {
 	words        string // the user's own prompt: the arguments, else what is piped in
 	mcpConfig    []string
 	strictMCP    bool
+	sdk          sdkFlags
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -101,6 +103,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
 	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
+	f.sdk.register(c)
 }
 
 func (f *runFlags) options() harness.Options {
@@ -108,7 +111,7 @@ func (f *runFlags) options() harness.Options {
 		Model:  harness.ModelOptions{Name: f.model, Fallback: f.fallback, ContextWindow: f.window},
 		Prompt: harness.Prompt{System: f.system, Append: f.appendSystem},
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
-		Resume: harness.Resume{ID: f.resume, Latest: f.cont, NewID: f.sessionID},
+		Resume: harness.Resume{ID: f.resume, Latest: f.cont, NewID: f.sessionID, Fork: f.sdk.fork},
 		Dirs:   harness.Dirs{Add: f.addDirs},
 		Setup:  f.setupTrigger(),
 		// The flag is the user's own choice of plugins for this run.
@@ -172,6 +175,9 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 			return fmt.Errorf("--resume and --continue are exclusive: pick one")
 		}
 		f.resume, f.cont = "", true
+	}
+	if err := f.sdk.apply(cmd, f); err != nil {
+		return err
 	}
 	if f.skipPerms && f.mode != "" && f.mode != "bypassPermissions" {
 		return fmt.Errorf("--dangerously-skip-permissions contradicts --permission-mode %s", f.mode)
@@ -280,12 +286,24 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		fmt.Fprintf(errOut, "ouro: mcp: %s asked for input (%s): %s, %s\n", e.Server, ui.Clip(e.Message, 120), a.Action, a.Reason)
 		h.MCPElicitation(e, a)
 	}
+	var in *streamInput // the Agent SDK's control protocol comes with the input
+	var initReq *sdkproto.Request
+	if streamIn {
+		in = newStreamInput(h, errOut)
+		if initReq, err = in.start(cmd.Context(), cmd.InOrStdin(), &opts, f); err != nil {
+			return err
+		}
+	}
 	sess, err := harness.Open(opts)
 	if err != nil {
+		in.failed(initReq, err)
 		return err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if in != nil {
+		in.opened(sess, initReq)
+	}
 	sess.WaitMCP(ctx)
 	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version,
 		PermissionMode: string(sess.Policy().Mode()), MCPServers: mcpServers(sess, errOut)})
@@ -293,7 +311,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		h.IncludePartialMessages(sess.Model)
 	}
 	if streamIn {
-		return runStreamTurns(ctx, cmd, sess, h)
+		return runStreamTurns(ctx, cmd, sess, h, in)
 	}
 	sess.OfferWorkflows(f.words) // the user's own words, before a command's file replaces them
 	if prompt, err = slashPrompt(sess, prompt); err != nil {

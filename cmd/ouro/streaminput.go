@@ -41,8 +41,8 @@ type inputLine struct {
 	} `json:"message"`
 }
 
-// inputReader reads the prompts of --input-format stream-json one line at a time, as they
-// arrive, so a program can send the next prompt after reading the previous result.
+// inputReader reads --input-format stream-json one line at a time, as the lines arrive,
+// so a program can send the next prompt after reading the previous result.
 type inputReader struct {
 	r    *bufio.Reader
 	line int
@@ -50,25 +50,6 @@ type inputReader struct {
 
 func newInputReader(r io.Reader) *inputReader {
 	return &inputReader{r: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next prompt's blocks, io.EOF at the end, or an error naming the line.
-func (in *inputReader) next() ([]llm.Block, error) {
-	for {
-		raw, err := in.readLine()
-		if err != nil {
-			return nil, err
-		}
-		in.line++
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		blocks, err := parseInputLine(raw)
-		if err != nil {
-			return nil, fmt.Errorf("--input-format stream-json: standard input line %d: %w", in.line, err)
-		}
-		return blocks, nil
-	}
 }
 
 // readLine reads one line without its newline; a last line without one counts.
@@ -184,41 +165,25 @@ func (f *runFlags) checkFormats(cmd *cobra.Command, args []string) error {
 }
 
 // runStreamTurns runs one turn of the session per user line on standard input, writing
-// each turn's result line as soon as it ends. The exit status is the last turn's; a line
-// that is not a user message stops the run with an error naming it (the turns before it
-// are done and recorded).
-func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Session, h *ui.Headless) error {
+// each turn's result line as soon as it ends, until the input ends (the Agent SDK's
+// streaming mode keeps one session open across its messages). The exit status is the
+// last turn's; a line that cannot be read stops the run with an error naming it (the
+// turns before it are done and recorded). The SDK's interrupt ends the running turn and
+// the session goes on; a signal ends the session.
+func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Session, h *ui.Headless, in *streamInput) error {
 	errOut := cmd.ErrOrStderr()
-	type next struct {
-		blocks []llm.Block
-		err    error
-	}
-	lines := make(chan next)
-	go func() { // reads ahead one line, so an interrupt never waits for input
-		in := newInputReader(cmd.InOrStdin())
-		for {
-			b, err := in.next()
-			lines <- next{b, err}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	var (
 		last             agent.Outcome
 		turns, modelTurn int
 		runErr           error
 	)
-loop:
 	for {
-		var n next
-		select {
-		case n = <-lines:
-		case <-ctx.Done():
+		n, err := in.next(ctx)
+		if err != nil {
 			last = agent.Outcome{Status: agent.StatusInterrupted, Reason: "interrupted while waiting for the next input line"}
-			break loop
+			break
 		}
-		if errors.Is(n.err, io.EOF) {
+		if errInputEnd(n.err) {
 			if turns == 0 {
 				runErr = fmt.Errorf("--input-format stream-json: no user message on standard input; send lines like {\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"fix the tests\"}}")
 			}
@@ -238,14 +203,13 @@ loop:
 			runErr = err
 			break
 		}
-		last = sess.RunBlocks(ctx, blocks)
+		tctx, end := in.beginTurn(ctx)
+		last = sess.RunBlocks(tctx, blocks)
+		end()
 		turns++
 		modelTurn += last.Turns
 		if err := h.Finish(last, errOut); err != nil {
 			runErr = fmt.Errorf("writing output: %w", err)
-			break
-		}
-		if last.Status == agent.StatusInterrupted {
 			break
 		}
 	}

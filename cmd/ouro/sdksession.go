@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sdkproto"
+	"github.com/ouroagent/ouro/ui"
+)
+
+// maxQueued bounds the user messages read ahead of the turn that runs: a program that
+// sends more without waiting for results is refused rather than held in memory.
+const maxQueued = 1000
+
+// streamItem is one user message of standard input, or the error that ends the input.
+type streamItem struct {
+	blocks []llm.Block
+	err    error
+}
+
+// streamInput reads --input-format stream-json: user messages for the turns, and the
+// Agent SDK's control protocol (control_request, control_response) in between, which is
+// answered at once even while a turn runs. See sdkproto for the protocol.
+type streamInput struct {
+	ch     *sdkproto.Channel
+	errOut io.Writer
+
+	mu      sync.Mutex
+	queue   []streamItem
+	wake    chan struct{} // a token when queue gained an item
+	initReq chan sdkproto.Request
+	poke    chan struct{} // another control request came before initialize
+	ready   chan struct{} // closed once the session is open
+	sess    *harness.Session
+	cancel  context.CancelFunc // the running turn's
+	inited  bool
+}
+
+func newStreamInput(h *ui.Headless, errOut io.Writer) *streamInput {
+	s := &streamInput{ch: sdkproto.NewChannel(h.Line), errOut: errOut,
+		wake: make(chan struct{}, 1), initReq: make(chan sdkproto.Request, 1), poke: make(chan struct{}, 1), ready: make(chan struct{})}
+	s.ch.Timeout = sdkTimeout(errOut)
+	return s
+}
+
+func (s *streamInput) push(it streamItem) {
+	s.mu.Lock()
+	s.queue = append(s.queue, it)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for the next user message (or the error ending the input).
+func (s *streamInput) next(ctx context.Context) (streamItem, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			it := s.queue[0]
+			s.queue = s.queue[1:]
+			s.mu.Unlock()
+			return it, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return streamItem{}, ctx.Err()
+		}
+	}
+}
+
+// read reads standard input to its end. Only a line that cannot be read at all (not
+// JSON, a type ouro does not know, a bad user message, too long) ends the input, with
+// an error naming the line; protocol mistakes of the SDK are answered or reported.
+func (s *streamInput) read(r io.Reader) {
+	in := newInputReader(r)
+	defer s.ch.Close()
+	for {
+		raw, err := in.readLine()
+		if err != nil {
+			s.push(streamItem{err: err})
+			return
+		}
+		in.line++
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var l sdkproto.Line
+		if err := json.Unmarshal(raw, &l); err != nil {
+			s.push(streamItem{err: fmt.Errorf("--input-format stream-json: standard input line %d is not a JSON object (%v)", in.line, err)})
+			return
+		}
+		switch l.Type {
+		case "control_request":
+			req, err := sdkproto.ParseRequest(l)
+			if err != nil {
+				if req.ID != "" {
+					_ = s.ch.RespondError(req.ID, err.Error())
+				} else {
+					fmt.Fprintf(s.errOut, "ouro: standard input line %d: %v; ignored\n", in.line, err)
+				}
+				continue
+			}
+			go s.handle(req)
+		case "control_response":
+			if err := s.ch.Deliver(l); err != nil {
+				fmt.Fprintf(s.errOut, "ouro: standard input line %d: %v\n", in.line, err)
+			}
+		case "control_cancel_request", "keep_alive":
+			// ouro answers the SDK's requests at once; there is nothing to cancel.
+		default:
+			blocks, err := parseInputLine(raw)
+			if err != nil {
+				s.push(streamItem{err: fmt.Errorf("--input-format stream-json: standard input line %d: %w", in.line, err)})
+				return
+			}
+			s.mu.Lock()
+			full := len(s.queue) >= maxQueued
+			s.mu.Unlock()
+			if full {
+				s.push(streamItem{err: fmt.Errorf("--input-format stream-json: more than %d user messages are waiting for their turn; send the next one after the previous result", maxQueued)})
+				return
+			}
+			s.push(streamItem{blocks: blocks})
+		}
+	}
+}
+
+// awaitInit waits for the first line of input: the SDK's initialize request, which
+// must be answered before the session opens since its hooks and agents join it, or
+// anything else (a user message, the end), which is left for the turns.
+func (s *streamInput) awaitInit(ctx context.Context) *sdkproto.Request {
+	select {
+	case req := <-s.initReq:
+		return &req
+	case <-s.wake:
+		select { // a user line came first; give its token back for next
+		case s.wake <- struct{}{}:
+		default:
+		}
+		select {
+		case req := <-s.initReq: // both at once: still the SDK's
+			return &req
+		default:
+		}
+	case <-s.poke:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inited = true // later, an initialize is too late
+	select {
+	case req := <-s.initReq: // it raced the first user line; it still counts
+		return &req
+	default:
+	}
+	return nil
+}
+
+// configure joins what the SDK brings to the session: its hooks and agents (from
+// initialize), its in-process MCP servers, and its canUseTool when asked for.
+func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkproto.Request) error {
+	ch := s.ch
+	opts.MCP.SDK = func(name string) mcp.Transport { return ch.MCPTransport(name, 0) }
+	if f.sdk.promptTool == "stdio" {
+		opts.UI.PromptApprover = &sdkproto.Approver{Ch: ch,
+			Policy:    func() *permission.Policy { return s.session().Policy() },
+			Interrupt: s.interrupt,
+			Warn:      func(msg string) { fmt.Fprintf(s.errOut, "ouro: %s\n", msg) }}
+	}
+	if f.sdk.agents != "" {
+		defs, err := sdkproto.ParseAgents([]byte(f.sdk.agents), "--agents")
+		if err != nil {
+			return err
+		}
+		opts.Agents = append(opts.Agents, defs...)
+	}
+	if init == nil {
+		return nil
+	}
+	var body struct {
+		Hooks  map[string][]sdkproto.HookMatcher `json:"hooks"`
+		Agents json.RawMessage                   `json:"agents"`
+		// The TypeScript SDK sends the system prompt here rather than as flags.
+		SystemPrompt       *string `json:"systemPrompt"`
+		AppendSystemPrompt *string `json:"appendSystemPrompt"`
+	}
+	if err := json.Unmarshal(init.Body, &body); err != nil {
+		return fmt.Errorf("the SDK's initialize request: %v", err)
+	}
+	if body.SystemPrompt != nil && *body.SystemPrompt != "" {
+		opts.Prompt.System = *body.SystemPrompt
+	}
+	if body.AppendSystemPrompt != nil && *body.AppendSystemPrompt != "" {
+		opts.Prompt.Append = *body.AppendSystemPrompt
+	}
+	funcs, unknown := ch.HookFuncs(body.Hooks)
+	for _, ev := range unknown {
+		fmt.Fprintf(s.errOut, "ouro: warning: the SDK registers hooks for %q, an event ouro does not have; they never run\n", ev)
+	}
+	opts.UI.HookFuncs = funcs
+	if len(body.Agents) > 0 && string(body.Agents) != "null" {
+		defs, err := sdkproto.ParseAgents(body.Agents, "the SDK's initialize request")
+		if err != nil {
+			return err
+		}
+		opts.Agents = append(opts.Agents, defs...)
+	}
+	return nil
+}
+
+// opened answers initialize, once the session is open, and lets the other control
+// requests through.
+func (s *streamInput) opened(sess *harness.Session, init *sdkproto.Request) {
+	s.mu.Lock()
+	s.sess = sess
+	s.mu.Unlock()
+	close(s.ready)
+	if init != nil {
+		_ = s.ch.Respond(init.ID, map[string]any{
+			"commands": []any{}, "output_style": "default", "available_output_styles": []string{"default"},
+			"models": []any{}, "account": map[string]any{},
+		})
+	}
+}
+
+func (s *streamInput) session() *harness.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess
+}
+
+// beginTurn makes interrupt end the turn that runs with the returned context.
+func (s *streamInput) beginTurn(ctx context.Context) (context.Context, func()) {
+	tctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	return tctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+func (s *streamInput) interrupt() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// handle answers one of the SDK's control requests. Every request gets an answer: an
+// unsupported subtype an error naming it.
+func (s *streamInput) handle(req sdkproto.Request) {
+	if req.Subtype == "initialize" {
+		s.mu.Lock()
+		again := s.inited
+		s.inited = true
+		if !again {
+			s.initReq <- req // buffered, and only the first gets here
+		}
+		s.mu.Unlock()
+		if again {
+			_ = s.ch.RespondError(req.ID, "initialize must be the first line, and come once: ouro has already started the session")
+		}
+		return
+	}
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+	<-s.ready
+	sess := s.session()
+	switch req.Subtype {
+	case "interrupt":
+		s.interrupt()
+		_ = s.ch.Respond(req.ID, nil)
+	case "set_permission_mode":
+		var b struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(req.Body, &b)
+		m, err := permission.ParseMode(b.Mode)
+		if err == nil {
+			err = sess.Policy().SetMode(m)
+		}
+		if err != nil {
+			_ = s.ch.RespondError(req.ID, err.Error())
+			return
+		}
+		_ = s.ch.Respond(req.ID, nil)
+	case "set_model":
+		var b struct {
+			Model *string `json:"model"`
+		}
+		_ = json.Unmarshal(req.Body, &b)
+		if b.Model == nil || *b.Model == "" || *b.Model == sess.Model || llm.ResolveAlias(*b.Model) == sess.Model {
+			_ = s.ch.Respond(req.ID, nil)
+			return
+		}
+		_ = s.ch.RespondError(req.ID, fmt.Sprintf("ouro cannot switch models inside a session (it runs %s); start a new one with --model %s, resuming this one with --resume %s", sess.Model, *b.Model, sess.ID()))
+	case "mcp_status":
+		servers := mcpServers(sess, io.Discard)
+		if servers == nil {
+			servers = []ui.MCPServer{}
+		}
+		_ = s.ch.Respond(req.ID, map[string]any{"mcpServers": servers})
+	default:
+		_ = s.ch.RespondError(req.ID, fmt.Sprintf("unsupported control request subtype %q: ouro answers initialize, interrupt, set_permission_mode, set_model and mcp_status", req.Subtype))
+	}
+}
+
+// start reads standard input in the background, waits for the SDK's initialize (or the
+// first user message) and joins what the SDK brings to opts. The initialize request, if
+// any, is returned for opened (or failed) to answer.
+func (s *streamInput) start(ctx context.Context, in io.Reader, opts *harness.Options, f *runFlags) (*sdkproto.Request, error) {
+	go s.read(in)
+	init := s.awaitInit(ctx)
+	if err := s.configure(opts, f, init); err != nil {
+		s.failed(init, err)
+		return nil, err
+	}
+	return init, nil
+}
+
+// failed answers initialize with the error that kept the session from opening.
+func (s *streamInput) failed(init *sdkproto.Request, err error) {
+	if s != nil && init != nil {
+		_ = s.ch.RespondError(init.ID, "ouro could not start the session: "+err.Error())
+	}
+}
+
+// errInputEnd reports whether err is the end of standard input.
+func errInputEnd(err error) bool { return errors.Is(err, io.EOF) }

@@ -27,8 +27,9 @@ type Inbox struct {
 	// OnError, when set, receives store errors (delivery is tried again next request).
 	OnError func(error)
 
-	mu   sync.Mutex
-	seen map[string]bool
+	mu     sync.Mutex
+	seen   map[string]bool
+	staged []Message // in the conversation, not yet acknowledged
 }
 
 var _ agent.BeforeModel = (*Inbox)(nil)
@@ -62,56 +63,107 @@ func (in *Inbox) BeforeModel(ctx context.Context, t *agent.Turn) error {
 // acknowledges them once Persist has succeeded; it returns them. Messages whose ids the
 // transcript already holds are acknowledged without being added again.
 func (in *Inbox) Deliver(ctx context.Context, add func(...llm.Block)) []Message {
+	in.commit(ctx)
+	fresh := in.take(ctx)
+	if len(fresh) == 0 {
+		return nil
+	}
+	blocks := make([]llm.Block, len(fresh))
+	for i, m := range fresh {
+		blocks[i] = llm.TextBlock(Format(m))
+	}
+	add(blocks...)
+	in.commit(ctx)
+	return fresh
+}
+
+// Stage takes the pending messages as one text for the caller to put into the
+// conversation itself (the prompt an idle agent is woken with, the message a stopping
+// run continues with); they are acknowledged by the next BeforeModel (or Deliver), once
+// that text is in the persisted transcript. "" when nothing is pending.
+func (in *Inbox) Stage(ctx context.Context) (string, []Message) {
+	in.commit(ctx)
+	fresh := in.take(ctx)
+	texts := make([]string, len(fresh))
+	for i, m := range fresh {
+		texts[i] = Format(m)
+	}
+	return strings.Join(texts, "\n"), fresh
+}
+
+// take returns the pending messages not yet seen, marking them seen and staged; those
+// already seen are acknowledged.
+func (in *Inbox) take(ctx context.Context) []Message {
 	ms, err := in.Store.Pending(ctx, in.Team, in.Name)
 	if err != nil {
 		in.fail(err)
 		return nil
 	}
-	if len(ms) == 0 {
-		return nil
-	}
 	in.mu.Lock()
+	if in.seen == nil {
+		in.seen = map[string]bool{}
+	}
 	var fresh []Message
 	var already []string
 	for _, m := range ms {
 		if in.seen[m.ID] {
-			already = append(already, m.ID)
-		} else {
-			fresh = append(fresh, m)
+			if !in.isStaged(m.ID) {
+				already = append(already, m.ID)
+			}
+			continue
 		}
+		in.seen[m.ID] = true
+		fresh = append(fresh, m)
 	}
+	in.staged = append(in.staged, fresh...)
 	in.mu.Unlock()
 	if len(already) > 0 {
 		if err := in.Store.Ack(ctx, in.Team, in.Name, already); err != nil {
 			in.fail(err)
 		}
 	}
-	if len(fresh) == 0 {
-		return nil
+	return fresh
+}
+
+func (in *Inbox) isStaged(id string) bool {
+	for _, m := range in.staged {
+		if m.ID == id {
+			return true
+		}
 	}
-	blocks := make([]llm.Block, len(fresh))
-	ids := make([]string, len(fresh))
-	for i, m := range fresh {
-		blocks[i] = llm.TextBlock(Format(m))
-		ids[i] = m.ID
+	return false
+}
+
+// commit persists the transcript and acknowledges what was staged.
+func (in *Inbox) commit(ctx context.Context) {
+	in.mu.Lock()
+	staged := in.staged
+	in.mu.Unlock()
+	if len(staged) == 0 {
+		return
 	}
-	add(blocks...)
-	in.Seen(ids...)
 	if in.Persist != nil {
 		if err := in.Persist(); err != nil {
 			// Not acknowledged: a restart finds them pending; if the transcript did keep
 			// them, IDsIn recognises them then.
 			in.fail(fmt.Errorf("mailbox: the transcript could not be persisted, messages stay unacknowledged: %w", err))
-			return fresh
+			return
 		}
+	}
+	ids := make([]string, len(staged))
+	for i, m := range staged {
+		ids[i] = m.ID
 	}
 	if err := in.Store.Ack(ctx, in.Team, in.Name, ids); err != nil {
 		in.fail(err)
+		return
 	}
+	in.mu.Lock()
+	in.staged = in.staged[len(staged):]
+	in.mu.Unlock()
 	if in.OnDeliver != nil {
-		in.OnDeliver(fresh)
+		in.OnDeliver(staged)
 	}
-	return fresh
 }
 
 func (in *Inbox) fail(err error) {
@@ -158,10 +210,10 @@ func Format(m Message) string {
 	return b.String()
 }
 
-var idAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<teammate-message id="([^"]*)"`) })
+var idAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<teammate-message id="([^"]*)"`) })
 
-// IDsIn returns the ids of the messages delivered into msgs: the text blocks of user
-// messages that begin with a <teammate-message> tag (tool results and the model's own
+// IDsIn returns the ids of the messages delivered into msgs: the <teammate-message> tags
+// that begin a line of a text block of a user message (tool results and the model's own
 // text never count, so quoting a message does not mark one delivered).
 func IDsIn(msgs []llm.Message) []string {
 	var out []string
@@ -173,7 +225,7 @@ func IDsIn(msgs []llm.Message) []string {
 			if b.Type != llm.BlockText {
 				continue
 			}
-			if sm := idAttr().FindStringSubmatch(b.Text); sm != nil {
+			for _, sm := range idAttr().FindAllStringSubmatch(b.Text, -1) {
 				out = append(out, strings.ReplaceAll(sm[1], "&quot;", "\""))
 			}
 		}

@@ -69,3 +69,31 @@ func TestFormatResistsForgery(t *testing.T) {
 		t.Fatalf("IDsIn = %v, want only 5", ids)
 	}
 }
+
+// Staged messages (a wake-up prompt) are acknowledged only at the next request, once the
+// prompt is in the transcript; until then they stay pending but are not staged twice.
+func TestStageAcknowledgesAtTheNextRequest(t *testing.T) {
+	ctx := context.Background()
+	s := mailbox.NewMemStore()
+	a, _ := s.Send(ctx, "t", mailbox.Message{From: "w1", To: "main", Text: "done #1"})
+	b, _ := s.Send(ctx, "t", mailbox.Message{From: "w2", To: "main", Text: "done #2"})
+	persisted := 0
+	in := &mailbox.Inbox{Store: s, Team: "t", Name: "main", Persist: func() error { persisted++; return nil }}
+	text, ms := in.Stage(ctx)
+	if len(ms) != 2 || !strings.Contains(text, "done #1") || !strings.Contains(text, "done #2") {
+		t.Fatalf("staged %d: %s", len(ms), text)
+	}
+	if ids := mailbox.IDsIn([]llm.Message{llm.UserText(text)}); strings.Join(ids, ",") != a.ID+","+b.ID {
+		t.Fatalf("IDsIn of a staged prompt = %v", ids)
+	}
+	if p, _ := s.Pending(ctx, "t", "main"); len(p) != 2 || persisted != 0 {
+		t.Fatal("staged messages were acknowledged before they reached the transcript")
+	}
+	if again, _ := in.Stage(ctx); again != "" {
+		t.Fatalf("staged twice: %s", again)
+	}
+	in.Deliver(ctx, func(...llm.Block) { t.Fatal("nothing new to add") })
+	if p, _ := s.Pending(ctx, "t", "main"); len(p) != 0 || persisted != 1 {
+		t.Fatalf("after the next request: %d pending, %d persists", len(p), persisted)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
@@ -68,6 +69,8 @@ type Options struct {
 	// TaskList names a task list shared with other sessions (--task-list); "" →
 	// OURO_TASK_LIST, CLAUDE_CODE_TASK_LIST_ID, else the session's own list.
 	TaskList string
+	// TeamBudget bounds the lead's teammates together (turns, tokens, cost, time).
+	TeamBudget agent.Limits
 }
 
 // ModelOptions say which model serves the session and how.
@@ -170,6 +173,11 @@ type UI struct {
 	// Confirm asks the person a yes/no question while the session opens (a scheduled
 	// job nobody approved, a missed one to run); nil means nobody is there to ask.
 	Confirm func(question string) bool
+	// OnTeamMessage is told of each message a teammate sends the lead, as it is sent.
+	OnTeamMessage func(mailbox.Message)
+	// TeammateObserver sees every event of every teammate, tagged with its name. Safe
+	// for concurrent use.
+	TeammateObserver func(name string, e agent.Event)
 }
 
 // Wake is a turn a mechanism asks for: Source names it for the user ("cron",
@@ -219,6 +227,7 @@ type Session struct {
 	closed  bool
 
 	workflows *workflows // nil unless offered
+	team      *teamWork
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -333,6 +342,10 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
 		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
 	}
+	tw := openTeam(dirs, tr, tl, sub, opts, warn)
+	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
+	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
+	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		wf.close()
 		return nil, err
@@ -368,7 +381,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps,
+		mcp: mcps, team: tw,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -605,6 +618,7 @@ func (s *Session) Close() error {
 	// Workflow runs still going stop here; their journal stays resumable.
 	s.workflows.close()
 	s.cron.sched.Stop() // session-only jobs die with the session
+	s.team.close()      // teammates finish their current tool call and stop
 	s.bg.close()        // nothing the session started outlives it
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here

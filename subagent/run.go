@@ -35,22 +35,76 @@ type override struct {
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
 // Task tool it was given (nil if none) whose usage is its children's.
 func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool) {
-	cfg := sh.cfg
 	callID := x.ID
 	if callID == "" {
 		callID = directID() // run directly, not as a model's call
 	}
+	b, err := sh.build(d, callID, in.Description, x, ov, extras{})
+	if err != nil {
+		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
+	}
+	if b.tr != nil {
+		defer b.tr.close()
+	}
+	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	if sh.cfg.StartHook != nil {
+		if extra := sh.cfg.StartHook(ctx, b.child); extra != "" {
+			prompt = append(prompt, llm.TextBlock(extra))
+		}
+	}
+	out := b.a.Run(ctx, &agent.Conversation{}, prompt...)
+	sh.addUsage(out.Usage, out.CostUSD)
+	return out, b.nested
+}
+
+// extras are what a long-lived child (a teammate) gets besides what its definition says.
+type extras struct {
+	// tools are added, replacing the parent's tools of the same name.
+	tools       []tool.Tool
+	beforeModel []agent.BeforeModel
+	// gates run first; with modeless set the definition's permissionMode is not applied
+	// (the caller's gates enforce it instead, as plan approval does).
+	gates    []agent.Gate
+	modeless bool
+	stops    []agent.BeforeStop
+	observer agent.Observer
+	system   string // appended to the system prompt
+	name     string // names the transcript instead of the type and call id
+}
+
+// built is one child agent, ready to run.
+type built struct {
+	a      *agent.Agent
+	reg    *tool.Registry
+	nested *Tool
+	tr     *transcript
+	child  Child
+	model  string
+}
+
+// build makes the agent of one child of type d, its tools, seams and transcript.
+func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, ov override, ex extras) (*built, error) {
+	cfg := sh.cfg
 	names := sh.toolNames(d)
 	reg := tool.NewRegistry()
 	reg.SetOptions(cfg.ToolOptions)
+	replaced := map[string]bool{}
+	for _, t := range ex.tools {
+		replaced[t.Spec().Name] = true
+	}
 	var nested *Tool
 	for _, n := range names {
 		pt, ok := cfg.Tools.Get(n)
 		if !ok {
 			pt, ok = cfg.Named[n]
 		}
-		if ok && n != TaskName {
+		if ok && n != TaskName && !replaced[n] {
 			_ = reg.Add(pt)
+		}
+	}
+	for _, t := range ex.tools {
+		if err := reg.Add(t); err != nil {
+			return nil, err
 		}
 	}
 	if contains(names, TaskName) {
@@ -81,7 +135,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		limits.MaxTokens = ov.maxTokens
 	}
 	gates := cfg.Gates
-	if d.PermissionMode != "" && cfg.GatesFor != nil {
+	if d.PermissionMode != "" && cfg.GatesFor != nil && !ex.modeless {
 		gates = cfg.GatesFor(d)
 	}
 	afterTool, beforeModel, stopHook := cfg.AfterTool, cfg.BeforeModel, cfg.StopHook
@@ -90,8 +144,14 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			gates, afterTool, beforeModel, stopHook = sc.Gates, sc.AfterTool, sc.BeforeModel, sc.StopHook
 		}
 	}
+	gates = append(append([]agent.Gate(nil), ex.gates...), gates...)
+	beforeModel = append(append([]agent.BeforeModel(nil), beforeModel...), ex.beforeModel...)
 	var observers []agent.Observer
-	tr := sh.openTranscript(d.Name, callID, model)
+	trName := d.Name + "-" + callID
+	if ex.name != "" {
+		trName = ex.name
+	}
+	tr := sh.openTranscript(trName, model)
 	child := Child{Type: d.Name, ID: callID}
 	if tr != nil {
 		child.TranscriptPath = tr.w.Path()
@@ -102,34 +162,38 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			stops = append(stops, s)
 		}
 	}
+	stops = append(stops, ex.stops...)
 	if tr != nil {
-		defer tr.close()
 		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
-			"description": in.Description, "depth": cfg.Depth + 1})
+			"description": description, "depth": cfg.Depth + 1})
 		observers = append(observers, tr.observe)
 	}
-	observers = append(observers, progressOf(d.Name, x))
+	if x != nil {
+		observers = append(observers, progressOf(d.Name, x))
+	}
 	if cfg.Observer != nil {
 		observers = append(observers, func(e agent.Event) { cfg.Observer(callID, e) })
 	}
+	if ex.observer != nil {
+		observers = append(observers, ex.observer)
+	}
+	system := systemPrompt(d, cfg.BaseSystem, reg.Names())
+	if ex.system != "" {
+		system = strings.TrimRight(system, "\n") + "\n\n" + ex.system + "\n"
+	}
 	a, err := agent.New(agent.Config{
-		Provider: prov, Model: model, System: systemPrompt(d, cfg.BaseSystem, reg.Names()),
+		Provider: prov, Model: model, System: system,
 		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
 		Observers: observers,
 	})
 	if err != nil {
-		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
-	}
-	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
-	if cfg.StartHook != nil {
-		if extra := cfg.StartHook(ctx, child); extra != "" {
-			prompt = append(prompt, llm.TextBlock(extra))
+		if tr != nil {
+			tr.close()
 		}
+		return nil, err
 	}
-	out := a.Run(ctx, &agent.Conversation{}, prompt...)
-	sh.addUsage(out.Usage, out.CostUSD)
-	return out, nested
+	return &built{a: a, reg: reg, nested: nested, tr: tr, child: child, model: model}, nil
 }
 
 // report turns a child's outcome into the parent's tool result: the final text and one
@@ -228,7 +292,7 @@ type transcript struct {
 
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-func (sh *shared) openTranscript(typ, callID, model string) *transcript {
+func (sh *shared) openTranscript(name, model string) *transcript {
 	dir := sh.cfg.TranscriptDir
 	if dir == "" {
 		return nil
@@ -237,7 +301,7 @@ func (sh *shared) openTranscript(typ, callID, model string) *transcript {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	w, err := createTranscript(dir, unsafeRE.ReplaceAllString(typ+"-"+callID, "_"), model)
+	w, err := createTranscript(dir, unsafeRE.ReplaceAllString(name, "_"), model)
 	if err != nil {
 		warn(fmt.Sprintf("subagent transcript: %v", err))
 		return nil

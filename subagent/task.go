@@ -109,6 +109,8 @@ type shared struct {
 	types  []Definition
 	byName map[string]Definition
 
+	spawner Spawner // starts named teammates; nil: no teams
+
 	mu     sync.Mutex
 	usage  llm.Usage
 	cost   float64
@@ -188,6 +190,10 @@ Available agent types:
 	if sh.cfg.Background != nil {
 		bg = `,
 "run_in_background":{"type":"boolean","description":"Do not wait: its report arrives as a notification"}`
+		if sh.spawner != nil {
+			bg += `,
+"name":{"type":"string","description":"With run_in_background: a named teammate that stays, takes ready tasks and uses SendMessage"}`
+		}
 	}
 	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum, bg))}
 }
@@ -297,6 +303,7 @@ type taskInput struct {
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
 	Background   bool   `json:"run_in_background"`
+	Name         string `json:"name"`
 }
 
 // Run implements tool.Tool: it runs one child to its end.
@@ -318,6 +325,12 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.Errorf("The prompt is empty: say what the %s agent should do.", d.Name), nil
+	}
+	if in.Name != "" && (!in.Background || sh.spawner == nil) {
+		return tool.Errorf("name starts a teammate, which needs run_in_background: true; leave name out to run a subagent and wait for its report."), nil
+	}
+	if in.Name != "" {
+		return sh.spawner.Spawn(ctx, x, SpawnInput{Name: in.Name, Description: in.Description, Prompt: in.Prompt, AgentType: d.Name}), nil
 	}
 	if in.Background && sh.cfg.Background != nil {
 		return sh.cfg.Background.StartAgent(x, in.Description, func(ctx context.Context, _ io.Writer) (string, error) {

@@ -179,4 +179,3 @@ func (t *Team) working() string {
 	}
 	return s
 }
-

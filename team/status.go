@@ -108,4 +108,3 @@ func (t *Team) overBudgetWith(u llm.Usage, cost float64, turns int) string {
 	}
 	return ""
 }
-

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -31,6 +32,7 @@ func TeamsDir(home string) string { return filepath.Join(home, "teams") }
 
 func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, warn io.Writer) *teamWork {
 	statusPath := filepath.Join(TeamsDir(d.home), tl.name+".json")
+	var statusMu sync.Mutex
 	var obs func(string, agent.Event)
 	if opts.UI.TeammateObserver != nil {
 		obs = opts.UI.TeammateObserver
@@ -54,9 +56,13 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, wa
 		Persist:   tr.w.Sync,
 		Budget:    opts.TeamBudget,
 		OnMessage: opts.UI.OnTeamMessage,
-		OnChange:  func(s team.Snapshot) { writeTeamStatus(statusPath, s, warn) },
-		Observer:  obs,
-		Warn:      func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
+		OnChange: func(s team.Snapshot) {
+			statusMu.Lock()
+			defer statusMu.Unlock()
+			writeTeamStatus(statusPath, s, warn)
+		},
+		Observer: obs,
+		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 	})
 	t.SeenByLead(mailbox.IDsIn(tr.messages)...)
 	sub.task.SetSpawner(t)

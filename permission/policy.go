@@ -415,7 +415,7 @@ type callInput struct {
 
 // Tools with no effect outside the session, which need no rule in any mode.
 var sessionTools = []string{"TodoWrite", "TodoRead", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Task", "Agent", "Skill",
-	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup", "ToolSearch"}
+	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup", "ToolSearch", "SendMessage"}
 
 // Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
 // paths, allow rules, and finally the mode. See the package tests for the full table.

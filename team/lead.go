@@ -3,6 +3,8 @@ package team
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -87,6 +89,10 @@ func (w waiter) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecisio
 			}
 		}
 		if !busy && !pending {
+			if open := t.unanswered(); open != "" {
+				return agent.StopDecision{Continue: true, Message: "Teammates are waiting for your answer before they can go on: " + open +
+					". Answer each with SendMessage (plan_approval_response with its request_id), or shut the teammate down."}
+			}
 			return agent.StopDecision{}
 		}
 		if time.Now().After(deadline) {
@@ -178,4 +184,20 @@ func (t *Team) working() string {
 		}
 	}
 	return s
+}
+
+// unanswered names the plan requests the lead has seen and not answered, each once: a
+// lead that ends its turn without answering is reminded, not left waiting forever.
+func (t *Team) unanswered() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for id, r := range t.requests {
+		if r.kind == mailbox.PlanApprovalRequest && !t.reminded[id] {
+			t.reminded[id] = true
+			out = append(out, fmt.Sprintf("%s asks you to approve its plan (request_id %s)", r.from, id))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }

@@ -11,7 +11,6 @@ package team
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"regexp"
@@ -88,6 +87,8 @@ type Team struct {
 	members  map[string]*teammate
 	order    []string
 	requests map[string]request // open protocol requests, by id
+	seq      map[string]int     // requests made, by kind and teammate
+	reminded map[string]bool    // plan requests the lead was reminded of
 	changed  chan struct{}      // closed and replaced on every change
 	closed   bool
 	spent    llm.Usage
@@ -110,7 +111,7 @@ func New(cfg Config) *Team {
 		cfg.Warn = func(string) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Team{cfg: cfg, ctx: ctx, cancel: cancel, members: map[string]*teammate{}, requests: map[string]request{},
+	return &Team{cfg: cfg, ctx: ctx, cancel: cancel, members: map[string]*teammate{}, requests: map[string]request{}, seq: map[string]int{}, reminded: map[string]bool{},
 		changed: make(chan struct{})}
 }
 
@@ -236,7 +237,7 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 			return mailbox.Message{}, fmt.Errorf("a %s goes to a teammate, not to %q", m.Kind, Lead)
 		}
 		if m.Kind == mailbox.ShutdownRequest {
-			m.RequestID = "shutdown-" + shortID()
+			m.RequestID = t.requestID("shutdown", m.To)
 			t.requests[m.RequestID] = request{kind: m.Kind, from: m.From, to: m.To}
 			break
 		}
@@ -298,8 +299,8 @@ func (t *Team) openRequests(kind mailbox.Kind, from string) []string {
 
 // ask records an open request a teammate makes of the lead and sends it.
 func (t *Team) ask(ctx context.Context, from string, kind mailbox.Kind, text, summary string) (string, error) {
-	id := strings.TrimSuffix(string(kind), "_request") + "-" + shortID()
 	t.mu.Lock()
+	id := t.requestID(strings.TrimSuffix(string(kind), "_approval_request"), from)
 	t.requests[id] = request{kind: kind, from: from, to: Lead}
 	t.mu.Unlock()
 	m, err := t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: from, To: Lead, Kind: kind, RequestID: id, Text: text, Summary: summary})
@@ -338,12 +339,10 @@ func (t *Team) Close() {
 	}
 }
 
-func shortID() string {
-	const chars = "0123456789abcdefghijklmnopqrstuvwxyz"
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	for i := range b {
-		b[i] = chars[int(b[i])%len(chars)]
-	}
-	return string(b[:])
+// requestID names a protocol request: its kind, the teammate it concerns and how many
+// such requests there were ("plan-w1-2"), so that a reply can name it and a person can
+// read it. Called with mu held.
+func (t *Team) requestID(kind, who string) string {
+	t.seq[kind+"/"+who]++
+	return fmt.Sprintf("%s-%s-%d", kind, who, t.seq[kind+"/"+who])
 }

@@ -184,7 +184,7 @@ func TestPlanModeBlocksWritesUntilApproved(t *testing.T) {
 		"p1": scripted.New(&scripted.Script{Turns: []scripted.Turn{
 			{ToolCalls: []scripted.ToolCall{call("w1", "Write", map[string]string{"file_path": "a.txt", "content": "x"})}},
 			{ExpectContains: "plan mode", ToolCalls: []scripted.ToolCall{call("p1", "ExitPlanMode", map[string]string{"plan": "write a.txt"})}},
-			{ExpectContains: "request_id plan_approval-", Text: "waiting"},
+			{ExpectContains: "request_id plan-p1-1", Text: "waiting"},
 			{ExpectContains: "Not yet: say which file", ToolCalls: []scripted.ToolCall{call("p2", "ExitPlanMode", map[string]string{"plan": "write a.txt only"})}},
 			{Text: "waiting again"},
 			{ExpectContains: `approve="true"`, ToolCalls: []scripted.ToolCall{call("w2", "Write", map[string]string{"file_path": "a.txt", "content": "x"})}},
@@ -213,7 +213,7 @@ func TestPlanModeBlocksWritesUntilApproved(t *testing.T) {
 	waitFor(t, "a plan request", func() bool { return reqID() != "" })
 	first := reqID()
 	no, yes := false, true
-	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: "plan_approval-forged", Approve: &yes}); err == nil {
+	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: "plan-p1-9", Approve: &yes}); err == nil {
 		t.Fatal("an approval naming no open request was accepted")
 	}
 	if _, err := f.team.Send(ctx, mailbox.Message{From: "p1", To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: first, Approve: &yes}); err == nil {

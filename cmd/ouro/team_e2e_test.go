@@ -229,3 +229,73 @@ func TestTeamCompletesATaskGraph(t *testing.T) {
 		t.Errorf("ouro team (exit %d):\n%s\n%s", code, show, errOut)
 	}
 }
+
+// A teammate started in plan mode cannot write before the lead approves its plan: its
+// Write is refused, its plan reaches the lead as a plan_approval_request with an id, the
+// lead's rejection carries the reason, and only after the approval does the write happen.
+func TestTeamPlanModeTeammateWaitsForApproval(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(e.dir, ".claude", "agents", "planner.md"), []byte(`---
+name: planner
+description: Plans before it changes anything
+permissionMode: plan
+---
+You plan carefully, then do the work.
+`), 0o644)
+	target := filepath.Join(e.dir, "plan.txt")
+	write := func(id string) scripted.ToolCall {
+		return idCall(id, "Write", map[string]string{"file_path": target, "content": "planned\n"})
+	}
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["p1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{write("early")}},
+		scripted.Turn{ExpectContains: "plan mode", ToolCalls: []scripted.ToolCall{idCall("plan1", "ExitPlanMode", map[string]string{"plan": "Write plan.txt"})}},
+		scripted.Turn{ExpectContains: "request_id plan-p1-1", Text: "Waiting for approval."},
+		scripted.Turn{ExpectContains: "say what goes in it", ToolCalls: []scripted.ToolCall{idCall("plan2", "ExitPlanMode", map[string]string{"plan": "Write plan.txt containing the word planned"})}},
+		scripted.Turn{Text: "Waiting again."},
+		scripted.Turn{ExpectContains: `approve="true"`, ToolCalls: []scripted.ToolCall{write("late")}},
+		scripted.Turn{ExpectContains: "successfully", ToolCalls: []scripted.ToolCall{idCall("tell", "SendMessage", map[string]string{"to": "main", "message": "plan.txt is written."})}},
+		scripted.Turn{Text: "done"},
+	)
+	respond := func(id string, approve bool, feedback string) scripted.ToolCall {
+		return idCall("answer-"+id, "SendMessage", map[string]any{"to": "p1", "message": map[string]any{"type": "plan_approval_response", "request_id": id, "approve": approve, "feedback": feedback}})
+	}
+	// A message may arrive with the request after a tool call or wake the lead later;
+	// a plan left unanswered sends the lead back: either way the next turn sees its id.
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "planner", "prompt": "Write plan.txt.",
+			"subagent_type": "planner", "run_in_background": true, "name": "p1"})}},
+		scripted.Turn{Text: "The planner is planning."},
+		scripted.Turn{ExpectContains: "plan-p1-1", ToolCalls: []scripted.ToolCall{respond("plan-p1-1", false, "say what goes in it")}},
+		scripted.Turn{Text: "Waiting for the revised plan."},
+		scripted.Turn{ExpectContains: "plan-p1-2", ToolCalls: []scripted.ToolCall{respond("plan-p1-2", true, "")}},
+		scripted.Turn{Text: "The planner wrote plan.txt."},
+		scripted.Turn{ExpectContains: "plan.txt is written.", Text: "The planner wrote plan.txt."},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "--output-format", "json", "have a planner write plan.txt")
+	if code != 0 || !strings.Contains(out, "The planner wrote plan.txt.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != "planned\n" {
+		t.Fatalf("plan.txt: %q, %v", data, err)
+	}
+	if rem := m.byName["p1"].Remaining(); rem != 0 {
+		t.Fatalf("the planner's script has %d turns left", rem)
+	}
+	if rem := m.lead.Remaining(); rem > 1 {
+		t.Fatalf("the lead's script has %d turns left", rem)
+	}
+	// The early write was refused, not run: the planner's transcript says so.
+	tr, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "sessions", "*", "subagents", "teammate-p1.jsonl"))
+	if len(tr) != 1 {
+		t.Fatalf("planner transcript: %v", tr)
+	}
+	data, _ := os.ReadFile(tr[0])
+	if !strings.Contains(string(data), "is in plan mode: Write would change something") {
+		t.Fatalf("the early write was not refused for plan mode:\n%s", data)
+	}
+}

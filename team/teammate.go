@@ -333,7 +333,9 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 		return
 	}
 	var unblocked []string
-	for _, bid := range t.Blocks {
+	blocks := append([]string(nil), t.Blocks...)
+	slices.SortFunc(blocks, func(a, b string) int { return idOrder(a) - idOrder(b) })
+	for _, bid := range blocks {
 		b, ok := byID[bid]
 		if !ok || !b.Open() {
 			continue
@@ -485,4 +487,15 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+func idOrder(id string) int {
+	n := 0
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 1 << 30
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

@@ -187,13 +187,13 @@ Available agent types:
 	}
 	enum, _ := json.Marshal(names)
 	bg := ""
-	if sh.cfg.Background != nil {
+	if sh.cfg.Background != nil || sh.spawner != nil {
 		bg = `,
 "run_in_background":{"type":"boolean","description":"Do not wait: its report arrives as a notification"}`
-		if sh.spawner != nil {
-			bg += `,
+	}
+	if sh.spawner != nil {
+		bg += `,
 "name":{"type":"string","description":"With run_in_background: a named teammate that stays, takes ready tasks and uses SendMessage"}`
-		}
 	}
 	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum, bg))}
 }

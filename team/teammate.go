@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/subagent"
@@ -46,6 +47,7 @@ type teammate struct {
 	approved bool   // its plan was approved (plan mode only)
 	planReq  string // its open plan request
 	stopReq  *mailbox.Message
+	paused   bool               // its run ended to wait for the plan's answer
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 }
@@ -77,7 +79,7 @@ func (tm *teammate) build(description string) error {
 	}
 	m, err := t.cfg.Agents.NewMember(subagent.MemberSpec{
 		Def: tm.def, Name: "teammate-" + tm.name, Description: description, Tools: tools,
-		BeforeModel: []agent.BeforeModel{stopper{tm}, tm.inbox, budget{tm}},
+		BeforeModel: []agent.BeforeModel{stopper{tm: tm}, tm.inbox, stopper{tm: tm, plan: true}, budget{tm}},
 		BeforeStop:  []agent.BeforeStop{holding{tm}},
 		Gates:       gates, Modeless: tm.plan, Observer: obs,
 		System: teammatePrompt(tm.name, tm.plan),
@@ -173,7 +175,7 @@ func (tm *teammate) loop(prompt string) {
 	for {
 		if len(input) > 0 {
 			tm.setStatus(StatusWorking)
-			ctx, cancel := context.WithCancel(t.ctx)
+			ctx, cancel := context.WithCancel(background.Context(t.ctx))
 			tm.mu.Lock()
 			tm.cancel = cancel
 			tm.mu.Unlock()
@@ -208,7 +210,11 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 		tm.report(fmt.Sprintf("%s stopped: the team budget ran out (%s).", tm.name, reason))
 		return true
 	}
-	if out.Status != agent.StatusCompleted {
+	tm.mu.Lock()
+	paused := tm.paused
+	tm.paused = false
+	tm.mu.Unlock()
+	if out.Status != agent.StatusCompleted && !paused {
 		why := out.Reason
 		if why == "" {
 			why = string(out.Status)
@@ -238,9 +244,17 @@ func (tm *teammate) next() []llm.Block {
 			return []llm.Block{llm.TextBlock(text)}
 		}
 		if !tm.waitingForPlan() && t.overBudget() == "" {
+			// Working while it looks: a lead checking whether the team is done must not
+			// see it idle between claiming a task and starting on it.
+			tm.mu.Lock()
+			tm.status = StatusWorking
+			tm.mu.Unlock()
 			if tk, ok := tm.claim(t.ctx); ok {
 				return []llm.Block{llm.TextBlock(taskPrompt(tk))}
 			}
+			tm.mu.Lock()
+			tm.status = StatusIdle
+			tm.mu.Unlock()
 		}
 		select {
 		case <-tm.wake:
@@ -372,8 +386,11 @@ func (tm *teammate) shutdown(req mailbox.Message) {
 		RequestID: req.RequestID, Approve: &yes, Text: tm.name + " finished its current work and has shut down.", Summary: "shut down"})
 	if err != nil {
 		t.cfg.Warn(tm.name + " acknowledging shutdown: " + err.Error())
-	} else if t.cfg.OnMessage != nil {
-		t.cfg.OnMessage(m)
+	} else {
+		tm.setLast(m)
+		if t.cfg.OnMessage != nil {
+			t.cfg.OnMessage(m)
+		}
 	}
 	// The request itself is delivered to the teammate's transcript, not to its model.
 	_ = t.mail.Ack(context.Background(), t.cfg.Name, tm.name, []string{req.ID})
@@ -418,11 +435,25 @@ func (tm *teammate) account(out agent.Outcome) {
 
 // stopper ends a run before its next model call once a shutdown was requested: the tool
 // calls of the last response have finished by then.
-type stopper struct{ tm *teammate }
+// With plan set (placed after the inbox, which may have just delivered the answer) it
+// also ends a run whose plan waits for the lead.
+type stopper struct {
+	tm   *teammate
+	plan bool
+}
 
 func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
+	why := "shutdown requested"
 	if s.tm.stopRequested() == nil {
-		return nil
+		if !s.plan || !s.tm.waitingForPlan() {
+			return nil
+		}
+		// A plan waits for the lead: no model call until the answer arrives (it starts
+		// the next run).
+		why = "waiting for the lead to answer the plan"
+		s.tm.mu.Lock()
+		s.tm.paused = true
+		s.tm.mu.Unlock()
 	}
 	s.tm.mu.Lock()
 	cancel := s.tm.cancel
@@ -430,7 +461,7 @@ func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
 	if cancel != nil {
 		cancel()
 	}
-	return errors.New("shutdown requested")
+	return errors.New(why)
 }
 
 // holding sends a teammate back while the task it claimed is still open: it must verify

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -33,6 +34,30 @@ type teamModel struct {
 	lead   *fakeserver.Server
 	byName map[string]*fakeserver.Server
 	byTask map[string]*fakeserver.Server
+	// after holds a step of a teammate's script (by its index) until the lead has sent
+	// that many requests: a message then reaches the lead when it waits, not with
+	// whichever request it happens to send next, so the lead's script is deterministic.
+	after map[*fakeserver.Server]map[int]int
+}
+
+func (m *teamModel) hold(srv *fakeserver.Server, step, leadRequests int) {
+	if m.after == nil {
+		m.after = map[*fakeserver.Server]map[int]int{}
+	}
+	if m.after[srv] == nil {
+		m.after[srv] = map[int]int{}
+	}
+	m.after[srv][step] = leadRequests
+}
+
+func (m *teamModel) wait(srv *fakeserver.Server) {
+	m.mu.Lock()
+	need := m.after[srv][len(srv.Requests())]
+	m.mu.Unlock()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(m.lead.Requests()) < need && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 var (
@@ -65,6 +90,9 @@ func (m *teamModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if srv == nil {
 		http.Error(w, "teamModel: no script for this request", http.StatusBadRequest)
 		return
+	}
+	if srv != m.lead {
+		m.wait(srv)
 	}
 	srv.ServeHTTP(w, r)
 }
@@ -128,6 +156,12 @@ func TestTeamCompletesATaskGraph(t *testing.T) {
 		scripted.Turn{Text: "All six parts are written."},
 		scripted.Turn{ExpectContains: "shutdown_response", Text: "All six parts are written."},
 	)
+	// The teammates start once the lead waits (its 4th request), w1 answers the question
+	// once the lead waits again (its 6th).
+	for _, n := range []string{"w1", "w2", "w3"} {
+		m.hold(m.byName[n], 0, 4)
+	}
+	m.hold(m.byName["w1"], 1, 6)
 	e.teamFake(m)
 	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "--output-format", "json", "write the six parts with a team")
 	if code != 0 {
@@ -253,9 +287,7 @@ You plan carefully, then do the work.
 	m.byName["p1"] = m.server(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{write("early")}},
 		scripted.Turn{ExpectContains: "plan mode", ToolCalls: []scripted.ToolCall{idCall("plan1", "ExitPlanMode", map[string]string{"plan": "Write plan.txt"})}},
-		scripted.Turn{ExpectContains: "request_id plan-p1-1", Text: "Waiting for approval."},
 		scripted.Turn{ExpectContains: "say what goes in it", ToolCalls: []scripted.ToolCall{idCall("plan2", "ExitPlanMode", map[string]string{"plan": "Write plan.txt containing the word planned"})}},
-		scripted.Turn{Text: "Waiting again."},
 		scripted.Turn{ExpectContains: `approve="true"`, ToolCalls: []scripted.ToolCall{write("late")}},
 		scripted.Turn{ExpectContains: "successfully", ToolCalls: []scripted.ToolCall{idCall("tell", "SendMessage", map[string]string{"to": "main", "message": "plan.txt is written."})}},
 		scripted.Turn{Text: "done"},
@@ -275,13 +307,24 @@ You plan carefully, then do the work.
 		scripted.Turn{Text: "The planner wrote plan.txt."},
 		scripted.Turn{ExpectContains: "plan.txt is written.", Text: "The planner wrote plan.txt."},
 	)
+	// A teammate waiting for its plan's answer makes no model call: its next run starts
+	// with the answer. Each of its runs starts once the lead waits for it.
+	m.hold(m.byName["p1"], 0, 2)
+	m.hold(m.byName["p1"], 2, 4)
+	m.hold(m.byName["p1"], 3, 6)
 	e.teamFake(m)
 	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "--output-format", "json", "have a planner write plan.txt")
 	if code != 0 || !strings.Contains(out, "The planner wrote plan.txt.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	if data, err := os.ReadFile(target); err != nil || string(data) != "planned\n" {
-		t.Fatalf("plan.txt: %q, %v", data, err)
+		sessions, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "sessions", "*", "subagents", "*.jsonl"))
+		var trs []string
+		for _, p := range sessions {
+			d, _ := os.ReadFile(p)
+			trs = append(trs, string(d))
+		}
+		t.Fatalf("plan.txt: %q, %v\n%s\n%s\n%s", data, err, out, stderr, strings.Join(trs, "\n"))
 	}
 	if rem := m.byName["p1"].Remaining(); rem != 0 {
 		t.Fatalf("the planner's script has %d turns left", rem)

@@ -20,6 +20,7 @@ import (
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
@@ -349,6 +350,12 @@ type notifying struct {
 }
 
 func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	if who := team.Teammate(ctx); who != "" {
+		// A teammate's ask goes to the lead's person, saying whose it is.
+		p.Summary = "(teammate " + who + ") " + p.Summary
+		n.hooks.Notification(ctx, "ouro needs your permission: teammate "+who+" wants to use "+p.Call.Name)
+		return n.Approver.Approve(ctx, p)
+	}
 	if background.InBackground(ctx) {
 		// A background agent's call: nobody waits on it, and the REPL's prompt must not
 		// be taken over by it. Refused as headless, with how to allow it.

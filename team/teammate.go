@@ -175,7 +175,9 @@ func (tm *teammate) loop(prompt string) {
 	for {
 		if len(input) > 0 {
 			tm.setStatus(StatusWorking)
-			ctx, cancel := context.WithCancel(background.Context(t.ctx))
+			// Nobody waits on a teammate's calls: AskUserQuestion refuses (background), and
+			// a permission ask reaches the lead's approver with its name.
+			ctx, cancel := context.WithCancel(WithTeammate(background.Context(t.ctx), tm.name))
 			tm.mu.Lock()
 			tm.cancel = cancel
 			tm.mu.Unlock()
@@ -214,6 +216,16 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 	paused := tm.paused
 	tm.paused = false
 	tm.mu.Unlock()
+	for _, d := range out.Denials {
+		if strings.Contains(d.Reason, planDenied) {
+			continue // plan mode at work, not an ask
+		}
+		why := d.Reason
+		if why == "" {
+			why = "no reason given"
+		}
+		tm.report(fmt.Sprintf("%s was refused permission for %s: %s", tm.name, d.ToolName, why))
+	}
 	if out.Status != agent.StatusCompleted && !paused {
 		why := out.Reason
 		if why == "" {
@@ -487,6 +499,8 @@ func (h holding) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecisi
 // approved: only tools that read, the task list, SendMessage and ExitPlanMode run.
 type planGate struct{ tm *teammate }
 
+const planDenied = "is in plan mode"
+
 var planAllowed = []string{sendName, exitPlanName, task.ListName, task.GetName}
 
 func (g planGate) Gate(_ context.Context, c tool.Call) agent.Decision {
@@ -499,7 +513,7 @@ func (g planGate) Gate(_ context.Context, c tool.Call) agent.Decision {
 	if t, ok := g.tm.m.Tools().Get(c.Name); ok && tool.IsReadOnly(t, c.Input) {
 		return agent.Decision{}
 	}
-	return agent.Decision{Deny: true, Reason: fmt.Sprintf("%s is in plan mode: %s would change something, which waits until the lead approves your plan. Send the plan with ExitPlanMode and wait for the answer.", g.tm.name, c.Name)}
+	return agent.Decision{Deny: true, Reason: fmt.Sprintf("%s %s: %s would change something, which waits until the lead approves your plan. Send the plan with ExitPlanMode and wait for the answer.", g.tm.name, planDenied, c.Name)}
 }
 
 // budget stops a teammate's run before a model call once the team's budget is spent.

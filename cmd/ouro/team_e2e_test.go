@@ -342,3 +342,29 @@ You plan carefully, then do the work.
 		t.Fatalf("the early write was not refused for plan mode:\n%s", data)
 	}
 }
+
+// Teammates never prompt anyone: headless, a teammate's permission ask is refused and
+// the lead is told, with the teammate's name.
+func TestTeamHeadlessPermissionAskIsReportedToTheLead(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("b1", "Bash", map[string]string{"command": "touch made-by-w1"})}},
+		scripted.Turn{ExpectContains: "Permission denied", Text: "I could not create the file."},
+	)
+	m.hold(m.byName["w1"], 0, 2)
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "w1", "prompt": "Create made-by-w1.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{Text: "Waiting for w1."},
+		scripted.Turn{ExpectContains: "w1 was refused permission for Bash: headless run", Text: "w1 needs Bash allowed."},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--output-format", "json", "have w1 create a file")
+	if code != 0 || !strings.Contains(out, "w1 needs Bash allowed.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made-by-w1")); err == nil {
+		t.Fatal("the refused command ran")
+	}
+}

@@ -20,8 +20,8 @@ import (
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
-	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )

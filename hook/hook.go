@@ -40,6 +40,8 @@ const (
 	StopFailure        = "StopFailure"
 	PostToolBatch      = "PostToolBatch"
 	Setup              = "Setup"
+	WorktreeCreate     = "WorktreeCreate"
+	WorktreeRemove     = "WorktreeRemove"
 )
 
 // events lists every known event with what its matcher is compared against ("" means
@@ -61,6 +63,8 @@ var events = map[string]string{
 	StopFailure:        "error_type",
 	PostToolBatch:      "",
 	Setup:              "trigger",
+	WorktreeCreate:     "",
+	WorktreeRemove:     "",
 }
 
 // blockable events are those where exit code 2 (or decision "block") changes what

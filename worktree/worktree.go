@@ -338,6 +338,9 @@ func (m *Manager) recoverPending(ctx context.Context) error {
 // rollback undoes what a creation of r may have done: the registered worktree (locked
 // while git was still making it), its folder, and its branch while nothing is on it.
 func (m *Manager) rollback(ctx context.Context, r record) {
+	if ValidateName(r.Name) != nil || r.Path != filepath.Join(m.dir, filepath.FromSlash(r.Name)) || r.Branch != BranchPrefix+r.Name {
+		return // not a record Create wrote
+	}
 	if m.checkReal(r.Path) != nil {
 		return // replaced by a link: not ours to touch
 	}

@@ -429,6 +429,7 @@ type callInput struct {
 	SubagentType string `json:"subagent_type"`
 	Skill        string `json:"skill"`
 	Durable      bool   `json:"durable"`
+	Discard      bool   `json:"discard_changes"`
 }
 
 // Tools with no effect outside the session, which need no rule in any mode.
@@ -476,9 +477,12 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		}
 		v = st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+s.Name))
 		v.Suggest = suggestIf(v, c.Name+"("+s.Name+")", s.Name != "")
-	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable:
-		// A durable CronCreate outlives the session (a file in the project): it is
-		// decided as any other tool, below.
+	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable ||
+		c.Name == "EnterWorktree" || c.Name == "ExitWorktree" && !in.Discard:
+		// A durable CronCreate outlives the session (a file in the project), and an
+		// ExitWorktree that discards changes throws work away: they are decided as any
+		// other tool, below. A worktree is entered, kept or removed (when nothing would
+		// be lost) freely.
 		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
 	default:
 		k := kindOther

@@ -695,3 +695,25 @@ func TestWithWorkspaceConfinesToTheWorktree(t *testing.T) {
 		t.Errorf("plan mode did not reach the view: %+v", v)
 	}
 }
+
+func TestWorktreeToolsAskOnlyToDiscard(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "default", rules{})
+	ctx := context.Background()
+	for in, want := range map[string]Behavior{
+		`{"name":"a"}`: Allow,
+	} {
+		if v := p.Check(ctx, e.call("EnterWorktree", in)); v.Behavior != want {
+			t.Errorf("EnterWorktree %s: %+v", in, v)
+		}
+	}
+	for in, want := range map[string]Behavior{
+		`{"action":"keep"}`:                          Allow,
+		`{"action":"remove"}`:                        Allow,
+		`{"action":"remove","discard_changes":true}`: Ask,
+	} {
+		if v := p.Check(ctx, e.call("ExitWorktree", in)); v.Behavior != want {
+			t.Errorf("ExitWorktree %s: %+v, want %s", in, v, want)
+		}
+	}
+}

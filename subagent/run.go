@@ -22,14 +22,43 @@ import (
 
 // runChild runs one child of type d for in and turns its outcome into the parent's result.
 func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	if in.Isolation == "worktree" {
+		return sh.runIsolated(ctx, d, in, x)
+	}
 	out, nested := sh.runOutcome(ctx, d, in, x, override{})
 	return report(d.Name, out, nested)
+}
+
+// runIsolated runs one child in a fresh git worktree and adds to its result what the
+// worktree holds (or that it was removed, unchanged).
+func (sh *shared) runIsolated(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	callID := x.ID
+	if callID == "" {
+		callID = directID()
+	}
+	name := "agent-" + unsafeRE.ReplaceAllString(callID, "-")
+	if len(name) > 40 {
+		name = "agent-" + name[len(name)-34:]
+	}
+	iso, err := sh.cfg.Isolate(ctx, name, d)
+	if err != nil {
+		return tool.Errorf("Subagent %s was not started: its worktree could not be made: %v", d.Name, err)
+	}
+	out, nested := sh.runOutcome(ctx, d, in, x, override{iso: iso})
+	res := report(d.Name, out, nested)
+	if iso.Finish != nil {
+		if extra := iso.Finish(context.WithoutCancel(ctx)); extra != "" {
+			res.Content = append(res.Content, llm.TextBlock("\n"+extra))
+		}
+	}
+	return res
 }
 
 // override changes one child's model and token limit (a workflow's agent() options).
 type override struct {
 	model     string
 	maxTokens int
+	iso       *Isolation // the child works in its own worktree
 }
 
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
@@ -49,6 +78,9 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		if !ok {
 			pt, ok = cfg.Named[n]
 		}
+		if rebound, has := ov.iso.tool(n); has {
+			pt, ok = rebound, true
+		}
 		if ok && n != TaskName {
 			_ = reg.Add(pt)
 		}
@@ -57,6 +89,10 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		nc := cfg
 		nc.Depth = cfg.Depth + 1
 		nc.Tools = withoutTask(reg) // a nested child gets no more than this child has
+		if ov.iso != nil {
+			// Its children work in this child's worktree, under its gates.
+			nc.Gates, nc.GatesFor, nc.ScopeFor = ov.iso.Gates, ov.iso.GatesFor, nil
+		}
 		nested, _ = NewTool(nc)
 		nested.sh.parent = sh
 		_ = reg.Add(nested)
@@ -90,6 +126,9 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			gates, afterTool, beforeModel, stopHook = sc.Gates, sc.AfterTool, sc.BeforeModel, sc.StopHook
 		}
 	}
+	if ov.iso != nil {
+		gates = ov.iso.Gates
+	}
 	var observers []agent.Observer
 	tr := sh.openTranscript(d.Name, callID, model)
 	child := Child{Type: d.Name, ID: callID}
@@ -122,6 +161,9 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
 	}
 	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	if ov.iso != nil {
+		prompt = append(prompt, llm.TextBlock(fmt.Sprintf("You work in your own git worktree, %s: it is your working directory, and the main checkout is outside your reach. Commit your finished work there (git add, git commit); the lead reviews and merges the branch.", ov.iso.Dir)))
+	}
 	if cfg.StartHook != nil {
 		if extra := cfg.StartHook(ctx, child); extra != "" {
 			prompt = append(prompt, llm.TextBlock(extra))
@@ -130,6 +172,14 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	out := a.Run(ctx, &agent.Conversation{}, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
 	return out, nested
+}
+
+func (iso *Isolation) tool(name string) (tool.Tool, bool) {
+	if iso == nil {
+		return nil, false
+	}
+	t, ok := iso.Tools[name]
+	return t, ok
 }
 
 // report turns a child's outcome into the parent's tool result: the final text and one

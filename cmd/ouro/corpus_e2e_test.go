@@ -93,9 +93,9 @@ var corpusWarnings = map[string][]string{
 		`vue-state-manager.md: agent "vue-component-architect" is already defined by`,
 	},
 	// Item 14: a deny rule that can never match is reported where it is, with why.
-	"glass-claude":    {`permission rule "Bash(base64*|:*)" in`, "settings.json: it can never match: ouro checks each command of a line on its own"},
-	"izteam":          {"coder.md: tools: not available in ouro: LSP, SendMessage; the agent gets the others"},
-	"oh-my-claude":    {`validator.md: no name; using the file name "validator"`},
+	"glass-claude": {`permission rule "Bash(base64*|:*)" in`, "settings.json: it can never match: ouro checks each command of a line on its own"},
+	"izteam":       {"coder.md: tools: not available in ouro: LSP, SendMessage; the agent gets the others"},
+	"oh-my-claude": {`validator.md: no name; using the file name "validator"`},
 	// Item 12: with the network open (ouro's default), auto-allowing sandboxed Bash would
 	// let a command send what it reads anywhere; ouro says so instead of auto-allowing.
 	"sdui-marketplace": {"autoAllowBashIfSandboxed is not applied"},

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/fakeserver"
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// gitRepo makes e.dir a repository with one commit (the go.mod newEnv wrote).
+func gitRepo(t *testing.T, e *env) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "init"}} {
+		wtGit(t, e.dir, args...)
+	}
+}
+
+func wtGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.hooksPath=/dev/null"}, args...)...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// wtResults are the texts of every tool result the model saw, by tool_use id.
+func wtResults(srv *fakeserver.Server) map[string]string {
+	out := map[string]string{}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			for _, b := range m.Content {
+				if b.Type == llm.BlockToolResult {
+					out[b.ToolUseID] = b.ResultText()
+				}
+			}
+		}
+	}
+	return out
+}
+
+const commitAs = "git -c user.name=a -c user.email=a@example.com commit -qm"
+
+// The session enters a worktree: Bash runs there and its commit lands on ouro/feat, a
+// write aimed at the main checkout is refused, removal is refused while the commit is on
+// no other branch (naming it), and keeping it reports the branch, commit and diffstat.
+func TestEnterExitWorktreeThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	wt := filepath.Join(e.dir, ".ouro", "worktrees", "feat")
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "feat"})},
+		scripted.Turn{ToolCalls: bash("pwd -P && echo hi > new.txt && git add new.txt && " + commitAs + " 'add new.txt'")},
+		scripted.Turn{ToolCalls: bash("echo escaped > " + filepath.Join(e.dir, "escaped.txt"))},
+		scripted.Turn{ToolCalls: call("ExitWorktree", map[string]string{"action": "remove"})},
+		scripted.Turn{ToolCalls: call("ExitWorktree", map[string]string{"action": "keep"})},
+		scripted.Turn{ToolCalls: bash("pwd -P")},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "work in a worktree", "--allowedTools", "Bash(pwd *),Bash(echo *),Bash(git *)")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	if r := res["toolu_01_01"]; !strings.Contains(r, "Created and entered worktree feat") || !strings.Contains(r, "ouro/feat") {
+		t.Errorf("EnterWorktree: %s", r)
+	}
+	real, _ := filepath.EvalSymlinks(wt)
+	if r := res["toolu_02_01"]; !strings.HasPrefix(r, real) {
+		t.Errorf("Bash did not run in the worktree: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "escaped.txt")); err == nil {
+		t.Errorf("a write to the main checkout went through: %s", res["toolu_03_01"])
+	}
+	if r := res["toolu_04_01"]; !strings.Contains(r, "was not removed") || !strings.Contains(r, "add new.txt") || !strings.Contains(r, "discard_changes") {
+		t.Errorf("ExitWorktree remove: %s", r)
+	}
+	if r := res["toolu_05_01"]; !strings.Contains(r, "branch ouro/feat") || !strings.Contains(r, "add new.txt") || !strings.Contains(r, "new.txt | 1 +") || !strings.Contains(r, "Nothing was merged") {
+		t.Errorf("ExitWorktree keep: %s", r)
+	}
+	main, _ := filepath.EvalSymlinks(e.dir)
+	if r := strings.TrimSpace(res["toolu_06_01"]); r != main {
+		t.Errorf("Bash after leaving runs in %q, want %s", r, main)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "new.txt")); err == nil {
+		t.Error("the worktree's file appeared in the main checkout")
+	}
+	if log := wtGit(t, e.dir, "log", "--format=%s", "ouro/feat"); !strings.HasPrefix(log, "add new.txt\n") {
+		t.Errorf("branch ouro/feat: %q", log)
+	}
+	if st := wtGit(t, e.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("the main checkout is not clean: %q", st)
+	}
+}
+
+// EnterWorktree outside a repository, or with a hostile name, is a clear error and
+// changes nothing.
+func TestEnterWorktreeErrorsThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "x"})},
+		scripted.Turn{ToolCalls: call("ExitWorktree", map[string]string{"action": "keep"})},
+		scripted.Turn{Text: "done"},
+	)
+	if out, stderr, code := e.run("", "-p", "go"); code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	if r := res["toolu_01_01"]; !strings.Contains(r, "not inside a git repository") {
+		t.Errorf("outside a repo: %s", r)
+	}
+	if r := res["toolu_02_01"]; !strings.Contains(r, "not in a worktree") {
+		t.Errorf("exit without enter: %s", r)
+	}
+
+	e2 := newEnv(t)
+	gitRepo(t, e2)
+	srv = e2.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "../../escape"})},
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "-b"})},
+		scripted.Turn{Text: "done"},
+	)
+	if out, stderr, code := e2.run("", "-p", "go"); code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res = wtResults(srv)
+	for _, id := range []string{"toolu_01_01", "toolu_02_01"} {
+		if !strings.Contains(res[id], "invalid worktree name") {
+			t.Errorf("%s: %s", id, res[id])
+		}
+	}
+	if b := wtGit(t, e2.dir, "branch", "--list"); strings.TrimSpace(b) != "* main" {
+		t.Errorf("branches: %q", b)
+	}
+}

@@ -145,3 +145,81 @@ func TestEnterWorktreeErrorsThroughBinary(t *testing.T) {
 		t.Errorf("branches: %q", b)
 	}
 }
+
+func agentCall(prompt string, background bool) scripted.ToolCall {
+	return call("Agent", map[string]any{"description": "work apart", "prompt": prompt, "subagent_type": "general-purpose",
+		"isolation": "worktree", "run_in_background": background})[0]
+}
+
+// isolation "worktree": the child works and commits in a fresh worktree (never the main
+// checkout), and the lead's result ends with its branch, commit and diffstat; a child
+// that changed nothing leaves no worktree or branch behind.
+func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make f.txt", false)}},
+		scripted.Turn{ExpectContains: "your own git worktree", ToolCalls: bash("pwd -P && echo x > f.txt && git add f.txt && " + commitAs + " 'child work'")},
+		scripted.Turn{Text: "CHILD DONE"},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("just look", false)}},
+		scripted.Turn{Text: "NOTHING CHANGED"},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "delegate", "--allowedTools", "Bash(pwd *),Bash(echo *),Bash(git *)")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	wt := filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_01_01")
+	real, _ := filepath.EvalSymlinks(wt)
+	if r := res["toolu_02_01"]; real == "" || !strings.HasPrefix(r, real) {
+		t.Errorf("the child's Bash ran in %q, want its worktree %s", r, wt)
+	}
+	r := res["toolu_01_01"]
+	for _, want := range []string{"CHILD DONE", "branch ouro/agent-toolu_01_01", "child work", "f.txt | 1 +", "Nothing was merged", "git merge ouro/agent-toolu_01_01"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the lead's result lacks %q:\n%s", want, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "f.txt")); err == nil {
+		t.Error("the child's file appeared in the main checkout")
+	}
+	if r := res["toolu_04_01"]; !strings.Contains(r, "NOTHING CHANGED") || !strings.Contains(r, "no changes; removed") {
+		t.Errorf("the unchanged child's result: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_04_01")); !os.IsNotExist(err) {
+		t.Error("the unchanged worktree was kept")
+	}
+	if b := wtGit(t, e.dir, "branch", "--list", "ouro/*"); strings.TrimSpace(strings.TrimPrefix(b, "+ ")) != "ouro/agent-toolu_01_01" {
+		t.Errorf("branches: %q", b)
+	}
+	if log := wtGit(t, e.dir, "log", "--format=%s", "main"); log != "init\n" {
+		t.Errorf("something was merged into main: %q", log)
+	}
+}
+
+// With run_in_background the worktree's summary arrives in the task notification.
+func TestBackgroundAgentIsolationThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make g.txt", true), bash("sleep 5")[0]}},
+		scripted.Turn{ExpectContains: "make g.txt", ToolCalls: bash("echo y > g.txt && git add g.txt && " + commitAs + " 'background work'")},
+		scripted.Turn{Text: "BG DONE"},
+		scripted.Turn{ExpectContains: "<task-notification>", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "delegate", "--allowedTools", "Bash(sleep *),Bash(echo *),Bash(git *)")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	reqs := srv.Requests()
+	last := allText(reqs[len(reqs)-1].Messages)
+	for _, want := range []string{"BG DONE", "branch ouro/agent-toolu_01_01", "background work", "g.txt | 1 +", "Nothing was merged"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the notification lacks %q:\n%s", want, last)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "g.txt")); err == nil {
+		t.Error("the child's file appeared in the main checkout")
+	}
+}

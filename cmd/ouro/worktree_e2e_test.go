@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,5 +222,83 @@ func TestBackgroundAgentIsolationThroughBinary(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "g.txt")); err == nil {
 		t.Error("the child's file appeared in the main checkout")
+	}
+}
+
+// A WorktreeCreate hook replaces git (it makes the folder and prints its path, as in
+// Claude Code) and the session moves there; WorktreeRemove hooks hear of the removal.
+func TestWorktreeHooksThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	elsewhere := filepath.Join(e.home, "wts")
+	script := `#!/bin/sh
+cat > "$CLAUDE_PROJECT_DIR/create-input.json"
+name=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$CLAUDE_PROJECT_DIR/create-input.json")
+mkdir -p ` + elsewhere + `
+git worktree add -q -b "hook/$name" "` + elsewhere + `/$name" >&2 || exit 1
+echo "made $name" >&2
+echo "` + elsewhere + `/$name"
+`
+	if err := os.WriteFile(filepath.Join(e.dir, "mk.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.settings(".claude/settings.json", `{"hooks":{
+"WorktreeCreate":[{"hooks":[{"type":"command","command":"\"$CLAUDE_PROJECT_DIR\"/mk.sh"}]}],
+"WorktreeRemove":[{"hooks":[{"type":"command","command":"cat > \"$CLAUDE_PROJECT_DIR\"/removed.json"}]}]}}`)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "hooked"})},
+		scripted.Turn{ToolCalls: bash("pwd -P")},
+		scripted.Turn{ToolCalls: call("ExitWorktree", map[string]string{"action": "remove"})},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--allowedTools", "Bash(pwd *)")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	made, _ := filepath.EvalSymlinks(filepath.Join(elsewhere, "hooked"))
+	if made == "" || !strings.Contains(res["toolu_01_01"], made) || strings.TrimSpace(res["toolu_02_01"]) != made {
+		t.Fatalf("the session did not move into the hook's folder %q: %q", made, res)
+	}
+	var in map[string]any
+	if b, err := os.ReadFile(filepath.Join(e.dir, "create-input.json")); err != nil || json.Unmarshal(b, &in) != nil ||
+		in["hook_event_name"] != "WorktreeCreate" || in["name"] != "hooked" || in["session_id"] == "" {
+		t.Errorf("WorktreeCreate input: %s %v", b, err)
+	}
+	var rm map[string]any
+	if b, err := os.ReadFile(filepath.Join(e.dir, "removed.json")); err != nil || json.Unmarshal(b, &rm) != nil ||
+		rm["hook_event_name"] != "WorktreeRemove" || rm["worktree_path"] != made {
+		t.Errorf("WorktreeRemove input: %s %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "hooked")); err == nil {
+		t.Error("git made a worktree too")
+	}
+}
+
+// Even where no rule asks (bypassPermissions), the sandbox confines a session in a
+// worktree: Bash may commit there (the repository's git dir is writable) but not write
+// the main checkout.
+func TestWorktreeSandboxConfinesThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "sb"})},
+		scripted.Turn{ToolCalls: bash("echo escaped > " + filepath.Join(e.dir, "escaped.txt"))},
+		scripted.Turn{ToolCalls: bash("echo z > z.txt && git add z.txt && " + commitAs + " 'sandboxed commit' && echo COMMITTED")},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	if strings.Contains(stderr, "sandbox") && strings.Contains(stderr, "not available") {
+		t.Skip("no OS sandbox here: " + stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "escaped.txt")); err == nil {
+		t.Errorf("the sandbox let a write reach the main checkout: %s", res["toolu_02_01"])
+	}
+	if !strings.Contains(res["toolu_03_01"], "COMMITTED") {
+		t.Errorf("a commit inside the worktree failed: %s", res["toolu_03_01"])
 	}
 }

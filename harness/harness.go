@@ -296,7 +296,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
-	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr)
+	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	tl, err := openTasks(dirs, tr, opts.TaskList, todos.list, opts.UI, warn)
 	if err != nil {

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,11 +34,30 @@ type worktrees struct {
 	part    mechanism.Part
 }
 
-func openWorktrees(cwd string, ws *workspace.Workspace, g *guard, bash *tools.Bash, bg *background.Manager) *worktrees {
+// entryWorktree records each move in or out of a worktree, so --resume goes back in.
+const entryWorktree = "worktree"
+
+func openWorktrees(cwd string, ws *workspace.Workspace, g *guard, bash *tools.Bash, bg *background.Manager, tr *transcript, warn io.Writer) *worktrees {
 	w := &worktrees{ws: ws, g: g, bash: bash, bg: bg, home: cwd}
 	w.mgr = worktree.New(cwd, worktree.Options{Hooks: g.hooks})
 	enter, exit, s := worktree.NewTools(w.mgr, w.move)
 	w.session = s
+	if tr.resumed && tr.worktree != "" {
+		if err := s.Restore(context.Background(), tr.worktree); err != nil {
+			fmt.Fprintf(warn, "ouro: this session was in the worktree %s, which cannot be entered again (%v); it continues in %s\n", tr.worktree, err, cwd)
+		} else {
+			fmt.Fprintf(warn, "ouro: this session continues in its worktree %s\n", s.Current().Path)
+		}
+	}
+	s.OnChange(func(wt *worktree.Worktree) {
+		name := ""
+		if wt != nil {
+			name = wt.Name
+		}
+		if err := tr.w.AppendEntry(entryWorktree, map[string]any{"name": name}); err != nil {
+			fmt.Fprintf(warn, "ouro: recording the worktree move: %v\n", err)
+		}
+	})
 	// Deferred: rarely used, so the first request stays small.
 	w.part = mechanism.Part{Name: "worktrees", Deferred: []tool.Tool{enter, exit}}
 	return w

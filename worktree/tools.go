@@ -30,6 +30,18 @@ type Session struct {
 
 	mu  sync.Mutex
 	cur *Worktree
+	// onChange hears each move: the worktree entered, or nil when the session left.
+	onChange func(*Worktree)
+}
+
+// OnChange sets what hears each move in or out (the transcript, so that a resumed
+// session goes back into its worktree). Set it before the tools run.
+func (s *Session) OnChange(f func(*Worktree)) { s.onChange = f }
+
+func (s *Session) changed(w *Worktree) {
+	if s.onChange != nil {
+		s.onChange(w)
+	}
 }
 
 // NewTools returns the EnterWorktree and ExitWorktree tools of one session.
@@ -118,6 +130,7 @@ func (t enterTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		return tool.Errorf("The session could not move into the worktree %s: %v", w.Path, err), nil
 	}
 	s.cur = w
+	s.changed(w)
 	verb := "Entered the existing"
 	if created {
 		verb = "Created and entered"
@@ -176,6 +189,7 @@ func (t exitTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		return tool.Errorf("Could not move the session back to the main checkout: %v", err), nil
 	}
 	s.cur = nil
+	s.changed(nil)
 	if in.Action == "remove" {
 		what := "worktree " + w.Name
 		if w.Branch != "" && !w.Hooked {

@@ -302,3 +302,26 @@ func TestWorktreeSandboxConfinesThroughBinary(t *testing.T) {
 		t.Errorf("a commit inside the worktree failed: %s", res["toolu_03_01"])
 	}
 }
+
+// A session that was in a worktree goes back into it when continued.
+func TestWorktreeSurvivesResumeThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "res"})},
+		scripted.Turn{Text: "entered"},
+		scripted.Turn{ToolCalls: bash("pwd -P")},
+		scripted.Turn{Text: "done"},
+	)
+	if out, stderr, code := e.run("", "-p", "enter"); code != 0 || out != "entered\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	out, stderr, code := e.run("", "-p", "where am I", "--continue", "--allowedTools", "Bash(pwd *)")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	wt, _ := filepath.EvalSymlinks(filepath.Join(e.dir, ".ouro", "worktrees", "res"))
+	if r := strings.TrimSpace(wtResults(srv)["toolu_03_01"]); wt == "" || r != wt {
+		t.Errorf("after --continue Bash runs in %q, want the worktree %s\n%s", r, wt, stderr)
+	}
+}

@@ -13,6 +13,15 @@ import (
 // TestMain lets a test re-run this binary as a process that creates a worktree and is
 // killed (-9) in the middle.
 func TestMain(m *testing.M) {
+	if root := os.Getenv("WORKTREE_RACE_ROOT"); root != "" {
+		_, err := New(root, Options{}).Create(context.Background(), "same")
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("created")
+		os.Exit(0)
+	}
 	if root := os.Getenv("WORKTREE_CRASH_ROOT"); root != "" {
 		_, err := New(root, Options{Git: os.Getenv("WORKTREE_CRASH_GIT")}).Create(context.Background(), "crash")
 		fmt.Println("survived:", err)
@@ -65,5 +74,41 @@ exec git "$@"
 	}
 	if ents, _ := os.ReadDir(filepath.Join(root, ".ouro", "worktrees", ".pending")); len(ents) != 0 {
 		t.Fatalf("pending records left: %d", len(ents))
+	}
+}
+
+// TestProcessesCreateTheSameName: several processes creating one name at once; exactly
+// one wins, the others are told it exists, and git's state stays whole.
+func TestProcessesCreateTheSameName(t *testing.T) {
+	root := repo(t)
+	var cmds []*exec.Cmd
+	outs := make([]*strings.Builder, 4)
+	for i := range outs {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "WORKTREE_RACE_ROOT="+root)
+		outs[i] = &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	won := 0
+	for i, cmd := range cmds {
+		err := cmd.Wait()
+		out := outs[i].String()
+		switch {
+		case err == nil && strings.Contains(out, "created"):
+			won++
+		case !strings.Contains(out, "already exists"):
+			t.Errorf("a losing process failed unclearly: %s", out)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d processes created the worktree", won)
+	}
+	list := gitT(t, root, "worktree", "list", "--porcelain")
+	if strings.Count(list, "worktree ") != 2 || strings.Contains(list, "locked") {
+		t.Fatalf("worktrees:\n%s", list)
 	}
 }

@@ -30,6 +30,9 @@ type worktrees struct {
 	bash    *tools.Bash
 	bg      *background.Manager
 	home    string // where the session started
+	// own is the session's folder (tool results, task outputs): roots of the workspace
+	// below it are for ouro's tools, not for sandboxed commands.
+	own     string
 	session *worktree.Session
 	part    mechanism.Part
 }
@@ -38,7 +41,7 @@ type worktrees struct {
 const entryWorktree = "worktree"
 
 func openWorktrees(cwd string, ws *workspace.Workspace, g *guard, bash *tools.Bash, bg *background.Manager, tr *transcript, warn io.Writer) *worktrees {
-	w := &worktrees{ws: ws, g: g, bash: bash, bg: bg, home: cwd}
+	w := &worktrees{ws: ws, g: g, bash: bash, bg: bg, home: cwd, own: tr.w.Dir()}
 	w.mgr = worktree.New(cwd, worktree.Options{Hooks: g.hooks})
 	enter, exit, s := worktree.NewTools(w.mgr, w.move)
 	w.session = s
@@ -84,7 +87,13 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 // sandboxFor is the session's sandbox for other roots (a worktree's workspace): the same
 // settings, temp dir and proxy, plus the repository's git dir, where a worktree's commits
 // go.
-func (w *worktrees) sandboxFor(ctx context.Context, roots []string) sandbox.Policy {
+func (w *worktrees) sandboxFor(ctx context.Context, all []string) sandbox.Policy {
+	var roots []string
+	for _, r := range all {
+		if !workspace.Within(w.own, r) {
+			roots = append(roots, r)
+		}
+	}
 	home, _ := os.UserHomeDir()
 	pol := sandbox.FromSettings(w.g.settings.Sandbox, roots, home, w.g.tmpDir)
 	if w.g.proxy != nil {

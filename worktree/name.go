@@ -50,8 +50,8 @@ func ValidateName(name string) error {
 
 // clip keeps an error readable when the name is huge.
 func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
 	}
 	return s
 }

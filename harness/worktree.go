@@ -24,12 +24,12 @@ import (
 // sandbox, and the permission policy's idea of "inside" become the worktree's, so that
 // writes land there and not in the main checkout.
 type worktrees struct {
-	mgr     *worktree.Manager
-	ws      *workspace.Workspace
-	g       *guard
-	bash    *tools.Bash
-	bg      *background.Manager
-	home    string // where the session started
+	mgr  *worktree.Manager
+	ws   *workspace.Workspace
+	g    *guard
+	bash *tools.Bash
+	bg   *background.Manager
+	home string // where the session started
 	// own is the session's folder (tool results, task outputs): roots of the workspace
 	// below it are for ouro's tools, not for sandboxed commands.
 	own     string

@@ -32,6 +32,24 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 // runIsolated runs one child in a fresh git worktree and adds to its result what the
 // worktree holds (or that it was removed, unchanged).
 func (sh *shared) runIsolated(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	out, nested, extra, err := sh.isolatedOutcome(ctx, d, in, x, override{})
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	res := report(d.Name, out, nested)
+	if extra != "" {
+		res.Content = append(res.Content, llm.TextBlock("\n"+extra))
+	}
+	return res
+}
+
+// isolatedOutcome runs one child in a fresh git worktree named after its call and
+// returns, besides how it ended, what the worktree holds for the lead. err means the
+// worktree could not be made and the child never ran.
+func (sh *shared) isolatedOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool, string, error) {
+	if sh.cfg.Isolate == nil {
+		return agent.Outcome{}, nil, "", errors.New("isolation \"worktree\" is not available in this session; run the agent without isolation")
+	}
 	callID := x.ID
 	if callID == "" {
 		callID = directID()
@@ -42,16 +60,15 @@ func (sh *shared) runIsolated(ctx context.Context, d Definition, in taskInput, x
 	}
 	iso, err := sh.cfg.Isolate(ctx, name, d)
 	if err != nil {
-		return tool.Errorf("Subagent %s was not started: its worktree could not be made: %v", d.Name, err)
+		return agent.Outcome{}, nil, "", fmt.Errorf("subagent %s was not started: its worktree could not be made: %w", d.Name, err)
 	}
-	out, nested := sh.runOutcome(ctx, d, in, x, override{iso: iso})
-	res := report(d.Name, out, nested)
+	ov.iso = iso
+	out, nested := sh.runOutcome(ctx, d, in, x, ov)
+	extra := ""
 	if iso.Finish != nil {
-		if extra := iso.Finish(context.WithoutCancel(ctx)); extra != "" {
-			res.Content = append(res.Content, llm.TextBlock("\n"+extra))
-		}
+		extra = iso.Finish(context.WithoutCancel(ctx))
 	}
-	return res
+	return out, nested, extra, nil
 }
 
 // override changes one child's model and token limit (a workflow's agent() options).

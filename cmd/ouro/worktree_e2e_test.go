@@ -161,6 +161,7 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make f.txt", false)}},
 		scripted.Turn{ExpectContains: "your own git worktree", ToolCalls: bash("pwd -P && echo x > f.txt && git add f.txt && " + commitAs + " 'child work'")},
+		scripted.Turn{ToolCalls: bash("echo escaped > " + filepath.Join(e.dir, "escaped.txt"))},
 		scripted.Turn{Text: "CHILD DONE"},
 		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("just look", false)}},
 		scripted.Turn{Text: "NOTHING CHANGED"},
@@ -185,10 +186,16 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "f.txt")); err == nil {
 		t.Error("the child's file appeared in the main checkout")
 	}
-	if r := res["toolu_04_01"]; !strings.Contains(r, "NOTHING CHANGED") || !strings.Contains(r, "no changes; removed") {
+	if _, err := os.Stat(filepath.Join(e.dir, "escaped.txt")); err == nil {
+		t.Errorf("the isolated child wrote the main checkout: %s", res["toolu_03_01"])
+	}
+	if r := res["toolu_03_01"]; !strings.Contains(r, "outside the workspace") {
+		t.Errorf("the child's write to the main checkout was not refused as outside its workspace: %s", r)
+	}
+	if r := res["toolu_05_01"]; !strings.Contains(r, "NOTHING CHANGED") || !strings.Contains(r, "no changes; removed") {
 		t.Errorf("the unchanged child's result: %s", r)
 	}
-	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_04_01")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_05_01")); !os.IsNotExist(err) {
 		t.Error("the unchanged worktree was kept")
 	}
 	if b := wtGit(t, e.dir, "branch", "--list", "ouro/*"); strings.TrimSpace(strings.TrimPrefix(b, "+ ")) != "ouro/agent-toolu_01_01" {

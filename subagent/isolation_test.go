@@ -69,7 +69,9 @@ func TestIsolationRebindsToolsAndReports(t *testing.T) {
 	}
 	// A worktree that cannot be made: the child does not run.
 	broken, _ := NewTool(Config{Provider: model, Model: "scripted", Tools: parent,
-		Isolate: func(context.Context, string, Definition) (*Isolation, error) { return nil, errors.New("not a git repository") }})
+		Isolate: func(context.Context, string, Definition) (*Isolation, error) {
+			return nil, errors.New("not a git repository")
+		}})
 	if res, _ := broken.Run(context.Background(), tool.ExecInput(in)); !res.IsError || !strings.Contains(res.Text(), "not a git repository") {
 		t.Errorf("a failed isolation: %s", res.Text())
 	}

@@ -385,3 +385,39 @@ func TestCreateHookReplacesGit(t *testing.T) {
 		t.Fatalf("a relative path: %v", err)
 	}
 }
+
+// A commit held by a remote-tracking branch (pushed) is not lost by removal; one held by
+// nothing else is. A worktree whose folder was deleted by hand is forgotten with discard.
+func TestPushedCommitsAndVanishedFolder(t *testing.T) {
+	ctx := context.Background()
+	root := repo(t)
+	m := New(root, Options{})
+	w, _ := m.Create(ctx, "p")
+	write(t, filepath.Join(w.Path, "p.txt"), "p\n")
+	gitT(t, w.Path, "add", "p.txt")
+	gitT(t, w.Path, "commit", "-qm", "unpushed")
+	if err := m.Remove(ctx, "p", false); err == nil || !strings.Contains(err.Error(), "unpushed") {
+		t.Fatalf("an unpushed commit: %v", err)
+	}
+	gitT(t, root, "update-ref", "refs/remotes/origin/p", "ouro/p")
+	if err := m.Remove(ctx, "p", false); err != nil {
+		t.Fatalf("a pushed commit blocked removal: %v", err)
+	}
+
+	v, _ := m.Create(ctx, "v")
+	if err := os.RemoveAll(v.Path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Summary(ctx, "v"); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("Summary of a vanished folder: %v", err)
+	}
+	if err := m.Remove(ctx, "v", false); err == nil {
+		t.Fatal("a vanished worktree was removed without discard")
+	}
+	if err := m.Remove(ctx, "v", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(ctx, "v"); err != nil {
+		t.Fatalf("the name is not free again: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,7 +112,14 @@ func (w *worktrees) sandboxFor(ctx context.Context, all []string) sandbox.Policy
 // and gates under a view of the session's policy whose workspace is the worktree.
 func (w *worktrees) isolate(say func(string), allow func(path, what string) bool) func(ctx context.Context, name string, d subagent.Definition) (*subagent.Isolation, error) {
 	return func(ctx context.Context, name string, d subagent.Definition) (*subagent.Isolation, error) {
+		// A name taken by an earlier run (a kept worktree, a branch left behind) gets a
+		// suffix rather than failing the child.
+		base := name
 		wt, err := w.mgr.Create(ctx, name)
+		for i := 2; i <= 5 && (errors.Is(err, worktree.ErrExists) || errors.Is(err, worktree.ErrBranchExists)); i++ {
+			name = fmt.Sprintf("%s-%d", base, i)
+			wt, err = w.mgr.Create(ctx, name)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -67,6 +67,8 @@ type Worktree struct {
 var (
 	ErrNotFound = errors.New("no such worktree")
 	ErrExists   = errors.New("worktree already exists")
+	// ErrBranchExists: the branch ouro/<name> is left from before; ouro does not reuse it.
+	ErrBranchExists = errors.New("branch already exists")
 )
 
 // Manager creates, describes and removes the worktrees of one repository. It is safe for
@@ -220,7 +222,7 @@ func (m *Manager) Create(ctx context.Context, name string) (*Worktree, error) {
 		}
 	}
 	if _, err := m.git.run(ctx, m.root, "rev-parse", "--verify", "--quiet", "refs/heads/"+rec.Branch); err == nil {
-		return nil, fmt.Errorf("worktree %q was not created: the branch %s already exists (left by an earlier worktree of that name?) and ouro does not reuse it; pick another name, or delete the branch (git branch -D %s) once nothing on it is needed", name, rec.Branch, rec.Branch)
+		return nil, fmt.Errorf("worktree %q was not created: the %w: %s (left by an earlier worktree of that name?), and ouro does not reuse it; pick another name, or delete the branch (git branch -D %s) once nothing on it is needed", name, ErrBranchExists, rec.Branch, rec.Branch)
 	}
 	if err := writeJSON(m.pendingPath(name), rec); err != nil {
 		return nil, fmt.Errorf("worktree %q: %w", name, err)

@@ -158,6 +158,9 @@ func agentCall(prompt string, background bool) scripted.ToolCall {
 func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	e := newEnv(t)
 	gitRepo(t, e)
+	// A branch left by an earlier run under the name the child's worktree would take:
+	// the worktree gets a suffix instead of failing the child.
+	wtGit(t, e.dir, "branch", "ouro/agent-toolu_01_01")
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make f.txt", false)}},
 		scripted.Turn{ExpectContains: "your own git worktree", ToolCalls: bash("pwd -P && echo x > f.txt && git add f.txt && " + commitAs + " 'child work'")},
@@ -172,13 +175,13 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
 	}
 	res := wtResults(srv)
-	wt := filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_01_01")
+	wt := filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_01_01-2")
 	real, _ := filepath.EvalSymlinks(wt)
 	if r := res["toolu_02_01"]; real == "" || !strings.HasPrefix(r, real) {
 		t.Errorf("the child's Bash ran in %q, want its worktree %s", r, wt)
 	}
 	r := res["toolu_01_01"]
-	for _, want := range []string{"CHILD DONE", "branch ouro/agent-toolu_01_01", "child work", "f.txt | 1 +", "Nothing was merged", "git merge ouro/agent-toolu_01_01"} {
+	for _, want := range []string{"CHILD DONE", "branch ouro/agent-toolu_01_01-2", "child work", "f.txt | 1 +", "Nothing was merged", "git merge ouro/agent-toolu_01_01-2"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("the lead's result lacks %q:\n%s", want, r)
 		}
@@ -198,7 +201,7 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_05_01")); !os.IsNotExist(err) {
 		t.Error("the unchanged worktree was kept")
 	}
-	if b := wtGit(t, e.dir, "branch", "--list", "ouro/*"); strings.TrimSpace(strings.TrimPrefix(b, "+ ")) != "ouro/agent-toolu_01_01" {
+	if b := wtGit(t, e.dir, "branch", "--list", "ouro/*"); b != "  ouro/agent-toolu_01_01\n+ ouro/agent-toolu_01_01-2\n" {
 		t.Errorf("branches: %q", b)
 	}
 	if log := wtGit(t, e.dir, "log", "--format=%s", "main"); log != "init\n" {

@@ -82,6 +82,7 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 		sb = &pol
 	}
 	w.bash.MoveTo(dir, sb)
+	w.g.hooks.SetCWD(dir)
 	return nil
 }
 

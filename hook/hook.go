@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -188,6 +189,9 @@ type Runner struct {
 
 	// bg runs the async hooks; scoped runners share their root's.
 	bg *background
+	// cwd is the session's working directory for payloads once it moved (SetCWD); nil
+	// or empty: cfg.CWD. Scoped runners share their root's.
+	cwd *atomic.Pointer[string]
 	// hmu guards hooks, which Add extends while the session runs.
 	hmu sync.RWMutex
 
@@ -286,8 +290,13 @@ func New(cfg Config) (*Runner, error) {
 	r.env = append(append(os.Environ(), cfg.Env...),
 		"CLAUDE_PROJECT_DIR="+cfg.ProjectDir, "OURO_PROJECT_DIR="+cfg.ProjectDir)
 	r.bg = newBackground()
+	r.cwd = &atomic.Pointer[string]{}
 	return r, nil
 }
+
+// SetCWD says the session's working directory moved (into a git worktree and back): the
+// payloads' cwd says so from now on. Commands still run in the project directory.
+func (r *Runner) SetCWD(dir string) { r.cwd.Store(&dir) }
 
 // Has reports whether any hook is configured for event.
 func (r *Runner) Has(event string) bool { return len(r.entries(event)) > 0 }

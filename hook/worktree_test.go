@@ -81,3 +81,23 @@ func TestWorktreeRemoveFires(t *testing.T) {
 	}
 	_ = hook.WorktreeRemove
 }
+
+func TestPayloadCWDFollowsTheSession(t *testing.T) {
+	e := newEnv(t)
+	r := e.runner(on("Notification", "", e.script(`cat > "$CLAUDE_PROJECT_DIR/in.json"`)))
+	r.SetCWD("/repo/.ouro/worktrees/a")
+	r.Notification(context.Background(), "hi")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(e.read("in.json")), &got); err != nil || got["cwd"] != "/repo/.ouro/worktrees/a" {
+		t.Fatalf("payload %v %v", got, err)
+	}
+	scoped, _, err := r.Scoped(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetCWD(e.dir)
+	scoped.Notification(context.Background(), "again")
+	if err := json.Unmarshal([]byte(e.read("in.json")), &got); err != nil || got["cwd"] != e.dir {
+		t.Fatalf("a scoped runner's payload %v %v", got, err)
+	}
+}

@@ -263,6 +263,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	pruneSessions(dirs.home, set, warn)
 	if set.Workflows != nil && *set.Workflows {
 		opts.Access.Workflows = true
 	}
@@ -304,6 +305,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
+	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	tl, err := openTasks(dirs, tr, opts.TaskList, todos.list, opts.UI, warn)
 	if err != nil {
@@ -328,7 +330,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
+		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part(), wts.part} // tasks end before a goal is judged
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -336,7 +338,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, wts, warn)
 	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
@@ -476,7 +478,7 @@ func modelName(flag, setting string, env func(string) string) string {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -500,6 +502,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 		Limits:        opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
 		Background:    bgw.mgr,
+		Isolate:       wts.isolate(say, gr.allow),
 	})
 	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }

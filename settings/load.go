@@ -244,7 +244,9 @@ type file struct {
 	Env       map[string]string        `json:"env"`
 	Model     *string                  `json:"model"`
 	Workflows *bool                    `json:"workflows"`
-	Memory    struct {
+	// CleanupPeriodDays is Claude Code's retention of sessions.
+	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
+	Memory            struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Goal struct {
@@ -405,6 +407,18 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	if f.Workflows != nil && s.Workflows == nil && (l.user || l.flag) {
 		v := *f.Workflows
 		s.Workflows = &v
+	}
+	// Deleting the user's history is the user's call: a repository's own files may not
+	// shorten how long sessions are kept.
+	if n := f.CleanupPeriodDays; n != nil && s.CleanupSource == "" {
+		switch {
+		case !l.user && !l.flag && !l.managed:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays is ignored: only your own settings (~/.claude/settings.json, ~/.ouro/settings.json), --settings or managed settings decide when sessions are deleted", l.path))
+		case *n < 1:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays must be at least 1 (days), not %d; sessions are kept for the default %d days", l.path, *n, defaultCleanupDays))
+		default:
+			s.CleanupPeriodDays, s.CleanupSource = *n, l.path
+		}
 	}
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
 		v := *f.Memory.ExtractOnExit

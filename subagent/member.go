@@ -21,6 +21,8 @@ type Spawner interface {
 // SpawnInput is an Agent call that starts a teammate.
 type SpawnInput struct {
 	Name, Description, Prompt, AgentType string
+	// Isolation is "worktree" when the teammate works in a git worktree of its own.
+	Isolation string
 }
 
 // SetSpawner makes Agent calls with run_in_background and a name start teammates

@@ -22,14 +22,60 @@ import (
 
 // runChild runs one child of type d for in and turns its outcome into the parent's result.
 func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	if in.Isolation == "worktree" {
+		return sh.runIsolated(ctx, d, in, x)
+	}
 	out, nested := sh.runOutcome(ctx, d, in, x, override{})
 	return report(d.Name, out, nested)
+}
+
+// runIsolated runs one child in a fresh git worktree and adds to its result what the
+// worktree holds (or that it was removed, unchanged).
+func (sh *shared) runIsolated(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	out, nested, extra, err := sh.isolatedOutcome(ctx, d, in, x, override{})
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	res := report(d.Name, out, nested)
+	if extra != "" {
+		res.Content = append(res.Content, llm.TextBlock("\n"+extra))
+	}
+	return res
+}
+
+// isolatedOutcome runs one child in a fresh git worktree named after its call and
+// returns, besides how it ended, what the worktree holds for the lead. err means the
+// worktree could not be made and the child never ran.
+func (sh *shared) isolatedOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool, string, error) {
+	if sh.cfg.Isolate == nil {
+		return agent.Outcome{}, nil, "", errors.New("isolation \"worktree\" is not available in this session; run the agent without isolation")
+	}
+	callID := x.ID
+	if callID == "" {
+		callID = directID()
+	}
+	name := "agent-" + unsafeRE.ReplaceAllString(callID, "-")
+	if len(name) > 40 {
+		name = "agent-" + name[len(name)-34:]
+	}
+	iso, err := sh.cfg.Isolate(ctx, name, d)
+	if err != nil {
+		return agent.Outcome{}, nil, "", fmt.Errorf("subagent %s was not started: its worktree could not be made: %w", d.Name, err)
+	}
+	ov.iso = iso
+	out, nested := sh.runOutcome(ctx, d, in, x, ov)
+	extra := ""
+	if iso.Finish != nil {
+		extra = iso.Finish(context.WithoutCancel(ctx))
+	}
+	return out, nested, extra, nil
 }
 
 // override changes one child's model and token limit (a workflow's agent() options).
 type override struct {
 	model     string
 	maxTokens int
+	iso       *Isolation // the child works in its own worktree
 }
 
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
@@ -47,6 +93,9 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		defer b.tr.close()
 	}
 	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	if ov.iso != nil {
+		prompt = append(prompt, llm.TextBlock(isolationNote(ov.iso.Dir)))
+	}
 	if sh.cfg.StartHook != nil {
 		if extra := sh.cfg.StartHook(ctx, b.child); extra != "" {
 			prompt = append(prompt, llm.TextBlock(extra))
@@ -98,6 +147,9 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		if !ok {
 			pt, ok = cfg.Named[n]
 		}
+		if rebound, has := ov.iso.tool(n); has {
+			pt, ok = rebound, true
+		}
 		if ok && n != TaskName && !replaced[n] {
 			_ = reg.Add(pt)
 		}
@@ -111,6 +163,10 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		nc := cfg
 		nc.Depth = cfg.Depth + 1
 		nc.Tools = withoutTask(reg) // a nested child gets no more than this child has
+		if ov.iso != nil {
+			// Its children work in this child's worktree, under its gates.
+			nc.Gates, nc.GatesFor, nc.ScopeFor = ov.iso.Gates, ov.iso.GatesFor, nil
+		}
 		nested, _ = NewTool(nc)
 		nested.sh.parent = sh
 		_ = reg.Add(nested)
@@ -143,6 +199,9 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		if sc := cfg.ScopeFor(d); sc != nil {
 			gates, afterTool, beforeModel, stopHook = sc.Gates, sc.AfterTool, sc.BeforeModel, sc.StopHook
 		}
+	}
+	if ov.iso != nil {
+		gates = ov.iso.Gates
 	}
 	gates = append(append([]agent.Gate(nil), ex.gates...), gates...)
 	beforeModel = append(append([]agent.BeforeModel(nil), beforeModel...), ex.beforeModel...)
@@ -194,6 +253,14 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		return nil, err
 	}
 	return &built{a: a, reg: reg, nested: nested, tr: tr, child: child, model: model}, nil
+}
+
+func (iso *Isolation) tool(name string) (tool.Tool, bool) {
+	if iso == nil {
+		return nil, false
+	}
+	t, ok := iso.Tools[name]
+	return t, ok
 }
 
 // report turns a child's outcome into the parent's tool result: the final text and one
@@ -390,3 +457,8 @@ func progressOf(typ string, x *tool.Exec) agent.Observer {
 // directID names a child whose Task call has no tool_use id (the tool was run directly,
 // not through a registry), so its transcript still gets a unique name.
 func directID() string { return "direct-" + uuid.NewString()[:8] }
+
+// isolationNote tells a child in a worktree where it works and what to do with its work.
+func isolationNote(dir string) string {
+	return fmt.Sprintf("You work in your own git worktree, %s: it is your working directory, and the main checkout is outside your reach. Commit your finished work there (git add, git commit); the lead reviews and merges the branch.", dir)
+}

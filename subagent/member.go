@@ -65,6 +65,17 @@ type MemberSpec struct {
 	Observer agent.Observer
 	// System is appended to its system prompt (who it is in the team).
 	System string
+	// Isolation, when set (Tool.Isolate), makes it work in its own git worktree.
+	Isolation *Isolation
+}
+
+// Isolate makes a git worktree called name for a long-lived child of d (isolation
+// "worktree"); an error when the session offers no worktrees or it cannot be made.
+func (t *Tool) Isolate(ctx context.Context, name string, d Definition) (*Isolation, error) {
+	if t.sh.cfg.Isolate == nil {
+		return nil, fmt.Errorf("isolation \"worktree\" is not available in this session (is it a git repository?); start the teammate without isolation")
+	}
+	return t.sh.cfg.Isolate(ctx, name, d)
 }
 
 // Member is a long-lived child. Run is not for concurrent use; the rest is.
@@ -82,9 +93,13 @@ type Member struct {
 
 // NewMember builds a long-lived child under the session's permissions, tools and hooks.
 func (t *Tool) NewMember(s MemberSpec) (*Member, error) {
-	b, err := t.sh.build(s.Def, s.Name, s.Description, nil, override{}, extras{
+	system := s.System
+	if s.Isolation != nil {
+		system = strings.TrimRight(system, "\n") + "\n" + isolationNote(s.Isolation.Dir)
+	}
+	b, err := t.sh.build(s.Def, s.Name, s.Description, nil, override{iso: s.Isolation}, extras{
 		tools: s.Tools, beforeModel: s.BeforeModel, gates: s.Gates, modeless: s.Modeless,
-		stops: s.BeforeStop, observer: s.Observer, system: s.System, name: s.Name})
+		stops: s.BeforeStop, observer: s.Observer, system: system, name: s.Name})
 	if err != nil {
 		return nil, fmt.Errorf("teammate %s could not start: %w", s.Name, err)
 	}

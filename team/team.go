@@ -180,11 +180,28 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("The team has %d teammates, the most allowed; shut one down (SendMessage with a shutdown_request) first.", MaxMembers)
 	}
+	switch in.Isolation {
+	case "", "worktree":
+	default:
+		return tool.Errorf("isolation %q is not available: the only isolation here is \"worktree\".", in.Isolation)
+	}
 	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1)}
 	t.members[name] = tm
 	t.order = append(t.order, name)
 	t.mu.Unlock()
+	if in.Isolation == "worktree" {
+		iso, err := t.cfg.Agents.Isolate(ctx, "teammate-"+name, def)
+		if err != nil {
+			t.mu.Lock()
+			delete(t.members, name)
+			t.order = t.order[:len(t.order)-1]
+			t.mu.Unlock()
+			return tool.Errorf("Teammate %q was not started: %v", name, err)
+		}
+		tm.iso = iso
+	}
 	if err := tm.build(in.Description); err != nil {
+		tm.finishWorktree()
 		t.mu.Lock()
 		delete(t.members, name)
 		t.order = t.order[:len(t.order)-1]
@@ -197,6 +214,9 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 	mode := ""
 	if tm.plan {
 		mode = " It starts in plan mode: it cannot change anything until you approve its plan (it sends you a plan_approval_request)."
+	}
+	if tm.iso != nil {
+		mode += fmt.Sprintf(" It works in its own git worktree, %s; its branch is reported to you when it stops.", tm.iso.Dir)
 	}
 	return tool.Text(fmt.Sprintf("Spawned teammate %q (%s, model %s).%s It works in the background on its own conversation; it takes the lowest-numbered ready task of the shared task list whenever it is idle. Talk to it with SendMessage (to: %q); its messages to you arrive in your next request.",
 		name, def.Name, tm.m.Model(), mode, name))

@@ -38,6 +38,7 @@ type teammate struct {
 	inbox *mailbox.Inbox
 	board *task.Board
 	plan  bool // started in plan mode
+	iso   *subagent.Isolation
 	wake  chan struct{}
 
 	mu       sync.Mutex
@@ -82,7 +83,7 @@ func (tm *teammate) build(description string) error {
 		BeforeModel: []agent.BeforeModel{stopper{tm: tm}, tm.inbox, stopper{tm: tm, plan: true}, budget{tm}},
 		BeforeStop:  []agent.BeforeStop{holding{tm}},
 		Gates:       gates, Modeless: tm.plan, Observer: obs,
-		System: teammatePrompt(tm.name, tm.plan),
+		System: teammatePrompt(tm.name, tm.plan), Isolation: tm.iso,
 	})
 	if err != nil {
 		return err
@@ -170,6 +171,7 @@ func (tm *teammate) loop(prompt string) {
 	t := tm.team
 	defer t.wg.Done()
 	defer tm.m.Close()
+	defer tm.finishWorktree()
 	go tm.board.KeepAlive(t.ctx, func(err error) { t.cfg.Warn(tm.name + " renewing task claims: " + err.Error()) })
 	input := []llm.Block{llm.TextBlock(prompt)}
 	for {
@@ -394,8 +396,12 @@ func (tm *teammate) report(text string) {
 func (tm *teammate) shutdown(req mailbox.Message) {
 	yes := true
 	t := tm.team
+	text := tm.name + " finished its current work and has shut down."
+	if wt := tm.finishWorktree(); wt != "" {
+		text += "\n" + wt
+	}
 	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Kind: mailbox.ShutdownResponse,
-		RequestID: req.RequestID, Approve: &yes, Text: tm.name + " finished its current work and has shut down.", Summary: "shut down"})
+		RequestID: req.RequestID, Approve: &yes, Text: text, Summary: "shut down"})
 	if err != nil {
 		t.cfg.Warn(tm.name + " acknowledging shutdown: " + err.Error())
 	} else {
@@ -543,4 +549,22 @@ func idOrder(id string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// finishWorktree ends the teammate's worktree once: an unchanged one is removed, else
+// it says the branch, commits and diffstat for the lead to merge (nothing is merged).
+func (tm *teammate) finishWorktree() string {
+	tm.mu.Lock()
+	iso := tm.iso
+	tm.iso = nil
+	tm.mu.Unlock()
+	if iso == nil || iso.Finish == nil {
+		return ""
+	}
+	text := iso.Finish(context.Background())
+	if tm.m == nil {
+		return text
+	}
+	tm.m.Record("team_worktree", map[string]string{"dir": iso.Dir, "report": text})
+	return text
 }

@@ -115,15 +115,18 @@ func idCall(id, name string, in any) scripted.ToolCall {
 // shutdown is acknowledged by request id.
 func TestTeamCompletesATaskGraph(t *testing.T) {
 	e := newEnv(t)
+	gitRepo(t, e)
 	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
 	var creates, links, spawns []scripted.ToolCall
 	for i := 1; i <= 6; i++ {
 		creates = append(creates, idCall(fmt.Sprintf("create%d", i), "TaskCreate", map[string]string{"subject": fmt.Sprintf("part %d", i), "description": fmt.Sprintf("write out/%d.txt", i)}))
+		rel := fmt.Sprintf("out/%d.txt", i)
 		m.byTask[fmt.Sprint(i)] = m.server(
-			scripted.Turn{ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("w%d", i), "Write", map[string]string{"file_path": filepath.Join(e.dir, "out", fmt.Sprintf("%d.txt", i)), "content": fmt.Sprintf("part %d\n", i)})}},
-			scripted.Turn{ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("v%d", i), "Read", map[string]string{"file_path": filepath.Join(e.dir, "out", fmt.Sprintf("%d.txt", i))})}},
-			scripted.Turn{ExpectContains: fmt.Sprintf("part %d", i), ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("done%d", i), "TaskUpdate", map[string]string{"taskId": fmt.Sprint(i), "status": "completed"})}},
-			scripted.Turn{Text: fmt.Sprintf("part %d written and checked", i)},
+			scripted.Turn{ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("w%d", i), "Write", map[string]string{"file_path": rel, "content": fmt.Sprintf("part %d\n", i)})}},
+			scripted.Turn{ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("v%d", i), "Read", map[string]string{"file_path": rel})}},
+			scripted.Turn{ExpectContains: fmt.Sprintf("part %d", i), ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("g%d", i), "Bash", map[string]string{"command": "git add out && " + commitAs + fmt.Sprintf(" 'part %d'", i)})}},
+			scripted.Turn{ToolCalls: []scripted.ToolCall{idCall(fmt.Sprintf("done%d", i), "TaskUpdate", map[string]string{"taskId": fmt.Sprint(i), "status": "completed"})}},
+			scripted.Turn{Text: fmt.Sprintf("part %d written, checked and committed", i)},
 		)
 	}
 	// 1 → 2 → 4, 1 → 3 → 5, 4 and 5 → 6.
@@ -132,7 +135,7 @@ func TestTeamCompletesATaskGraph(t *testing.T) {
 	}
 	for _, n := range []string{"w1", "w2", "w3"} {
 		spawns = append(spawns, idCall("spawn-"+n, "Agent", map[string]any{"description": "teammate " + n, "prompt": "You write parts of the output.",
-			"subagent_type": "general-purpose", "run_in_background": true, "name": n}))
+			"subagent_type": "general-purpose", "run_in_background": true, "name": n, "isolation": "worktree"}))
 		m.byName[n] = m.server(scripted.Turn{Text: "ready"})
 	}
 	m.byName["w1"] = m.server(scripted.Turn{Text: "ready"},
@@ -163,16 +166,33 @@ func TestTeamCompletesATaskGraph(t *testing.T) {
 	}
 	m.hold(m.byName["w1"], 1, 6)
 	e.teamFake(m)
-	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "--output-format", "json", "write the six parts with a team")
+	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git *)", "--output-format", "json", "write the six parts with a team")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	if !strings.Contains(out, "All six parts are written.") {
 		t.Fatalf("result: %s\n%s", out, stderr)
 	}
+	// Each teammate worked in its own worktree: every part is committed on exactly one
+	// teammate's branch, nothing reached the main checkout, nothing was merged.
+	if _, err := os.Stat(filepath.Join(e.dir, "out")); err == nil {
+		t.Error("a teammate wrote into the main checkout")
+	}
+	if log := wtGit(t, e.dir, "log", "--format=%s", "main"); log != "init\n" {
+		t.Errorf("something was merged into main: %q", log)
+	}
 	for i := 1; i <= 6; i++ {
-		if data, err := os.ReadFile(filepath.Join(e.dir, "out", fmt.Sprintf("%d.txt", i))); err != nil || string(data) != fmt.Sprintf("part %d\n", i) {
-			t.Errorf("out/%d.txt: %q, %v", i, data, err)
+		var on []string
+		for _, n := range []string{"w1", "w2", "w3"} {
+			if data, err := os.ReadFile(filepath.Join(e.dir, ".ouro", "worktrees", "teammate-"+n, "out", fmt.Sprintf("%d.txt", i))); err == nil && string(data) == fmt.Sprintf("part %d\n", i) {
+				on = append(on, n)
+				if log := wtGit(t, e.dir, "log", "--format=%s", "ouro/teammate-"+n); !strings.Contains(log, fmt.Sprintf("part %d\n", i)) {
+					t.Errorf("part %d is not committed on ouro/teammate-%s: %q", i, n, log)
+				}
+			}
+		}
+		if len(on) != 1 {
+			t.Errorf("out/%d.txt is in the worktrees of %v, want exactly one", i, on)
 		}
 		if rem := m.byTask[fmt.Sprint(i)].Remaining(); rem != 0 {
 			t.Errorf("task #%d's script has %d turns left", i, rem)
@@ -205,6 +225,10 @@ func TestTeamCompletesATaskGraph(t *testing.T) {
 		}
 	}
 	load(sessions[0], "main")
+	// The lead was given each working teammate's branch for merging.
+	if lead, err := os.ReadFile(sessions[0]); err != nil || !strings.Contains(string(lead), "git merge ouro/teammate-") {
+		t.Errorf("the lead's transcript names no branch to merge (%v)", err)
+	}
 	teammates, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(sessions[0], ".jsonl"), "subagents", "teammate-*.jsonl"))
 	if len(teammates) != 3 {
 		t.Fatalf("teammate transcripts: %v", teammates)

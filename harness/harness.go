@@ -344,7 +344,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
 		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
 	}
-	tw := openTeam(dirs, tr, tl, sub, opts, warn)
+	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
 	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
 	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
 	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
@@ -600,6 +600,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	}
 	defer s.guard.policy.ClearTurnRules()
 	s.beginCheckpoint(input, prompt)
+	defer s.team.wakeIfIdle() // what teammates sent after the run's last request
 	defer s.bg.running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	stopFailure(ctx, hooks, s.tap, out)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,18 +26,19 @@ import (
 type teamWork struct {
 	t    *team.Team
 	part mechanism.Part
+	bg   *backgroundWork
+	wake func(Wake)
 }
 
 // TeamsDir is where each team's state is written for `ouro team`.
 func TeamsDir(home string) string { return filepath.Join(home, "teams") }
 
-func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, warn io.Writer) *teamWork {
+func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWork, opts Options, warn io.Writer) *teamWork {
 	statusPath := filepath.Join(TeamsDir(d.home), tl.name+".json")
 	var statusMu sync.Mutex
-	var obs func(string, agent.Event)
-	if opts.UI.TeammateObserver != nil {
-		obs = opts.UI.TeammateObserver
-	}
+	// Teammates outliving a run must not write after its final result (stream-json).
+	obs := bg.duringRuns(opts.UI.TeammateObserver)
+	tw := &teamWork{bg: bg, wake: opts.UI.Wake}
 	t := team.New(team.Config{
 		Name: tl.name, Holder: tr.w.ID(), Agents: sub.task,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
@@ -53,9 +55,14 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, wa
 			}
 			return ms, tl.store, lease, nil
 		},
-		Persist:   tr.w.Sync,
-		Budget:    opts.TeamBudget,
-		OnMessage: opts.UI.OnTeamMessage,
+		Persist: tr.w.Sync,
+		Budget:  opts.TeamBudget,
+		OnMessage: func(m mailbox.Message) {
+			if opts.UI.OnTeamMessage != nil {
+				opts.UI.OnTeamMessage(m)
+			}
+			tw.wakeIfIdle()
+		},
 		OnChange: func(s team.Snapshot) {
 			statusMu.Lock()
 			defer statusMu.Unlock()
@@ -72,7 +79,20 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, wa
 	if opts.UI.Wake == nil {
 		p.BeforeStop = []agent.BeforeStop{t.LeadWaiter(stopWait)}
 	}
-	return &teamWork{t: t, part: p}
+	tw.t, tw.part = t, p
+	return tw
+}
+
+// wakeIfIdle hands the lead's messages to the REPL as a turn of their own when no run is
+// under way; during a run they join its next request. They count as delivered once that
+// turn's first request has them (a REPL that quits first leaves them pending).
+func (tw *teamWork) wakeIfIdle() {
+	if tw == nil || tw.wake == nil || tw.t == nil || tw.bg.isBusy() {
+		return
+	}
+	if text := tw.t.Take(context.Background()); text != "" {
+		tw.wake(Wake{Source: "team", Prompt: text})
+	}
 }
 
 // writeTeamStatus replaces the team's status file (written whole, then renamed, so a

@@ -258,7 +258,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 			fmt.Fprintf(errOut, "ouro: %s\n", e.Text)
 		}
 	}
-	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut, OnTasks: h.TaskList,
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, TeammateObserver: h.ObserveTeammate, Warn: errOut, OnTasks: h.TaskList,
 		// What hooks want the user to see (systemMessage): on stderr, and as an event in
 		// stream-json.
 		ShowUser: func(msg string) {

@@ -384,9 +384,22 @@ func TestTeamHeadlessPermissionAskIsReportedToTheLead(t *testing.T) {
 		scripted.Turn{ExpectContains: "w1 was refused permission for Bash: headless run", Text: "w1 needs Bash allowed."},
 	)
 	e.teamFake(m)
-	out, stderr, code := e.run("", "-p", "--output-format", "json", "have w1 create a file")
+	out, stderr, code := e.run("", "-p", "--output-format", "stream-json", "--verbose", "have w1 create a file")
 	if code != 0 || !strings.Contains(out, "w1 needs Bash allowed.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	// stream-json tags the teammate's events with its name.
+	tagged := 0
+	for _, l := range parseLines(t, out) {
+		if l["agent"] == "w1" {
+			tagged++
+			if l["type"] == "assistant" && strings.Contains(fmt.Sprint(l["message"]), "main:") {
+				t.Errorf("a teammate's line carries the lead's content: %v", l)
+			}
+		}
+	}
+	if tagged < 3 {
+		t.Errorf("%d stream-json lines are tagged agent w1, want its prompt, its Bash call, the refusal and its answer\n%s", tagged, out)
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "made-by-w1")); err == nil {
 		t.Fatal("the refused command ran")

@@ -2,8 +2,11 @@ package team
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ouroagent/ouro/agent"
 
 	"github.com/ouroagent/ouro/llm"
 )
@@ -107,4 +110,48 @@ func (t *Team) overBudgetWith(u llm.Usage, cost float64, turns int) string {
 		return fmt.Sprintf("%s of %s", time.Since(t.start).Round(time.Second), lim.MaxDuration)
 	}
 	return ""
+}
+
+// ParseBudget reads a team budget: comma-separated limits, any of turns=N, tokens=N,
+// cost=USD, time=DURATION ("turns=200,cost=5,time=30m").
+func ParseBudget(s string) (agent.Limits, error) {
+	var l agent.Limits
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		var err error
+		switch strings.TrimSpace(k) {
+		case "turns":
+			l.MaxTurns, err = strconv.Atoi(v)
+			err = positive(err, l.MaxTurns > 0)
+		case "tokens":
+			l.MaxTokens, err = strconv.Atoi(v)
+			err = positive(err, l.MaxTokens > 0)
+		case "cost":
+			l.MaxCostUSD, err = strconv.ParseFloat(v, 64)
+			err = positive(err, l.MaxCostUSD > 0)
+		case "time":
+			l.MaxDuration, err = time.ParseDuration(v)
+			err = positive(err, l.MaxDuration > 0)
+		default:
+			ok = false
+		}
+		if !ok {
+			return l, fmt.Errorf("team budget %q: write limits as turns=N, tokens=N, cost=USD or time=DURATION, separated by commas", part)
+		}
+		if err != nil {
+			return l, fmt.Errorf("team budget %q: %v", part, err)
+		}
+	}
+	return l, nil
+}
+
+func positive(err error, ok bool) error {
+	if err == nil && !ok {
+		return fmt.Errorf("the limit must be above zero")
+	}
+	return err
 }

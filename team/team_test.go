@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/mailbox"
@@ -257,3 +258,48 @@ func (w *fakeWrite) Run(context.Context, *tool.Exec) (tool.Result, error) {
 	*w.n++
 	return tool.Text("written"), nil
 }
+
+// A team budget bounds all teammates together: past it a teammate stops, releases
+// nothing it has not claimed, and the lead is told why.
+func TestTeamBudgetStopsTeammates(t *testing.T) {
+	r := &router{byTask: map[string]*scripted.Provider{}, byName: map[string]*scripted.Provider{}}
+	for i := 1; i <= 3; i++ {
+		r.byTask[fmt.Sprint(i)] = completes(fmt.Sprint(i))
+	}
+	r.byName["w1"] = scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "ready"}}})
+	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	f.agent, _ = subagent.NewTool(subagent.Config{Provider: r, Model: "scripted", Tools: tool.NewRegistry()})
+	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
+		Budget: agentLimits(3),
+		Open:   func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil }})
+	f.agent.SetSpawner(f.team)
+	t.Cleanup(f.team.Close)
+	f.board = task.NewBoard(task.Config{Store: f.tasks, List: "list", Holder: "lead"})
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		f.board.Create(ctx, fmt.Sprintf("step %d", i), "", "", nil)
+	}
+	f.spawn(t, "w1", "general-purpose", "go")
+	waitFor(t, "the teammate to stop", func() bool {
+		s := f.team.Snapshot()
+		return len(s.Members) == 1 && s.Members[0].Status == team.StatusStopped
+	})
+	ms, _ := f.mail.Pending(ctx, "list", team.Lead)
+	if len(ms) == 0 || !strings.Contains(ms[len(ms)-1].Text, "the team budget ran out (3 of 3 turns)") {
+		t.Fatalf("the lead was not told of the budget: %+v", ms)
+	}
+	all, _ := f.board.All(ctx)
+	if all[2].Status == task.Completed {
+		t.Fatal("the teammate went on past the team budget")
+	}
+	for _, bad := range []string{"turns=0", "cost=x", "speed=3", "time=-1s"} {
+		if _, err := team.ParseBudget(bad); err == nil {
+			t.Errorf("ParseBudget(%q) was accepted", bad)
+		}
+	}
+	if l, err := team.ParseBudget("turns=5, tokens=100,cost=1.5,time=2m"); err != nil || l.MaxTurns != 5 || l.MaxTokens != 100 || l.MaxCostUSD != 1.5 || l.MaxDuration != 2*time.Minute {
+		t.Fatalf("ParseBudget: %+v, %v", l, err)
+	}
+}
+
+func agentLimits(turns int) agent.Limits { return agent.Limits{MaxTurns: turns} }

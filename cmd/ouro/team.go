@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/team"
@@ -58,4 +59,17 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 	c.Flags().StringVar(&list, "list", "", "the team's task list name")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the team's state as JSON")
 	return c
+}
+
+// budgetFlag is --team-budget: parsed as it is given, so a bad value stops at the flags.
+type budgetFlag struct{ l *agent.Limits }
+
+func (b budgetFlag) String() string { return "" }
+func (b budgetFlag) Type() string   { return "limits" }
+func (b budgetFlag) Set(s string) error {
+	l, err := team.ParseBudget(s)
+	if err == nil {
+		*b.l = l
+	}
+	return err
 }

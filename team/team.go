@@ -208,9 +208,6 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("%v", err)
 	}
-	t.wg.Add(1)
-	go tm.loop(in.Prompt)
-	t.notify()
 	mode := ""
 	if tm.plan {
 		mode = " It starts in plan mode: it cannot change anything until you approve its plan (it sends you a plan_approval_request)."
@@ -218,8 +215,12 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 	if tm.iso != nil {
 		mode += fmt.Sprintf(" It works in its own git worktree, %s; its branch is reported to you when it stops.", tm.iso.Dir)
 	}
-	return tool.Text(fmt.Sprintf("Spawned teammate %q (%s, model %s).%s It works in the background on its own conversation; it takes the lowest-numbered ready task of the shared task list whenever it is idle. Talk to it with SendMessage (to: %q); its messages to you arrive in your next request.",
-		name, def.Name, tm.m.Model(), mode, name))
+	text := fmt.Sprintf("Spawned teammate %q (%s, model %s).%s It works in the background on its own conversation; it takes the lowest-numbered ready task of the shared task list whenever it is idle. Talk to it with SendMessage (to: %q); its messages to you arrive in your next request.",
+		name, def.Name, tm.m.Model(), mode, name)
+	t.wg.Add(1)
+	go tm.loop(in.Prompt)
+	t.notify()
+	return tool.Text(text)
 }
 
 // Send sends a message from one agent of the team to another (or to the lead), checking

@@ -32,7 +32,7 @@ import (
 const Lead = "main"
 
 // MaxMembers bounds the teammates of one team.
-const MaxMembers = 32
+const MaxMembers = 64
 
 // Config is what a team needs from the session that leads it.
 type Config struct {

@@ -25,7 +25,12 @@ func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *t
 	if in.Isolation == "worktree" {
 		return sh.runIsolated(ctx, d, in, x)
 	}
-	out, nested := sh.runOutcome(ctx, d, in, x, override{})
+	return sh.runChildOn(ctx, d, in, x, nil)
+}
+
+// runChildOn is runChild continuing conv (nil: a fresh conversation).
+func (sh *shared) runChildOn(ctx context.Context, d Definition, in taskInput, x *tool.Exec, conv *agent.Conversation) tool.Result {
+	out, nested := sh.runOutcome(ctx, d, in, x, override{conv: conv})
 	return report(d.Name, out, nested)
 }
 
@@ -76,6 +81,9 @@ type override struct {
 	model     string
 	maxTokens int
 	iso       *Isolation // the child works in its own worktree
+	// conv, when set, is the conversation the child continues (a background agent
+	// continued by a message).
+	conv *agent.Conversation
 }
 
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
@@ -101,7 +109,11 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			prompt = append(prompt, llm.TextBlock(extra))
 		}
 	}
-	out := b.a.Run(ctx, &agent.Conversation{}, prompt...)
+	conv := ov.conv
+	if conv == nil {
+		conv = &agent.Conversation{}
+	}
+	out := b.a.Run(ctx, conv, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
 	return out, b.nested
 }

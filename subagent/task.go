@@ -3,9 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -136,6 +134,8 @@ type shared struct {
 	byName map[string]Definition
 
 	spawner Spawner // starts named teammates; nil: no teams
+	// resumable are the background agents a message can continue, by task id.
+	resumable map[string]*resumable
 
 	mu     sync.Mutex
 	usage  llm.Usage
@@ -371,13 +371,10 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		return sh.spawner.Spawn(ctx, x, SpawnInput{Name: in.Name, Description: in.Description, Prompt: in.Prompt, AgentType: d.Name, Isolation: in.Isolation}), nil
 	}
 	if in.Background && sh.cfg.Background != nil {
-		return sh.cfg.Background.StartAgent(x, in.Description, func(ctx context.Context, _ io.Writer) (string, error) {
-			res := sh.runChild(ctx, d, in, x)
-			if res.IsError {
-				return res.Text(), errors.New(firstLine(res.Text()))
-			}
-			return res.Text(), nil
-		}), nil
+		if in.Isolation != "" {
+			return sh.startBackground(x, d, in, nil), nil
+		}
+		return sh.startBackground(x, d, in, &agent.Conversation{}), nil
 	}
 	return sh.runChild(ctx, d, in, x), nil
 }

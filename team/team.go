@@ -236,11 +236,15 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 	if !known && m.To != Lead {
 		names := append([]string(nil), t.order...)
 		t.mu.Unlock()
+		bg := ""
+		if ids := t.cfg.Agents.BackgroundAgents(); len(ids) > 0 {
+			bg = "; background agents you can continue: " + strings.Join(ids, ", ")
+		}
 		if len(names) == 0 {
-			return mailbox.Message{}, fmt.Errorf("there is no teammate %q: this team has none yet (start one with Agent, run_in_background and a name)", m.To)
+			return mailbox.Message{}, fmt.Errorf("there is no teammate %q: this team has none yet (start one with Agent, run_in_background and a name)%s", m.To, bg)
 		}
 		sort.Strings(names)
-		return mailbox.Message{}, fmt.Errorf("there is no teammate %q; the team is %s, and %q for the lead", m.To, strings.Join(names, ", "), Lead)
+		return mailbox.Message{}, fmt.Errorf("there is no teammate %q; the team is %s, and %q for the lead%s", m.To, strings.Join(names, ", "), Lead, bg)
 	}
 	if m.To == m.From {
 		t.mu.Unlock()

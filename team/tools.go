@@ -87,6 +87,12 @@ func (s *sendTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	} else if err := json.Unmarshal(raw, &m.Text); err != nil {
 		return tool.Errorf("SendMessage: message must be a string or a protocol object"), nil
 	}
+	if s.from == Lead && m.Kind == mailbox.Text && s.team.member(strings.TrimSpace(m.To)) == nil && m.To != Lead {
+		// A background agent (no name, started with run_in_background) is continued.
+		if res, err := s.team.cfg.Agents.Continue(m.To, m.Text); err == nil {
+			return res, nil
+		}
+	}
 	sent, err := s.team.Send(ctx, m)
 	if err != nil {
 		return tool.Errorf("SendMessage failed: %v", err), nil

@@ -78,7 +78,9 @@ func (m *teamModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	m.mu.Lock()
 	srv := m.lead
-	if sm := teammateRE.FindSubmatch(body); sm != nil {
+	if bytes.Contains(body, []byte("You are a subagent of ouro")) {
+		srv = m.byName["subagent"]
+	} else if sm := teammateRE.FindSubmatch(body); sm != nil {
 		srv = m.byName[string(sm[1])]
 		if all := claimRE.FindAllSubmatch(body, -1); all != nil {
 			if ts := m.byTask[string(all[len(all)-1][1])]; ts != nil && ts.Remaining() > 0 {
@@ -403,5 +405,43 @@ func TestTeamHeadlessPermissionAskIsReportedToTheLead(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "made-by-w1")); err == nil {
 		t.Fatal("the refused command ran")
+	}
+}
+
+// A message to a background agent that has finished continues it: it goes on with its
+// conversation as a new background task, and its report arrives as a notification.
+func TestTeamMessageContinuesAFinishedBackgroundAgent(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	child := m.server(
+		scripted.Turn{Text: "one"},
+		scripted.Turn{ExpectContains: "Now say two.", Text: "two"},
+	)
+	m.byName["subagent"] = child
+	m.hold(child, 0, 2)
+	m.hold(child, 1, 4)
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("bga", "Agent", map[string]any{"description": "counter", "prompt": "Say one.",
+			"subagent_type": "general-purpose", "run_in_background": true})}},
+		scripted.Turn{Text: "Waiting for the counter."},
+		scripted.Turn{ExpectContains: "<result>one", ToolCalls: []scripted.ToolCall{idCall("more", "SendMessage", map[string]string{"to": "bga", "message": "Now say two."})}},
+		scripted.Turn{ExpectContains: "continues with your message", Text: "Waiting again."},
+		scripted.Turn{ExpectContains: "<result>two", Text: "The counter said one, then two."},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--output-format", "json", "count with a background agent")
+	if code != 0 || !strings.Contains(out, "The counter said one, then two.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	reqs := child.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the agent got %d requests", len(reqs))
+	}
+	var texts []string
+	for _, msg := range reqs[1].Messages {
+		texts = append(texts, msg.Text())
+	}
+	if joined := strings.Join(texts, "|"); !strings.Contains(joined, "Say one.|one|") {
+		t.Fatalf("the continued agent did not keep its conversation: %q", joined)
 	}
 }

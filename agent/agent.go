@@ -34,7 +34,9 @@ type Config struct {
 	Tools Tools
 	// MaxOutput is the output token limit per response; 0 means min(model max, 32000).
 	MaxOutput int
-	Limits    Limits
+	// Effort is sent with each request (llm.Request.Effort); "" leaves the model's default.
+	Effort string
+	Limits Limits
 	// MaxContinuations bounds how often the loop asks the model to go on after a
 	// response was cut by max_tokens (default 3).
 	MaxContinuations int
@@ -214,7 +216,7 @@ func (r *run) loop(ctx context.Context) {
 			r.finish(StatusBudgetExhausted, b.msg)
 			return
 		}
-		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut}
+		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut, Effort: cfg.Effort}
 		turn := &Turn{Number: r.out.Turns + 1, Conv: r.conv, Req: req, Usage: r.out.Usage, LastUsage: r.last, CostUSD: r.out.CostUSD, PromptTooLong: promptRetried, emit: r.emit}
 		r.emit(Event{Type: EventTurnStart, Turn: turn.Number})
 		for _, s := range cfg.BeforeModel {

@@ -1,5 +1,6 @@
 // Package background runs the work a model starts and does not wait for: shell commands
-// (Bash with run_in_background) and subagents (Task/Agent with run_in_background). Each
+// (Bash with run_in_background), subagents (Task/Agent with run_in_background) and
+// workflow runs (the Workflow tool). Each
 // task writes what it prints to an output file of its own; when it ends, the session is
 // told with one <task-notification>, in Claude Code's shape, through the Exec.Notify of
 // the call that started it. TaskOutput reads a task and TaskStop ends one. The Manager
@@ -39,8 +40,9 @@ type Kind string
 
 // Kinds, as Claude Code's TaskOutput names them.
 const (
-	KindBash  Kind = "local_bash"
-	KindAgent Kind = "local_agent"
+	KindBash     Kind = "local_bash"
+	KindAgent    Kind = "local_agent"
+	KindWorkflow Kind = "local_workflow"
 )
 
 // Status of a task.
@@ -160,7 +162,7 @@ func (m *Manager) StartCommand(x *tool.Exec, description, command string, spawn 
 	if description == "" {
 		description = command
 	}
-	t, refused := m.begin(x, KindBash, "b", description, command)
+	t, refused := m.begin(x, KindBash, "b", "", description, command)
 	if t == nil {
 		return refused
 	}
@@ -193,10 +195,47 @@ func (m *Manager) StartCommand(x *tool.Exec, description, command string, spawn 
 // that ends when the task is stopped or the session closes, may write its progress to
 // out, and returns the agent's final text (or why it failed).
 func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx context.Context, out io.Writer) (string, error)) tool.Result {
-	t, refused := m.begin(x, KindAgent, "a", description, "")
+	t, refused := m.begin(x, KindAgent, "a", "", description, "")
 	if t == nil {
 		return refused
 	}
+	m.work(x, t, run)
+	return tool.Text(fmt.Sprintf("Async agent launched successfully.\nagentId: %s (use it with TaskOutput or TaskStop; do not mention it to the user)\noutput_file: %s\nThe agent works in the background; go on with other work. You will be notified when it finishes.",
+		t.info.ID, t.info.Output))
+}
+
+// validWorkID reports whether id is fit for an output file's name: letters, digits, '_'
+// and '-', at most 100, not starting with '-' or '_'.
+func validWorkID(id string) bool {
+	if id == "" || len(id) > 100 || id[0] == '-' || id[0] == '_' {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// StartWork runs work of kind (KindWorkflow) that has its own id (a workflow's run id)
+// for call x, as StartAgent runs an agent: TaskOutput and TaskStop reach it by that id,
+// and its end is notified. run returns the result (a workflow's JSON value) or why it
+// failed. The error says why it did not start, for the model.
+func (m *Manager) StartWork(x *tool.Exec, kind Kind, id, description string, run func(ctx context.Context, out io.Writer) (string, error)) (Info, error) {
+	if !validWorkID(id) {
+		return Info{}, fmt.Errorf("background task id %q has characters an output file name cannot have", id)
+	}
+	t, refused := m.begin(x, kind, "", id, description, "")
+	if t == nil {
+		return Info{}, errors.New(refused.Text())
+	}
+	m.work(x, t, run)
+	return m.infoOf(t), nil
+}
+
+// work runs t's run in its own goroutine under a context its stop cancels.
+func (m *Manager) work(x *tool.Exec, t *task, run func(ctx context.Context, out io.Writer) (string, error)) {
 	ctx, cancel := context.WithCancel(Context(m.ctx))
 	t.stop = cancel
 	m.announce(t)
@@ -215,8 +254,6 @@ func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx cont
 		}
 		m.end(x, t, status, nil, text, detail)
 	}()
-	return tool.Text(fmt.Sprintf("Async agent launched successfully.\nagentId: %s (use it with TaskOutput or TaskStop; do not mention it to the user)\noutput_file: %s\nThe agent works in the background; go on with other work. You will be notified when it finishes.",
-		t.info.ID, t.info.Output))
 }
 
 type inBackground struct{}
@@ -235,8 +272,9 @@ func Context(ctx context.Context) context.Context {
 }
 
 // begin registers a task and opens its output file; it returns nil and the refusal
-// when the limit is reached or the session is closing.
-func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, description, command string) (*task, tool.Result) {
+// when the limit is reached or the session is closing. The id is prefix and random
+// characters, or fixed when given (an id already used is refused).
+func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, fixed, description, command string) (*task, tool.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -259,10 +297,16 @@ func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, description, command st
 	var f *os.File
 	for range 8 {
 		id = prefix + randomID()
+		if fixed != "" {
+			id = fixed
+		}
 		var err error
 		f, err = os.OpenFile(filepath.Join(m.cfg.Dir, id+".output"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			break
+		}
+		if fixed != "" && errors.Is(err, os.ErrExist) {
+			return nil, tool.Errorf("A background task %s already exists in this session.", fixed)
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, tool.Errorf("The background output file could not be created: %v", err)
@@ -472,8 +516,11 @@ func (m *Manager) Render() string {
 }
 
 func kindWord(k Kind) string {
-	if k == KindAgent {
+	switch k {
+	case KindAgent:
 		return "agent"
+	case KindWorkflow:
+		return "workflow"
 	}
 	return "shell"
 }

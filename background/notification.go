@@ -31,7 +31,7 @@ func Notification(i Info, result, detail, tail string) string {
 	fmt.Fprintf(&b, "<output-file>%s</output-file>\n", escape(i.Output))
 	fmt.Fprintf(&b, "<status>%s</status>\n", i.Status)
 	fmt.Fprintf(&b, "<summary>%s</summary>\n", escape(Summary(i, detail)))
-	if i.Kind == KindAgent && result != "" {
+	if i.Kind != KindBash && result != "" {
 		fmt.Fprintf(&b, "<result>%s</result>\n", escapeTags(textcut.Runes(result, resultRunes, "\n[… the rest is in the output file]")))
 	}
 	b.WriteString("</task-notification>\n")
@@ -45,8 +45,11 @@ func Notification(i Info, result, detail, tail string) string {
 // Summary is the one line saying what ended and how, in Claude Code's words.
 func Summary(i Info, detail string) string {
 	what := fmt.Sprintf("Background command %q", clip(i.Description, 200))
-	if i.Kind == KindAgent {
+	switch i.Kind {
+	case KindAgent:
 		what = fmt.Sprintf("Agent %q", clip(i.Description, 200))
+	case KindWorkflow:
+		what = fmt.Sprintf("Workflow %q", clip(i.Description, 200))
 	}
 	return what + " " + describeEnd(i, detail)
 }

@@ -297,7 +297,11 @@ func (b *backgroundWork) resume(entries []session.Entry) {
 		}
 		i.Status = background.StatusKilled
 		b.record(entryBackground, backgroundEntry{Event: "lost", Task: i})
-		b.notes.Notify(tool.Notification{Text: background.Notification(i, "", "the ouro process running it ended first", "")})
+		why := "the ouro process running it ended first"
+		if i.Kind == background.KindWorkflow {
+			why += fmt.Sprintf("; call Workflow with resumeFromRunId %q to finish it without redoing the agents that finished", i.ID)
+		}
+		b.notes.Notify(tool.Notification{Text: background.Notification(i, "", why, "")})
 	}
 }
 

@@ -157,7 +157,7 @@ func (c *goalCheck) run(ctx context.Context, command string) goal.CheckResult {
 	}
 	// Never outside the sandbox: sandbox.excludedCommands (which a project's file may
 	// add to) and dangerouslyDisableSandbox are for the model's calls a person sees.
-	bash := tools.NewBash(tools.BashConfig{Dir: c.cwd, Env: c.g.env, Sandbox: c.g.sandbox, Within: c.ws.Contains,
+	bash := tools.NewBash(tools.BashConfig{Dir: c.cwd, Env: c.g.env, Sandbox: c.g.sandbox, Within: c.ws.Contains, EnvDir: c.g.envDir,
 		DefaultTimeout: c.timeout, MaxTimeout: max(c.timeout, 600*time.Second)})
 	start := time.Now()
 	res, err := bash.Run(ctx, &tool.Exec{Call: call})

@@ -457,3 +457,12 @@ func rewake(wake func(Wake)) func(string) {
 	}
 	return func(text string) { wake(Wake{Source: "hook", Prompt: text}) }
 }
+
+// envDir is the folder of what SessionStart hooks wrote to CLAUDE_ENV_FILE, sourced
+// before each Bash command; "" without hooks.
+func (g *guard) envDir() string {
+	if g.hooks == nil {
+		return ""
+	}
+	return g.hooks.EnvDir()
+}

@@ -312,6 +312,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
+	skills.log.shell = &skillShell{g: g, ws: ws, cwd: dirs.cwd}
 	sched := openSchedules(dirs, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {
@@ -338,23 +339,22 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, wts, warn)
-	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, wts, skills, warn)
+	wf := openWorkflows(opts, dirs, ws, tr, sub, bg, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
-		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
 	}
 	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
 	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
 	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
 	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
-		wf.close()
 		return nil, err
 	}
+	wf.offeredLater(reg, g.policy.Hidden)
 
 	rec := &recorder{w: tr.w, warn: warn}
-	tap := &failureTap{Provider: m.provider}
+	tap := &failureTap{Provider: skills.log.serve(m, warn)}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe, tr.observeCompaction},
@@ -374,7 +374,6 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
-		wf.close()
 		mcps.close()
 		return nil, err
 	}
@@ -478,25 +477,33 @@ func modelName(flag, setting string, env func(string) string) string {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, sk skills, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
 	}
 	defs = append(defs, extra...)
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
+	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: m.provider, Model: m.name, BaseSystem: system, Tools: reg, Named: named,
-		ToolOptions: toolOpts,
+		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: system, Tools: reg, Named: named,
+		ParentOnly: parentOnly, ToolOptions: toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
-		GatesFor:    g.gatesFor(say, gr.allow),
-		ScopeFor:    g.scopeFor(say, gr.allow),
-		ProviderFor: providerFor(m, warn),
+		GatesFor: g.gatesFor(say, gr.allow),
+		ScopeFor: g.scopeFor(say, gr.allow),
+		ProviderFor: func(agentType, model string) (llm.Provider, string) {
+			p, name := pf("agent "+agentType, model)
+			if p != nil {
+				p = sk.log.wrap(p)
+			}
+			return p, name
+		},
 		StartHook: func(ctx context.Context, c subagent.Child) string {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
+		Preload:       sk.preload(warn),
 		Observer:      bgw.duringRuns(opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
 		Limits:        opts.Limits, // no child may spend more than the whole run may
@@ -599,6 +606,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
+	defer s.skills.endTurn()
 	s.beginCheckpoint(input, prompt)
 	defer s.team.wakeIfIdle() // what teammates sent after the run's last request
 	defer s.bg.running(prompt)()
@@ -619,11 +627,9 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	// Workflow runs still going stop here; their journal stays resumable.
-	s.workflows.close()
 	s.cron.sched.Stop() // session-only jobs die with the session
 	s.team.close()      // teammates finish their current tool call and stop
-	s.bg.close()        // nothing the session started outlives it
+	s.bg.close()        // nothing the session started outlives it (a workflow's journal stays resumable)
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()

@@ -117,10 +117,11 @@ func (e *noKeyError) Error() string {
 func (e *noKeyError) Unwrap() []error { return []error{ErrNoKey, e.err} }
 
 // providerFor serves a subagent whose definition names a model (an alias such as haiku,
-// or a full name) with that model. A session on an explicit provider (a script, a test)
-// keeps its children on it; a model that cannot be reached (no key for it) is reported
-// once and the child inherits the session's model.
-func providerFor(parent model, warn io.Writer) func(agentType, model string) (llm.Provider, string) {
+// or a full name), or a skill's turn (skillmodel.go), with that model; who names the one
+// asking ("agent NAME", "skill NAME"). A session on an explicit provider (a script, a
+// test) keeps its children on it; a model that cannot be reached (no key for it) is
+// reported once and the child inherits the session's model.
+func providerFor(parent model, warn io.Writer) func(who, model string) (llm.Provider, string) {
 	parentModel := parent.name
 	var mu sync.Mutex
 	type served struct {
@@ -129,7 +130,7 @@ func providerFor(parent model, warn io.Writer) func(agentType, model string) (ll
 	}
 	cache := map[string]served{}
 	warned := map[string]bool{}
-	return func(agentType, model string) (llm.Provider, string) {
+	return func(who, model string) (llm.Provider, string) {
 		if model == "" || parent.explicit || parentModel == "scripted" {
 			return nil, ""
 		}
@@ -150,7 +151,7 @@ func providerFor(parent model, warn io.Writer) func(agentType, model string) (ll
 		if err != nil {
 			if !warned[name] {
 				warned[name] = true
-				fmt.Fprintf(warn, "ouro: agent %s asks for model %s, which is not available (%v); it uses %s\n", agentType, model, err, parentModel)
+				fmt.Fprintf(warn, "ouro: %s asks for model %s, which is not available (%v); it uses %s\n", who, model, err, parentModel)
 			}
 			return nil, ""
 		}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -24,6 +26,7 @@ type skills struct {
 	catalog *skill.Catalog
 	log     *skillLog
 	part    mechanism.Part
+	ws      *workspace.Workspace
 }
 
 // openSkills discovers the skills; the Skill tool and the catalog in the prompt are there
@@ -38,7 +41,7 @@ func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permiss
 		cat = skill.NewCatalog(append(cat.Skills(), extra...)...)
 	}
 	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills, hooks: hooks, hooked: map[string]bool{}}
-	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}}
+	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}, ws: ws}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
 		if len(offered("Skill")) > 0 {
@@ -57,16 +60,22 @@ type skillLog struct {
 	warn  io.Writer
 	// hooks receives a skill's hooks at its first use; hooked lists the skill files
 	// whose hooks were added.
-	hooks  *hook.Runner
+	hooks *hook.Runner
+	// models serves a skill's model: (nil, "") when the session's serves (skillmodel.go).
+	models func(who, model string) (llm.Provider, string)
+	// shell runs skills' !`command`s; nil leaves them as written.
+	shell  *skillShell
 	mu     sync.Mutex
+	turn   map[string]turnModel // the model of this turn's skill, per agent (subagent.AgentID), if it names one
 	list   []invokedSkill
 	hooked map[string]bool
 }
 
 // invoked grants the rules a skill's allowed-tools asks for, for the rest of the turn
-// (Run clears them when it returns), and keeps the skill's text so a summary of the
-// conversation does not lose it (recorded in the transcript for --resume too).
-func (l *skillLog) invoked(inv skill.Invocation) {
+// (Run clears them when it returns), runs its !`command`s (skillshell.go) and keeps the
+// skill's text so a summary of the conversation does not lose it (recorded in the
+// transcript for --resume too). It returns the text the model receives.
+func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 	rules := inv.Skill.AllowedTools
 	if len(rules) > 0 && l.allow != nil && !l.allow(inv.Skill.Path, "allowed-tools "+strings.Join(rules, ", ")) {
 		rules = nil
@@ -77,9 +86,8 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 		}
 	}
 	l.addHooks(inv.Skill)
-	if m := inv.Skill.Model; m != "" && m != "inherit" {
-		fmt.Fprintf(l.warn, "ouro: skill %s: model %q is not applied: the session's model follows the skill's instructions\n", inv.Skill.Name, m)
-	}
+	l.useModel(ctx, inv.Skill)
+	inv.Text = l.shell.expand(ctx, inv.Skill.Name, inv.Text)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)
@@ -87,6 +95,7 @@ func (l *skillLog) invoked(inv skill.Invocation) {
 	if err := l.w.AppendEntry(entrySkill, k); err != nil {
 		fmt.Fprintf(l.warn, "ouro: recording the skill: %v\n", err)
 	}
+	return inv.Text
 }
 
 // InvokeSkill loads a skill for the user (the REPL's /<skill> args): what the Skill tool
@@ -96,8 +105,7 @@ func (s *Session) InvokeSkill(name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.skills.invoked(inv)
-	return inv.Text, nil
+	return s.skills.invoked(context.Background(), inv), nil
 }
 
 // invokedSkill is a skill loaded in this session, as the transcript records it.
@@ -153,5 +161,24 @@ func (l *skillLog) addHooks(s skill.Skill) {
 	}
 	if err != nil {
 		fmt.Fprintf(l.warn, "ouro: skill %s: its hooks are not used: %v\n", s.Name, err)
+	}
+}
+
+// preload gives a child of an agent whose definition names skills (skills:) each one's
+// whole text before its prompt, as Claude Code does: loaded as the Skill tool loads
+// them, arguments empty. A name no skill has is reported and left out.
+func (sk skills) preload(warn io.Writer) func(ctx context.Context, d subagent.Definition) []llm.Block {
+	return func(ctx context.Context, d subagent.Definition) []llm.Block {
+		var out []llm.Block
+		for _, name := range d.Skills {
+			inv, err := sk.catalog.Invoke(sk.ws, name, "")
+			if err != nil {
+				fmt.Fprintf(warn, "ouro: agent %s: skills: %v; it starts without it\n", d.Name, err)
+				continue
+			}
+			text := sk.log.shell.expand(ctx, inv.Skill.Name, inv.Text)
+			out = append(out, llm.TextBlock(fmt.Sprintf("<skill name=%q>\n(preloaded for this agent by its definition)\n%s\n</skill>", inv.Skill.Name, text)))
+		}
+		return out
 	}
 }

@@ -94,7 +94,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
 		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded,
-		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg})
+		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg, EnvDir: g.envDir})
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
 	return mechanism.Part{Name: "tools", Tools: []tool.Tool{

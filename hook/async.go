@@ -31,6 +31,8 @@ type background struct {
 	rewakes  []string      // what asyncRewake hooks said on exit 2, not yet delivered
 	woken    int           // rewakes delivered since the user's last prompt
 	issued   map[string]bool
+	envDir   string // the CLAUDE_ENV_FILE folder (envfile.go), "" until made
+	envSeq   int    // CLAUDE_ENV_FILE files handed out
 }
 
 func newBackground() *background {
@@ -212,4 +214,7 @@ func (r *Runner) Close() {
 	bg.mu.Unlock()
 	bg.cancel()
 	bg.wg.Wait()
+	bg.mu.Lock()
+	bg.removeEnvDir()
+	bg.mu.Unlock()
 }

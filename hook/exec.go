@@ -161,6 +161,11 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	if e.pluginRoot != "" {
 		cmd.Env = append(append([]string(nil), r.env...), "CLAUDE_PLUGIN_ROOT="+e.pluginRoot)
 	}
+	if f, err := r.envFile(event); err != nil {
+		r.show(fmt.Sprintf("%s hook %s: %v", event, e.name(), err))
+	} else if f != "" {
+		cmd.Env = append(append([]string(nil), cmd.Env...), "CLAUDE_ENV_FILE="+f)
+	}
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

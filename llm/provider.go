@@ -26,7 +26,13 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Effort is how hard the model should think: one of Efforts, "" for the model's
+	// default (Anthropic's output_config.effort, OpenAI's reasoning_effort).
+	Effort string
 }
+
+// Efforts are the values Request.Effort may take, least first.
+var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
 
 // Usage counts tokens; the JSON names are Anthropic's.
 type Usage struct {

@@ -53,11 +53,11 @@ type Tool struct {
 func newTool(m *Manager, s *server, t *mcp.Tool) *Tool {
 	name := ToolName(s.cfg.Name, t.Name)
 	desc := t.Description
-	if len(desc) > maxDescription {
-		desc = cutUTF8(desc, maxDescription) + "… [truncated]"
-	}
 	if desc == "" {
 		desc = t.Title
+	}
+	if len(desc) > maxDescription {
+		desc = cutUTF8(desc, maxDescription) + "… [truncated]"
 	}
 	x := &Tool{m: m, server: s.cfg.Name, name: name, remote: t}
 	raw, err := json.Marshal(t.InputSchema)

@@ -308,7 +308,7 @@ func TestTool(t *testing.T) {
 	}
 
 	var invoked []Skill
-	tl := NewTool(c, ws, func(inv Invocation) { invoked = append(invoked, inv.Skill) })
+	tl := NewTool(c, ws, func(_ context.Context, inv Invocation) string { invoked = append(invoked, inv.Skill); return inv.Text })
 	if tl.Spec().Name != "Skill" || !tl.ReadOnly() {
 		t.Fatalf("spec %+v", tl.Spec())
 	}

@@ -132,14 +132,15 @@ func bundled(dir string) (files []string, more int) {
 type skillTool struct {
 	cat      *Catalog
 	ws       *workspace.Workspace
-	onInvoke func(Invocation)
+	onInvoke func(context.Context, Invocation) string
 }
 
 // NewTool returns the Skill tool over cat. Each successful call adds the skill's folder
-// to ws (when not nil) and then calls onInvoke (when not nil) with the invocation: the
-// harness grants the skill's AllowedTools for the rest of the turn and keeps its text, to
-// put it back after the conversation is summarized.
-func NewTool(cat *Catalog, ws *workspace.Workspace, onInvoke func(Invocation)) tool.Tool {
+// to ws (when not nil) and then calls onInvoke (when not nil) with the invocation, whose
+// answer is the text the model receives: the harness grants the skill's AllowedTools for
+// the rest of the turn, runs its !`command`s (ExpandDynamic) and keeps its text, to put
+// it back after the conversation is summarized.
+func NewTool(cat *Catalog, ws *workspace.Workspace, onInvoke func(context.Context, Invocation) string) tool.Tool {
 	return &skillTool{cat: cat, ws: ws, onInvoke: onInvoke}
 }
 
@@ -169,10 +170,11 @@ func (t *skillTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) 
 	if err != nil {
 		return tool.Result{}, err
 	}
+	text := inv.Text
 	if t.onInvoke != nil {
-		t.onInvoke(inv)
+		text = t.onInvoke(ctx, inv)
 	}
-	res := tool.Text(inv.Text)
+	res := tool.Text(text)
 	res.ChangedState = true // Read may now open the skill's files
 	return res, nil
 }

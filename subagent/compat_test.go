@@ -119,3 +119,21 @@ body`))
 		t.Errorf("ok %v hooks %v warns %v", ok, d.Hooks, warns)
 	}
 }
+
+// A parent-only tool (Workflow) reaches no child: not inherited, not by name.
+func TestParentOnlyToolsReachNoChild(t *testing.T) {
+	parent := tool.NewRegistry()
+	for _, n := range []string{"Read", "Workflow"} {
+		_ = parent.Add(&fakeTool{name: n})
+	}
+	task, _ := NewTool(Config{Tools: parent, ParentOnly: []string{"Workflow"}})
+	_ = parent.Add(task)
+	gp, _ := task.sh.byName[GeneralPurpose]
+	if got := task.sh.toolNames(gp); slices.Contains(got, "Workflow") || !slices.Contains(got, "Read") {
+		t.Errorf("general-purpose gets %v", got)
+	}
+	d, _, _ := ParseDefinition("w.md", []byte("---\nname: w\ndescription: wants it\ntools: [Read, Workflow]\n---\n"))
+	if got := task.sh.toolNames(d); !slices.Equal(got, []string{"Read"}) {
+		t.Errorf("named: %v", got)
+	}
+}

@@ -43,6 +43,9 @@ type Definition struct {
 	// Hooks are the definition's own hooks (hooks:, as in settings files): they run only
 	// while this agent runs, its Stop hooks as SubagentStop hooks.
 	Hooks map[string][]settings.HookMatcher
+	// Skills are the skills whose whole text the child starts with (skills:, a
+	// comma-separated string or a list), loaded through Config.Preload.
+	Skills []string
 }
 
 // Warning is a problem found while loading definitions.
@@ -175,6 +178,9 @@ type header struct {
 	MaxTurns        yaml.Node `yaml:"maxTurns"`
 	PermissionMode  string    `yaml:"permissionMode"`
 	Hooks           yaml.Node `yaml:"hooks"`
+	Skills          yaml.Node `yaml:"skills"`
+	MCPServers      yaml.Node `yaml:"mcpServers"`
+	Memory          yaml.Node `yaml:"memory"`
 }
 
 // ParseDefinition parses one definition file (YAML frontmatter between --- lines, then the
@@ -225,7 +231,7 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("agent %q has no description, so the model could not know when to use it; skipped", d.Name)
 		return d, warns, false
 	}
-	d.Model = checkModel(strings.TrimSpace(fm.Model), warn)
+	d.Model = CheckModel(strings.TrimSpace(fm.Model), warn)
 	if fm.MaxTurns.Kind != 0 {
 		var n int
 		if err := fm.MaxTurns.Decode(&n); err != nil || n < 0 {
@@ -252,6 +258,15 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 		warn("disallowedTools: %v; ignored", err)
 	}
 	d.DisallowedTools = mapTools(disallowed, "disallowedTools", nil)
+	if d.Skills, err = toolList(&fm.Skills); err != nil {
+		warn("skills: %v; none is preloaded", strings.Replace(err.Error(), "tool names", "skill names", 1))
+	}
+	if fm.MCPServers.Kind != 0 {
+		warn("mcpServers: ouro does not start MCP servers for one agent; it gets the session's MCP tools only")
+	}
+	if fm.Memory.Kind != 0 {
+		warn("memory: ouro keeps no memory per agent; the agent starts without one")
+	}
 	if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
 		warn("hooks ignored: %v", err)
 	} else {
@@ -260,11 +275,11 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	return d, warns, true
 }
 
-// checkModel resolves a definition's model: "" and "inherit" are the parent's; an alias
+// CheckModel resolves a definition's (or a skill's) model: "" and "inherit" are the parent's; an alias
 // (sonnet, opus, haiku) or a name ouro can serve is kept; anything else would be sent to
 // the API verbatim and fail there, so it is dropped with a warning and the parent's model
 // serves the agent.
-func checkModel(m string, warn func(string, ...any)) string {
+func CheckModel(m string, warn func(string, ...any)) string {
 	switch {
 	case m == "" || strings.EqualFold(m, "inherit"):
 		return ""

@@ -21,6 +21,7 @@ type Direct struct {
 	AgentType, Model, Description, ID string
 	MaxTokens                         int
 	Isolation                         string
+	Effort                            string // llm.Request.Effort for the child's requests
 }
 
 // RunDirect runs one child under the session's permissions, tools and hooks, as the Task
@@ -44,7 +45,7 @@ func (t *Tool) RunDirect(ctx context.Context, d Direct, prompt string, x *tool.E
 		x = tool.NewExec(tool.Call{ID: d.ID, Name: AgentName}, nil, nil)
 	}
 	in := taskInput{Description: d.Description, Prompt: prompt, SubagentType: typ}
-	ov := override{model: d.Model, maxTokens: d.MaxTokens}
+	ov := override{model: d.Model, maxTokens: d.MaxTokens, effort: d.Effort}
 	var out agent.Outcome
 	var nested *Tool
 	extra := ""

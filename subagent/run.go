@@ -80,6 +80,7 @@ func (sh *shared) isolatedOutcome(ctx context.Context, d Definition, in taskInpu
 type override struct {
 	model     string
 	maxTokens int
+	effort    string
 	iso       *Isolation // the child works in its own worktree
 	// conv, when set, is the conversation the child continues (a background agent
 	// continued by a message).
@@ -100,7 +101,11 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	if b.tr != nil {
 		defer b.tr.close()
 	}
-	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	var prompt []llm.Block
+	if len(d.Skills) > 0 && sh.cfg.Preload != nil {
+		prompt = sh.cfg.Preload(ctx, d)
+	}
+	prompt = append(prompt, llm.TextBlock(in.Prompt))
 	if ov.iso != nil {
 		prompt = append(prompt, llm.TextBlock(isolationNote(ov.iso.Dir)))
 	}
@@ -113,7 +118,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	if conv == nil {
 		conv = &agent.Conversation{}
 	}
-	out := b.a.Run(ctx, conv, prompt...)
+	out := b.a.Run(withAgent(ctx, b.child.ID), conv, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
 	return out, b.nested
 }
@@ -254,7 +259,7 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 	}
 	a, err := agent.New(agent.Config{
 		Provider: prov, Model: model, System: system,
-		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
+		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput, Effort: ov.effort,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
 		Observers: observers,
 	})

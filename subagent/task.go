@@ -39,6 +39,9 @@ type Config struct {
 	// name in its tools: (TodoWrite, which the task list replaced); children that inherit
 	// the parent's tools do not get them.
 	Named map[string]tool.Tool
+	// ParentOnly are tools no child gets, even by naming them (the Workflow tool: the
+	// agents of a workflow must not start workflows of their own).
+	ParentOnly []string
 	// ToolOptions are set on each child's registry (output budget, spill directory).
 	ToolOptions tool.Options
 	// Definitions are the user's agent types (LoadDefinitions); a definition named like a
@@ -57,6 +60,10 @@ type Config struct {
 	// StartHook runs the SubagentStart hooks for a child; what it returns is added to the
 	// prompt.
 	StartHook func(ctx context.Context, child Child) string
+	// Preload, when set, returns the blocks a child of a definition with skills: starts
+	// with (each skill's whole text), before its prompt; what cannot be loaded it
+	// reports itself.
+	Preload func(ctx context.Context, d Definition) []llm.Block
 	// StopHook gives the SubagentStop seam for a child; may be nil.
 	StopHook func(child Child) agent.BeforeStop
 	// Observer receives every event of every child, with the tool_use ID of the Task
@@ -306,6 +313,15 @@ func (sh *shared) toolNames(d Definition) []string {
 				out = append(out, n)
 			}
 		}
+	}
+	if len(sh.cfg.ParentOnly) > 0 {
+		kept := out[:0]
+		for _, n := range out {
+			if !contains(sh.cfg.ParentOnly, n) {
+				kept = append(kept, n)
+			}
+		}
+		out = kept
 	}
 	if len(d.DisallowedTools) > 0 {
 		kept := out[:0]

@@ -97,10 +97,52 @@ func (s *Search) Spec() llm.ToolSpec {
 	return llm.ToolSpec{
 		Name: ToolSearchName,
 		Description: "Loads tools whose schemas are not sent up front, so you can call them. Deferred tools: " +
-			strings.Join(s.reg.DeferredNames(), ", ") +
+			listNames(s.reg.DeferredNames()) +
 			`. query "select:A,B" loads those by name; other words search names and descriptions. Loaded tools are callable from your next step.`,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"max_results":{"type":"number"}},"required":["query"],"additionalProperties":false}`),
 	}
+}
+
+// maxListed bounds the deferred tools' names in ToolSearch's description, which every
+// request carries: a few MCP servers with hundreds of tools must not cost the first
+// request what deferring their schemas saved.
+const maxListed = 2000
+
+// listNames joins names; past maxListed bytes the tools of each MCP server are counted
+// under the server's prefix instead (mcp__github__* (40 tools)), and what still does not
+// fit is counted at the end: keyword queries find them.
+func listNames(names []string) string {
+	if all := strings.Join(names, ", "); len(all) <= maxListed {
+		return all
+	}
+	var groups []string
+	count := map[string]int{}
+	for _, n := range names {
+		key := n
+		if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+			if server, _, ok := strings.Cut(rest, "__"); ok {
+				key = "mcp__" + server + "__*"
+			}
+		}
+		if count[key] == 0 {
+			groups = append(groups, key)
+		}
+		count[key]++
+	}
+	var b strings.Builder
+	for i, g := range groups {
+		item := g
+		if count[g] > 1 || strings.HasSuffix(g, "*") {
+			item = fmt.Sprintf("%s (%d tools)", g, count[g])
+		}
+		if b.Len()+len(item) > maxListed {
+			fmt.Fprintf(&b, "… and %d more groups; search by keyword", len(groups)-i)
+			break
+		}
+		b.WriteString(item)
+		b.WriteString(", ")
+	}
+	return strings.TrimSuffix(b.String(), ", ")
 }
 
 // ReadOnly: loading a schema changes nothing the user owns.

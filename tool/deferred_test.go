@@ -126,3 +126,41 @@ func TestRegistryToolSetIsSafeForConcurrentUse(t *testing.T) {
 	}
 	<-done
 }
+
+// Hundreds of MCP tools do not cost every request their names: past the bound each
+// server's tools are counted under its prefix, and keyword queries still find them.
+func TestToolSearchListStaysBounded(t *testing.T) {
+	r := NewRegistry()
+	for s := 0; s < 6; s++ {
+		for i := 0; i < 80; i++ {
+			d := deferrable{fmt.Sprintf("mcp__server%d__operation_number_%d", s, i), "does a thing"}
+			if s == 3 && i == 41 {
+				d.desc = "creates a pull request"
+			}
+			if err := r.AddDeferred(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 0; i < 400; i++ {
+		if err := r.AddDeferred(deferrable{fmt.Sprintf("mcp__srv%03d__x", i), "one tool"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := NewSearch(r)
+	d := search.Spec().Description
+	if len(d) > maxListed+400 {
+		t.Errorf("description is %d bytes", len(d))
+	}
+	if !strings.Contains(d, "mcp__server3__* (80 tools)") || !strings.Contains(d, "more groups; search by keyword") {
+		t.Errorf("description: %s", d)
+	}
+	in, _ := json.Marshal(map[string]any{"query": "pull request"})
+	if err := r.Add(search); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), Call{ID: "1", Name: ToolSearchName, Input: in})
+	if res.IsError || !strings.Contains(res.Text(), "mcp__server3__operation_number_41") {
+		t.Errorf("keyword search: %s", res.Text())
+	}
+}

@@ -59,6 +59,10 @@ type BashConfig struct {
 	// Background, when set, offers run_in_background: such a command runs as a task of
 	// this manager and the call returns at once.
 	Background *background.Manager
+	// EnvDir, when set, names a folder whose *.sh files the shell sources, in name
+	// order, before each command: what Setup and SessionStart hooks wrote to
+	// CLAUDE_ENV_FILE (hook.Runner.EnvDir). "" sources nothing.
+	EnvDir func() string
 }
 
 const (
@@ -76,8 +80,11 @@ const (
 // $? and exit status, and records the final working directory from an EXIT trap, which
 // also runs on `exit N` without changing the status. The command and the file arrive as
 // positional parameters, never spliced into the script, and are cleared before eval so
-// the command sees the same empty "$@" a plain `bash -c` would give it.
-const bashWrapper = `__ouro_cmd=$1 __ouro_cwd_file=$2; set --; ` +
+// the command sees the same empty "$@" a plain `bash -c` would give it. A third, when not
+// empty, is the env folder (BashConfig.EnvDir) whose scripts are sourced first.
+const bashWrapper = `__ouro_cmd=$1 __ouro_cwd_file=$2 __ouro_env=$3; set --; ` +
+	`if [ -n "$__ouro_env" ]; then for __ouro_f in "$__ouro_env"/*.sh; do ` +
+	`if [ -f "$__ouro_f" ]; then . "$__ouro_f"; fi; done; fi; unset __ouro_f __ouro_env; ` +
 	`trap 'pwd -P >"$__ouro_cwd_file" 2>/dev/null' EXIT; ` +
 	`eval "$__ouro_cmd"`
 
@@ -419,7 +426,11 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 // (supervised), which enters the sandbox if there is one and runs the shell, or where the
 // binary has no launcher and there is no sandbox, the shell itself.
 func (b *Bash) shellCommand(ctx context.Context, sb *sandbox.Policy, command, cwdPath string) (cmd *exec.Cmd, supervised bool, err error) {
-	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath}
+	envDir := ""
+	if b.cfg.EnvDir != nil {
+		envDir = b.cfg.EnvDir()
+	}
+	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath, envDir}
 	if sb == nil {
 		// Under the launcher when the binary has one, so that nothing the command starts
 		// outlives it or ouro; else the shell alone, which at least dies with ouro.

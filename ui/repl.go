@@ -39,6 +39,7 @@ type REPL struct {
 	totals  agent.Outcome
 	runs    int
 	midLine bool
+	woke    bool // the prompt read last is a turn a mechanism asked for, not the user's
 }
 
 const replHelp = `Commands:
@@ -124,6 +125,7 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 
 	prompt := first
 	for {
+		r.woke = false
 		if prompt == "" {
 			line, err := r.readPrompt()
 			if err != nil {
@@ -140,6 +142,8 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		if p == "" {
 			continue
 		}
+		// Only the user's own words opt in to workflows, not a skill's body that replaces them.
+		typed := p
 		if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "/mcp__") { // MCP prompts: Session.Run
 			if text, isSkill, err := r.skillPrompt(p); isSkill {
 				if err != nil {
@@ -157,6 +161,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 				}
 				continue
 			}
+		}
+		if !r.woke && r.sess.OfferWorkflows(typed) {
+			fmt.Fprintln(r.Err, "[the Workflow tool is offered from now on: your prompt asks for a workflow]")
 		}
 		runCtx, cancel := context.WithCancel(ctx)
 		mu.Lock()

@@ -50,6 +50,7 @@ func (q *wakeQueue) pop() (harness.Wake, bool) {
 
 // woken shows the user the turn that starts on its own, and returns its prompt.
 func (r *REPL) woken(w harness.Wake) string {
+	r.woke = true
 	r.endLine()
 	src := w.Source
 	if src == "" {

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
-	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -24,41 +25,30 @@ type ToolConfig struct {
 	CWD string
 	// Within reports whether a path may be read (the session's workspace); nil allows CWD only.
 	Within func(path string) bool
-	// SaveDir receives each run's script (<run id>.js) and result (<run id>.result.json).
+	// SaveDir receives each run's script (<run id>.js).
 	SaveDir string
 	// Runner runs the agents; Engine checks and runs the scripts and keeps the journal.
 	Runner Runner
 	Engine Engine
+	// Background runs each workflow as a background task under its run id: TaskOutput
+	// and TaskStop reach it, and its end is a <task-notification> (a headless run waits
+	// for it as for any background task).
+	Background *background.Manager
 	// Budget is each run's token ceiling (0: none).
 	Budget int
-	// HoldForStop keeps the end-of-run notifications for BeforeStop (a headless run, which
-	// waits for its workflows when the model stops) instead of the session's queue.
-	HoldForStop bool
-	// Warn receives problems (the journal could not be opened); nil drops them.
-	Warn func(string)
 }
 
-// Tool is the Workflow tool. Runs go on in the background after the call returns; Close
-// stops them.
+// Tool is the Workflow tool. Runs go on in the background (the session's background
+// manager) after the call returns.
 type Tool struct {
-	cfg    ToolConfig
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	cfg ToolConfig
 
-	mu      sync.Mutex
-	runs    []*progress // every run this tool started, oldest first
-	running int
-	waiting int
-	mail    []string
-	changed chan struct{}
+	mu   sync.Mutex
+	runs []*progress // every run this tool started, oldest first
 }
 
 // NewTool returns the Workflow tool.
-func NewTool(cfg ToolConfig) *Tool {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Tool{cfg: cfg, ctx: ctx, cancel: cancel, changed: make(chan struct{})}
-}
+func NewTool(cfg ToolConfig) *Tool { return &Tool{cfg: cfg} }
 
 const toolSchema = `{"type":"object","properties":{
 "script":{"type":"string","maxLength":524288,"description":"The workflow: JavaScript beginning with export const meta = {name, description, phases?}"},
@@ -104,6 +94,9 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		in.Args = nil
 	}
 	if in.ResumeFromRunID != "" {
+		if t.running(in.ResumeFromRunID) {
+			return tool.Errorf("Workflow run %s is still running in this session: resuming it now would run its unfinished agents twice. Wait for its <task-notification>, or stop it with TaskStop first.", in.ResumeFromRunID), nil
+		}
 		prev, err := eng.Journal(ctx, in.ResumeFromRunID)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
@@ -126,28 +119,45 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if script.Path == "" {
 		script.Path = saved
 	}
-	pg := &progress{id: id, name: meta.Name, status: StatusRunning}
-	t.mu.Lock()
-	t.running++
-	t.runs = append(t.runs, pg)
-	t.mu.Unlock()
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		res, err := eng.Run(t.ctx, script, Options{Runner: t.cfg.Runner, Args: in.Args,
-			Resume: in.ResumeFromRunID, RunID: id, Budget: t.cfg.Budget, Observe: t.observe(pg),
+	pg := newProgress(id, meta)
+	info, err := t.cfg.Background.StartWork(x, background.KindWorkflow, id, meta.Name, func(ctx context.Context, out io.Writer) (string, error) {
+		res, err := eng.Run(ctx, script, Options{Runner: t.cfg.Runner, Args: in.Args,
+			Resume: in.ResumeFromRunID, RunID: id, Budget: t.cfg.Budget, Observe: t.observe(pg, out),
 			Resolve: func(name string) (Script, error) { return FindSaved(SavedDirs(t.cfg.CWD), name) }})
 		if err != nil {
-			res = Result{RunID: id, Meta: meta, Status: StatusFailed, Error: err.Error(), Value: json.RawMessage("null")}
+			res = Result{RunID: id, Meta: meta, Status: StatusFailed, Error: err.Error()}
 		}
 		t.mu.Lock()
-		pg.status, pg.tokens, pg.err = res.Status, res.Tokens, res.Error
+		pg.status, pg.err = res.Status, res.Error
 		t.mu.Unlock()
-		t.finish(notification(res, x.ID, t.writeResult(res)), x)
-	}()
-	msg := fmt.Sprintf("Workflow %q started in the background.\nRun id: %s\nScript saved to: %s\nA <task-notification> arrives when it ends. To resume it after a stop, call Workflow with resumeFromRunId: %q.",
-		meta.Name, id, saved, id)
+		fmt.Fprintf(out, "workflow %s %s: %d agents (%d replayed from the journal), %d tokens\n", id, res.Status, res.Agents, res.Replayed, res.Tokens)
+		if res.Status != StatusCompleted {
+			return "", fmt.Errorf("%s: %s", res.Status, res.Error)
+		}
+		return string(res.Value), nil
+	})
+	if err != nil {
+		_ = os.Remove(saved)
+		return tool.Errorf("The workflow was not started: %v", err), nil
+	}
+	t.mu.Lock()
+	t.runs = append(t.runs, pg)
+	t.mu.Unlock()
+	msg := fmt.Sprintf("Workflow %q started in the background.\nRun id: %s\nScript saved to: %s\nProgress is written to: %s\nA <task-notification> arrives when it ends (TaskOutput and TaskStop take the run id). To resume it after a stop, call Workflow with resumeFromRunId: %q.",
+		meta.Name, id, saved, info.Output, id)
 	return tool.Text(msg), nil
+}
+
+// running reports whether run id, started by this tool, is still going.
+func (t *Tool) running(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, pg := range t.runs {
+		if pg.id == id {
+			return pg.status == StatusRunning
+		}
+	}
+	return false
 }
 
 // resolve picks the script: scriptPath wins, then name, then script, then the script of
@@ -200,143 +210,4 @@ func (t *Tool) resolve(ctx context.Context, in toolInput) (Script, error) {
 		return Script{Name: r.Name, Path: r.ScriptPath, Source: r.Script}, nil
 	}
 	return Script{}, errors.New("give the workflow as script, name (a saved workflow) or scriptPath")
-}
-
-// writeResult saves a run's outcome next to its script; the notification points to it.
-func (t *Tool) writeResult(res Result) string {
-	path := filepath.Join(t.cfg.SaveDir, res.RunID+".result.json")
-	b, _ := json.MarshalIndent(map[string]any{"run_id": res.RunID, "name": res.Meta.Name, "status": res.Status,
-		"error": res.Error, "result": res.Value, "tokens": res.Tokens, "agents": res.Agents, "replayed": res.Replayed}, "", "  ")
-	if err := os.WriteFile(path, b, 0o600); err != nil && t.cfg.Warn != nil {
-		t.cfg.Warn("workflow: saving the result: " + err.Error())
-	}
-	return path
-}
-
-var tagEscaper = strings.NewReplacer("<task-notification", "&lt;task-notification", "</task-notification", "&lt;/task-notification",
-	"<result", "&lt;result", "</result", "&lt;/result")
-
-// notification is the <task-notification> for a run that ended.
-func notification(res Result, toolUseID, output string) string {
-	status := res.Status
-	summary := fmt.Sprintf("Workflow %q %s (%d agents, %d replayed from the journal, %d tokens)", res.Meta.Name, status, res.Agents, res.Replayed, res.Tokens)
-	if res.Error != "" {
-		summary += ": " + res.Error
-	}
-	result := string(res.Value)
-	if len(result) > 20000 {
-		result = result[:20000] + "\n[… the rest is in the output file]"
-	}
-	var b strings.Builder
-	b.WriteString("<task-notification>\n")
-	fmt.Fprintf(&b, "<task-id>%s</task-id>\n", res.RunID)
-	if toolUseID != "" {
-		fmt.Fprintf(&b, "<tool-use-id>%s</tool-use-id>\n", toolUseID)
-	}
-	fmt.Fprintf(&b, "<output-file>%s</output-file>\n<status>%s</status>\n<summary>%s</summary>\n", output, status, tagEscaper.Replace(summary))
-	fmt.Fprintf(&b, "<result>%s</result>\n</task-notification>\n", tagEscaper.Replace(result))
-	fmt.Fprintf(&b, "Read the output file to retrieve the result: %s", output)
-	return b.String()
-}
-
-// finish delivers a run's notification: held for BeforeStop when a stop is waiting or
-// the session holds them, otherwise to the session's queue.
-func (t *Tool) finish(text string, x *tool.Exec) {
-	t.mu.Lock()
-	t.running--
-	hold := t.cfg.HoldForStop || t.waiting > 0
-	if hold {
-		t.mail = append(t.mail, text)
-	}
-	close(t.changed)
-	t.changed = make(chan struct{})
-	t.mu.Unlock()
-	if !hold {
-		x.Notify(text)
-	}
-}
-
-// BeforeStop implements agent.BeforeStop for a session that must not end while its
-// workflows run (headless): it waits for them and sends the model their notifications.
-func (t *Tool) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
-	t.mu.Lock()
-	t.waiting++
-	for t.running > 0 {
-		ch := t.changed
-		t.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-		}
-		t.mu.Lock()
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	t.waiting--
-	mail := t.mail
-	t.mail = nil
-	t.mu.Unlock()
-	if len(mail) == 0 {
-		return agent.StopDecision{}
-	}
-	return agent.StopDecision{Continue: true, Message: strings.Join(mail, "\n\n")}
-}
-
-// Close stops the runs still going and waits for them.
-func (t *Tool) Close() {
-	t.cancel()
-	t.wg.Wait()
-}
-
-// progress is what /workflows shows of one run.
-type progress struct {
-	id, name, phase, status, err  string
-	started, done, failed, replay int
-	tokens                        int
-}
-
-func (t *Tool) observe(pg *progress) func(Event) {
-	return func(e Event) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		switch e.Kind {
-		case "phase":
-			pg.phase = e.Label
-		case "agent_start":
-			pg.started++
-		case "agent_end":
-			switch e.Status {
-			case "replayed":
-				pg.replay++
-			case CallDone:
-				pg.done++
-			default:
-				pg.failed++
-			}
-			pg.tokens += e.Tokens
-		}
-	}
-}
-
-// Render says how each run of this session is going (the REPL's /workflows).
-func (t *Tool) Render() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.runs) == 0 {
-		return "No workflow runs yet in this session."
-	}
-	var b strings.Builder
-	for _, p := range t.runs {
-		fmt.Fprintf(&b, "%s  %s  %s", p.id, p.name, p.status)
-		if p.phase != "" {
-			fmt.Fprintf(&b, "  phase %q", p.phase)
-		}
-		fmt.Fprintf(&b, "  agents: %d running, %d done, %d failed, %d replayed  %d tokens\n",
-			max(0, p.started-p.done-p.failed), p.done, p.failed, p.replay, p.tokens)
-		if p.err != "" {
-			fmt.Fprintf(&b, "    %s\n", p.err)
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
 }

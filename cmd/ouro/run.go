@@ -52,6 +52,7 @@ type runFlags struct {
 	taskList     string
 	teamBudget   agent.Limits
 	workflows    bool
+	words        string // the user's own prompt: the arguments, else what is piped in
 	mcpConfig    []string
 	strictMCP    bool
 }
@@ -214,7 +215,13 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 		if stdin, ok, err := readPipedStdin(cmd.InOrStdin()); err != nil {
 			return err
 		} else if ok {
+			if prompt == "" {
+				f.words = stdin // the prompt itself, piped
+			}
 			prompt = strings.TrimSpace(strings.Join([]string{prompt, stdin}, "\n\n"))
+		}
+		if f.words == "" {
+			f.words = strings.Join(args, " ") // piped data after them is not the user's words
 		}
 		return runHeadless(cmd, f, prompt)
 	}
@@ -283,6 +290,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if streamIn {
 		return runStreamTurns(ctx, cmd, sess, h)
 	}
+	sess.OfferWorkflows(f.words) // the user's own words, before a command's file replaces them
 	if prompt, err = slashPrompt(sess, prompt); err != nil {
 		sess.Close()
 		return err

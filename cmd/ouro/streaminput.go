@@ -228,6 +228,11 @@ loop:
 			runErr = n.err
 			break
 		}
+		for _, b := range n.blocks {
+			if b.Type == llm.BlockText {
+				sess.OfferWorkflows(b.Text)
+			}
+		}
 		blocks, err := slashBlocks(sess, n.blocks)
 		if err != nil {
 			runErr = err

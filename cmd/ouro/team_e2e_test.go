@@ -117,7 +117,7 @@ func idCall(id, name string, in any) scripted.ToolCall {
 // shutdown is acknowledged by request id.
 func TestTeamCompletesATaskGraph(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
 	var creates, links, spawns []scripted.ToolCall
 	for i := 1; i <= 6; i++ {

@@ -14,7 +14,7 @@ import (
 )
 
 // gitRepo makes e.dir a repository with one commit (the go.mod newEnv wrote).
-func gitRepo(t *testing.T, e *env) {
+func wtRepo(t *testing.T, e *env) {
 	t.Helper()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "init"}} {
 		wtGit(t, e.dir, args...)
@@ -59,7 +59,7 @@ const commitAs = "git -c user.name=a -c user.email=a@example.com commit -qm"
 // no other branch (naming it), and keeping it reports the branch, commit and diffstat.
 func TestEnterExitWorktreeThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	wt := filepath.Join(e.dir, ".ouro", "worktrees", "feat")
 	srv := e.fake(
 		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "feat"})},
@@ -127,7 +127,7 @@ func TestEnterWorktreeErrorsThroughBinary(t *testing.T) {
 	}
 
 	e2 := newEnv(t)
-	gitRepo(t, e2)
+	wtRepo(t, e2)
 	srv = e2.fake(
 		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "../../escape"})},
 		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "-b"})},
@@ -157,7 +157,7 @@ func agentCall(prompt string, background bool) scripted.ToolCall {
 // that changed nothing leaves no worktree or branch behind.
 func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	// A branch left by an earlier run under the name the child's worktree would take:
 	// the worktree gets a suffix instead of failing the child.
 	wtGit(t, e.dir, "branch", "ouro/agent-toolu_01_01")
@@ -212,7 +212,7 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 // With run_in_background the worktree's summary arrives in the task notification.
 func TestBackgroundAgentIsolationThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make g.txt", true), bash("sleep 5")[0]}},
 		scripted.Turn{ExpectContains: "make g.txt", ToolCalls: bash("echo y > g.txt && git add g.txt && " + commitAs + " 'background work'")},
@@ -239,7 +239,7 @@ func TestBackgroundAgentIsolationThroughBinary(t *testing.T) {
 // Claude Code) and the session moves there; WorktreeRemove hooks hear of the removal.
 func TestWorktreeHooksThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	elsewhere := filepath.Join(e.home, "wts")
 	script := `#!/bin/sh
 cat > "$CLAUDE_PROJECT_DIR/create-input.json"
@@ -290,7 +290,7 @@ echo "` + elsewhere + `/$name"
 // the main checkout.
 func TestWorktreeSandboxConfinesThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "sb"})},
 		scripted.Turn{ToolCalls: bash("echo escaped > " + filepath.Join(e.dir, "escaped.txt"))},
@@ -316,7 +316,7 @@ func TestWorktreeSandboxConfinesThroughBinary(t *testing.T) {
 // A session that was in a worktree goes back into it when continued.
 func TestWorktreeSurvivesResumeThroughBinary(t *testing.T) {
 	e := newEnv(t)
-	gitRepo(t, e)
+	wtRepo(t, e)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "res"})},
 		scripted.Turn{Text: "entered"},

@@ -72,8 +72,9 @@ func main() {
 	files := tools.NewFileState()
 	registry := tool.NewRegistry(
 		tools.NewRead(ws, files), tools.NewGlob(ws), tools.NewGrep(ws),
-		skill.NewTool(cat, ws, func(inv skill.Invocation) {
+		skill.NewTool(cat, ws, func(_ context.Context, inv skill.Invocation) string {
 			fmt.Printf("── onInvoke: %s asks for %q for the rest of the turn\n", inv.Skill.Name, inv.Skill.AllowedTools)
+			return inv.Text
 		}),
 	)
 

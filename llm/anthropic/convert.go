@@ -45,6 +45,9 @@ func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
 		}
 	}
 	markCacheBreakpoints(req.Messages, params.Messages)
+	if req.Effort != "" {
+		params.OutputConfig = sdk.OutputConfigParam{Effort: sdk.OutputConfigEffort(req.Effort)}
+	}
 	return params, nil
 }
 

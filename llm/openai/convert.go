@@ -38,6 +38,9 @@ func buildParams(req *llm.Request, maxTokens int, maxCompletionField bool) (sdk.
 	} else {
 		p.MaxTokens = sdk.Int(int64(maxTokens))
 	}
+	if req.Effort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.Effort)
+	}
 	return p, nil
 }
 

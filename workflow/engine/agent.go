@@ -8,11 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dop251/goja"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/workflow"
 )
 
 // SchemaAttempts is how often an agent with a schema is asked for an answer that fits it.
@@ -29,7 +33,7 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 	if strings.TrimSpace(prompt) == "" {
 		l.throw("agent() got an empty prompt: say what the agent should do")
 	}
-	var opts AgentOptions
+	var opts workflow.AgentOptions
 	if ov := call.Argument(1); !goja.IsUndefined(ov) && !goja.IsNull(ov) {
 		if _, ok := ov.(*goja.Object); !ok {
 			l.throw("agent()'s second argument must be an options object, got %s", typeName(ov))
@@ -54,18 +58,21 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 	switch opts.Isolation {
 	case "":
 	case "worktree":
-		l.throw("agent() isolation: 'worktree' needs team worktrees (s13), which this ouro does not have yet; leave isolation out to run the agent in the working directory")
+		l.throw("agent() isolation: 'worktree': worktrees are not available in this ouro; leave isolation out to run the agent in the working directory")
 	default:
 		l.throw("agent() isolation %q is unknown; the only value is 'worktree'", opts.Isolation)
+	}
+	if opts.Effort != "" && !slices.Contains(llm.Efforts, opts.Effort) {
+		l.throw("agent() effort %q is unknown; it is one of %s (or left out for the model's default)", opts.Effort, strings.Join(llm.Efforts, ", "))
 	}
 	if opts.Phase == "" {
 		opts.Phase = l.phase
 	}
 	r := l.r
 	r.mu.Lock()
-	if r.calls >= MaxAgents {
+	if r.calls >= workflow.MaxAgents {
 		r.mu.Unlock()
-		err := fmt.Errorf("%w: the run started %d agents, the most one run may (run the rest as another workflow)", errLimit, MaxAgents)
+		err := fmt.Errorf("%w: the run started %d agents, the most one run may (run the rest as another workflow)", errLimit, workflow.MaxAgents)
 		r.stop(err)
 		l.throw("%v", err)
 	}
@@ -75,16 +82,16 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 
 	hash := callHash(prompt, opts)
 	promise, resolve, _ := l.vm.NewPromise()
-	entry := CallRecord{RunID: r.id, Index: index, Hash: hash, Label: opts.Label, Phase: opts.Phase, Prompt: prompt}
+	entry := workflow.CallRecord{RunID: r.id, Index: index, Hash: hash, Label: opts.Label, Phase: opts.Phase, Prompt: prompt}
 	if hit, ok := r.replay.take(hash); ok {
-		entry.Status, entry.Result, entry.Tokens, entry.Replayed = CallDone, hit.Result, hit.Tokens, true
+		entry.Status, entry.Result, entry.Tokens, entry.Replayed = workflow.CallDone, hit.Result, hit.Tokens, true
 		r.mu.Lock()
 		r.replayed++
 		r.mu.Unlock()
 		if err := r.o.Store.PutCall(r.ctx, entry); err != nil {
 			r.stop(fmt.Errorf("the workflow journal cannot be written: %w", err))
 		}
-		r.emit(Event{Kind: "agent_end", Index: index, Label: opts.Label, Phase: opts.Phase, Status: "replayed", Tokens: hit.Tokens})
+		r.emit(workflow.Event{Kind: "agent_end", Index: index, Label: opts.Label, Phase: opts.Phase, Status: "replayed", Tokens: hit.Tokens})
 		if err := resolve(l.fromJSON(json.RawMessage(hit.Result))); err != nil {
 			panic(err)
 		}
@@ -108,7 +115,7 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 
 // runAgent runs one live agent call under the concurrency bound and the budget, journals
 // it and returns its result as JSON (nil when the agent died or never fit the schema).
-func (r *run) runAgent(entry CallRecord, prompt string, opts AgentOptions, schema *jsonschema.Resolved) json.RawMessage {
+func (r *run) runAgent(entry workflow.CallRecord, prompt string, opts workflow.AgentOptions, schema *jsonschema.Resolved) json.RawMessage {
 	select {
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
@@ -120,12 +127,12 @@ func (r *run) runAgent(entry CallRecord, prompt string, opts AgentOptions, schem
 		return nil
 	}
 	ctx := r.ctx
-	entry.Status, entry.Started = CallRunning, time.Now().UTC()
+	entry.Status, entry.Started = workflow.CallRunning, time.Now().UTC()
 	if err := r.o.Store.PutCall(ctx, entry); err != nil {
 		r.stop(fmt.Errorf("the workflow journal cannot be written: %w", err))
 		return nil
 	}
-	r.emit(Event{Kind: "agent_start", Index: entry.Index, Label: opts.Label, Phase: opts.Phase})
+	r.emit(workflow.Event{Kind: "agent_start", Index: entry.Index, Label: opts.Label, Phase: opts.Phase})
 	var result json.RawMessage
 	var failure string
 	ask := prompt
@@ -165,17 +172,17 @@ func (r *run) runAgent(entry CallRecord, prompt string, opts AgentOptions, schem
 	}
 	entry.Finished = time.Now().UTC()
 	if result != nil {
-		entry.Status, entry.Result = CallDone, string(result)
+		entry.Status, entry.Result = workflow.CallDone, string(result)
 	} else {
-		entry.Status, entry.Error = CallFailed, failure
+		entry.Status, entry.Error = workflow.CallFailed, failure
 	}
 	if ctx.Err() != nil && result == nil {
-		entry.Status, entry.Error = CallInterrupted, context.Cause(ctx).Error()
+		entry.Status, entry.Error = workflow.CallInterrupted, context.Cause(ctx).Error()
 	}
 	if err := r.o.Store.PutCall(context.WithoutCancel(ctx), entry); err != nil {
 		r.stop(fmt.Errorf("the workflow journal cannot be written: %w", err))
 	}
-	r.emit(Event{Kind: "agent_end", Index: entry.Index, Label: opts.Label, Phase: opts.Phase, Status: entry.Status, Tokens: entry.Tokens})
+	r.emit(workflow.Event{Kind: "agent_end", Index: entry.Index, Label: opts.Label, Phase: opts.Phase, Status: entry.Status, Tokens: entry.Tokens})
 	if r.o.Budget > 0 && r.remaining() == 0 {
 		r.stop(fmt.Errorf("%w (%d tokens)", errBudget, r.o.Budget))
 	}
@@ -193,7 +200,7 @@ func (r *run) remaining() int {
 }
 
 // callHash identifies an agent() call by its prompt and options, for resume.
-func callHash(prompt string, o AgentOptions) string {
+func callHash(prompt string, o workflow.AgentOptions) string {
 	o.MaxTokens = 0
 	if len(o.Schema) > 0 {
 		var buf bytes.Buffer
@@ -202,8 +209,8 @@ func callHash(prompt string, o AgentOptions) string {
 		}
 	}
 	b, _ := json.Marshal(struct {
-		P string       `json:"p"`
-		O AgentOptions `json:"o"`
+		P string                `json:"p"`
+		O workflow.AgentOptions `json:"o"`
 	}{prompt, o})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/ouroagent/ouro/workflow"
 )
 
 var errBudget = errors.New("the workflow's token budget is spent")
@@ -26,39 +27,39 @@ var errBudget = errors.New("the workflow's token budget is spent")
 // Run checks script, then runs it to its end under o. The error is for a run that could
 // not start (a bad script, an unknown resume id, no runner); a run that started reports
 // how it ended in Result.Status.
-func Run(ctx context.Context, script Script, o Options) (Result, error) {
+func Run(ctx context.Context, script workflow.Script, o workflow.Options) (workflow.Result, error) {
 	p, err := prepare(nameOf(script), script.Source)
 	if err != nil {
-		return Result{}, err
+		return workflow.Result{}, err
 	}
 	if o.Runner == nil {
-		return Result{}, errors.New("workflow: no runner for agent() calls")
+		return workflow.Result{}, errors.New("workflow: no runner for agent() calls")
 	}
 	if len(o.Args) > 0 && !json.Valid(o.Args) {
-		return Result{}, errors.New("args is not valid JSON")
+		return workflow.Result{}, errors.New("args is not valid JSON")
 	}
 	if o.Store == nil {
-		o.Store = NewMemStore()
+		o.Store = workflow.NewMemStore()
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = DefaultConcurrency()
+		o.Concurrency = workflow.DefaultConcurrency()
 	}
 	if o.RunID == "" {
-		o.RunID = NewRunID()
+		o.RunID = workflow.NewRunID()
 	}
-	if !ValidRunID(o.RunID) {
-		return Result{}, fmt.Errorf("run id %q does not match ^wf_[a-z0-9-]{6,}$", o.RunID)
+	if !workflow.ValidRunID(o.RunID) {
+		return workflow.Result{}, fmt.Errorf("run id %q does not match ^wf_[a-z0-9-]{6,}$", o.RunID)
 	}
 	r := &run{o: o, id: o.RunID, sem: make(chan struct{}, o.Concurrency)}
 	if o.Resume != "" {
 		if r.replay, err = loadReplay(ctx, o.Store, o.Resume); err != nil {
-			return Result{}, err
+			return workflow.Result{}, err
 		}
 	}
-	rec := RunRecord{ID: r.id, Name: p.meta.Name, ScriptPath: script.Path, Script: script.Source,
-		Args: string(o.Args), ResumedFrom: o.Resume, Status: StatusRunning, Started: time.Now().UTC()}
+	rec := workflow.RunRecord{ID: r.id, Name: p.meta.Name, ScriptPath: script.Path, Script: script.Source,
+		Args: string(o.Args), ResumedFrom: o.Resume, Status: workflow.StatusRunning, Started: time.Now().UTC()}
 	if err := o.Store.CreateRun(ctx, rec); err != nil {
-		return Result{}, fmt.Errorf("workflow journal: %w", err)
+		return workflow.Result{}, fmt.Errorf("workflow journal: %w", err)
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -71,7 +72,7 @@ func Run(ctx context.Context, script Script, o Options) (Result, error) {
 	cancel(errors.New("the workflow ended")) // agents the script left running stop here
 	r.wg.Wait()
 
-	res := Result{RunID: r.id, Meta: p.meta, Value: value, Status: StatusCompleted}
+	res := workflow.Result{RunID: r.id, Meta: p.meta, Value: value, Status: workflow.StatusCompleted}
 	r.mu.Lock()
 	res.Tokens, res.Agents, res.Replayed = r.spent, r.calls, r.replayed
 	fatal := r.fatal
@@ -84,12 +85,12 @@ func Run(ctx context.Context, script Script, o Options) (Result, error) {
 		res.Error = runErr.Error()
 		switch {
 		case errors.Is(runErr, errBudget):
-			res.Status = StatusBudget
+			res.Status = workflow.StatusBudget
 		case ctx.Err() != nil && context.Cause(ctx) != nil && !errors.Is(runErr, errLimit):
-			res.Status = StatusInterrupted
+			res.Status = workflow.StatusInterrupted
 			res.Error = "interrupted: " + context.Cause(ctx).Error()
 		default:
-			res.Status = StatusFailed
+			res.Status = workflow.StatusFailed
 		}
 	}
 	rec.Status, rec.Result, rec.Error, rec.Tokens, rec.Finished = res.Status, string(res.Value), res.Error, res.Tokens, time.Now().UTC()
@@ -99,7 +100,7 @@ func Run(ctx context.Context, script Script, o Options) (Result, error) {
 	return res, nil
 }
 
-func nameOf(s Script) string {
+func nameOf(s workflow.Script) string {
 	if s.Path != "" {
 		return s.Path
 	}
@@ -111,7 +112,7 @@ func nameOf(s Script) string {
 
 // run is the state one run shares across its script and the nested workflows it starts.
 type run struct {
-	o      Options
+	o      workflow.Options
 	id     string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -139,7 +140,7 @@ func (r *run) stop(err error) {
 	r.cancel(err)
 }
 
-func (r *run) emit(e Event) {
+func (r *run) emit(e workflow.Event) {
 	if r.o.Observe != nil {
 		e.RunID = r.id
 		r.o.Observe(e)
@@ -281,12 +282,12 @@ func (l *loop) install(args json.RawMessage) error {
 	r := l.r
 	natives := vm.NewObject()
 	_ = natives.Set("checkItems", func(n int, fn string) {
-		if n > MaxItems {
-			panic(vm.NewGoError(fmt.Errorf("%s got %d items; the limit is %d per call: split the work into batches", fn, n, MaxItems)))
+		if n > workflow.MaxItems {
+			panic(vm.NewGoError(fmt.Errorf("%s got %d items; the limit is %d per call: split the work into batches", fn, n, workflow.MaxItems)))
 		}
 	})
 	_ = natives.Set("failed", func(what, why string) {
-		r.emit(Event{Kind: "log", Label: what + " failed (null): " + why})
+		r.emit(workflow.Event{Kind: "log", Label: what + " failed (null): " + why})
 	})
 	_ = natives.Set("budgetTotal", func() float64 {
 		if r.o.Budget <= 0 {
@@ -331,7 +332,7 @@ func (l *loop) install(args json.RawMessage) error {
 
 func (l *loop) phaseFn(title string) {
 	l.phase = title
-	l.r.emit(Event{Kind: "phase", Label: title, Phase: title})
+	l.r.emit(workflow.Event{Kind: "phase", Label: title, Phase: title})
 }
 
 func (l *loop) logFn(call goja.FunctionCall) goja.Value {
@@ -348,7 +349,7 @@ func (l *loop) logFn(call goja.FunctionCall) goja.Value {
 		}
 		msg += a.String()
 	}
-	l.r.emit(Event{Kind: "log", Label: msg, Phase: l.phase})
+	l.r.emit(workflow.Event{Kind: "log", Label: msg, Phase: l.phase})
 	return goja.Undefined()
 }
 

@@ -10,12 +10,13 @@ import (
 	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
+	"github.com/ouroagent/ouro/workflow"
 )
 
 // prepared is a script checked and ready to compile: its meta and its body wrapped in an
 // async function (so top-level await and return work), with `export` blanked out.
 type prepared struct {
-	meta    Meta
+	meta    workflow.Meta
 	program *ast.Program
 }
 
@@ -26,8 +27,8 @@ const wrapTail = "\n})"
 // calls, no variables, no computed keys: nothing that runs) and parses the rest. Nothing
 // of the script runs here.
 func prepare(name, src string) (prepared, error) {
-	if len(src) > MaxScriptBytes {
-		return prepared{}, fmt.Errorf("the script is %d bytes; the limit is %d (512 KiB)", len(src), MaxScriptBytes)
+	if len(src) > workflow.MaxScriptBytes {
+		return prepared{}, fmt.Errorf("the script is %d bytes; the limit is %d (512 KiB)", len(src), workflow.MaxScriptBytes)
 	}
 	at := skipSpaceAndComments(src)
 	const head = "export const meta"
@@ -135,20 +136,20 @@ func pureLiteral(e ast.Expression) error {
 
 // literalMeta evaluates the checked literal on a bare runtime (it is only data, so
 // nothing can run) and decodes it.
-func literalMeta(prog *ast.Program, obj *ast.ObjectLiteral, src string) (Meta, error) {
+func literalMeta(prog *ast.Program, obj *ast.ObjectLiteral, src string) (workflow.Meta, error) {
 	f := prog.File
 	text := literalText(f, obj, src)
 	vm := goja.New()
 	v, err := vm.RunString("JSON.stringify(" + text + ")")
 	if err != nil {
-		return Meta{}, fmt.Errorf("meta: %v", err)
+		return workflow.Meta{}, fmt.Errorf("meta: %v", err)
 	}
-	var m Meta
+	var m workflow.Meta
 	if err := json.Unmarshal([]byte(v.String()), &m); err != nil {
-		return Meta{}, fmt.Errorf("meta has a field of the wrong type: %v (name, description and whenToUse are strings; phases is a list of {title, detail?, model?})", err)
+		return workflow.Meta{}, fmt.Errorf("meta has a field of the wrong type: %v (name, description and whenToUse are strings; phases is a list of {title, detail?, model?})", err)
 	}
 	if strings.TrimSpace(m.Name) == "" {
-		return Meta{}, fmt.Errorf("meta.name is missing: give the workflow a name")
+		return workflow.Meta{}, fmt.Errorf("meta.name is missing: give the workflow a name")
 	}
 	return m, nil
 }

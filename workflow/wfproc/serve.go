@@ -62,7 +62,7 @@ func Serve(in io.Reader, out io.Writer, b Backend) error {
 		if err != nil {
 			return fail(err)
 		}
-		send(message{Type: "done", Run: &rec})
+		send(message{Type: "done", Run: &rec, Source: rec.Script})
 		return nil
 	case "list":
 		var sb strings.Builder

@@ -1,6 +1,18 @@
 // Package wfproc runs workflows in the ouro-workflow helper, a separate program, so that
 // the JavaScript engine (goja) and its reflection are never linked into ouro itself: a
-// session that runs no workflow pays nothing for them. ouro and the helper speak JSON
+// session that runs no workflow pays nothing for them.
+//
+// What linking goja into ouro costs, measured (TestPeakMemory's 3-turn task, Linux 6.18,
+// Go 1.26): goja's JSON.stringify reaches objectGoReflect, whose reflect Type.Method(i)
+// makes the linker keep every exported method of every type used in an interface (so
+// text/template's evalField too, which TestPeakMemory refuses): the binary grows from
+// 43.9 to 57.1 MB and --version from 7.9 to 9.0 MB. Package initialisation allocates
+// only 270 KB more (google/pprof/profile 154 KB, regexp2 38 KB, goja/parser 38 KB), but
+// the runtime's start-up touches twice the itabs (908 → 1,780, each with its type) and
+// the larger binary's init code: the task's peak moves to the end of initialisation, before
+// internal/lean can drop those pages, and rises from 22.9 to 26.4 MB (29.1 to 33.5 MB
+// with OURO_KEEP_INIT_PAGES=1). Releasing init pages once more at internal/lean's own
+// initialisation gets 25.9 MB, still over the 25 MB target. Hence this helper. ouro and the helper speak JSON
 // lines over the helper's stdin and stdout: ouro sends one request; for a run, the helper
 // asks ouro for each agent() call (ouro runs it as a subagent of the session, under its
 // permissions) and reports progress, then the result. The helper keeps the journal in
@@ -76,8 +88,12 @@ type message struct {
 	Result    *workflow.Result       `json:"result,omitempty"`
 	Meta      *workflow.Meta         `json:"meta,omitempty"`
 	Run       *workflow.RunRecord    `json:"run,omitempty"`
+	Source    string                 `json:"source,omitempty"` // the run's script (RunRecord leaves it out of JSON)
 	Output    string                 `json:"output,omitempty"`
 }
+
+// stopGrace is how long a stopped helper has to record the end of its run.
+const stopGrace = 5 * time.Second
 
 // Client is a workflow.Engine in the helper.
 type Client struct {
@@ -183,7 +199,9 @@ func (c Client) Journal(ctx context.Context, id string) (workflow.RunRecord, err
 	if err != nil || m.Run == nil {
 		return workflow.RunRecord{}, err
 	}
-	return *m.Run, nil
+	rec := *m.Run
+	rec.Script = m.Source
+	return rec, nil
 }
 
 // Text runs the helper's list (id "") or show (a run id) and returns what it prints.
@@ -208,8 +226,18 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 	if err != nil {
 		return workflow.Result{}, err
 	}
-	// The run's own context stops the helper.
-	stop := context.AfterFunc(ctx, cancel)
+	// The run's own context stops the helper: its stdin closes, so it records the run as
+	// interrupted in the journal and answers; one that does not within stopGrace is
+	// killed (the journal then still says running; the run resumes all the same).
+	actx, stopAgents := context.WithCancel(hctx) // the agents this side runs
+	defer stopAgents()
+	stop := context.AfterFunc(ctx, func() {
+		stopAgents()
+		k.wmu.Lock()
+		k.stdin.Close()
+		k.wmu.Unlock()
+		time.AfterFunc(stopGrace, cancel)
+	})
 	defer stop()
 	var agents sync.WaitGroup
 	defer agents.Wait()
@@ -234,7 +262,7 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 			agents.Add(1)
 			go func() {
 				defer agents.Done()
-				text, u, err := o.Runner.Agent(hctx, m.Prompt, opts)
+				text, u, err := o.Runner.Agent(actx, m.Prompt, opts)
 				a := message{Type: "answer", Call: m.Call, Text: text, Usage: u}
 				if err != nil {
 					a.Error = err.Error()

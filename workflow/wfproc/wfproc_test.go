@@ -71,7 +71,8 @@ func TestRunThroughTheHelper(t *testing.T) {
 	if err != nil || res.Status != workflow.StatusCompleted || string(res.Value) != `[3,"L:hi",null,null]` || phases.Load() != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if rec, err := c.Journal(ctx, res.RunID); err != nil || rec.Status != workflow.StatusCompleted {
+	// The journal's record carries the script: the Workflow tool resumes a run from it.
+	if rec, err := c.Journal(ctx, res.RunID); err != nil || rec.Status != workflow.StatusCompleted || rec.Script != src {
 		t.Fatalf("journal: %+v %v", rec, err)
 	}
 	if _, err := c.Journal(ctx, "wf_nothere"); !errors.Is(err, workflow.ErrNotFound) {
@@ -102,5 +103,30 @@ func TestCancelStopsTheHelper(t *testing.T) {
 		})})
 	if err != nil || res.Status != workflow.StatusInterrupted {
 		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// A stopped run (TaskStop, the session ending) gives the helper the time to record it
+// as interrupted, so the journal does not say it still runs; the agents this side ran
+// are cancelled at once.
+func TestCancelRecordsTheRunInterrupted(t *testing.T) {
+	c := client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var cancelled atomic.Bool
+	runner := workflow.RunnerFunc(func(actx context.Context, _ string, _ workflow.AgentOptions) (string, llm.Usage, error) {
+		close(started)
+		<-actx.Done()
+		cancelled.Store(true)
+		return "", llm.Usage{}, actx.Err()
+	})
+	go func() { <-started; cancel() }()
+	res, err := c.Run(ctx, workflow.Script{Source: head + "return await agent('wait')"}, workflow.Options{Runner: runner, RunID: "wf_stopped1"})
+	if err != nil || res.Status != workflow.StatusInterrupted || !cancelled.Load() {
+		t.Fatalf("%+v %v cancelled=%v", res, err, cancelled.Load())
+	}
+	rec, err := c.Journal(context.Background(), "wf_stopped1")
+	if err != nil || rec.Status != workflow.StatusInterrupted {
+		t.Fatalf("journal: %+v %v", rec, err)
 	}
 }

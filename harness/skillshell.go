@@ -1,0 +1,77 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
+	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workspace"
+)
+
+// skillShell runs the !`command`s of an invoked skill (skill.ExpandDynamic) as the model's
+// own Bash calls are run: the session's permission gate decides, with its rules, hooks,
+// mode and approver (headless, what would need asking is refused), after the skill's
+// allowed-tools were granted for the turn (only where its file may grant them); then a
+// Bash of its own runs it in the working directory, in the sandbox, never outside it (a
+// project's file may add to sandbox.excludedCommands; a skill's commands are not the
+// user's). What it prints takes the command's place; what was refused is said there.
+type skillShell struct {
+	g   *guard
+	ws  *workspace.Workspace
+	cwd string
+	n   atomic.Int64
+}
+
+// dynamicTimeout bounds each command, and dynamicOutput what one puts into the skill.
+const (
+	dynamicTimeout = 30 * time.Second
+	dynamicOutput  = 10_000
+)
+
+// expand returns text with each !`command` replaced by its output, for skill name.
+func (sh *skillShell) expand(ctx context.Context, name, text string) string {
+	if sh == nil || !skill.HasDynamic(text) {
+		return text
+	}
+	return skill.ExpandDynamic(ctx, text, func(ctx context.Context, command string) string {
+		return sh.run(ctx, name, command)
+	})
+}
+
+func (sh *skillShell) run(ctx context.Context, name, command string) string {
+	in, _ := json.Marshal(map[string]any{"command": command, "timeout": dynamicTimeout.Milliseconds(),
+		"description": "context for skill " + name})
+	call := tool.Call{ID: fmt.Sprintf("skill_context_%d", sh.n.Add(1)), Name: "Bash", Input: in}
+	d := sh.g.gate.Gate(ctx, call)
+	if d.Deny {
+		return fmt.Sprintf("[ouro: !`%s` was not run: %s]", command, d.Reason)
+	}
+	if len(d.UpdatedInput) > 0 {
+		call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
+	}
+	bash := tools.NewBash(tools.BashConfig{Dir: sh.cwd, Env: sh.g.env, Sandbox: sh.g.sandbox, Within: sh.ws.Contains,
+		EnvDir: sh.g.envDir, DefaultTimeout: dynamicTimeout, MaxTimeout: dynamicTimeout, MaxOutput: dynamicOutput})
+	start := time.Now()
+	res, err := bash.Run(ctx, &tool.Exec{Call: call})
+	status := "ok"
+	var out string
+	switch {
+	case err != nil:
+		status = "error"
+		out = fmt.Sprintf("[ouro: !`%s` did not run to its end: %v]", command, err)
+	case res.IsError:
+		status = "error"
+		out = fmt.Sprintf("%s\n[ouro: !`%s` failed]", strings.TrimRight(res.Text(), "\n"), command)
+	default:
+		out = strings.TrimRight(res.Text(), "\n")
+	}
+	sh.g.audit.RecordRun(call, status, time.Since(start))
+	return textcut.Bytes(out, dynamicOutput, "\n… (cut)")
+}

@@ -1,0 +1,45 @@
+package skill
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Dynamic context (Claude Code): in a skill's or command's text, !`command` at the start
+// of a line or after a space is replaced, when the skill is invoked, by what the command
+// prints, so that the model starts from the live state (`!`git status``). Who runs the
+// commands, and whether they may, is the caller's (harness: the permission gate and the
+// sandbox, as for the model's own Bash calls).
+
+// dynamicRE matches !`command`: group 1 is what precedes it, group 2 the command.
+var dynamicRE = regexp.MustCompile("(?m)(^|[ \\t(])!`([^`\\n]+)`")
+
+// MaxDynamic bounds the commands one invocation runs; the rest are left as written, with
+// a note.
+const MaxDynamic = 20
+
+// HasDynamic reports whether text holds a !`command`.
+func HasDynamic(text string) bool { return dynamicRE.MatchString(text) }
+
+// ExpandDynamic replaces each !`command` in text by run(ctx, command), in order, one
+// command at a time; beyond MaxDynamic commands the rest stay as written, followed by
+// a note saying so.
+func ExpandDynamic(ctx context.Context, text string, run func(ctx context.Context, command string) string) string {
+	n := 0
+	skipped := 0
+	out := dynamicRE.ReplaceAllStringFunc(text, func(m string) string {
+		sub := dynamicRE.FindStringSubmatch(m)
+		if n >= MaxDynamic {
+			skipped++
+			return m
+		}
+		n++
+		return sub[1] + run(ctx, strings.TrimSpace(sub[2]))
+	})
+	if skipped > 0 {
+		out += fmt.Sprintf("\n\n(ouro: %d more !`command` were not run: a skill runs at most %d)", skipped, MaxDynamic)
+	}
+	return out
+}

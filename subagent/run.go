@@ -247,7 +247,7 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 	if x != nil {
 		observers = append(observers, progressOf(d.Name, x))
 	}
-	if cfg.Observer != nil {
+	if cfg.Observer != nil && ex.name == "" { // a teammate's events go to its own observer
 		observers = append(observers, func(e agent.Event) { cfg.Observer(callID, e) })
 	}
 	if ex.observer != nil {

@@ -78,9 +78,9 @@ func (m *teamModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	m.mu.Lock()
 	srv := m.lead
-	if bytes.Contains(body, []byte("You are a subagent of ouro")) {
+	if sm := teammateRE.FindSubmatch(body); sm == nil && bytes.Contains(body, []byte("You are a subagent of ouro")) {
 		srv = m.byName["subagent"]
-	} else if sm := teammateRE.FindSubmatch(body); sm != nil {
+	} else if sm != nil {
 		srv = m.byName[string(sm[1])]
 		if all := claimRE.FindAllSubmatch(body, -1); all != nil {
 			if ts := m.byTask[string(all[len(all)-1][1])]; ts != nil && ts.Remaining() > 0 {

@@ -33,7 +33,16 @@ type MCP struct {
 	// yet, may run (what says what it runs); a yes is remembered for the project. nil
 	// means headless: such servers do not start, and their status says why.
 	Approve func(name, what string) bool
+	// Elicit answers a server's request for the user's input (the REPL's form; a
+	// headless run declines); nil offers servers no elicitation. OnElicit learns of each
+	// request and its answer.
+	Elicit   func(context.Context, *mcpclient.Elicitation) mcpclient.Answer
+	OnElicit func(*mcpclient.Elicitation, mcpclient.Answer)
 }
+
+// MCPAuthDir is where remote MCP servers' OAuth tokens are kept, under ouro's home
+// (never the project): one 0600 file per server URL.
+func MCPAuthDir(home string) string { return filepath.Join(home, "mcp-auth") }
 
 // DefaultMCPWait is how long the first request waits for servers still starting.
 // OURO_MCP_WAIT (a duration, "500ms") changes it.
@@ -107,7 +116,8 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 		return nil, nil
 	}
 	mo := mcpclient.Options{CWD: d.cwd, LogDir: filepath.Join(d.project, "mcp-logs"), Version: version,
-		Supervise: supervise, Trusted: trustedServers(cfg)}
+		Supervise: supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit,
+		AuthDir: MCPAuthDir(d.home)}
 	mo.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, mo)
 	m.Start()

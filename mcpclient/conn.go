@@ -9,12 +9,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/mcpauth"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/sandbox"
 )
@@ -23,6 +26,8 @@ import (
 type conn struct {
 	cs   *mcp.ClientSession
 	proc *process
+	// done releases what the connection holds besides (an OAuth redirect listener).
+	done func()
 }
 
 // close ends the session and makes sure nothing of the server's process tree is left.
@@ -37,6 +42,9 @@ func (c *conn) close() {
 	case <-time.After(closeGrace):
 	}
 	c.proc.kill()
+	if c.done != nil {
+		c.done()
+	}
 }
 
 // closeGrace is how long a server may take to exit once its stdin is closed, before its
@@ -59,7 +67,7 @@ func (p *process) kill() {
 
 // dial starts (or reaches) srv and completes the MCP handshake within ctx.
 func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "ouro", Version: m.opts.Version}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			m.startRelist(s)
 		},
@@ -70,9 +78,14 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 			m.progress(req.Params)
 		},
 		Capabilities: &mcp.ClientCapabilities{},
-	})
+	}
+	if m.opts.Elicit != nil {
+		copts.ElicitationHandler = m.elicitHandler(s)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "ouro", Version: m.opts.Version}, copts)
 	var t mcp.Transport
 	var proc *process
+	var done func()
 	cfg := s.cfg
 	switch cfg.Type {
 	case mcpconf.TypeStdio:
@@ -89,7 +102,13 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 			proc = &process{pgid: pid, supervised: supervised}
 		}}
 	case mcpconf.TypeHTTP:
-		t = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxRetries: 1}
+		st := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxRetries: 1}
+		h, release, err := m.oauth(cfg)
+		if err != nil {
+			return nil, err
+		}
+		st.OAuthHandler, done = h, release
+		t = st
 	case mcpconf.TypeSSE:
 		t = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers)}
 	default:
@@ -100,9 +119,39 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 	cs, err := client.Connect(ctx, lifetime{Transport: t, ctx: m.ctx}, nil)
 	if err != nil {
 		proc.kill()
+		if done != nil {
+			done()
+		}
 		return nil, err
 	}
-	return &conn{cs: cs, proc: proc}, nil
+	return &conn{cs: cs, proc: proc, done: done}, nil
+}
+
+// oauth is a streamable HTTP server's OAuth handler: none when the configuration sends
+// its own Authorization header or keeps no tokens; the login flow when Options.Login is
+// set; else the saved token, and needs-auth when the server wants more.
+func (m *Manager) oauth(cfg mcpconf.Server) (auth.OAuthHandler, func(), error) {
+	for k := range cfg.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil, nil, nil
+		}
+	}
+	if m.opts.AuthDir == "" {
+		return nil, nil, nil
+	}
+	store := mcpauth.Store{Dir: m.opts.AuthDir}
+	if m.opts.Login != nil {
+		var c mcpauth.Client
+		if o := cfg.OAuth; o != nil {
+			c = mcpauth.Client{ID: o.ClientID, Secret: o.ClientSecret, MetadataURL: o.ClientMetadataURL, CallbackPort: o.CallbackPort}
+		}
+		return mcpauth.Login(store, cfg.URL, c, m.opts.Login, nil)
+	}
+	h, err := mcpauth.Session(store, cfg.URL, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("its saved OAuth login: %w", err)
+	}
+	return h, nil, nil
 }
 
 // lifetime opens a transport's connection with the manager's context.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/mcpauth"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -28,6 +29,8 @@ const (
 	StatePending   = "pending"
 	StateConnected = "connected"
 	StateFailed    = "failed"
+	// StateNeedsAuth is a remote server that wants an OAuth login (`ouro mcp login`).
+	StateNeedsAuth = "needs-auth"
 )
 
 // Options configure the servers' connections.
@@ -45,6 +48,17 @@ type Options struct {
 	Env []string
 	// Trusted says whether a server's read-only annotations may be believed.
 	Trusted func(server string) bool
+	// Elicit answers a server's request for the user's input (a form); nil: ouro
+	// offers no elicitation and servers must not ask. OnElicit, when set, learns of
+	// every request and its answer (stream-json's event, the REPL's note).
+	Elicit   func(context.Context, *Elicitation) Answer
+	OnElicit func(*Elicitation, Answer)
+	// AuthDir keeps remote servers' OAuth tokens ("": none are kept, none are sent).
+	AuthDir string
+	// Login, when set, logs in to a streamable HTTP server that asks for authorization:
+	// it receives the URL the user must open. Without it a session never starts a login;
+	// such a server's state is needs-auth.
+	Login func(authURL string) error
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude
@@ -155,9 +169,13 @@ func (m *Manager) connect(s *server) {
 		return
 	}
 	defer m.mu.Unlock()
-	if err != nil {
+	var nl *mcpauth.NeedsLoginError
+	switch {
+	case errors.As(err, &nl):
+		s.state, s.err = StateNeedsAuth, fmt.Sprintf("needs an OAuth login: run `ouro mcp login %s` (or /mcp login %s in the REPL)", s.cfg.Name, s.cfg.Name)
+	case err != nil:
 		s.state, s.err = StateFailed, describe(err, ctx, m.opts.StartTimeout)
-	} else {
+	default:
 		s.state, s.conn = StateConnected, c
 		if r := c.cs.InitializeResult(); r != nil {
 			s.instructions = r.Instructions
@@ -182,17 +200,25 @@ func describe(err error, ctx context.Context, limit time.Duration) string {
 // watch marks the server failed when its connection ends while ouro still uses it.
 func (m *Manager) watch(s *server, c *conn) {
 	err := c.cs.Wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed || s.conn != c {
-		return
-	}
 	why := "the server disconnected"
 	if err != nil {
 		why += ": " + err.Error()
 	}
+	m.lost(s, c.cs, why)
+}
+
+// lost marks s failed, for why, if cs is still its connection: its tools leave the
+// session at once (a call that saw the connection die must not leave the next call to
+// find it dead too) and what is left of its process is killed.
+func (m *Manager) lost(s *server, cs *mcp.ClientSession, why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || s.conn == nil || s.conn.cs != cs {
+		return
+	}
+	c := s.conn
 	s.state, s.err, s.conn, s.tools, s.prompts = StateFailed, why, nil, nil, nil
-	go c.proc.kill()
+	go c.close()
 	m.changed()
 }
 

@@ -87,7 +87,7 @@ func TestGoodServer(t *testing.T) {
 	if st.State != StateConnected {
 		t.Fatalf("status %+v", st)
 	}
-	want := []string{"mcp__t__crash", "mcp__t__echo", "mcp__t__grow", "mcp__t__image", "mcp__t__progress", "mcp__t__slow"}
+	want := []string{"mcp__t__crash", "mcp__t__echo", "mcp__t__grow", "mcp__t__image", "mcp__t__progress", "mcp__t__slow", "mcp__t__survey"}
 	if strings.Join(st.Tools, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", st.Tools, want)
 	}

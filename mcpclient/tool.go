@@ -107,7 +107,7 @@ func (t *Tool) ReadOnly() bool { return t.readOnly }
 // Run calls the tool on its server. Progress notifications reach x.Progress; the call is
 // bounded by MCP_TOOL_TIMEOUT when set.
 func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
-	cs, _, err := t.m.session(t.server)
+	cs, srv, err := t.m.session(t.server)
 	if err != nil {
 		return tool.Errorf("%s cannot run: %v.", t.name, err), nil
 	}
@@ -135,6 +135,7 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		case ctx.Err() != nil:
 			return tool.Result{}, ctx.Err()
 		case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			t.m.lost(srv, cs, fmt.Sprintf("the server stopped during a call to %s: %v", t.name, err))
 			return tool.Errorf("MCP server %q stopped during the call to %s (%v); its tools are gone for this session.", t.server, t.name, err), nil
 		}
 		return tool.Errorf("%s failed: %v", t.name, err), nil

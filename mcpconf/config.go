@@ -59,6 +59,8 @@ type Server struct {
 
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth configures the login of a streamable HTTP server (nil: dynamic registration).
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	// State is set for a server that must not start: needs-approval, disabled or failed
 	// (its configuration is wrong); Reason says why, for the user.
@@ -77,6 +79,17 @@ type Entry struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	OAuth   *OAuth            `json:"oauth,omitempty"`
+}
+
+// OAuth is a server's "oauth" entry: the client ouro logs in as, when the authorization
+// server does not take dynamic registration (clientId, clientSecret; ${VAR} expands), a
+// client metadata document URL, and the loopback port the redirect comes back to.
+type OAuth struct {
+	ClientID          string `json:"clientId,omitempty"`
+	ClientSecret      string `json:"clientSecret,omitempty"`
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	CallbackPort      int    `json:"callbackPort,omitempty"`
 }
 
 // Options say where to look.
@@ -323,6 +336,9 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 		if strings.TrimSpace(e.Command) == "" {
 			return fail("a stdio server needs a \"command\" (%s)", source)
 		}
+		if e.OAuth != nil {
+			return fail("\"oauth\" works with streamable HTTP servers only, not stdio (%s)", source)
+		}
 		s.Command = x(e.Command)
 		for _, a := range e.Args {
 			s.Args = append(s.Args, x(a))
@@ -343,6 +359,16 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 			for k, v := range e.Headers {
 				s.Headers[k] = x(v)
 			}
+		}
+		if e.OAuth != nil {
+			if s.Type != TypeHTTP {
+				return fail("\"oauth\" works with streamable HTTP servers only (type \"http\"), not %s (%s)", s.Type, source)
+			}
+			if e.OAuth.CallbackPort < 0 || e.OAuth.CallbackPort > 65535 {
+				return fail("\"oauth\".callbackPort %d is not a port (%s)", e.OAuth.CallbackPort, source)
+			}
+			s.OAuth = &OAuth{ClientID: x(e.OAuth.ClientID), ClientSecret: x(e.OAuth.ClientSecret),
+				ClientMetadataURL: x(e.OAuth.ClientMetadataURL), CallbackPort: e.OAuth.CallbackPort}
 		}
 	}
 	if len(missing) > 0 {

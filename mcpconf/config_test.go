@@ -179,3 +179,21 @@ func TestAddRemove(t *testing.T) {
 		t.Fatalf("%+v", c.Servers)
 	}
 }
+
+func TestOAuthEntry(t *testing.T) {
+	get := env(map[string]string{"SECRET": "s3"})
+	s := resolve("r", ScopeUser, "f", Entry{Type: "http", URL: "https://x/mcp",
+		OAuth: &OAuth{ClientID: "id", ClientSecret: "${SECRET}", CallbackPort: 8123}}, get)
+	if !s.Runnable() || s.OAuth == nil || s.OAuth.ClientSecret != "s3" || s.OAuth.CallbackPort != 8123 {
+		t.Fatalf("%+v", s)
+	}
+	for name, e := range map[string]Entry{
+		"stdio": {Command: "x", OAuth: &OAuth{ClientID: "id"}},
+		"sse":   {Type: "sse", URL: "https://x/sse", OAuth: &OAuth{ClientID: "id"}},
+		"port":  {Type: "http", URL: "https://x/mcp", OAuth: &OAuth{CallbackPort: 70000}},
+	} {
+		if s := resolve("r", ScopeUser, "f", e, get); s.Runnable() || !strings.Contains(s.Reason, "oauth") {
+			t.Errorf("%s: %+v", name, s)
+		}
+	}
+}

@@ -7,11 +7,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,18 +100,54 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, addr string, ready func(url s
 	if err != nil {
 		return err
 	}
+	// Every request's context ends with the server, so a tool call under way stops too.
+	base, stop := context.WithCancel(context.Background())
+	defer stop()
+	var inflight sync.WaitGroup
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inflight.Add(1)
+		defer inflight.Done()
+		h.ServeHTTP(w, r)
+	}))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
 	ready("http://" + ln.Addr().String() + "/mcp")
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	select {
+	case err := <-served:
 		return err
+	case <-ctx.Done():
 	}
+	// A client's listening stream (GET) stays open as long as the client likes, the SDK's
+	// handler does not always notice its connection closing, and closing a session waits
+	// for its calls: stop the calls (their contexts), end the sessions and cut the
+	// connections, each step bounded by shutdownGrace, none waited on beyond it.
+	stop()
+	end := make(chan struct{})
+	go func() {
+		for ss := range s.Sessions() {
+			go ss.Close()
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			_ = hs.Close()
+		}
+		inflight.Wait()
+		close(end)
+	}()
+	select {
+	case <-end:
+	case <-time.After(2 * shutdownGrace):
+		_ = hs.Close()
+	}
+	<-served
 	return nil
 }
+
+// shutdownGrace bounds each step of ServeHTTP's shutdown: the requests under way finishing,
+// then their handlers returning once their connections are cut.
+const shutdownGrace = 400 * time.Millisecond

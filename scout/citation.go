@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -103,13 +104,13 @@ func ParseReportIn(text, root string, exists func(rel string) bool) []Conclusion
 			p.add(line, "\n")
 			continue
 		}
-		if m := fenceOpen.FindString(trimmed); m != "" {
+		if m := fenceOpen().FindString(trimmed); m != "" {
 			p.flush()
 			fence = m
 			p.start("", "\n")
 			continue
 		}
-		if trimmed == "" || thematicBreak.MatchString(trimmed) {
+		if trimmed == "" || thematicBreak().MatchString(trimmed) {
 			p.flush()
 			continue
 		}
@@ -123,13 +124,13 @@ func ParseReportIn(text, root string, exists func(rel string) bool) []Conclusion
 		}
 		if strings.HasPrefix(trimmed, "|") {
 			p.flush()
-			if !tableDelimiter.MatchString(trimmed) {
+			if !tableDelimiter().MatchString(trimmed) {
 				p.start(trimmed, " ")
 				p.flush()
 			}
 			continue
 		}
-		if m := listMarker.FindString(trimmed); m != "" {
+		if m := listMarker().FindString(trimmed); m != "" {
 			p.flush()
 			p.start(strings.TrimSpace(trimmed[len(m):]), " ")
 			continue
@@ -140,22 +141,27 @@ func ParseReportIn(text, root string, exists func(rel string) bool) []Conclusion
 	return p.out
 }
 
+// The Markdown patterns are compiled on first use, not at every start of ouro.
 var (
-	fenceOpen      = regexp.MustCompile("^(```+|~~~+)")
-	thematicBreak  = regexp.MustCompile(`^([-*_])(\s*[-*_]){2,}$`)
-	tableDelimiter = regexp.MustCompile(`^\|[\s|:-]*$`)
-	listMarker     = regexp.MustCompile(`^([-*+]|\d{1,9}[.)])(\s+|$)`)
-	atxHeading     = regexp.MustCompile(`^#{1,6}(\s+|$)`)
-	boldHeading    = regexp.MustCompile(`^(\*\*|__)([^*_]+?)(\*\*|__):?$`)
+	fenceOpen      = lazyRE("^(```+|~~~+)")
+	thematicBreak  = lazyRE(`^([-*_])(\s*[-*_]){2,}$`)
+	tableDelimiter = lazyRE(`^\|[\s|:-]*$`)
+	listMarker     = lazyRE(`^([-*+]|\d{1,9}[.)])(\s+|$)`)
+	atxHeading     = lazyRE(`^#{1,6}(\s+|$)`)
+	boldHeading    = lazyRE(`^(\*\*|__)([^*_]+?)(\*\*|__):?$`)
 )
+
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // heading returns the text of a heading line: "## Entry points" or "**Entry points**".
 func heading(line string) (string, bool) {
-	if m := atxHeading.FindString(line); m != "" {
+	if m := atxHeading().FindString(line); m != "" {
 		h := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[len(m):]), "#"))
 		return cleanHeading(h), true
 	}
-	if m := boldHeading.FindStringSubmatch(line); m != nil {
+	if m := boldHeading().FindStringSubmatch(line); m != nil {
 		return cleanHeading(m[2]), true
 	}
 	return "", false
@@ -204,14 +210,14 @@ func (p *reportParser) flush() {
 	p.out = append(p.out, Conclusion{Section: p.section, Text: text, Citations: findCitations(text, p.root, p.exists)})
 }
 
-var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+var mdLink = lazyRE(`\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 
 // findCitations returns the citations in one conclusion's text.
 func findCitations(text, root string, exists func(string) bool) []Citation {
 	// A link counts as its target when that is local, else as its text: rewrite it in
 	// place so the order of citations stays the order they were written in.
-	text = mdLink.ReplaceAllStringFunc(text, func(m string) string {
-		sub := mdLink.FindStringSubmatch(m)
+	text = mdLink().ReplaceAllStringFunc(text, func(m string) string {
+		sub := mdLink().FindStringSubmatch(m)
 		if isURL(sub[2]) {
 			return " " + sub[1] + " "
 		}
@@ -245,7 +251,7 @@ func isURL(s string) bool {
 
 // locator splits a token into the path and its line or range; an anchor that is not a
 // line (README.md#install) is dropped, leaving a citation of the file.
-var locator = regexp.MustCompile(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#L(\d+)(?:-L?(\d+))?|#[\w.-]*)?$`)
+var locator = lazyRE(`^(.+?)(?::L?(\d+)(?:[-–]L?(\d+))?(?::\d+)?|#L(\d+)(?:-L?(\d+))?|#[\w.-]*)?$`)
 
 // classify decides whether one token is a citation, by the rules of ParseReport.
 func classify(tok, root string, exists func(string) bool) (Citation, bool) {
@@ -255,7 +261,7 @@ func classify(tok, root string, exists func(string) bool) (Citation, bool) {
 		return Citation{}, false
 	}
 	raw := strings.TrimLeft(strings.TrimRight(tok, ".:-–…"), ":")
-	m := locator.FindStringSubmatch(raw)
+	m := locator().FindStringSubmatch(raw)
 	if m == nil {
 		return Citation{}, false
 	}

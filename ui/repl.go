@@ -31,6 +31,9 @@ type REPL struct {
 	Options harness.Options
 	// Signals delivers interrupts; nil means os.Interrupt and SIGTERM from the OS.
 	Signals <-chan os.Signal
+	// Screen, when set, draws runs, todos and permission dialogs instead of the plain
+	// lines (the terminal UI); nil is the line mode.
+	Screen Screen
 
 	lines   chan lineOrErr // every line of input, read by one goroutine
 	wakes   wakeQueue      // turns mechanisms asked for, run when idle
@@ -54,7 +57,17 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
-  /mcp             MCP servers: status, tools, errors; /mcp__<server>__<prompt> runs a prompt
+  /status          model, session, mode, context and cost
+  /model [NAME]    show the model, or switch to another one
+  /resume [N]      pick an earlier session of this folder to continue
+  /permissions     the mode and rules; /permissions allow RULE saves one
+  /memory          what the project and you have remembered
+  /init [force]    write AGENTS.md from a read-only scout of the repository
+  /doctor          check the configuration
+  /export [PATH]   write the conversation to a file
+  /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
+                   /mcp login NAME logs in to a remote one (OAuth);
+                   /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)
 While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
@@ -169,6 +182,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		mu.Lock()
 		cancelRun = cancel
 		mu.Unlock()
+		if r.Screen != nil {
+			r.Screen.RunStarted(p)
+		}
 		o := r.sess.Run(runCtx, p)
 		mu.Lock()
 		// A Ctrl-C during the turn cleared cancelRun; a second one now would exit.
@@ -178,6 +194,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		cancel()
 		r.account(o)
 		r.endLine()
+		if r.Screen != nil {
+			r.Screen.RunEnded(o, r.totals)
+		}
 		switch {
 		case o.Status == agent.StatusCompleted:
 		case interrupted || o.Status == agent.StatusInterrupted:
@@ -195,6 +214,7 @@ func (r *REPL) open() error {
 	opts.UI.Approver = approver
 	opts.UI.ApproveGrant = approver.approveGrant
 	opts.MCP.Approve = approver.approveMCP
+	opts.MCP.Elicit = approver.elicitMCP
 	opts.UI.OnTodo = func(items []todo.Item) {
 		r.endLine()
 		title := "Todos"
@@ -221,11 +241,25 @@ func (r *REPL) open() error {
 	if opts.UI.Warn == nil {
 		opts.UI.Warn = r.Err
 	}
+	if sc := r.Screen; sc != nil {
+		opts.UI.Approver = sc
+		opts.UI.OnTodo = func(items []todo.Item) {
+			title := "Todos"
+			if r.sess != nil && r.sess.Todos.Tool() != todo.ToolName {
+				title = "Tasks (" + r.sess.TaskList + ")"
+			}
+			sc.Todos(title, items)
+		}
+		opts.UI.Observers[len(opts.UI.Observers)-1] = sc.Observe
+	}
 	s, err := harness.Open(opts)
 	if err != nil {
 		return err
 	}
 	r.sess = s
+	if r.Screen != nil {
+		r.Screen.Opened(s)
+	}
 	return nil
 }
 
@@ -266,7 +300,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	case "/loop":
 		return false, r.loop(line)
 	case "/mcp":
-		r.showMCP()
+		return false, r.mcpCommand(strings.TrimSpace(strings.TrimPrefix(line, name)))
 	case "/todos":
 		fmt.Fprintln(r.Out, r.sess.Todos.Render())
 	case "/rewind":
@@ -312,6 +346,9 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		r.totals, r.runs = agent.Outcome{}, 0
 		fmt.Fprintf(r.Out, "new session %s (the previous one is kept: ouro --resume %s)\n", r.sess.ID(), old.ID())
 	default:
+		if handled, err := r.moreCommand(name, line); handled {
+			return false, err
+		}
 		return false, fmt.Errorf("unknown command %s; /help lists the commands", name)
 	}
 	return false, nil
@@ -370,7 +407,9 @@ func (r *REPL) readPrompt() (string, error) {
 	if w, ok := r.wakes.pop(); ok {
 		return r.woken(w), nil
 	}
-	fmt.Fprint(r.Out, "\n› ")
+	if r.Screen == nil {
+		fmt.Fprint(r.Out, "\n› ")
+	}
 	var parts []string
 	for {
 		var (
@@ -398,7 +437,9 @@ func (r *REPL) readPrompt() (string, error) {
 		}
 		if strings.HasSuffix(line, `\`) {
 			parts = append(parts, strings.TrimSuffix(line, `\`))
-			fmt.Fprint(r.Out, "… ")
+			if r.Screen == nil {
+				fmt.Fprint(r.Out, "… ")
+			}
 			continue
 		}
 		parts = append(parts, line)

@@ -15,7 +15,12 @@ func SavedDirs(cwd string) []string {
 	return []string{filepath.Join(cwd, ".ouro", "workflows"), filepath.Join(cwd, ".claude", "workflows")}
 }
 
-var savedNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// savedNameRE: a letter or digit, then at most 127 of letters, digits, '.', '_' and '-'
+// (the length is checked apart: a counted repetition compiles to a 100 KB program that
+// every run would build at start).
+var savedNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func validSavedName(name string) bool { return len(name) <= 128 && savedNameRE.MatchString(name) }
 
 // Saved is a saved workflow found on disk.
 type Saved struct {
@@ -28,7 +33,7 @@ type Saved struct {
 // FindSaved returns the saved workflow called name (the file NAME.js in one of dirs).
 func FindSaved(dirs []string, name string) (Script, error) {
 	name = strings.TrimSuffix(name, ".js")
-	if !savedNameRE.MatchString(name) {
+	if !validSavedName(name) {
 		return Script{}, fmt.Errorf("%q is not a saved workflow's name (letters, digits, '.', '_' and '-'; no paths: use scriptPath for a file)", name)
 	}
 	for _, d := range dirs {
@@ -68,7 +73,7 @@ func ListSaved(dirs []string, check func(string) (Meta, error)) []Saved {
 		}
 		for _, e := range entries {
 			name, ok := strings.CutSuffix(e.Name(), ".js")
-			if !ok || !savedNameRE.MatchString(name) || seen[name] || !e.Type().IsRegular() {
+			if !ok || !validSavedName(name) || seen[name] || !e.Type().IsRegular() {
 				continue
 			}
 			seen[name] = true

@@ -79,13 +79,17 @@ in Claude Code: the project's .mcp.json (shared; each server needs your approval
 your servers for this project only (local scope) or for every project (user scope) in
 ~/.ouro.json (~/.claude.json is read too), and --mcp-config.`,
 	}
-	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd())
+	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd(),
+		newMCPLoginCmd(), newMCPLogoutCmd())
 	return c
 }
 
 // checkServers connects to the runnable servers to report their health.
 func checkServers(cfg *mcpconf.Config, cwd string) *mcpclient.Manager {
 	o := mcpclient.Options{CWD: cwd, Version: version, Supervise: true}
+	if _, _, ouroHome, err := mcpPlaces(); err == nil {
+		o.AuthDir = harness.MCPAuthDir(ouroHome)
+	}
 	o.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, o)
 	m.Start()
@@ -101,6 +105,8 @@ func describeState(st mcpclient.Status) string {
 		return "⚠ Needs approval (ouro mcp approve " + st.Name + ")"
 	case mcpconf.StateDisabled:
 		return "○ Disabled"
+	case mcpclient.StateNeedsAuth:
+		return "⚠ Needs authentication (ouro mcp login " + st.Name + ")"
 	case mcpclient.StatePending:
 		return "… Still starting"
 	}
@@ -182,6 +188,9 @@ func newMCPGetCmd() *cobra.Command {
 				for _, k := range mcpconf.Names(s.Headers) {
 					fmt.Fprintf(out, "    %s: %s\n", k, s.Headers[k])
 				}
+				if s.Type == mcpconf.TypeHTTP {
+					fmt.Fprintf(out, "  OAuth: %s\n", oauthLine(s))
+				}
 			}
 			if len(st.Tools) > 0 {
 				fmt.Fprintf(out, "  Tools: %s\n", strings.Join(st.Tools, ", "))
@@ -203,8 +212,9 @@ func scopeFlag(c *cobra.Command, scope *string) {
 }
 
 func newMCPAddCmd() *cobra.Command {
-	var scope, transport string
+	var scope, transport, clientID string
 	var envs, headers []string
+	var callbackPort int
 	c := &cobra.Command{
 		Use:   "add [options] NAME COMMAND_OR_URL [ARGS...]",
 		Short: "Add an MCP server",
@@ -213,6 +223,7 @@ func newMCPAddCmd() *cobra.Command {
   ouro mcp add my-server -e API_KEY=xyz -- npx -y @some/server
   ouro mcp add --transport http notion https://mcp.notion.com/mcp
   ouro mcp add --transport sse -H "Authorization: Bearer x" legacy https://example.com/sse
+  ouro mcp add -t http --client-id ID --callback-port 8080 corp https://mcp.corp.example/mcp
 
 Options come before NAME; everything after the command is its arguments.`,
 		Args: cobra.MinimumNArgs(2),
@@ -261,6 +272,12 @@ Options come before NAME; everything after the command is its arguments.`,
 				}
 				e.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 			}
+			if clientID != "" || callbackPort != 0 {
+				if e.Type != mcpconf.TypeHTTP {
+					return fmt.Errorf("--client-id and --callback-port are for OAuth logins to http servers")
+				}
+				e.OAuth = &mcpconf.OAuth{ClientID: clientID, CallbackPort: callbackPort}
+			}
 			if err := mcpconf.Add(home, cwd, scope, name, e); err != nil {
 				return err
 			}
@@ -273,6 +290,8 @@ Options come before NAME; everything after the command is its arguments.`,
 	c.Flags().StringVarP(&transport, "transport", "t", mcpconf.TypeStdio, "stdio, http or sse")
 	c.Flags().StringArrayVarP(&envs, "env", "e", nil, "environment variable for a stdio server, KEY=value (repeatable)")
 	c.Flags().StringArrayVarP(&headers, "header", "H", nil, `header for an http or sse server, "Name: value" (repeatable)`)
+	c.Flags().StringVar(&clientID, "client-id", "", "OAuth client id registered for ouro with an http server's authorization server (see ouro mcp login)")
+	c.Flags().IntVar(&callbackPort, "callback-port", 0, "fixed loopback port of the OAuth redirect (the one the client id was registered with)")
 	return c
 }
 

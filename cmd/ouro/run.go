@@ -17,6 +17,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/ui"
 )
 
@@ -275,6 +276,13 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 			fmt.Fprintf(errOut, "ouro: hook: %s\n", msg)
 			h.HookMessage(msg)
 		}}
+	// An MCP server asking for input is declined (nobody is there), on stderr and as a
+	// stream-json event.
+	opts.MCP.Elicit = ui.HeadlessElicit
+	opts.MCP.OnElicit = func(e *mcpclient.Elicitation, a mcpclient.Answer) {
+		fmt.Fprintf(errOut, "ouro: mcp: %s asked for input (%s): %s, %s\n", e.Server, ui.Clip(e.Message, 120), a.Action, a.Reason)
+		h.MCPElicitation(e, a)
+	}
 	sess, err := harness.Open(opts)
 	if err != nil {
 		return err

@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ouroagent/ouro/mcpclient"
@@ -28,9 +30,47 @@ func main() {
 	}
 }
 
+// pressEnter answers a form as a user who presses Enter at every field does in the
+// REPL: through the same Fill, taking each field's default.
+func pressEnter(_ context.Context, e *mcpclient.Elicitation) mcpclient.Answer {
+	content, err := e.Fill(func(mcpclient.Field, string) (string, error) { return "", nil })
+	if err != nil {
+		return mcpclient.Answer{Action: mcpclient.ElicitCancel, Reason: err.Error()}
+	}
+	return mcpclient.Answer{Action: mcpclient.ElicitAccept, Content: content}
+}
+
+// browse is the user's browser in a login: it opens the authorization URL, which the
+// suite's authorization server answers at once with the redirect to ouro's loopback
+// listener, and follows it there.
+func browse(authURL string) error {
+	resp, err := http.Get(authURL)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
 func run(scenario, url string) error {
-	m := mcpclient.New([]mcpconf.Server{{Name: "c", Type: mcpconf.TypeHTTP, URL: url, Scope: mcpconf.ScopeDynamic}},
-		mcpclient.Options{StartTimeout: 20 * time.Second, Version: "conformance"})
+	srv := mcpconf.Server{Name: "c", Type: mcpconf.TypeHTTP, URL: url, Scope: mcpconf.ScopeDynamic,
+		OAuth: &mcpconf.OAuth{ClientMetadataURL: "https://conformance-test.local/client-metadata.json"}}
+	// Pre-registration: the scenario hands over the client it registered.
+	var sc struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &sc) == nil && sc.ClientID != "" {
+		srv.OAuth.ClientID, srv.OAuth.ClientSecret = sc.ClientID, sc.ClientSecret
+	}
+	authDir, err := os.MkdirTemp("", "ouro-conformance-auth-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(authDir)
+	m := mcpclient.New([]mcpconf.Server{srv},
+		mcpclient.Options{StartTimeout: 20 * time.Second, Version: "conformance", Elicit: pressEnter,
+			AuthDir: authDir, Login: browse})
 	m.Start()
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
@@ -51,9 +91,15 @@ func run(scenario, url string) error {
 				return err
 			}
 			fmt.Println(res.Text())
+			if res.IsError {
+				return fmt.Errorf("%s failed: %s", name, res.Text())
+			}
 			return nil
 		}
 		return fmt.Errorf("the server offers no tool %q (tools: %v)", name, st.Tools)
+	}
+	if strings.HasPrefix(scenario, "auth/") {
+		return call("test-tool", map[string]any{})
 	}
 	switch scenario {
 	case "tools_call":

@@ -1,7 +1,8 @@
 // Command server is an MCP server for ouro's tests, on the official Go SDK, plus the bad
 // servers a client must survive. MODE (first argument) picks the behaviour:
 //
-//	good      tools echo, image, progress, grow (adds a tool: list_changed), crash, slow;
+//	good      tools echo, image, progress, grow (adds a tool: list_changed), crash, slow,
+//	          survey (asks the user for a form: elicitation);
 //	          a prompt, a resource, instructions
 //	hang      reads requests and never answers
 //	garbage   answers everything with lines that are not JSON-RPC
@@ -120,6 +121,25 @@ func good() {
 			case <-ctx.Done():
 			}
 			return text("slept"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "survey", Description: "Ask the user for their details.", InputSchema: obj},
+		func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Multi round-trip (SEP-2322): the first call asks, the retry carries the answer.
+			if res, ok := r.Params.InputResponses["who"].(*mcp.ElicitResult); ok {
+				data, _ := json.Marshal(res.Content)
+				return text("answer: " + res.Action + " " + string(data)), nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"who": &mcp.ElicitParams{
+				Message: "Who are you?\x1b[31m (ELICIT-MARKER)", RequestedSchema: map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"name":      map[string]any{"type": "string", "title": "Your name", "minLength": 2},
+						"age":       map[string]any{"type": "integer", "minimum": 0},
+						"color":     map[string]any{"type": "string", "enum": []string{"red", "green"}},
+						"subscribe": map[string]any{"type": "boolean", "default": false},
+					},
+					"required": []string{"name"},
+				}}}}, nil
 		})
 	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
 		func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

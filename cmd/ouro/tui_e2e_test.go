@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// tuiPTY is ouro running in a pseudo-terminal, as a person would use it.
+type tuiPTY struct {
+	t    *testing.T
+	f    *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func (e *env) startPTY(args ...string) *tuiPTY {
+	e.t.Helper()
+	c := e.cmd(args...)
+	c.Env = append(c.Env, "TERM=xterm-256color")
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 24, Cols: 80}) // the smallest screen it must work in
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r := &tuiPTY{t: e.t, f: f, cmd: c, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			r.mu.Lock()
+			r.out.Write(buf[:n])
+			r.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	e.t.Cleanup(func() {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+		f.Close()
+	})
+	r.waitFor(0, "Do you trust the files in this folder?") // asked once per folder, before the screen
+	r.send("1\r")
+	return r
+}
+
+// text is everything shown so far, without escape sequences.
+func (r *tuiPTY) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ansi.Strip(r.out.String())
+}
+
+func (r *tuiPTY) mark() int { return len(r.text()) }
+
+// waitFor waits until want shows up after the mark.
+func (r *tuiPTY) waitFor(from int, want string) {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if s := r.text(); len(s) >= from && strings.Contains(s[from:], want) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.t.Fatalf("%q never showed up; the screen showed:\n%s", want, r.text()[min(from, len(r.text())):])
+}
+
+func (r *tuiPTY) send(s string) {
+	r.t.Helper()
+	if _, err := r.f.Write([]byte(s)); err != nil {
+		r.t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // keys arrive one read apart, as typed
+}
+
+func (r *tuiPTY) typeLine(s string) {
+	r.send(s)
+	r.send("\r")
+}
+
+func (r *tuiPTY) exit() {
+	r.t.Helper()
+	r.send("\x03")
+	r.send("\x03")
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		r.t.Fatalf("ouro did not exit after Ctrl-C twice:\n%s", r.text())
+	}
+}
+
+// A prompt in the terminal interface: the answer shows rendered (no Markdown markers
+// left), and the up arrow brings the prompt back instead of sending an escape code.
+func TestTUIPromptStreamsAndUpRecallsHistory(t *testing.T) {
+	e := newRewindEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "Here is **bold** news.\n\n```go\nfunc main() {}\n```\n\nDone."},
+		scripted.Turn{Text: "second answer"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("say something")
+	r.waitFor(m, "Here is bold news.")
+	r.waitFor(m, "func main() {}")
+	r.waitFor(m, "Done.")
+	if strings.Contains(r.text()[m:], "**bold**") {
+		t.Fatalf("the Markdown was not rendered:\n%s", r.text()[m:])
+	}
+	m = r.mark()
+	r.send("\x1b[A") // up
+	r.waitFor(m, "say something")
+	r.send("\r")
+	r.waitFor(m, "second answer")
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Content[0].Text; got != "say something" {
+		t.Fatalf("the recalled prompt reached the model as %q", got)
+	}
+	r.exit()
+}
+
+// A permission dialog answered "no" with a reason: the reason reaches the model, and a
+// key that is not an answer answers nothing.
+func TestTUIPermissionNoWithReason(t *testing.T) {
+	e := newRewindEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: bash("touch made-by-bash")},
+		scripted.Turn{ExpectContains: "use make instead", Text: "understood"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("make the file")
+	r.waitFor(m, "Bash wants to:")
+	r.waitFor(m, "4. No, and tell the model why")
+	r.waitFor(m, "settings.local.json") // "always" names the file it saves to
+	r.send("x")
+	r.waitFor(m, `"x" is not an answer`)
+	r.send("4")
+	r.waitFor(m, "Reason for the model")
+	r.send("use make instead")
+	r.send("\r")
+	r.waitFor(m, "understood")
+	if _, err := os.Stat(filepath.Join(e.dir, "made-by-bash")); err == nil {
+		t.Fatal("the refused command ran")
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests", n)
+	}
+	r.exit()
+}
+
+// An edit shows its diff: the removed and the added line.
+func TestTUIEditShowsDiff(t *testing.T) {
+	e := newRewindEnv(t)
+	if err := os.WriteFile(filepath.Join(e.dir, "hello.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwRead("hello.txt")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwEdit("hello.txt", "two", "TWO")}},
+		scripted.Turn{Text: "edited"},
+	)
+	r := e.startPTY("--permission-mode", "acceptEdits")
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("change it")
+	r.waitFor(m, "edited")
+	s := r.text()[m:]
+	for _, want := range []string{"Edit(", "- two", "+ TWO"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("no %q in:\n%s", want, s)
+		}
+	}
+	r.exit()
+}
+
+// Esc interrupts the turn: a long command stops and the session goes on.
+func TestTUIEscInterrupts(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "after the interrupt"},
+	)
+	r := e.startPTY("--permission-mode", "bypassPermissions")
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("wait a while")
+	r.waitFor(m, "esc to interrupt")
+	start := time.Now()
+	r.send("\x1b")
+	r.waitFor(m, "turn interrupted")
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("the interrupt took too long")
+	}
+	m = r.mark()
+	r.typeLine("go on")
+	r.waitFor(m, "after the interrupt")
+	r.exit()
+}
+
+// /rewind from the terminal interface restores the file an edit changed.
+func TestTUIRewindRestoresFile(t *testing.T) {
+	e := newRewindEnv(t)
+	if err := os.WriteFile(filepath.Join(e.dir, "hello.txt"), []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwRead("hello.txt")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwEdit("hello.txt", "v1", "v2")}},
+		scripted.Turn{Text: "edited"},
+	)
+	r := e.startPTY("--permission-mode", "acceptEdits")
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("change hello")
+	r.waitFor(m, "edited")
+	if got := e.readFile("hello.txt"); got != "v2\n" {
+		t.Fatalf("hello.txt = %q before the rewind", got)
+	}
+	m = r.mark()
+	r.send("\x1b")
+	r.send("\x1b") // Esc Esc opens /rewind
+	r.waitFor(m, "Rewind to before which prompt?")
+	r.typeLine("1")
+	r.waitFor(m, "both to before it?")
+	r.typeLine("c")
+	r.waitFor(m, "Code restored")
+	if got := e.readFile("hello.txt"); got != "v1\n" {
+		t.Fatalf("hello.txt = %q after the rewind", got)
+	}
+	r.exit()
+}
+
+// !cmd runs through the permission gate (here asked, and allowed once) and its output
+// goes to the model with the next prompt; # saves a memory; NO_COLOR keeps colours off.
+func TestTUIShellNoteAndNoColor(t *testing.T) {
+	e := newRewindEnv(t)
+	e.vars = append(e.vars, "NO_COLOR=1")
+	srv := e.fake(scripted.Turn{ExpectContains: "bang-output-42", Text: "I see it"})
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("!touch shell-made && echo bang-output-$((40+2))")
+	r.waitFor(m, "Bash wants to:")
+	r.send("1")
+	r.waitFor(m, "with your next prompt")
+	if _, err := os.Stat(filepath.Join(e.dir, "shell-made")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	r.typeLine("what did it print?")
+	r.waitFor(m, "I see it")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	m = r.mark()
+	r.typeLine("# the tests need make gen first")
+	r.waitFor(m, "remembered in")
+	mems, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "memory", "note-*.md"))
+	if len(mems) != 1 {
+		t.Fatalf("memory files %v", mems)
+	}
+	if data, _ := os.ReadFile(mems[0]); !strings.Contains(string(data), "the tests need make gen first") {
+		t.Fatalf("memory = %q", data)
+	}
+	r.mu.Lock()
+	raw := r.out.String()
+	r.mu.Unlock()
+	if strings.Contains(raw, "\x1b[38;5;") || strings.Contains(raw, "\x1b[38;2;") {
+		t.Fatal("NO_COLOR is set, yet colours were sent")
+	}
+	r.exit()
+}
+
+// The model's question (AskUserQuestion) is answered in the input; the answer reaches it.
+func TestTUIAnswersAQuestion(t *testing.T) {
+	e := newRewindEnv(t)
+	ask, _ := json.Marshal(map[string]any{"questions": []map[string]any{{
+		"question": "Which database?", "header": "DB", "multiSelect": false,
+		"options": []map[string]string{{"label": "Postgres", "description": "server"}, {"label": "SQLite", "description": "file"}},
+	}}})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "AskUserQuestion", Input: ask}}},
+		scripted.Turn{ExpectContains: "SQLite", Text: "SQLite it is"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("set up storage")
+	r.waitFor(m, "Which database?")
+	r.waitFor(m, "or your own words")
+	r.typeLine("2")
+	r.waitFor(m, "SQLite it is")
+	r.exit()
+}
+
+// A prompt given on the command line runs at once and shows as if typed.
+func TestTUIFirstPromptFromArgs(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(scripted.Turn{ExpectContains: "from the command line", Text: "got it"})
+	r := e.startPTY("from the command line")
+	r.waitFor(0, "› from the command line")
+	r.waitFor(0, "got it")
+	r.exit()
+}

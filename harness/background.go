@@ -209,6 +209,13 @@ func (b *backgroundWork) running(prompt string) func() {
 	}
 }
 
+// isBusy reports whether a run is under way.
+func (b *backgroundWork) isBusy() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.busy
+}
+
 // duringRuns passes a child's events on only while a run is under way: a background
 // agent outliving its run must not write after the run's final result (stream-json).
 func (b *backgroundWork) duringRuns(obs func(string, agent.Event)) func(string, agent.Event) {

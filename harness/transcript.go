@@ -30,6 +30,8 @@ type transcript struct {
 	cp       *checkpoint.Store  // made by checkpoints()
 	// background holds the entries of background work (tasks, notifications).
 	background []session.Entry
+	// worktree is the git worktree the session was in when it stopped ("" for none).
+	worktree string
 }
 
 // pruneSessions deletes, at most once a day, the sessions of every project nobody has
@@ -124,6 +126,11 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
+		case entryWorktree:
+			var w struct{ Name string }
+			if json.Unmarshal(e.Data, &w) == nil {
+				tr.worktree = w.Name
+			}
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -60,7 +60,7 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	}
 	task := sub.task
 	runner := workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
-		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens, Effort: o.Effort}, prompt, nil)
+		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens, Isolation: o.Isolation, Effort: o.Effort}, prompt, nil)
 	})
 	t := workflow.NewTool(workflow.ToolConfig{
 		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),

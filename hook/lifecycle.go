@@ -168,7 +168,7 @@ func (r *Runner) Scoped(hooks map[string][]settings.HookMatcher) (*Runner, []str
 	if len(errs) > 0 {
 		return nil, warnings, errors.Join(errs...)
 	}
-	s := &Runner{cfg: r.cfg, shell: r.shell, env: r.env, bg: r.bg, hooks: map[string][]entry{},
+	s := &Runner{cfg: r.cfg, shell: r.shell, env: r.env, bg: r.bg, cwd: r.cwd, hooks: map[string][]entry{},
 		preContext: map[string]string{}, stopBlocked: map[*agent.Conversation]bool{}, batches: map[*agent.Conversation]string{}}
 	r.hmu.RLock()
 	for ev, es := range r.hooks {

@@ -48,8 +48,8 @@ type bgProc struct {
 
 func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir string, out io.Writer) (*bgProc, error) {
 	tmpDir := ""
-	if b.cfg.Sandbox != nil {
-		tmpDir = b.cfg.Sandbox.TempDir
+	if sb := b.sandboxPolicy(); sb != nil {
+		tmpDir = sb.TempDir
 	}
 	// The wrapper's EXIT trap writes the final directory here; a background command's is
 	// not kept, but the file must be one the sandboxed shell may write.

@@ -88,8 +88,10 @@ type messageEvent struct {
 	Type            string  `json:"type"`
 	Message         any     `json:"message"`
 	ParentToolUseID *string `json:"parent_tool_use_id"`
-	SessionID       string  `json:"session_id"`
-	UUID            string  `json:"uuid"`
+	// Agent names the teammate whose message this is (absent for the lead's own).
+	Agent     string `json:"agent,omitempty"`
+	SessionID string `json:"session_id"`
+	UUID      string `json:"uuid"`
 }
 
 // APIMessage is an assistant message the way the Anthropic API returns it.
@@ -260,6 +262,21 @@ func (h *Headless) ObserveChild(parentToolUseID string, e agent.Event) {
 		return
 	}
 	h.line(messageEvent{Type: "user", Message: m, ParentToolUseID: &parent, SessionID: h.sessionID, UUID: uuid.NewString()})
+}
+
+// ObserveTeammate writes a teammate's messages tagged with its name ("agent"). Safe for
+// concurrent use.
+func (h *Headless) ObserveTeammate(name string, e agent.Event) {
+	if h.format != FormatStreamJSON || e.Type != agent.EventMessage {
+		return
+	}
+	m := e.Message
+	var msg any = m
+	typ := "user"
+	if m.Role == llm.RoleAssistant {
+		typ, msg = "assistant", AssistantJSON(*m, e.Response)
+	}
+	h.line(messageEvent{Type: typ, Message: msg, Agent: name, SessionID: h.sessionID, UUID: uuid.NewString()})
 }
 
 // AssistantJSON renders an assistant message the way the Anthropic API returns it.

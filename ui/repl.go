@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tools"
 )
@@ -225,6 +226,17 @@ func (r *REPL) open() error {
 	opts.UI.ShowUser = func(msg string) { r.endLine(); fmt.Fprintf(r.Err, "[hook] %s\n", msg) }
 	opts.UI.Observers = append(append([]agent.Observer(nil), opts.UI.Observers...), r.observe)
 	opts.UI.Wake = r.wakes.push
+	opts.UI.OnTeamMessage = func(m mailbox.Message) {
+		what := m.Summary
+		if what == "" {
+			what = m.Text
+		}
+		if m.Kind != mailbox.Text {
+			what = string(m.Kind) + " " + m.RequestID + ": " + what
+		}
+		r.endLine()
+		fmt.Fprintf(r.Out, "[%s → %s] %s\n", m.From, m.To, Clip(what, 200))
+	}
 	opts.UI.Confirm = r.confirm
 	if opts.UI.Warn == nil {
 		opts.UI.Warn = r.Err

@@ -52,6 +52,7 @@ type runFlags struct {
 	maintenance  bool
 	pluginDirs   []string
 	taskList     string
+	teamBudget   agent.Limits
 	workflows    bool
 	words        string // the user's own prompt: the arguments, else what is piped in
 	mcpConfig    []string
@@ -100,6 +101,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.initOnly, "init-only", false, `run the Setup hooks (trigger "init") and the SessionStart hooks, then exit`)
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
+	fl.Var(budgetFlag{&f.teamBudget}, "team-budget", "bound all teammates together: turns=N,tokens=N,cost=USD,time=DURATION (any of them)")
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
 	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
@@ -118,10 +120,11 @@ func (f *runFlags) options() harness.Options {
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
-		MCP:      harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
-		Version:  version,
-		Goal:     f.goal.options(),
-		TaskList: f.taskList,
+		MCP:        harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
+		Version:    version,
+		Goal:       f.goal.options(),
+		TaskList:   f.taskList,
+		TeamBudget: f.teamBudget,
 	}
 }
 
@@ -272,7 +275,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 			fmt.Fprintf(errOut, "ouro: %s\n", e.Text)
 		}
 	}
-	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, Warn: errOut, OnTasks: h.TaskList,
+	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, TeammateObserver: h.ObserveTeammate, Warn: errOut, OnTasks: h.TaskList,
 		// What hooks want the user to see (systemMessage): on stderr, and as an event in
 		// stream-json.
 		ShowUser: func(msg string) {

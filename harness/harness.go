@@ -488,7 +488,7 @@ func modelName(flag, setting string, env func(string) string) string {
 	return name
 }
 
-// delegation offers the Task tool (and its alias Agent): children run their own loop
+// delegation offers the Agent tool (and Task, its older name): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
 func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, sk skills, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
@@ -524,7 +524,10 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 		Background:    bgw.mgr,
 		Isolate:       wts.isolate(say, gr.allow),
 	})
-	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
+	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the
+	// same schema twice cost every request ~500 tokens) but still answers a call by that
+	// name, as a deferred tool loads itself when called.
+	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
 }
 
 // todos is the session's plan: the TodoWrite tool and the reminder when the list goes stale.

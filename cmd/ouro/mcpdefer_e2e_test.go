@@ -21,7 +21,7 @@ func TestMCPToolsAreDeferredPastTheBudget(t *testing.T) {
 		scripted.Turn{ExpectContains: "echo: hi", Text: "done"},
 	)
 	out, errOut, code := e.run("", "-p", "use the server", "--output-format", "stream-json",
-		"--mcp-config", mcpConfig(t, map[string]string{"t": "good"}, nil), "--allowedTools", "mcp__t")
+		"--mcp-config", mcpConfig(t, map[string]string{"t": "wide"}, nil), "--allowedTools", "mcp__t")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -42,6 +42,11 @@ func main() {
 	switch mode {
 	case "good":
 		good()
+	case "wide":
+		// good's tools and 40 more with sizeable schemas: enough to pass the first
+		// request's budget however small ouro's own tools become.
+		wide = true
+		good()
 	case "hang":
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
@@ -69,6 +74,9 @@ func text(s string) *mcp.CallToolResult {
 
 var obj = map[string]any{"type": "object"}
 
+// wide adds filler tools to good's server.
+var wide bool
+
 func good() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "ouro-test", Version: "1"}, &mcp.ServerOptions{
 		Instructions: "Use echo to repeat text back. TEST-INSTRUCTIONS-MARKER",
@@ -81,6 +89,15 @@ func good() {
 			_ = json.Unmarshal(r.Params.Arguments, &in)
 			return text("echo: " + in.Text), nil
 		})
+	for i := 0; wide && i < 40; i++ {
+		props := map[string]any{}
+		for _, f := range []string{"owner", "repository", "title", "body", "labels", "assignees"} {
+			props[f] = map[string]any{"type": "string", "description": "The " + f + " of the item this operation works on."}
+		}
+		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("filler_%02d", i), Description: "A filler operation with a realistic schema.",
+			InputSchema: map[string]any{"type": "object", "properties": props}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("filler"), nil })
+	}
 	s.AddTool(&mcp.Tool{Name: "image", Description: "Return a tiny PNG.", InputSchema: obj},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a pixel:"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}}}, nil

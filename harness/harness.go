@@ -68,6 +68,9 @@ type Options struct {
 	// TaskList names a task list shared with other sessions (--task-list); "" →
 	// OURO_TASK_LIST, CLAUDE_CODE_TASK_LIST_ID, else the session's own list.
 	TaskList string
+	// Store is where task lists and workflow journals are kept (--store): a NATS
+	// JetStream URL; "" → OURO_STORE, the store.url setting, else state.db.
+	Store string
 }
 
 // ModelOptions say which model serves the session and how.
@@ -237,6 +240,9 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Store, err = ResolveStore(opts.Store, set); err != nil {
+		return nil, err
+	}
 	m, err := connect(opts.Model, set.Model, settingsEnv(set, warn), warn)
 	if err != nil {
 		return nil, err
@@ -296,7 +302,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	tl, err := openTasks(dirs, tr, opts.TaskList, todos.list, opts.UI, warn)
+	store := opts.Store // resolved by Open
+	tl, err := openTasks(dirs, tr, opts.TaskList, store, todos.list, opts.UI, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +335,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
 	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
-	wf := openWorkflows(opts, dirs, ws, tr, sub, warn)
+	wf := openWorkflows(opts, dirs, store, ws, tr, sub, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
 		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)

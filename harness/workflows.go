@@ -37,7 +37,7 @@ func (s *Session) WorkflowRunner() workflow.Runner {
 	return s.workflows.runner
 }
 
-func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript, sub subagents, warn io.Writer) *workflows {
+func openWorkflows(opts Options, d dirs, store string, ws *workspace.Workspace, tr *transcript, sub subagents, warn io.Writer) *workflows {
 	if !opts.Access.Workflows {
 		return nil
 	}
@@ -54,7 +54,7 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	t := workflow.NewTool(workflow.ToolConfig{
 		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),
 		Runner: runner, Budget: opts.Limits.MaxTokens, HoldForStop: headless,
-		Engine: wfproc.Client{Bin: bin, StatePath: StatePath(d.home), CWD: d.cwd},
+		Engine: wfproc.Client{Bin: bin, StatePath: JournalLocation(store, d.home), CWD: d.cwd},
 		Warn:   func(s string) { fmt.Fprintf(warn, "ouro: %s\n", s) },
 	})
 	part := mechanism.Part{Name: "workflows", Tools: []tool.Tool{t}}

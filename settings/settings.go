@@ -36,9 +36,20 @@ type Settings struct {
 	// Workflows offers the Workflow tool (Claude Code's opt-in); only the user's own
 	// settings files and --settings may set it.
 	Workflows *bool `json:"workflows,omitempty"`
+	// Store is where task lists and workflow journals are kept (store.url); only the
+	// user's own settings files, --settings and managed settings may set it.
+	Store Store `json:"store"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`
+}
+
+// Store chooses the store of task lists and workflow journals.
+type Store struct {
+	// URL is a NATS JetStream URL (nats://HOST:PORT?...); "" keeps ouro's state.db.
+	URL string `json:"url,omitempty"`
+	// Source is the file that set URL.
+	Source string `json:"-"`
 }
 
 // Memory configures cross-session memory.

@@ -50,6 +50,7 @@ type runFlags struct {
 	maintenance  bool
 	pluginDirs   []string
 	taskList     string
+	store        string
 	workflows    bool
 	mcpConfig    []string
 	strictMCP    bool
@@ -96,6 +97,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.initOnly, "init-only", false, `run the Setup hooks (trigger "init") and the SessionStart hooks, then exit`)
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
+	fl.StringVar(&f.store, "store", "", "keep task lists and workflow journals on NATS JetStream: nats://HOST:PORT (default $OURO_STORE, store.url in your settings, else ~/.ouro/state.db)")
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
 	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
@@ -117,6 +119,7 @@ func (f *runFlags) options() harness.Options {
 		Version:  version,
 		Goal:     f.goal.options(),
 		TaskList: f.taskList,
+		Store:    f.store,
 	}
 }
 

@@ -125,6 +125,10 @@ func TestNATSStoreBadInputs(t *testing.T) {
 		{[]string{"tasks", "--store", dead, "--list", "x", "add", "x"}, "cannot reach a NATS server"},
 		{[]string{"tasks", "--store", noJS, "--list", "x", "add", "x"}, "no JetStream"},
 		{[]string{"-p", "--store", "postgres://db", "hello"}, "--store: \"postgres://db\" is no store URL"},
+		{[]string{"eval", "--store", "nats://h:4222", "--tasks", "."}, "--store without --workers"},
+		{[]string{"eval", "--workers", "--tasks", filepath.Join(moduleRoot(t), "eval", "tasks")}, "needs a NATS JetStream server"},
+		{[]string{"eval", "worker"}, "needs a NATS JetStream server"},
+		{[]string{"eval", "worker", "--store", noJS}, "no JetStream"},
 	} {
 		_, errOut, code := e.run("", c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {
@@ -227,5 +231,89 @@ return out;`
 	}
 	if local, _, _ := a.run("", "workflow", "list"); !strings.Contains(local, id[1]) {
 		t.Fatalf("machine a does not see the run:\n%s", local)
+	}
+}
+
+// An evaluation put on the fleet's queue and run by 3 worker processes gives the same
+// metrics, per task and overall, as the same evaluation run locally, and a report of the
+// same form (results.json, report.html, one trajectory per run).
+func TestNATSEvalOnThreeWorkers(t *testing.T) {
+	url := natstest.Server(t).URL()
+	e := newEnv(t)
+	tasks := filepath.Join(moduleRoot(t), "eval", "tasks")
+	sel := []string{"--task", "go-scout-entry", "--task", "go-fix-stack", "--task", "go-scout-config", "--runs", "2"}
+	local := filepath.Join(e.home, "local")
+	if out, stderr, code := e.run("", append([]string{"eval", "--model", "scripted", "--tasks", tasks, "--out", local}, sel...)...); code != 0 {
+		t.Fatalf("local eval: exit %d\n%s\n%s", code, out, stderr)
+	}
+	var workers []*bytes.Buffer
+	var procs []func() error
+	for i := range 3 {
+		// The working copies' path is part of every prompt, so the context tokens depend
+		// on its length: the workers work under a folder named as long as "local".
+		w := e.cmd("eval", "worker", "--store", url, "--idle", "8s", "--name", fmt.Sprint("w", i), "--out", filepath.Join(e.home, "fleet"))
+		var errb bytes.Buffer
+		w.Stderr = &errb
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Process.Kill(); w.Wait() })
+		workers = append(workers, &errb)
+		procs = append(procs, w.Wait)
+	}
+	dist := filepath.Join(e.home, "dist")
+	out, stderr, code := e.run("", append([]string{"eval", "--model", "scripted", "--tasks", tasks, "--out", dist, "--workers", "--store", url}, sel...)...)
+	if code != 0 {
+		t.Fatalf("distributed eval: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"SUCCESS", "OVERALL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	type metrics map[string]any
+	read := func(dir string) (metrics, map[string]metrics) {
+		var rep struct {
+			Overall metrics `json:"overall"`
+			Tasks   []struct {
+				Task    string  `json:"task"`
+				Metrics metrics `json:"metrics"`
+			} `json:"tasks"`
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil || json.Unmarshal(data, &rep) != nil {
+			t.Fatalf("%s/results.json: %v", dir, err)
+		}
+		per := map[string]metrics{}
+		for _, tr := range rep.Tasks {
+			per[tr.Task] = tr.Metrics
+		}
+		return rep.Overall, per
+	}
+	lo, lt := read(local)
+	do, dt := read(dist)
+	if fmt.Sprint(lo) != fmt.Sprint(do) || fmt.Sprint(lt) != fmt.Sprint(dt) {
+		t.Fatalf("metrics differ:\nlocal       %v\n            %v\ndistributed %v\n            %v", lo, lt, do, dt)
+	}
+	if lo["runs"].(float64) != 6 {
+		t.Fatalf("local overall %v: want 6 runs", lo)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dist, "trajectories", "*.jsonl")); len(m) != 6 {
+		t.Errorf("%d trajectories for 6 runs", len(m))
+	}
+	if _, err := os.Stat(filepath.Join(dist, "report.html")); err != nil {
+		t.Error(err)
+	}
+	for _, p := range procs {
+		p()
+	}
+	busy := 0
+	for _, w := range workers {
+		if !strings.Contains(w.String(), " 0 runs done") {
+			busy++
+		}
+	}
+	if busy < 2 {
+		t.Errorf("only %d of 3 workers ran anything:\n%s", busy, workers[0].String())
 	}
 }

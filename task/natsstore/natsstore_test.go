@@ -146,9 +146,13 @@ func TestClearErrors(t *testing.T) {
 }
 
 // BenchmarkClaim reports claims per second on one list on an embedded JetStream server
-// (the SQLite store's BenchmarkClaim is the same loop).
-func BenchmarkClaim(b *testing.B) {
-	url := natstest.Server(b).URL()
+// (the SQLite store's BenchmarkClaim is the same loop); BenchmarkClaimCluster on a
+// 3-node cluster, where each claim is replicated to a quorum before it is acknowledged.
+func BenchmarkClaim(b *testing.B) { benchClaim(b, natstest.Server(b).URL()) }
+
+func BenchmarkClaimCluster(b *testing.B) { benchClaim(b, natstest.Start3(b).URL()) }
+
+func benchClaim(b *testing.B, url string) {
 	ctx := context.Background()
 	s, err := natsstore.Open(ctx, url)
 	if err != nil {

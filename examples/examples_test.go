@@ -26,6 +26,7 @@ import (
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
 	_ "github.com/ouroagent/ouro/llm/scripted"
+	_ "github.com/ouroagent/ouro/mailbox"
 	_ "github.com/ouroagent/ouro/mcpclient"
 	_ "github.com/ouroagent/ouro/mcpconf"
 	_ "github.com/ouroagent/ouro/mechanism"
@@ -39,6 +40,7 @@ import (
 	_ "github.com/ouroagent/ouro/subagent"
 	_ "github.com/ouroagent/ouro/task"
 	_ "github.com/ouroagent/ouro/task/sqlitestore"
+	_ "github.com/ouroagent/ouro/team"
 	_ "github.com/ouroagent/ouro/todo"
 	_ "github.com/ouroagent/ouro/tool"
 	_ "github.com/ouroagent/ouro/tools"
@@ -173,6 +175,19 @@ var examples = map[string]example{
 		"Updated task #1 status\n   Unblocked: #2 Write the migration",
 		"   #2 [pending] Write the migration\n",
 		`#2's note: the claim by "worker-2" lapsed`,
+	}},
+	"s13_teams": {want: []string{
+		`Spawned teammate "alice"`, `Spawned teammate "bob"`,
+		"Completed task #1: Write the parser. Unblocked: #2 Write the parser's tests.",
+		"Completed task #2: Write the parser's tests.\n", "Completed task #3: Write the docs.\n",
+		"Shutdown request shutdown-alice-1 sent to alice", `type="shutdown_response" request_id="shutdown-bob-1" approve="true"`,
+		"#3 [completed] Write the docs (owner: ", "[completed after ",
+	}, check: func(t *testing.T, out string) {
+		for _, id := range []string{`id="1"`, `id="2"`, `id="3"`, `id="6"`, `id="7"`} {
+			if n := strings.Count(out, "<teammate-message "+id); n != 1 {
+				t.Errorf("message %s reached the lead %d times", id, n)
+			}
+		}
 	}},
 	"s14_mcp": {want: []string{
 		"server words   connected mcp__words__count_words", "server broken  failed    cannot start",

@@ -18,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/trust"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -42,6 +43,7 @@ func Doctor(opts Options) doctor.Report {
 		doctor.Func{Title: "plugins", F: c.plugins},
 		doctor.Func{Title: "instructions and rules", F: c.instructions},
 		doctor.Func{Title: "memory", F: c.memory},
+		doctor.Func{Title: "trust", F: c.trust},
 	)
 }
 
@@ -55,6 +57,18 @@ type checkup struct {
 	env    func(string) string // the connection variables, settings' env included
 	m      model
 	noSet  string // why the settings could not be loaded
+}
+
+// trust says whether an interactive start here would first ask if the folder is trusted.
+func (c *checkup) trust(warn io.Writer) doctor.Section {
+	ok, by, err := trust.Trusted(c.d.config, c.d.cwd)
+	if err != nil {
+		fmt.Fprintf(warn, "ouro: %v\n", err)
+	}
+	if ok {
+		return doctor.Section{Files: []doctor.File{{Path: c.d.cwd, Status: doctor.Loaded, Detail: "trusted: " + by}}}
+	}
+	return doctor.Section{Warnings: []string{c.d.cwd + " is not trusted yet: an interactive start asks first (-p does not)"}}
 }
 
 func (c *checkup) settings(warn io.Writer) doctor.Section {

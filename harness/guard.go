@@ -21,6 +21,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
@@ -254,12 +255,18 @@ func (g *guard) gatesFor(warn func(string), allow func(path, what string) bool) 
 // childGates is the gate of a child of definition d whose hooks are hooks: the session's
 // gate when both its mode and its hooks are the session's.
 func (g *guard) childGates(d subagent.Definition, hooks *hook.Runner, warn func(string), allow func(path, what string) bool) []agent.Gate {
+	return g.childGatesOn(g.policy, g.gate.OnAllowedOutside, d, hooks, warn, allow)
+}
+
+// childGatesOn is childGates under pol (a view of the session's policy for a worktree's
+// workspace), with onOutside making what a person approved reachable.
+func (g *guard) childGatesOn(pol *permission.Policy, onOutside func(toolName, path string), d subagent.Definition, hooks *hook.Runner, warn func(string), allow func(path, what string) bool) []agent.Gate {
 	base := func() []agent.Gate {
-		if hooks == g.hooks {
+		if hooks == g.hooks && pol == g.policy {
 			return []agent.Gate{g.gate}
 		}
-		sub := permission.NewGate(g.policy, g.approver, hooks, g.audit)
-		sub.OnAllowedOutside = g.gate.OnAllowedOutside
+		sub := permission.NewGate(pol, g.approver, hooks, g.audit)
+		sub.OnAllowedOutside = onOutside
 		sub.Sandboxed, sub.LeavesSandbox = g.gate.Sandboxed, g.gate.LeavesSandbox
 		return []agent.Gate{sub}
 	}
@@ -268,7 +275,7 @@ func (g *guard) childGates(d subagent.Definition, hooks *hook.Runner, warn func(
 		return base()
 	}
 	m, err := permission.ParseMode(mode)
-	parent := g.policy.Mode()
+	parent := pol.Mode()
 	switch {
 	case err != nil:
 		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
@@ -281,13 +288,13 @@ func (g *guard) childGates(d subagent.Definition, hooks *hook.Runner, warn func(
 	case looser(m, parent) && d.Path != "" && !allow(d.Path, "permissionMode "+mode):
 		return base()
 	}
-	view, err := g.policy.WithMode(m)
+	view, err := pol.WithMode(m)
 	if err != nil {
 		warn(fmt.Sprintf("agent permissionMode: %v; the session's mode applies", err))
 		return base()
 	}
 	sub := permission.NewGate(view, g.approver, hooks, g.audit)
-	sub.OnAllowedOutside = g.gate.OnAllowedOutside
+	sub.OnAllowedOutside = onOutside
 	return []agent.Gate{sub}
 }
 
@@ -349,6 +356,12 @@ type notifying struct {
 }
 
 func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	if who := team.Teammate(ctx); who != "" {
+		// A teammate's ask goes to the lead's person, saying whose it is.
+		p.Summary = "(teammate " + who + ") " + p.Summary
+		n.hooks.Notification(ctx, "ouro needs your permission: teammate "+who+" wants to use "+p.Call.Name)
+		return n.Approver.Approve(ctx, p)
+	}
 	if background.InBackground(ctx) {
 		// A background agent's call: nobody waits on it, and the REPL's prompt must not
 		// be taken over by it. Refused as headless, with how to allow it.

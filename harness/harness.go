@@ -24,6 +24,7 @@ import (
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
@@ -71,6 +72,8 @@ type Options struct {
 	// Store is where task lists and workflow journals are kept (--store): a NATS
 	// JetStream URL; "" → OURO_STORE, the store.url setting, else state.db.
 	Store string
+	// TeamBudget bounds the lead's teammates together (turns, tokens, cost, time).
+	TeamBudget agent.Limits
 }
 
 // ModelOptions say which model serves the session and how.
@@ -173,6 +176,11 @@ type UI struct {
 	// Confirm asks the person a yes/no question while the session opens (a scheduled
 	// job nobody approved, a missed one to run); nil means nobody is there to ask.
 	Confirm func(question string) bool
+	// OnTeamMessage is told of each message a teammate sends the lead, as it is sent.
+	OnTeamMessage func(mailbox.Message)
+	// TeammateObserver sees every event of every teammate, tagged with its name. Safe
+	// for concurrent use.
+	TeammateObserver func(name string, e agent.Event)
 }
 
 // Wake is a turn a mechanism asks for: Source names it for the user ("cron",
@@ -222,6 +230,7 @@ type Session struct {
 	closed  bool
 
 	workflows *workflows // nil unless offered
+	team      *teamWork
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -260,6 +269,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	pruneSessions(dirs.home, set, warn)
 	if set.Workflows != nil && *set.Workflows {
 		opts.Access.Workflows = true
 	}
@@ -301,6 +311,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
+	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	store := opts.Store // resolved by Open
 	tl, err := openTasks(dirs, tr, opts.TaskList, store, todos.list, opts.UI, warn)
@@ -326,7 +337,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part()} // tasks end before a goal is judged
+		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part(), wts.part} // tasks end before a goal is judged
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -334,12 +345,16 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, warn)
+	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, pluginAgents(plugins, warn), bg, wts, warn)
 	wf := openWorkflows(opts, dirs, store, ws, tr, sub, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
 		sub.part.BeforeStop = append(sub.part.BeforeStop, wf.part.BeforeStop...)
 	}
+	tw := openTeam(dirs, tr, tl, sub, opts, warn)
+	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
+	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
+	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
 	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
 		wf.close()
 		return nil, err
@@ -375,7 +390,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps,
+		mcp: mcps, team: tw,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -470,7 +485,7 @@ func modelName(flag, setting string, env func(string) string) string {
 
 // delegation offers the Task tool (and its alias Agent): children run their own loop
 // with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, warn io.Writer) subagents {
+func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, warn io.Writer) subagents {
 	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
 	for _, w := range warns {
 		fmt.Fprintf(warn, "ouro: agent %s\n", w)
@@ -494,6 +509,7 @@ func delegation(d dirs, m model, system string, reg *tool.Registry, named map[st
 		Limits:        opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
 		Background:    bgw.mgr,
+		Isolate:       wts.isolate(say, gr.allow),
 	})
 	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{task, alias}}}
 }
@@ -612,6 +628,7 @@ func (s *Session) Close() error {
 	// Workflow runs still going stop here; their journal stays resumable.
 	s.workflows.close()
 	s.cron.sched.Stop() // session-only jobs die with the session
+	s.team.close()      // teammates finish their current tool call and stop
 	s.bg.close()        // nothing the session started outlives it
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here

@@ -49,7 +49,7 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 	}, nil)
 	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion",
 		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
-		"CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "TaskOutput", "TaskStop", "BashOutput", "KillShell", "Task", "Agent", "ToolSearch"}
+		"CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "TaskOutput", "TaskStop", "BashOutput", "KillShell", "EnterWorktree", "ExitWorktree", "Task", "Agent", "SendMessage", "ToolSearch"}
 	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v", got)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/settings"
 )
 
 // transcript is the session's record: new, or an earlier one being continued with what
@@ -29,6 +30,33 @@ type transcript struct {
 	cp       *checkpoint.Store  // made by checkpoints()
 	// background holds the entries of background work (tasks, notifications).
 	background []session.Entry
+	// worktree is the git worktree the session was in when it stopped ("" for none).
+	worktree string
+}
+
+// pruneSessions deletes, at most once a day, the sessions of every project nobody has
+// written to for cleanupPeriodDays (Claude Code's setting, default 30), checkpoints
+// included. It says what it removed: history should not vanish without a word.
+func pruneSessions(home string, set *settings.Settings, warn io.Writer) {
+	now := time.Now()
+	if !session.PruneDue(home, now) {
+		return
+	}
+	keep := set.CleanupPeriod()
+	p, err := session.Prune(home, now.Add(-keep))
+	if err != nil {
+		fmt.Fprintf(warn, "ouro: %v\n", err)
+	}
+	for _, e := range p.Errors {
+		fmt.Fprintf(warn, "ouro: prune sessions: %s\n", e)
+	}
+	if p.Sessions > 0 {
+		src := "the default; set cleanupPeriodDays in ~/.claude/settings.json to keep them longer"
+		if set.CleanupSource != "" {
+			src = "cleanupPeriodDays in " + set.CleanupSource
+		}
+		fmt.Fprintf(warn, "ouro: removed %d session(s) unused for %d days (%s)\n", p.Sessions, int(keep.Hours()/24), src)
+	}
 }
 
 // spillDir is where large tool and hook outputs are kept for this session.
@@ -91,6 +119,11 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
+		case entryWorktree:
+			var w struct{ Name string }
+			if json.Unmarshal(e.Data, &w) == nil {
+				tr.worktree = w.Name
+			}
 		case entrySkill:
 			var k invokedSkill
 			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {

@@ -48,7 +48,7 @@ func openWorkflows(opts Options, d dirs, store string, ws *workspace.Workspace, 
 	}
 	task := sub.task
 	runner := workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
-		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens}, prompt, nil)
+		return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens, Isolation: o.Isolation}, prompt, nil)
 	})
 	headless := opts.UI.Wake == nil
 	t := workflow.NewTool(workflow.ToolConfig{

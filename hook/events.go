@@ -310,6 +310,12 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraCont
 func (r *Runner) SessionStart(ctx context.Context, source string) (extraContext string) {
 	in := r.input(SessionStart)
 	in.Source = source
+	return r.context(ctx, in)
+}
+
+// context fires in's hooks and joins what they add to the context: plain stdout and
+// additionalContext.
+func (r *Runner) context(ctx context.Context, in Input) string {
 	var extra []string
 	for _, x := range r.fire(ctx, in) {
 		switch {

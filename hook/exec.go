@@ -41,7 +41,11 @@ func (r *Runner) input(event string) Input {
 			mode = m
 		}
 	}
-	return Input{Event: event, SessionID: r.cfg.SessionID, TranscriptPath: r.cfg.TranscriptPath, CWD: r.cfg.CWD, PermissionMode: mode}
+	cwd := r.cfg.CWD
+	if p := r.cwd.Load(); p != nil && *p != "" {
+		cwd = *p
+	}
+	return Input{Event: event, SessionID: r.cfg.SessionID, TranscriptPath: r.cfg.TranscriptPath, CWD: cwd, PermissionMode: mode}
 }
 
 // fire runs every hook of in.Event that matches, in parallel, each command once, and

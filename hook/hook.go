@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
@@ -40,6 +41,8 @@ const (
 	StopFailure        = "StopFailure"
 	PostToolBatch      = "PostToolBatch"
 	Setup              = "Setup"
+	WorktreeCreate     = "WorktreeCreate"
+	WorktreeRemove     = "WorktreeRemove"
 )
 
 // events lists every known event with what its matcher is compared against ("" means
@@ -61,6 +64,8 @@ var events = map[string]string{
 	StopFailure:        "error_type",
 	PostToolBatch:      "",
 	Setup:              "trigger",
+	WorktreeCreate:     "",
+	WorktreeRemove:     "",
 }
 
 // blockable events are those where exit code 2 (or decision "block") changes what
@@ -184,6 +189,9 @@ type Runner struct {
 
 	// bg runs the async hooks; scoped runners share their root's.
 	bg *background
+	// cwd is the session's working directory for payloads once it moved (SetCWD); nil
+	// or empty: cfg.CWD. Scoped runners share their root's.
+	cwd *atomic.Pointer[string]
 	// hmu guards hooks, which Add extends while the session runs.
 	hmu sync.RWMutex
 
@@ -282,8 +290,13 @@ func New(cfg Config) (*Runner, error) {
 	r.env = append(append(os.Environ(), cfg.Env...),
 		"CLAUDE_PROJECT_DIR="+cfg.ProjectDir, "OURO_PROJECT_DIR="+cfg.ProjectDir)
 	r.bg = newBackground()
+	r.cwd = &atomic.Pointer[string]{}
 	return r, nil
 }
+
+// SetCWD says the session's working directory moved (into a git worktree and back): the
+// payloads' cwd says so from now on. Commands still run in the project directory.
+func (r *Runner) SetCWD(dir string) { r.cwd.Store(&dir) }
 
 // Has reports whether any hook is configured for event.
 func (r *Runner) Has(event string) bool { return len(r.entries(event)) > 0 }

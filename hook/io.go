@@ -49,6 +49,8 @@ type Input struct {
 	Trigger              string // PreCompact, PostCompact: manual|auto; Setup: init|maintenance
 	CustomInstructions   string // PreCompact
 	Message              string // Notification
+	Name                 string // WorktreeCreate: the worktree's name
+	WorktreePath         string // WorktreeRemove: the folder removed
 
 	// conv is the conversation that wants to stop (Stop, SubagentStop), for prompt hooks.
 	conv *agent.Conversation
@@ -120,6 +122,10 @@ func (in Input) MarshalJSON() ([]byte, error) {
 		m["tool_calls"] = calls
 	case Setup:
 		m["trigger"] = in.Trigger
+	case WorktreeCreate:
+		m["name"] = in.Name
+	case WorktreeRemove:
+		m["worktree_path"] = in.WorktreePath
 	}
 	return json.Marshal(m)
 }
@@ -177,6 +183,8 @@ type SpecificOutput struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 	// Decision answers a PermissionRequest.
 	Decision *PermissionDecision `json:"decision,omitempty"`
+	// WorktreePath is the folder a WorktreeCreate hook made (instead of printing it).
+	WorktreePath string `json:"worktreePath,omitempty"`
 }
 
 // PermissionDecision answers a PermissionRequest hook.

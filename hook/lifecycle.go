@@ -149,16 +149,7 @@ func (r *Runner) StopFailure(ctx context.Context, errorType, code, message, last
 func (r *Runner) Setup(ctx context.Context, trigger string) (extraContext string) {
 	in := r.input(Setup)
 	in.Trigger = trigger
-	var extra []string
-	for _, x := range r.fire(ctx, in) {
-		switch {
-		case x.isJSON:
-			extra = appendContext(extra, x.out)
-		case x.text != "":
-			extra = append(extra, x.text)
-		}
-	}
-	return strings.Join(extra, "\n")
+	return r.context(ctx, in)
 }
 
 // Scoped returns a runner with r's hooks plus hooks, those of an agent definition's
@@ -177,7 +168,7 @@ func (r *Runner) Scoped(hooks map[string][]settings.HookMatcher) (*Runner, []str
 	if len(errs) > 0 {
 		return nil, warnings, errors.Join(errs...)
 	}
-	s := &Runner{cfg: r.cfg, shell: r.shell, env: r.env, bg: r.bg, hooks: map[string][]entry{},
+	s := &Runner{cfg: r.cfg, shell: r.shell, env: r.env, bg: r.bg, cwd: r.cwd, hooks: map[string][]entry{},
 		preContext: map[string]string{}, stopBlocked: map[*agent.Conversation]bool{}, batches: map[*agent.Conversation]string{}}
 	r.hmu.RLock()
 	for ev, es := range r.hooks {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/flock"
 	"github.com/ouroagent/ouro/internal/regfile"
 )
 
@@ -157,8 +158,22 @@ func editFile(path string, limit int64, edit func(map[string]json.RawMessage) er
 	return editFileIf(path, limit, &changed, edit)
 }
 
-// editFileIf is editFile that writes only when *changed is true after edit.
+// editFileIf is editFile that writes only when *changed is true after edit. Two ouro
+// processes editing at once take turns (a lock on the folder holding it, since the file
+// itself is replaced, and a lock file would litter the home folder), so neither loses the
+// other's change.
 func editFileIf(path string, limit int64, changed *bool, edit func(map[string]json.RawMessage) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	lock, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer lock.Close()
+	if err := flock.Lock(lock, true); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
 	doc, err := readDoc(path, limit)
 	if err != nil {
 		return err
@@ -171,9 +186,6 @@ func editFileIf(path string, limit int64, changed *bool, edit func(map[string]js
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")

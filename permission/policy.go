@@ -123,8 +123,9 @@ type Policy struct {
 	noBypass string
 
 	// base, when set, makes this a view of another policy: its rules (as they change),
-	// under this view's own mode.
-	base *Policy
+	// under this view's own mode, or under base's as it changes when followMode is set.
+	base       *Policy
+	followMode bool
 	// readOnlyOther says which tools outside the policy's own tables only read (see
 	// SetReadOnlyTools).
 	readOnlyOther func(name string) bool
@@ -157,6 +158,13 @@ func (p *Policy) WithMode(m Mode) (*Policy, error) {
 		return nil, bypassDisabled(root.noBypass)
 	}
 	return &Policy{ws: p.ws, home: p.home, projectDir: p.projectDir, writable: p.writable, mode: m, base: root}, nil
+}
+
+// WithWorkspace is a view of the policy for another workspace (a subagent working in its
+// own git worktree): the same rules, including those added later, and the same mode as
+// this policy as it changes; paths resolve, and count as inside, by ws.
+func (p *Policy) WithWorkspace(ws *workspace.Workspace) *Policy {
+	return &Policy{ws: ws, home: p.home, projectDir: p.projectDir, writable: p.writable, base: p, followMode: true}
 }
 
 // Stricter reports whether mode a allows no more than mode b: plan, then dontAsk, then
@@ -253,6 +261,9 @@ func (p *Policy) Problems() []error {
 
 // Mode is the current permission mode.
 func (p *Policy) Mode() Mode {
+	if p.followMode {
+		return p.base.Mode()
+	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.mode
@@ -269,6 +280,9 @@ func (p *Policy) SetMode(m Mode) error {
 	}
 	if m == ModeBypass && root.noBypass != "" {
 		return bypassDisabled(root.noBypass)
+	}
+	if p.followMode {
+		return p.base.SetMode(m)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -386,18 +400,22 @@ type state struct {
 	allow      []Rule
 	deny, asks []Rule
 	cwd        string
+	// ws is the workspace of the policy checked (a view's own), shadowing the embedded
+	// root policy's.
+	ws *workspace.Workspace
 }
 
 func (p *Policy) snapshot() *state {
 	if p.base != nil {
 		st := p.base.snapshot()
 		st.mode = p.Mode()
+		st.ws, st.cwd = p.ws, p.ws.CWD()
 		return st
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	allow := append(append([]Rule(nil), p.allow...), p.ses...)
-	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD()}
+	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws}
 }
 
 // callInput holds the input fields the policy looks at, across tools.
@@ -411,11 +429,12 @@ type callInput struct {
 	SubagentType string `json:"subagent_type"`
 	Skill        string `json:"skill"`
 	Durable      bool   `json:"durable"`
+	Discard      bool   `json:"discard_changes"`
 }
 
 // Tools with no effect outside the session, which need no rule in any mode.
 var sessionTools = []string{"TodoWrite", "TodoRead", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Task", "Agent", "Skill",
-	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup", "ToolSearch"}
+	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup", "ToolSearch", "SendMessage"}
 
 // Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
 // paths, allow rules, and finally the mode. See the package tests for the full table.
@@ -458,9 +477,12 @@ func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
 		}
 		v = st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+s.Name))
 		v.Suggest = suggestIf(v, c.Name+"("+s.Name+")", s.Name != "")
-	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable:
-		// A durable CronCreate outlives the session (a file in the project): it is
-		// decided as any other tool, below.
+	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable ||
+		c.Name == "EnterWorktree" || c.Name == "ExitWorktree" && !in.Discard:
+		// A durable CronCreate outlives the session (a file in the project), and an
+		// ExitWorktree that discards changes throws work away: they are decided as any
+		// other tool, below. A worktree is entered, kept or removed (when nothing would
+		// be lost) freely.
 		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
 	default:
 		k := kindOther

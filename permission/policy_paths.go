@@ -57,11 +57,12 @@ func (st *state) inside(real string) bool {
 var (
 	protectedDirs  = []string{".git", ".ouro", ".claude"}
 	protectedFiles = []string{".mcp.json"}
-	// contentDirs inside .ouro and .claude hold skills, agents and commands: ordinary
+	// contentDirs inside .ouro and .claude hold skills, agents, commands and git worktrees
+	// (checkouts of their own, whose .git and config stay protected below them): ordinary
 	// content, as in Claude Code, which the agent may write like any file. What such a file
 	// asks for (allowed-tools, a looser permissionMode) is withheld until the user reviews
 	// it (package grant).
-	contentDirs  = []string{"skills", "agents", "commands"}
+	contentDirs  = []string{"skills", "agents", "commands", "worktrees"}
 	shellRCFiles = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
 )
 
@@ -78,8 +79,9 @@ func isProtected(p, home string) bool {
 		if !isOneOf(part, protectedDirs) {
 			continue
 		}
-		if part != ".git" && i+2 < len(parts) && isOneOf(parts[i+1], contentDirs) {
-			continue // a file below .claude/skills/ and the like
+		if part != ".git" && i+2 < len(parts) && isOneOf(parts[i+1], contentDirs) &&
+			!(parts[i+1] == "worktrees" && strings.HasPrefix(parts[i+2], ".")) {
+			continue // a file below .claude/skills/ and the like (not worktrees/.meta: ouro's records)
 		}
 		return true
 	}

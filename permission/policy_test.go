@@ -649,3 +649,71 @@ func TestPlanModeReadOnlyOther(t *testing.T) {
 		t.Fatalf("a subagent's view of the policy lost the read-only tools: %+v", v)
 	}
 }
+
+func TestWithWorkspaceConfinesToTheWorktree(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "acceptEdits", rules{deny: []string{"Bash(rm *)"}})
+	wt := filepath.Join(e.proj, ".ouro", "worktrees", "a")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.New(e.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cws, err := ws.Clone(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := p.WithWorkspace(cws)
+	ctx := context.Background()
+	in := func(path string) tool.Call { return e.call("Edit", `{"file_path":"`+path+`"}`) }
+	if v := view.Check(ctx, in(filepath.Join(wt, "x.go"))); v.Behavior != Allow {
+		t.Errorf("an edit in the worktree: %+v", v)
+	}
+	if v := view.Check(ctx, in(filepath.Join(e.proj, "src", "x.go"))); v.Behavior != Ask {
+		t.Errorf("an edit in the main checkout from the worktree: %+v", v)
+	}
+	if v := view.Check(ctx, in(filepath.Join(wt, ".git"))); v.Behavior != Ask {
+		t.Errorf("the worktree's .git file is not protected: %+v", v)
+	}
+	if v := view.Check(ctx, in(filepath.Join(e.proj, ".ouro", "worktrees", ".pending", "b"))); v.Behavior != Ask {
+		t.Errorf("ouro's worktree records are not protected: %+v", v)
+	}
+	// The main session may edit a worktree's files like any content of .ouro/worktrees.
+	if v := p.Check(ctx, in(filepath.Join(wt, "x.go"))); v.Behavior != Allow {
+		t.Errorf("the base on a worktree file: %+v", v)
+	}
+	if v := view.Check(ctx, e.call("Bash", bash("rm x"))); v.Behavior != Deny {
+		t.Errorf("the base's deny rule does not hold in the view: %+v", v)
+	}
+	// The view follows the session's mode.
+	if err := p.SetMode(ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	if v := view.Check(ctx, in(filepath.Join(wt, "x.go"))); v.Behavior != Deny || view.Mode() != ModePlan {
+		t.Errorf("plan mode did not reach the view: %+v", v)
+	}
+}
+
+func TestWorktreeToolsAskOnlyToDiscard(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "default", rules{})
+	ctx := context.Background()
+	for in, want := range map[string]Behavior{
+		`{"name":"a"}`: Allow,
+	} {
+		if v := p.Check(ctx, e.call("EnterWorktree", in)); v.Behavior != want {
+			t.Errorf("EnterWorktree %s: %+v", in, v)
+		}
+	}
+	for in, want := range map[string]Behavior{
+		`{"action":"keep"}`:                          Allow,
+		`{"action":"remove"}`:                        Allow,
+		`{"action":"remove","discard_changes":true}`: Ask,
+	} {
+		if v := p.Check(ctx, e.call("ExitWorktree", in)); v.Behavior != want {
+			t.Errorf("ExitWorktree %s: %+v, want %s", in, v, want)
+		}
+	}
+}

@@ -12,9 +12,10 @@ import (
 	"github.com/ouroagent/ouro/settings"
 )
 
-// A missing .claude or .ouro is made empty (and so read-only) before any command runs; a
-// missing .git cannot be created from the sandbox at all, however it is attempted; nothing
-// can be put in the placeholders; the rest of the root stays usable.
+// A missing .claude, .ouro or .git cannot be created from the sandbox at all, however it
+// is attempted: a placeholder holds each name while a command runs, nothing can be put in
+// it, and it is gone afterwards (nothing is made before a command runs, so a session that
+// runs none leaves the repository as it was); the rest of the root stays usable.
 func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 	requireLandlock(t)
 	for _, mode := range modes(t) {
@@ -24,14 +25,20 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 			tree(t, ws, "src/main.go", "README")
 			tree(t, elsewhere, "settings.json")
 			p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-			empty := func(n string) bool {
-				st, err := os.Lstat(filepath.Join(ws, n))
-				entries, _ := os.ReadDir(filepath.Join(ws, n))
-				return err == nil && st.IsDir() && len(entries) == 0
+			absent := func(n string) bool {
+				_, err := os.Lstat(filepath.Join(ws, n))
+				return os.IsNotExist(err)
 			}
-			if !empty(".claude") || !empty(".ouro") {
-				t.Fatal("the placeholders were not made")
+			if !absent(".claude") || !absent(".ouro") {
+				t.Fatal("the policy made folders before any command ran")
 			}
+			held := p.HoldPlaceholders()
+			for _, n := range []string{".claude", ".ouro", ".git"} {
+				if !isPlaceholder(filepath.Join(ws, n)) {
+					t.Errorf("no placeholder holds %s while a command runs", n)
+				}
+			}
+			held.Release()
 			for _, attack := range []string{
 				"mkdir .claude",
 				"mkdir -p .ouro/agents",
@@ -59,8 +66,9 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 					os.RemoveAll(filepath.Join(ws, ".git"))
 				}
 				for _, n := range []string{".claude", ".ouro"} {
-					if !empty(n) {
-						t.Errorf("%s: changed %s", attack, n)
+					if !absent(n) {
+						t.Errorf("%s: created %s", attack, n)
+						os.RemoveAll(filepath.Join(ws, n))
 					}
 				}
 			}
@@ -83,7 +91,7 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 				// The refusal is explained, with the way out.
 				r := shHeld(t, p, mode, ws, "mkdir build")
 				note := Diagnose(p, r.out, ws)
-				for _, want := range []string{"build could not be created", ".git does not exist", "git init"} {
+				for _, want := range []string{"build could not be created", ".git and .ouro and .claude do not exist", "git init"} {
 					if !strings.Contains(note, want) {
 						t.Errorf("note %q\ndoes not say %q (output %q)", note, want, r.out)
 					}
@@ -107,7 +115,7 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 // shHeld runs script as Bash does: with the placeholders held while it runs.
 func shHeld(t *testing.T, p Policy, mode, dir, script string) run {
 	t.Helper()
-	g := p.HoldGitPlaceholders()
+	g := p.HoldPlaceholders()
 	defer g.Release()
 	return sh(t, p, mode, dir, script)
 }

@@ -261,9 +261,10 @@ func grant(path string, abi int) landlock.Rule {
 //     (deeper folders, and files in the root, are fine). Creating the folder outside the
 //     sandbox (mkdir .claude .ouro) lifts it: an existing one is protected as read-only
 //     instead. A file at such a name is taken back after the command (Reclaim);
-//     Landlock cannot refuse one name and allow another. A missing .git is normally
+//     Landlock cannot refuse one name and allow another. A missing name is normally
 //     not missing by the time the command starts: a placeholder holds it while the
-//     command runs (HoldGitPlaceholders), so neither restriction applies to it.
+//     command runs (HoldPlaceholders), so these restrictions apply only where one
+//     could not be made.
 //
 // Symbolic links among the entries are skipped, since a rule on a link would grant its
 // target, wherever it is.

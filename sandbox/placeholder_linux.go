@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -24,24 +25,28 @@ import (
 // The placeholder lives only as long as the commands that need it: each holds a shared
 // lock on it, and the last to finish removes it. It holds one file naming what it is, so
 // that one left behind by a killed ouro is recognised (and reused, then removed) and
-// never taken for the user's own.
+// never taken for the user's own. A missing .claude or .ouro (where a command could
+// write settings or hooks the next session obeys) is held the same way.
 
-// placeholderNote is the one file in a placeholder .git folder.
+// placeholderNote is the one file in a placeholder folder.
 const placeholderNote = "OURO_SANDBOX_PLACEHOLDER"
 
-const placeholderText = "ouro's sandbox keeps this empty .git folder while a command runs, so that the command cannot create a .git here. It is removed when the command ends; if ouro was killed, delete it.\n"
+const placeholderText = "ouro's sandbox keeps this empty folder while a command runs, so that the command cannot create a folder of this name (.git, .claude, .ouro) here. It is removed when the command ends; if ouro was killed, delete it.\n"
 
-// GitPlaceholders are the placeholder .git folders a command holds while it runs.
-type GitPlaceholders struct{ held []*os.File }
+// Placeholders are the placeholder folders (.git, .claude, .ouro) a command holds while
+// it runs.
+type Placeholders struct{ held []*os.File }
 
-// HoldGitPlaceholders makes (or joins) a placeholder .git for each missing .git the
-// policy protects, and holds it until Release. Where one cannot be made (the folder is
-// gone, a file appeared there), nothing is held: Absent and Reclaim still take back what a
-// command creates there.
-func (p Policy) HoldGitPlaceholders() *GitPlaceholders {
-	g := &GitPlaceholders{}
+// HoldPlaceholders makes (or joins) a placeholder for each missing .git, .claude and
+// .ouro the policy protects, and holds it until Release. Where one cannot be made (the
+// folder is gone, a file appeared there), nothing is held: Absent and Reclaim still take
+// back what a command creates there. (A missing .claude or .ouro could be held for good
+// by an empty folder, but then every repository ouro ran a command in, and every one
+// ouro doctor looked at, would keep two empty folders it never asked for.)
+func (p Policy) HoldPlaceholders() *Placeholders {
+	g := &Placeholders{}
 	for _, r := range p.ReadOnly {
-		if filepath.Base(r) != ".git" {
+		if b := filepath.Base(r); b != ".git" && !slices.Contains(protectedNames, b) {
 			continue
 		}
 		if f := holdPlaceholder(r); f != nil {
@@ -85,7 +90,7 @@ func makePlaceholder(path string) bool {
 	if _, err := os.Lstat(path); err == nil {
 		return false
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(path), ".git.ouro-")
+	tmp, err := os.MkdirTemp(filepath.Dir(path), filepath.Base(path)+".ouro-")
 	if err != nil {
 		return false
 	}
@@ -129,17 +134,21 @@ func sameFolder(f *os.File, path string) bool {
 }
 
 // Release lets go of the placeholders; the last holder of each removes it, provided it
-// still holds only its note (a git init outside the sandbox meanwhile made it a real
-// repository, which stays).
-func (g *GitPlaceholders) Release() {
+// still holds only its note. One filled meanwhile from outside the sandbox (a git init,
+// a settings file the user wrote) is the user's now: it stays, without the note.
+func (g *Placeholders) Release() {
 	if g == nil {
 		return
 	}
 	for _, f := range g.held {
 		path := f.Name()
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFolder(f, path) && isPlaceholder(path) {
-			_ = os.Remove(filepath.Join(path, placeholderNote))
-			_ = os.Remove(path)
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFolder(f, path) {
+			if isPlaceholder(path) {
+				_ = os.Remove(filepath.Join(path, placeholderNote))
+				_ = os.Remove(path)
+			} else if note, err := os.ReadFile(filepath.Join(path, placeholderNote)); err == nil && string(note) == placeholderText {
+				_ = os.Remove(filepath.Join(path, placeholderNote))
+			}
 		}
 		f.Close()
 	}

@@ -18,11 +18,11 @@ func TestGitPlaceholderLastHolderRemovesIt(t *testing.T) {
 	root := realTemp(t)
 	git := filepath.Join(root, ".git")
 	p := placeholderPolicy(root)
-	a := p.HoldGitPlaceholders()
+	a := p.HoldPlaceholders()
 	if !isPlaceholder(git) {
 		t.Fatal("no placeholder while a command runs")
 	}
-	b := p.HoldGitPlaceholders()
+	b := p.HoldPlaceholders()
 	a.Release()
 	if !isPlaceholder(git) {
 		t.Fatal("the first command to end removed the placeholder the second still needs")
@@ -45,7 +45,7 @@ func TestGitPlaceholderLeftoverAndUserFolders(t *testing.T) {
 	if !makePlaceholder(git) { // as a kill -9 midway leaves it
 		t.Fatal("makePlaceholder")
 	}
-	g := placeholderPolicy(root).HoldGitPlaceholders()
+	g := placeholderPolicy(root).HoldPlaceholders()
 	if len(g.held) != 1 {
 		t.Fatal("a leftover placeholder was not used")
 	}
@@ -73,7 +73,7 @@ func TestGitPlaceholderLeftoverAndUserFolders(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, _ := os.Lstat(git)
-			g := placeholderPolicy(root).HoldGitPlaceholders()
+			g := placeholderPolicy(root).HoldPlaceholders()
 			if len(g.held) != 0 {
 				t.Error("held something that is no placeholder")
 			}

@@ -211,9 +211,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
-			pn := filepath.Join(r, n)
-			placeholder(pn, write)
-			ro = append(ro, pn)
+			ro = append(ro, filepath.Join(r, n))
 		}
 	}
 	ro = append(ro, deny...)
@@ -248,22 +246,6 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)
 	pol.Network.DeniedDomains = slices.Clone(s.Network.DeniedDomains)
 	return pol
-}
-
-// placeholder creates a missing .claude or .ouro, empty, in a folder commands may write
-// in, before any command runs. The sandbox protects what exists; a missing one could only
-// be kept from being created by denying every new folder beside it (see noNewFolders),
-// which would break `mkdir build` in the root of every repository that has no .claude.
-// An empty folder changes nothing for git (it does not track folders) or for ouro and
-// Claude Code (nothing in it), and from then on it is read-only for commands like the
-// rest. A missing .git is not made: an empty one would be a broken repository.
-func placeholder(p string, write []string) {
-	if !slices.ContainsFunc(write, func(w string) bool { return within(filepath.Dir(p), w) }) {
-		return
-	}
-	if _, err := os.Lstat(p); os.IsNotExist(err) {
-		_ = os.Mkdir(p, 0o755)
-	}
 }
 
 // Writable reports whether the policy lets a sandboxed command write path: it lies in a

@@ -29,11 +29,11 @@ func Supervised(context.Context, string, ...string) (*exec.Cmd, error) {
 	return nil, errors.New("sandbox: process supervision is only available on Linux")
 }
 
-// GitPlaceholders are not needed where there is no sandbox.
-type GitPlaceholders struct{}
+// Placeholders are not needed where there is no sandbox.
+type Placeholders struct{}
 
-// HoldGitPlaceholders does nothing on this system.
-func (p Policy) HoldGitPlaceholders() *GitPlaceholders { return nil }
+// HoldPlaceholders does nothing on this system.
+func (p Policy) HoldPlaceholders() *Placeholders { return nil }
 
 // Release does nothing on this system.
-func (g *GitPlaceholders) Release() {}
+func (g *Placeholders) Release() {}

@@ -247,7 +247,9 @@ type file struct {
 	Store     struct {
 		URL *string `json:"url"`
 	} `json:"store"`
-	Memory struct {
+	// CleanupPeriodDays is Claude Code's retention of sessions.
+	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
+	Memory            struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Goal struct {
@@ -417,6 +419,18 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 			s.Store.URL, s.Store.Source = strings.TrimSpace(*f.Store.URL), l.path
 		} else {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: store.url is ignored: a project's settings may not choose where your tasks and journals are kept; set it in your own settings (~/.ouro/settings.json), or use --store or OURO_STORE", l.path))
+		}
+	}
+	// Deleting the user's history is the user's call: a repository's own files may not
+	// shorten how long sessions are kept.
+	if n := f.CleanupPeriodDays; n != nil && s.CleanupSource == "" {
+		switch {
+		case !l.user && !l.flag && !l.managed:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays is ignored: only your own settings (~/.claude/settings.json, ~/.ouro/settings.json), --settings or managed settings decide when sessions are deleted", l.path))
+		case *n < 1:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays must be at least 1 (days), not %d; sessions are kept for the default %d days", l.path, *n, defaultCleanupDays))
+		default:
+			s.CleanupPeriodDays, s.CleanupSource = *n, l.path
 		}
 	}
 	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree lays out a home and a project and returns LoadOptions pointing at them.
@@ -319,5 +320,38 @@ func TestGoalSettingsMostSpecificWins(t *testing.T) {
 	}
 	if s.Goal.MaxRounds != 12 || s.Goal.Model != "haiku" {
 		t.Fatalf("goal settings = %+v", s.Goal)
+	}
+}
+
+func TestCleanupPeriodDaysIsTheUsersCall(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A repository that would delete its visitors' history after a day is not obeyed.
+	write(filepath.Join(proj, ".claude", "settings.json"), `{"cleanupPeriodDays": 1}`)
+	s, err := Load(LoadOptions{UserHome: home, ProjectDir: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CleanupPeriodDays != 0 || s.CleanupPeriod() != 30*24*time.Hour {
+		t.Errorf("project file set the retention: %d days", s.CleanupPeriodDays)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "cleanupPeriodDays is ignored") {
+		t.Errorf("warnings = %q", s.Warnings)
+	}
+	write(filepath.Join(home, ".claude", "settings.json"), `{"cleanupPeriodDays": 90}`)
+	if s, err = Load(LoadOptions{UserHome: home, ProjectDir: proj}); err != nil || s.CleanupPeriodDays != 90 {
+		t.Errorf("user's 90 days: got %d, %v", s.CleanupPeriodDays, err)
+	}
+	write(filepath.Join(home, ".claude", "settings.json"), `{"cleanupPeriodDays": 0}`)
+	if s, err = Load(LoadOptions{UserHome: home, ProjectDir: proj}); err != nil || s.CleanupPeriod() != 30*24*time.Hour || !strings.Contains(strings.Join(s.Warnings, "\n"), "at least 1") {
+		t.Errorf("0 days: got %v, %q, %v", s.CleanupPeriod(), s.Warnings, err)
 	}
 }

@@ -5,7 +5,10 @@
 // the most specific file that sets them.
 package settings
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Settings is the merged configuration.
 type Settings struct {
@@ -39,6 +42,11 @@ type Settings struct {
 	// Store is where task lists and workflow journals are kept (store.url); only the
 	// user's own settings files, --settings and managed settings may set it.
 	Store Store `json:"store"`
+	// CleanupPeriodDays is how many days a session nobody writes to is kept
+	// ("cleanupPeriodDays"; 0 means the default, 30). Only the user's own files,
+	// --settings and managed settings may set it; CleanupSource names the one that did.
+	CleanupPeriodDays int    `json:"cleanupPeriodDays,omitempty"`
+	CleanupSource     string `json:"-"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`
@@ -50,6 +58,18 @@ type Store struct {
 	URL string `json:"url,omitempty"`
 	// Source is the file that set URL.
 	Source string `json:"-"`
+}
+
+// defaultCleanupDays is Claude Code's default cleanupPeriodDays.
+const defaultCleanupDays = 30
+
+// CleanupPeriod is how long sessions are kept.
+func (s Settings) CleanupPeriod() time.Duration {
+	days := s.CleanupPeriodDays
+	if days < 1 {
+		days = defaultCleanupDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Memory configures cross-session memory.

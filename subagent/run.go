@@ -22,41 +22,151 @@ import (
 
 // runChild runs one child of type d for in and turns its outcome into the parent's result.
 func (sh *shared) runChild(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	if in.Isolation == "worktree" {
+		return sh.runIsolated(ctx, d, in, x)
+	}
 	out, nested := sh.runOutcome(ctx, d, in, x, override{})
 	return report(d.Name, out, nested)
+}
+
+// runIsolated runs one child in a fresh git worktree and adds to its result what the
+// worktree holds (or that it was removed, unchanged).
+func (sh *shared) runIsolated(ctx context.Context, d Definition, in taskInput, x *tool.Exec) tool.Result {
+	out, nested, extra, err := sh.isolatedOutcome(ctx, d, in, x, override{})
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	res := report(d.Name, out, nested)
+	if extra != "" {
+		res.Content = append(res.Content, llm.TextBlock("\n"+extra))
+	}
+	return res
+}
+
+// isolatedOutcome runs one child in a fresh git worktree named after its call and
+// returns, besides how it ended, what the worktree holds for the lead. err means the
+// worktree could not be made and the child never ran.
+func (sh *shared) isolatedOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool, string, error) {
+	if sh.cfg.Isolate == nil {
+		return agent.Outcome{}, nil, "", errors.New("isolation \"worktree\" is not available in this session; run the agent without isolation")
+	}
+	callID := x.ID
+	if callID == "" {
+		callID = directID()
+	}
+	name := "agent-" + unsafeRE.ReplaceAllString(callID, "-")
+	if len(name) > 40 {
+		name = "agent-" + name[len(name)-34:]
+	}
+	iso, err := sh.cfg.Isolate(ctx, name, d)
+	if err != nil {
+		return agent.Outcome{}, nil, "", fmt.Errorf("subagent %s was not started: its worktree could not be made: %w", d.Name, err)
+	}
+	ov.iso = iso
+	out, nested := sh.runOutcome(ctx, d, in, x, ov)
+	extra := ""
+	if iso.Finish != nil {
+		extra = iso.Finish(context.WithoutCancel(ctx))
+	}
+	return out, nested, extra, nil
 }
 
 // override changes one child's model and token limit (a workflow's agent() options).
 type override struct {
 	model     string
 	maxTokens int
+	iso       *Isolation // the child works in its own worktree
 }
 
 // runOutcome runs one child of type d for in and returns how it ended, with the nested
 // Task tool it was given (nil if none) whose usage is its children's.
 func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x *tool.Exec, ov override) (agent.Outcome, *Tool) {
-	cfg := sh.cfg
 	callID := x.ID
 	if callID == "" {
 		callID = directID() // run directly, not as a model's call
 	}
+	b, err := sh.build(d, callID, in.Description, x, ov, extras{})
+	if err != nil {
+		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
+	}
+	if b.tr != nil {
+		defer b.tr.close()
+	}
+	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
+	if ov.iso != nil {
+		prompt = append(prompt, llm.TextBlock(isolationNote(ov.iso.Dir)))
+	}
+	if sh.cfg.StartHook != nil {
+		if extra := sh.cfg.StartHook(ctx, b.child); extra != "" {
+			prompt = append(prompt, llm.TextBlock(extra))
+		}
+	}
+	out := b.a.Run(ctx, &agent.Conversation{}, prompt...)
+	sh.addUsage(out.Usage, out.CostUSD)
+	return out, b.nested
+}
+
+// extras are what a long-lived child (a teammate) gets besides what its definition says.
+type extras struct {
+	// tools are added, replacing the parent's tools of the same name.
+	tools       []tool.Tool
+	beforeModel []agent.BeforeModel
+	// gates run first; with modeless set the definition's permissionMode is not applied
+	// (the caller's gates enforce it instead, as plan approval does).
+	gates    []agent.Gate
+	modeless bool
+	stops    []agent.BeforeStop
+	observer agent.Observer
+	system   string // appended to the system prompt
+	name     string // names the transcript instead of the type and call id
+}
+
+// built is one child agent, ready to run.
+type built struct {
+	a      *agent.Agent
+	reg    *tool.Registry
+	nested *Tool
+	tr     *transcript
+	child  Child
+	model  string
+}
+
+// build makes the agent of one child of type d, its tools, seams and transcript.
+func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, ov override, ex extras) (*built, error) {
+	cfg := sh.cfg
 	names := sh.toolNames(d)
 	reg := tool.NewRegistry()
 	reg.SetOptions(cfg.ToolOptions)
+	replaced := map[string]bool{}
+	for _, t := range ex.tools {
+		replaced[t.Spec().Name] = true
+	}
 	var nested *Tool
 	for _, n := range names {
 		pt, ok := cfg.Tools.Get(n)
 		if !ok {
 			pt, ok = cfg.Named[n]
 		}
-		if ok && n != TaskName {
+		if rebound, has := ov.iso.tool(n); has {
+			pt, ok = rebound, true
+		}
+		if ok && n != TaskName && !replaced[n] {
 			_ = reg.Add(pt)
+		}
+	}
+	for _, t := range ex.tools {
+		if err := reg.Add(t); err != nil {
+			return nil, err
 		}
 	}
 	if contains(names, TaskName) {
 		nc := cfg
 		nc.Depth = cfg.Depth + 1
 		nc.Tools = withoutTask(reg) // a nested child gets no more than this child has
+		if ov.iso != nil {
+			// Its children work in this child's worktree, under its gates.
+			nc.Gates, nc.GatesFor, nc.ScopeFor = ov.iso.Gates, ov.iso.GatesFor, nil
+		}
 		nested, _ = NewTool(nc)
 		nested.sh.parent = sh
 		_ = reg.Add(nested)
@@ -81,7 +191,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 		limits.MaxTokens = ov.maxTokens
 	}
 	gates := cfg.Gates
-	if d.PermissionMode != "" && cfg.GatesFor != nil {
+	if d.PermissionMode != "" && cfg.GatesFor != nil && !ex.modeless {
 		gates = cfg.GatesFor(d)
 	}
 	afterTool, beforeModel, stopHook := cfg.AfterTool, cfg.BeforeModel, cfg.StopHook
@@ -90,8 +200,17 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			gates, afterTool, beforeModel, stopHook = sc.Gates, sc.AfterTool, sc.BeforeModel, sc.StopHook
 		}
 	}
+	if ov.iso != nil {
+		gates = ov.iso.Gates
+	}
+	gates = append(append([]agent.Gate(nil), ex.gates...), gates...)
+	beforeModel = append(append([]agent.BeforeModel(nil), beforeModel...), ex.beforeModel...)
 	var observers []agent.Observer
-	tr := sh.openTranscript(d.Name, callID, model)
+	trName := d.Name + "-" + callID
+	if ex.name != "" {
+		trName = ex.name
+	}
+	tr := sh.openTranscript(trName, model)
 	child := Child{Type: d.Name, ID: callID}
 	if tr != nil {
 		child.TranscriptPath = tr.w.Path()
@@ -102,34 +221,46 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 			stops = append(stops, s)
 		}
 	}
+	stops = append(stops, ex.stops...)
 	if tr != nil {
-		defer tr.close()
 		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
-			"description": in.Description, "depth": cfg.Depth + 1})
+			"description": description, "depth": cfg.Depth + 1})
 		observers = append(observers, tr.observe)
 	}
-	observers = append(observers, progressOf(d.Name, x))
+	if x != nil {
+		observers = append(observers, progressOf(d.Name, x))
+	}
 	if cfg.Observer != nil {
 		observers = append(observers, func(e agent.Event) { cfg.Observer(callID, e) })
 	}
+	if ex.observer != nil {
+		observers = append(observers, ex.observer)
+	}
+	system := systemPrompt(d, cfg.BaseSystem, reg.Names())
+	if ex.system != "" {
+		system = strings.TrimRight(system, "\n") + "\n\n" + ex.system + "\n"
+	}
 	a, err := agent.New(agent.Config{
-		Provider: prov, Model: model, System: systemPrompt(d, cfg.BaseSystem, reg.Names()),
+		Provider: prov, Model: model, System: system,
 		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
 		Observers: observers,
 	})
 	if err != nil {
-		return agent.Outcome{Status: agent.StatusFailed, Reason: fmt.Sprintf("subagent %s could not start: %v", d.Name, err)}, nil
-	}
-	prompt := []llm.Block{llm.TextBlock(in.Prompt)}
-	if cfg.StartHook != nil {
-		if extra := cfg.StartHook(ctx, child); extra != "" {
-			prompt = append(prompt, llm.TextBlock(extra))
+		if tr != nil {
+			tr.close()
 		}
+		return nil, err
 	}
-	out := a.Run(ctx, &agent.Conversation{}, prompt...)
-	sh.addUsage(out.Usage, out.CostUSD)
-	return out, nested
+	return &built{a: a, reg: reg, nested: nested, tr: tr, child: child, model: model}, nil
+}
+
+func (iso *Isolation) tool(name string) (tool.Tool, bool) {
+	if iso == nil {
+		return nil, false
+	}
+	t, ok := iso.Tools[name]
+	return t, ok
 }
 
 // report turns a child's outcome into the parent's tool result: the final text and one
@@ -228,7 +359,7 @@ type transcript struct {
 
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-func (sh *shared) openTranscript(typ, callID, model string) *transcript {
+func (sh *shared) openTranscript(name, model string) *transcript {
 	dir := sh.cfg.TranscriptDir
 	if dir == "" {
 		return nil
@@ -237,7 +368,7 @@ func (sh *shared) openTranscript(typ, callID, model string) *transcript {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	w, err := createTranscript(dir, unsafeRE.ReplaceAllString(typ+"-"+callID, "_"), model)
+	w, err := createTranscript(dir, unsafeRE.ReplaceAllString(name, "_"), model)
 	if err != nil {
 		warn(fmt.Sprintf("subagent transcript: %v", err))
 		return nil
@@ -326,3 +457,8 @@ func progressOf(typ string, x *tool.Exec) agent.Observer {
 // directID names a child whose Task call has no tool_use id (the tool was run directly,
 // not through a registry), so its transcript still gets a unique name.
 func directID() string { return "direct-" + uuid.NewString()[:8] }
+
+// isolationNote tells a child in a worktree where it works and what to do with its work.
+func isolationNote(dir string) string {
+	return fmt.Sprintf("You work in your own git worktree, %s: it is your working directory, and the main checkout is outside your reach. Commit your finished work there (git add, git commit); the lead reviews and merges the branch.", dir)
+}

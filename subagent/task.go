@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,7 +82,32 @@ type Config struct {
 	// Background, when set, offers run_in_background: the child runs as a task of this
 	// manager and its final text arrives as a notification.
 	Background *background.Manager
+	// Isolate, when set, offers isolation "worktree": it makes a fresh git worktree
+	// named name for one child of d and returns what the child runs with there.
+	Isolate func(ctx context.Context, name string, d Definition) (*Isolation, error)
 }
+
+// Isolation is what a child with isolation "worktree" runs with: its own git worktree,
+// the tools that reach files rebound to it, and gates that confine writes to it.
+type Isolation struct {
+	// Dir is the worktree.
+	Dir string
+	// Tools replace the parent's tools of the same names for this child (Bash, Read,
+	// Edit, Write ... bound to Dir); the child's other tools are the parent's.
+	Tools map[string]tool.Tool
+	// Gates replace the child's permission gates; GatesFor gives those of a nested child
+	// of a definition (its permissionMode applied).
+	Gates    []agent.Gate
+	GatesFor func(d Definition) []agent.Gate
+	// Finish runs once the child has ended, whatever the outcome: it removes an unchanged
+	// worktree and returns what the lead should know (the branch, its commits and
+	// diffstat, how to merge; or that it was removed). Nothing is merged.
+	Finish func(ctx context.Context) string
+}
+
+// sessionOnly are tools that act on the whole session (moving its working directory):
+// never a child's.
+var sessionOnly = map[string]bool{"EnterWorktree": true, "ExitWorktree": true}
 
 // Scope is the seams of a child whose definition brings hooks of its own: they replace
 // Gates (GatesFor included), AfterTool, BeforeModel and StopHook for that child.
@@ -108,6 +134,8 @@ type shared struct {
 	cfg    Config
 	types  []Definition
 	byName map[string]Definition
+
+	spawner Spawner // starts named teammates; nil: no teams
 
 	mu     sync.Mutex
 	usage  llm.Usage
@@ -185,9 +213,17 @@ Available agent types:
 	}
 	enum, _ := json.Marshal(names)
 	bg := ""
-	if sh.cfg.Background != nil {
+	if sh.cfg.Background != nil || sh.spawner != nil {
 		bg = `,
 "run_in_background":{"type":"boolean","description":"Do not wait: its report arrives as a notification"}`
+	}
+	if sh.spawner != nil {
+		bg += `,
+"name":{"type":"string","description":"With run_in_background: a named teammate that stays, takes ready tasks and uses SendMessage"}`
+	}
+	if sh.cfg.Isolate != nil {
+		bg += `,
+"isolation":{"type":"string","enum":["worktree"],"description":"Work in a fresh git worktree; its branch is reported back"}`
 	}
 	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum, bg))}
 }
@@ -280,7 +316,7 @@ func (sh *shared) toolNames(d Definition) []string {
 		}
 		out = kept
 	}
-	return out
+	return slices.DeleteFunc(out, func(n string) bool { return sessionOnly[n] })
 }
 
 func contains(s []string, v string) bool {
@@ -297,6 +333,8 @@ type taskInput struct {
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
 	Background   bool   `json:"run_in_background"`
+	Name         string `json:"name"`
+	Isolation    string `json:"isolation"`
 }
 
 // Run implements tool.Tool: it runs one child to its end.
@@ -318,6 +356,19 @@ func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.Errorf("The prompt is empty: say what the %s agent should do.", d.Name), nil
+	}
+	switch {
+	case in.Isolation == "":
+	case in.Isolation != "worktree":
+		return tool.Errorf("isolation %q is not available: the only isolation here is \"worktree\".", in.Isolation), nil
+	case sh.cfg.Isolate == nil:
+		return tool.Errorf("isolation \"worktree\" is not available in this session; run the agent without isolation."), nil
+	}
+	if in.Name != "" && (!in.Background || sh.spawner == nil) {
+		return tool.Errorf("name starts a teammate, which needs run_in_background: true; leave name out to run a subagent and wait for its report."), nil
+	}
+	if in.Name != "" {
+		return sh.spawner.Spawn(ctx, x, SpawnInput{Name: in.Name, Description: in.Description, Prompt: in.Prompt, AgentType: d.Name, Isolation: in.Isolation}), nil
 	}
 	if in.Background && sh.cfg.Background != nil {
 		return sh.cfg.Background.StartAgent(x, in.Description, func(ctx context.Context, _ io.Writer) (string, error) {

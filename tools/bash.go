@@ -89,6 +89,8 @@ type Bash struct {
 
 	mu  sync.Mutex
 	cwd string
+	// sb is the sandbox commands run in from now on (cfg.Sandbox until MoveTo).
+	sb *sandbox.Policy
 }
 
 // NewBash returns the Bash tool. It uses bash when it is on PATH and sh otherwise. It
@@ -126,9 +128,28 @@ func newBashWithShell(cfg BashConfig, shell string) *Bash {
 		cfg.KillGrace = defaultBashKillGrace
 	}
 	cfg.Env = append([]string(nil), cfg.Env...)
-	b := &Bash{cfg: cfg, shell: shell, cwd: cfg.Dir}
+	b := &Bash{cfg: cfg, shell: shell, cwd: cfg.Dir, sb: cfg.Sandbox}
 	b.spec = llm.ToolSpec{Name: "Bash", Description: bashDescription(cfg), InputSchema: bashSchema(cfg)}
 	return b
+}
+
+// MoveTo makes dir the directory commands start in and fall back to (a session entering
+// or leaving a git worktree), and sb, when the tool has a sandbox, the sandbox of the
+// commands from now on (one whose write roots are the new workspace's). A nil sb keeps
+// the sandbox; a tool without one stays without.
+func (b *Bash) MoveTo(dir string, sb *sandbox.Policy) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cfg.Dir, b.cwd = dir, dir
+	if b.sb != nil && sb != nil {
+		b.sb = sb
+	}
+}
+
+func (b *Bash) sandboxPolicy() *sandbox.Policy {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb
 }
 
 // Cwd returns the directory the next command will start in.
@@ -188,7 +209,7 @@ func bashSchema(cfg BashConfig) json.RawMessage {
 // policyFor is the sandbox a call runs in: none for a command the settings exclude or a
 // call that asked to leave it (which the gate put to the user).
 func (b *Bash) policyFor(in bashInput) *sandbox.Policy {
-	pol := b.cfg.Sandbox
+	pol := b.sandboxPolicy()
 	if pol != nil && (in.DangerouslyDisableSandbox || b.cfg.Unsandboxed != nil && b.cfg.Unsandboxed(in.Command)) {
 		pol = nil
 	}
@@ -255,8 +276,8 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 
 	tmpDir := ""
-	if b.cfg.Sandbox != nil {
-		tmpDir = b.cfg.Sandbox.TempDir // the sandboxed shell writes the file: keep it in a write root
+	if sb := b.sandboxPolicy(); sb != nil {
+		tmpDir = sb.TempDir // the sandboxed shell writes the file: keep it in a write root
 	}
 	cwdFile, err := os.CreateTemp(tmpDir, "ouro-bash-cwd-*")
 	if err != nil {
@@ -291,7 +312,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if pol != nil {
 		// A placeholder holds each missing .git while the command runs (before Absent,
 		// which would otherwise take it for something the command made).
-		placeholders := pol.HoldGitPlaceholders()
+		placeholders := pol.HoldPlaceholders()
 		defer placeholders.Release()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()

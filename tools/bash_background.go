@@ -48,8 +48,8 @@ type bgProc struct {
 
 func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir string, out io.Writer) (*bgProc, error) {
 	tmpDir := ""
-	if b.cfg.Sandbox != nil {
-		tmpDir = b.cfg.Sandbox.TempDir
+	if sb := b.sandboxPolicy(); sb != nil {
+		tmpDir = sb.TempDir
 	}
 	// The wrapper's EXIT trap writes the final directory here; a background command's is
 	// not kept, but the file must be one the sandboxed shell may write.
@@ -72,10 +72,10 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
-	var placeholders *sandbox.GitPlaceholders
+	var placeholders *sandbox.Placeholders
 	if pol != nil {
 		// As in the foreground (see Run), for as long as the command runs.
-		placeholders = pol.HoldGitPlaceholders()
+		placeholders = pol.HoldPlaceholders()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
 	}

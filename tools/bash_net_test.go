@@ -53,7 +53,7 @@ func TestBashReportsProxyRefusals(t *testing.T) {
 	}
 	defer px.Close()
 	pol := b.cfg.Sandbox.WithProxy(px)
-	b.cfg.Sandbox = &pol
+	b.cfg.Sandbox, b.sb = &pol, &pol
 
 	res := runBash(t, b, "curl -s http://denied.test/; echo; echo done", 0)
 	text := res.Text()

@@ -23,10 +23,10 @@ const maxLinks = 40
 // Workspace is a working directory and the roots tools may reach. It is safe for
 // concurrent use.
 type Workspace struct {
-	cwd  string
 	home string
 
 	mu    sync.RWMutex
+	cwd   string // changes only by Move
 	roots []string
 	// files and dirs are reachable without being part of the workspace: exactly these
 	// files, and these folders with what is below them (real paths).
@@ -55,7 +55,47 @@ func New(cwd string, extra ...string) (*Workspace, error) {
 }
 
 // CWD is the real path of the working directory.
-func (w *Workspace) CWD() string { return w.cwd }
+func (w *Workspace) CWD() string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.cwd
+}
+
+// Move makes dir (an existing folder) the working directory and, in place of the old
+// working directory, the first root: the old one is no longer reachable unless it is
+// also another root or lies inside one. A session entering a git worktree moves here,
+// so that its tools reach the worktree and not the main checkout around it.
+func (w *Workspace) Move(dir string) error {
+	p, err := w.existingDir(dir)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	old := w.cwd
+	w.cwd = p
+	roots := []string{p}
+	for _, r := range w.roots {
+		if r != old && r != p {
+			roots = append(roots, r)
+		}
+	}
+	w.roots = roots
+	return nil
+}
+
+// Clone is a workspace for another working directory with the same other roots, files
+// and folders: what a subagent working in its own git worktree reaches. dir replaces the
+// working directory as the first root.
+func (w *Workspace) Clone(dir string) (*Workspace, error) {
+	w.mu.RLock()
+	c := &Workspace{home: w.home, cwd: w.cwd, roots: slices.Clone(w.roots), files: slices.Clone(w.files), dirs: slices.Clone(w.dirs)}
+	w.mu.RUnlock()
+	if err := c.Move(dir); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
 // Roots lists the allowed roots, the working directory first.
 func (w *Workspace) Roots() []string {
@@ -212,7 +252,7 @@ func Within(root, path string) bool {
 
 // Rel returns real relative to the working directory when it is inside it, else real.
 func (w *Workspace) Rel(real string) string {
-	if r, err := filepath.Rel(w.cwd, real); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(w.CWD(), real); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return real
@@ -229,7 +269,7 @@ func (w *Workspace) expand(p string) string {
 	// No filepath.Join here: it would clean `link/..` lexically before physical() can
 	// resolve the link.
 	if !filepath.IsAbs(p) {
-		p = w.cwd + "/" + p
+		p = w.CWD() + "/" + p
 	}
 	return p
 }

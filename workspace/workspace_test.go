@@ -242,3 +242,43 @@ func TestAddDir(t *testing.T) {
 		t.Fatal("a missing directory was accepted")
 	}
 }
+
+func TestMoveConfinesToTheNewDirectory(t *testing.T) {
+	main, _ := filepath.EvalSymlinks(t.TempDir())
+	extra, _ := filepath.EvalSymlinks(t.TempDir())
+	wt := filepath.Join(main, ".ouro", "worktrees", "a")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := New(main, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := ws.Clone(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Move(wt); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []*Workspace{ws, child} {
+		if w.CWD() != wt || !w.Contains(filepath.Join(wt, "f")) || !w.Contains(filepath.Join(extra, "f")) {
+			t.Fatalf("cwd %s roots %v", w.CWD(), w.Roots())
+		}
+		if w.Contains(filepath.Join(main, "f")) {
+			t.Fatalf("the main checkout is still inside: %v", w.Roots())
+		}
+		if _, err := w.Resolve("../../../f"); err == nil {
+			t.Fatal("a relative path escaped to the main checkout")
+		}
+		if p, err := w.Resolve("f"); err != nil || p != filepath.Join(wt, "f") {
+			t.Fatalf("Resolve(f) = %q %v", p, err)
+		}
+	}
+	if err := ws.Move(main); err != nil || ws.CWD() != main || ws.Contains(filepath.Join(wt, "..", "x")) == false {
+		t.Fatalf("moving back: %v %v", err, ws.Roots())
+	}
+	if err := ws.Move(filepath.Join(main, "missing")); err == nil {
+		t.Fatal("moved to a folder that does not exist")
+	}
+}

@@ -93,7 +93,7 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
 	root.AddCommand(newAuditCmd(), newMemoryCmd(), newDoctorCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
-	root.AddCommand(newCronCmd(), newTasksCmd())
+	root.AddCommand(newCronCmd(), newTasksCmd(), newTeamCmd())
 	root.AddCommand(newWorkflowCmd())
 	root.AddCommand(newMCPCmd())
 	return root

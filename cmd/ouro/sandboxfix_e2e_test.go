@@ -285,10 +285,9 @@ func TestSandboxedCommandCannotCreateMissingProtectedFolders(t *testing.T) {
 	for _, a := range attempts {
 		line += "(" + a + ") 2>/dev/null; "
 	}
-	line += "for d in .claude .ouro; do [ -e $d ] || [ -L $d ] && echo \"CREATED\"-$d; done; "
-	// .git is held by a placeholder while the command runs: an empty folder but for
-	// its note, which git does not take for a repository.
-	line += "[ -d .git ] && [ ! -L .git ] && [ \"$(ls -A .git)\" = OURO_SANDBOX_PLACEHOLDER ] || echo \"CREATED\"-.git; echo checked"
+	// Each missing name is held by a placeholder while the command runs: an empty folder
+	// but for its note (which git does not take for a repository).
+	line += "for d in .claude .ouro .git; do [ -d $d ] && [ ! -L $d ] && [ \"$(ls -A $d)\" = OURO_SANDBOX_PLACEHOLDER ] || echo \"CREATED\"-$d; done; echo checked"
 	e.fake(
 		scripted.Turn{ToolCalls: bash(line)},
 		scripted.Turn{ExpectContains: "checked", Text: "done"},
@@ -297,19 +296,31 @@ func TestSandboxedCommandCannotCreateMissingProtectedFolders(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	// .claude and .ouro are made empty before any command (and so are read-only); .git
-	// is held while one runs; nothing gets into the placeholders.
-	if strings.Contains(out, "CREATED-.git") {
-		t.Errorf(".git existed during the command:\n%s", out)
+	// Nothing got into the placeholders, and none is left once the command is over.
+	if strings.Contains(out, "CREATED-") {
+		t.Errorf("a guarded name was not the placeholder during the command:\n%s", out)
 	}
-	if _, err := os.Lstat(filepath.Join(e.dir, ".git")); err == nil {
-		t.Error(".git exists after the command")
+	for _, n := range []string{".claude", ".ouro", ".git"} {
+		if _, err := os.Lstat(filepath.Join(e.dir, n)); err == nil {
+			t.Errorf("%s exists after the command", n)
+		}
 	}
-	for _, n := range []string{".claude", ".ouro"} {
-		st, err := os.Lstat(filepath.Join(e.dir, n))
-		entries, _ := os.ReadDir(filepath.Join(e.dir, n))
-		if err != nil || !st.IsDir() || len(entries) != 0 {
-			t.Errorf("%s is not the empty placeholder after the command: %v %v", n, err, entries)
+}
+
+// TestRunsLeaveNoFoldersBehind: ouro doctor and a run (with or without commands) leave a
+// repository as they found it: no empty .claude or .ouro made to hold the names.
+func TestRunsLeaveNoFoldersBehind(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{ToolCalls: bash("echo hi")}, scripted.Turn{Text: "done"})
+	if _, stderr, code := e.run("", "doctor"); code != 0 {
+		t.Fatalf("doctor: %d %s", code, stderr)
+	}
+	if _, stderr, code := e.run("", "-p", "run", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	for _, n := range []string{".claude", ".ouro", ".git"} {
+		if _, err := os.Lstat(filepath.Join(e.dir, n)); err == nil {
+			t.Errorf("%s was left in the repository", n)
 		}
 	}
 }

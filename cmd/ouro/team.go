@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/team"
+)
+
+func newTeamCmd() *cobra.Command {
+	var list string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "team",
+		Short: "Show a team: its members, their status, current task, last message, tokens and cost",
+		Long: `A team is the teammates a session started (Agent with run_in_background and a name);
+it shares that session's task list. The team is --list, else $OURO_TASK_LIST or
+$CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this directory.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			name, err := cliTaskList(list)
+			if err != nil {
+				return err
+			}
+			home, err := session.Home()
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(harness.TeamsDir(home), name+".json")
+			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(cmd.OutOrStdout(), "Team %s has no teammates (no session of it started one).\n", name)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			var s team.Snapshot
+			if err := json.Unmarshal(data, &s); err != nil {
+				return fmt.Errorf("the team file %s is damaged (%v); it is rewritten at the team's next change", path, err)
+			}
+			if asJSON {
+				_, err := cmd.OutOrStdout().Write(append(data, '\n'))
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), team.Render(s))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&list, "list", "", "the team's task list name")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the team's state as JSON")
+	return c
+}

@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/mailbox"
+	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
+	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// teamWork is the session's team (s13): Agent with run_in_background and a name starts a
+// teammate; SendMessage is offered to the lead; the lead's messages join its next
+// request and a headless lead waits for its team before it ends. Nothing is opened until
+// a teammate is spawned or a message sent.
+type teamWork struct {
+	t    *team.Team
+	part mechanism.Part
+}
+
+// TeamsDir is where each team's state is written for `ouro team`.
+func TeamsDir(home string) string { return filepath.Join(home, "teams") }
+
+func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, opts Options, warn io.Writer) *teamWork {
+	statusPath := filepath.Join(TeamsDir(d.home), tl.name+".json")
+	var statusMu sync.Mutex
+	var obs func(string, agent.Event)
+	if opts.UI.TeammateObserver != nil {
+		obs = opts.UI.TeammateObserver
+	}
+	t := team.New(team.Config{
+		Name: tl.name, Holder: tr.w.ID(), Agents: sub.task,
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
+			if _, err := tl.lazy.Board(); err != nil {
+				return nil, nil, 0, err
+			}
+			lease, err := TaskLease()
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			ms, err := mailsql.Open(StatePath(d.home), 0)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			return ms, tl.store, lease, nil
+		},
+		Persist:   tr.w.Sync,
+		Budget:    opts.TeamBudget,
+		OnMessage: opts.UI.OnTeamMessage,
+		OnChange: func(s team.Snapshot) {
+			statusMu.Lock()
+			defer statusMu.Unlock()
+			writeTeamStatus(statusPath, s, warn)
+		},
+		Observer: obs,
+		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
+	})
+	t.SeenByLead(mailbox.IDsIn(tr.messages)...)
+	sub.task.SetSpawner(t)
+	// SendMessage is loaded on demand: a lead needs it only once it has a team.
+	p := mechanism.Part{Name: "team", Deferred: []tool.Tool{t.NewSendTool()},
+		BeforeModel: []agent.BeforeModel{t.LeadInbox()}}
+	if opts.UI.Wake == nil {
+		p.BeforeStop = []agent.BeforeStop{t.LeadWaiter(stopWait)}
+	}
+	return &teamWork{t: t, part: p}
+}
+
+// writeTeamStatus replaces the team's status file (written whole, then renamed, so a
+// reader never sees half of it).
+func writeTeamStatus(path string, s team.Snapshot, warn io.Writer) {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err == nil {
+		tmp := path + ".tmp"
+		if err = os.WriteFile(tmp, data, 0o600); err == nil {
+			err = os.Rename(tmp, path)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(warn, "ouro: team status %s: %v\n", path, err)
+	}
+}
+
+func (tw *teamWork) close() {
+	if tw != nil {
+		tw.t.Close()
+	}
+}

@@ -1,0 +1,203 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/task"
+)
+
+// The lead's side: its messages reach its next request (LeadInbox); a headless lead
+// whose model stops while its team still works waits for the team (LeadWaiter).
+
+// LeadInbox is the lead's agent.BeforeModel seam: the messages teammates sent the lead
+// join its next request, exactly once. It opens nothing while the team is unused.
+func (t *Team) LeadInbox() agent.BeforeModel { return leadInbox{t} }
+
+type leadInbox struct{ t *Team }
+
+func (l leadInbox) BeforeModel(ctx context.Context, turn *agent.Turn) error {
+	if in := l.t.leadInbox(); in != nil {
+		in.Deliver(ctx, turn.AppendUser)
+	}
+	return nil
+}
+
+// leadInbox is the lead's inbox once the team is in use, else nil.
+func (t *Team) leadInbox() *mailbox.Inbox {
+	if !t.used.Load() {
+		return nil
+	}
+	if t.open() != nil {
+		return nil
+	}
+	return t.leadIn
+}
+
+// SeenByLead records the message ids a resumed lead's transcript holds: they are never
+// delivered again.
+func (t *Team) SeenByLead(ids ...string) {
+	t.mu.Lock()
+	t.leadSeen = append(t.leadSeen, ids...)
+	t.mu.Unlock()
+}
+
+// Take stages the lead's pending messages as one prompt ("" when none), for a REPL that
+// runs it as a turn of its own; they count as delivered at that turn's first request.
+func (t *Team) Take(ctx context.Context) string {
+	in := t.leadInbox()
+	if in == nil {
+		return ""
+	}
+	text, _ := in.Stage(ctx)
+	return text
+}
+
+// LeadWaiter is the BeforeStop seam of a headless lead: while teammates still work (or
+// could: ready tasks, undelivered messages) it waits, then continues the lead with its
+// messages once all are idle, or at once for a protocol request. It never waits longer
+// than limit in one go.
+func (t *Team) LeadWaiter(limit time.Duration) agent.BeforeStop {
+	return waiter{t: t, limit: limit}
+}
+
+type waiter struct {
+	t     *Team
+	limit time.Duration
+}
+
+func (w waiter) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
+	t := w.t
+	in := t.leadInbox()
+	if in == nil {
+		return agent.StopDecision{}
+	}
+	deadline := time.Now().Add(w.limit)
+	tick := time.NewTicker(t.cfg.Poll)
+	defer tick.Stop()
+	for {
+		busy := t.busy(ctx)
+		pending, protocol := t.leadPending(ctx)
+		if pending && (!busy || protocol) {
+			if text, _ := in.Stage(ctx); text != "" {
+				return agent.StopDecision{Continue: true, Message: text}
+			}
+		}
+		if !busy && !pending {
+			if open := t.unanswered(); open != "" {
+				return agent.StopDecision{Continue: true, Message: "Teammates are waiting for your answer before they can go on: " + open +
+					". Answer each with SendMessage (plan_approval_response with its request_id), or shut the teammate down."}
+			}
+			return agent.StopDecision{}
+		}
+		if time.Now().After(deadline) {
+			return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
+				"Your teammates are still working after %s (%s). Wait for them by ending your turn again, or shut them down with SendMessage shutdown_request.", w.limit, t.working())}
+		}
+		select {
+		case <-ctx.Done():
+			return agent.StopDecision{Continue: true, Message: "The run ended while teammates were still working; they stop with the session."}
+		case <-t.changes():
+		case <-tick.C:
+		}
+	}
+}
+
+func (t *Team) leadPending(ctx context.Context) (pending, protocol bool) {
+	ms, err := t.mail.Pending(ctx, t.cfg.Name, Lead)
+	if err != nil {
+		return false, false
+	}
+	for _, m := range ms {
+		if m.Kind == mailbox.PlanApprovalRequest {
+			protocol = true
+		}
+	}
+	return len(ms) > 0, protocol
+}
+
+// busy reports whether a teammate works or is about to: running, or idle with messages
+// waiting for it or a ready task it could claim.
+func (t *Team) busy(ctx context.Context) bool {
+	t.mu.Lock()
+	var live []*teammate
+	for _, n := range t.order {
+		live = append(live, t.members[n])
+	}
+	t.mu.Unlock()
+	claimers := 0
+	for _, tm := range live {
+		st := tm.state()
+		switch st.Status {
+		case StatusStopped:
+			continue
+		case StatusWorking, StatusStarting:
+			return true
+		}
+		if ms, err := t.mail.Pending(ctx, t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
+			return true
+		}
+		if !tm.waitingForPlan() {
+			claimers++
+		}
+	}
+	return claimers > 0 && t.readyTask(ctx)
+}
+
+// readyTask reports whether some task can be claimed now.
+func (t *Team) readyTask(ctx context.Context) bool {
+	all, err := t.tasks.All(ctx, t.cfg.Name)
+	if err != nil {
+		return false
+	}
+	done := map[string]bool{}
+	for _, x := range all {
+		if x.Status == task.Completed {
+			done[x.ID] = true
+		}
+	}
+	for _, x := range all {
+		if x.Status == task.Pending && x.Owner == "" && allDone(x.BlockedBy, done) {
+			return true
+		}
+	}
+	return false
+}
+
+// working names the teammates still working.
+func (t *Team) working() string {
+	s := ""
+	for _, m := range t.Snapshot().Members {
+		if m.Status == StatusWorking {
+			if s != "" {
+				s += ", "
+			}
+			s += m.Name
+			if m.Task != "" {
+				s += " on " + m.Task
+			}
+		}
+	}
+	return s
+}
+
+// unanswered names the plan requests the lead has seen and not answered, each once: a
+// lead that ends its turn without answering is reminded, not left waiting forever.
+func (t *Team) unanswered() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for id, r := range t.requests {
+		if r.kind == mailbox.PlanApprovalRequest && !t.reminded[id] {
+			t.reminded[id] = true
+			out = append(out, fmt.Sprintf("%s asks you to approve its plan (request_id %s)", r.from, id))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}

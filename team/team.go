@@ -1,0 +1,348 @@
+// Package team turns one agent into a team (s13): the lead spawns named teammates with
+// Agent (run_in_background and a name), each running its own loop on its own
+// conversation, in the lead's process. Agents talk only through SendMessage, whose
+// messages go through a mailbox.Store and reach the recipient's next request exactly
+// once; plain text output reaches nobody. Teammates share the lead's task list: an idle
+// teammate claims the lowest-numbered ready task and tells the lead, on completing it,
+// what that unblocked. Requests carry ids and replies name them: plan approval (a
+// teammate in plan mode cannot write until the lead approves) and shutdown (the teammate
+// finishes its current tool call, acknowledges and stops).
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Lead is the lead's name in messages (Claude Code's "main").
+const Lead = "main"
+
+// MaxMembers bounds the teammates of one team.
+const MaxMembers = 32
+
+// Config is what a team needs from the session that leads it.
+type Config struct {
+	// Name identifies the team in the stores (the lead's task list name).
+	Name string
+	// Holder prefixes the task claims of teammates (the lead's session id).
+	Holder string
+	// Agents builds teammates from agent definitions.
+	Agents *subagent.Tool
+	// Open opens the shared stores at the first use of the team (state.db): the
+	// mailboxes and the task list, with the claim lease.
+	Open func() (mailbox.Store, task.Store, time.Duration, error)
+	// Persist makes the lead's transcript durable (messages to the lead are acknowledged
+	// after it succeeds).
+	Persist func() error
+	// Budget bounds the whole team (every member's runs together, the lead's
+	// excluded: its own limits count its teammates already).
+	Budget agent.Limits
+	// OnMessage, when set, is told of every message sent to the lead as it is sent (the
+	// REPL shows it and wakes the lead when idle).
+	OnMessage func(mailbox.Message)
+	// OnChange, when set, receives the team's state after each change (ouro team).
+	OnChange func(Snapshot)
+	// Observer receives every event of every teammate, tagged with its name.
+	Observer func(name string, e agent.Event)
+	// Warn receives problems nobody asked about (a store error in the background).
+	Warn func(string)
+	// Poll is how often an idle teammate looks for work another process added (the task
+	// list is shared; 0: 250 ms). Messages sent in this process wake it at once.
+	Poll time.Duration
+}
+
+// Team is one lead's team.
+type Team struct {
+	cfg Config
+
+	openOnce sync.Once
+	openErr  error
+	used     atomic.Bool // a teammate was spawned or a message sent
+	leadSeen []string
+	mail     mailbox.Store
+	tasks    task.Store
+	lease    time.Duration
+	leadIn   *mailbox.Inbox
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	start  time.Time
+
+	mu       sync.Mutex
+	members  map[string]*teammate
+	order    []string
+	requests map[string]request // open protocol requests, by id
+	seq      map[string]int     // requests made, by kind and teammate
+	reminded map[string]bool    // plan requests the lead was reminded of
+	changed  chan struct{}      // closed and replaced on every change
+	closed   bool
+	spent    llm.Usage
+	cost     float64
+	turns    int
+}
+
+// request is an open protocol request: who asked whom, about what.
+type request struct {
+	kind     mailbox.Kind
+	from, to string
+}
+
+// New returns a team; nothing is opened until it is used.
+func New(cfg Config) *Team {
+	if cfg.Poll <= 0 {
+		cfg.Poll = 250 * time.Millisecond
+	}
+	if cfg.Warn == nil {
+		cfg.Warn = func(string) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Team{cfg: cfg, ctx: ctx, cancel: cancel, members: map[string]*teammate{}, requests: map[string]request{}, seq: map[string]int{}, reminded: map[string]bool{},
+		changed: make(chan struct{})}
+}
+
+// Name is the team's name.
+func (t *Team) Name() string { return t.cfg.Name }
+
+// open opens the stores once.
+func (t *Team) open() error {
+	t.openOnce.Do(func() {
+		t.mail, t.tasks, t.lease, t.openErr = t.cfg.Open()
+		if t.openErr == nil {
+			t.leadIn = &mailbox.Inbox{Store: t.mail, Team: t.cfg.Name, Name: Lead, Persist: t.cfg.Persist,
+				OnError: func(err error) { t.cfg.Warn("delivering team messages: " + err.Error()) }}
+			t.mu.Lock()
+			t.leadIn.Seen(t.leadSeen...)
+			t.mu.Unlock()
+			t.start = time.Now()
+		}
+	})
+	return t.openErr
+}
+
+// notify marks a change: waiters wake, OnChange sees the new state.
+func (t *Team) notify() {
+	t.mu.Lock()
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	if t.cfg.OnChange != nil {
+		t.cfg.OnChange(t.Snapshot())
+	}
+}
+
+func (t *Team) changes() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+
+// Spawn implements subagent.Spawner: it starts a teammate for an Agent call.
+func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) tool.Result {
+	name := strings.TrimSpace(in.Name)
+	if !nameRE().MatchString(name) || name == Lead {
+		return tool.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q).", in.Name, Lead)
+	}
+	t.used.Store(true)
+	if err := t.open(); err != nil {
+		return tool.Errorf("The team could not start: %v", err)
+	}
+	def, err := t.cfg.Agents.Definition(in.AgentType)
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return tool.Errorf("The session is ending; no teammate can start now.")
+	}
+	if old, ok := t.members[name]; ok {
+		t.mu.Unlock()
+		return tool.Errorf("A teammate named %q already exists (%s, %s). Send it a message with SendMessage, or pick another name.", name, old.def.Name, old.state().Status)
+	}
+	if len(t.members) >= MaxMembers {
+		t.mu.Unlock()
+		return tool.Errorf("The team has %d teammates, the most allowed; shut one down (SendMessage with a shutdown_request) first.", MaxMembers)
+	}
+	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1)}
+	t.members[name] = tm
+	t.order = append(t.order, name)
+	t.mu.Unlock()
+	if err := tm.build(in.Description); err != nil {
+		t.mu.Lock()
+		delete(t.members, name)
+		t.order = t.order[:len(t.order)-1]
+		t.mu.Unlock()
+		return tool.Errorf("%v", err)
+	}
+	t.wg.Add(1)
+	go tm.loop(in.Prompt)
+	t.notify()
+	mode := ""
+	if tm.plan {
+		mode = " It starts in plan mode: it cannot change anything until you approve its plan (it sends you a plan_approval_request)."
+	}
+	return tool.Text(fmt.Sprintf("Spawned teammate %q (%s, model %s).%s It works in the background on its own conversation; it takes the lowest-numbered ready task of the shared task list whenever it is idle. Talk to it with SendMessage (to: %q); its messages to you arrive in your next request.",
+		name, def.Name, tm.m.Model(), mode, name))
+}
+
+// Send sends a message from one agent of the team to another (or to the lead), checking
+// the protocol: replies must name an open request addressed to their sender.
+func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, error) {
+	t.used.Store(true)
+	if err := t.open(); err != nil {
+		return mailbox.Message{}, err
+	}
+	m.To = strings.TrimSpace(m.To)
+	t.mu.Lock()
+	rcpt, known := t.members[m.To]
+	if !known && m.To != Lead {
+		names := append([]string(nil), t.order...)
+		t.mu.Unlock()
+		if len(names) == 0 {
+			return mailbox.Message{}, fmt.Errorf("there is no teammate %q: this team has none yet (start one with Agent, run_in_background and a name)", m.To)
+		}
+		sort.Strings(names)
+		return mailbox.Message{}, fmt.Errorf("there is no teammate %q; the team is %s, and %q for the lead", m.To, strings.Join(names, ", "), Lead)
+	}
+	if m.To == m.From {
+		t.mu.Unlock()
+		return mailbox.Message{}, errors.New("a message to yourself reaches nobody; name another teammate or \"main\"")
+	}
+	switch m.Kind {
+	case mailbox.Text:
+	case mailbox.ShutdownRequest, mailbox.PlanApprovalResponse:
+		if m.From != Lead {
+			t.mu.Unlock()
+			return mailbox.Message{}, fmt.Errorf("only the lead may send a %s", m.Kind)
+		}
+		if m.To == Lead {
+			t.mu.Unlock()
+			return mailbox.Message{}, fmt.Errorf("a %s goes to a teammate, not to %q", m.Kind, Lead)
+		}
+		if m.Kind == mailbox.ShutdownRequest {
+			m.RequestID = t.requestID("shutdown", m.To)
+			t.requests[m.RequestID] = request{kind: m.Kind, from: m.From, to: m.To}
+			break
+		}
+		r, ok := t.requests[m.RequestID]
+		if !ok || r.kind != mailbox.PlanApprovalRequest || r.from != m.To {
+			open := t.openRequests(mailbox.PlanApprovalRequest, m.To)
+			t.mu.Unlock()
+			if len(open) == 0 {
+				return mailbox.Message{}, fmt.Errorf("%s has no plan waiting for approval (request_id %q is not one)", m.To, m.RequestID)
+			}
+			return mailbox.Message{}, fmt.Errorf("request_id %q is not a plan %s sent; its open plan request is %s", m.RequestID, m.To, strings.Join(open, ", "))
+		}
+		if m.Approve == nil {
+			t.mu.Unlock()
+			return mailbox.Message{}, errors.New("a plan_approval_response needs approve: true or false (with the reason in feedback when false)")
+		}
+		if !*m.Approve && strings.TrimSpace(m.Text) == "" {
+			t.mu.Unlock()
+			return mailbox.Message{}, errors.New("a rejected plan needs the reason in feedback, so the teammate can revise it")
+		}
+		delete(t.requests, m.RequestID)
+	default:
+		t.mu.Unlock()
+		return mailbox.Message{}, fmt.Errorf("message type %q is not one you can send", m.Kind)
+	}
+	t.mu.Unlock()
+	sent, err := t.mail.Send(ctx, t.cfg.Name, m)
+	if err != nil {
+		return mailbox.Message{}, err
+	}
+	if rcpt != nil {
+		if sent.Kind == mailbox.ShutdownRequest {
+			rcpt.requestStop(sent)
+		}
+		rcpt.poke()
+	} else if t.cfg.OnMessage != nil {
+		t.cfg.OnMessage(sent)
+	}
+	if m.From != Lead {
+		if tm := t.member(m.From); tm != nil {
+			tm.setLast(sent)
+		}
+	}
+	t.notify()
+	return sent, nil
+}
+
+// openRequests lists the open requests of kind from. Called with mu held.
+func (t *Team) openRequests(kind mailbox.Kind, from string) []string {
+	var out []string
+	for id, r := range t.requests {
+		if r.kind == kind && r.from == from {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ask records an open request a teammate makes of the lead and sends it.
+func (t *Team) ask(ctx context.Context, from string, kind mailbox.Kind, text, summary string) (string, error) {
+	t.mu.Lock()
+	id := t.requestID(strings.TrimSuffix(string(kind), "_approval_request"), from)
+	t.requests[id] = request{kind: kind, from: from, to: Lead}
+	t.mu.Unlock()
+	m, err := t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: from, To: Lead, Kind: kind, RequestID: id, Text: text, Summary: summary})
+	if err != nil {
+		t.mu.Lock()
+		delete(t.requests, id)
+		t.mu.Unlock()
+		return "", err
+	}
+	if t.cfg.OnMessage != nil {
+		t.cfg.OnMessage(m)
+	}
+	if tm := t.member(from); tm != nil {
+		tm.setLast(m)
+	}
+	t.notify()
+	return id, nil
+}
+
+func (t *Team) member(name string) *teammate {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.members[name]
+}
+
+// Close asks every teammate to stop, waits for them (each finishes its current tool
+// call) and closes their transcripts; claims they held lapse with their leases.
+func (t *Team) Close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.cancel()
+	t.wg.Wait()
+	if t.mail != nil {
+		t.mail.Close()
+	}
+}
+
+// requestID names a protocol request: its kind, the teammate it concerns and how many
+// such requests there were ("plan-w1-2"), so that a reply can name it and a person can
+// read it. Called with mu held.
+func (t *Team) requestID(kind, who string) string {
+	t.seq[kind+"/"+who]++
+	return fmt.Sprintf("%s-%s-%d", kind, who, t.seq[kind+"/"+who])
+}

@@ -1,0 +1,259 @@
+package team_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// router is a model for a team: each task a teammate claims has its own script (which
+// teammate takes which task is a race), other requests go to the teammate's own.
+type router struct {
+	mu     sync.Mutex
+	byTask map[string]*scripted.Provider
+	byName map[string]*scripted.Provider
+}
+
+var claimedRE = regexp.MustCompile(`You claimed task #(\d+)`)
+var nameRE = regexp.MustCompile(`You are teammate "([^"]+)"`)
+
+func (r *router) Name() string { return "scripted" }
+
+func (r *router) Complete(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+	key := ""
+	for _, m := range req.Messages {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			if sm := claimedRE.FindAllStringSubmatch(b.Text, -1); sm != nil {
+				key = sm[len(sm)-1][1]
+			}
+		}
+	}
+	r.mu.Lock()
+	p := r.byTask[key]
+	if p == nil || p.Remaining() == 0 {
+		if sm := nameRE.FindStringSubmatch(req.System); sm != nil {
+			p = r.byName[sm[1]]
+		}
+	}
+	r.mu.Unlock()
+	if p == nil {
+		return nil, fmt.Errorf("router: no script for task %q / system %.80q", key, req.System)
+	}
+	return p.Complete(ctx, req, on)
+}
+
+func call(id, name string, in any) scripted.ToolCall {
+	b, _ := json.Marshal(in)
+	return scripted.ToolCall{ID: id, Name: name, Input: b}
+}
+
+// completes is the script of a task: mark it completed, then say so.
+func completes(id string) *scripted.Provider {
+	return scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("c"+id, "TaskUpdate", map[string]string{"taskId": id, "status": "completed"})}},
+		{Text: "done #" + id},
+	}})
+}
+
+type fixture struct {
+	team  *team.Team
+	tasks *task.MemStore
+	mail  *mailbox.MemStore
+	board *task.Board
+	agent *subagent.Tool
+}
+
+func newFixture(t *testing.T, p llm.Provider, defs ...subagent.Definition) *fixture {
+	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	reg := tool.NewRegistry()
+	f.agent, _ = subagent.NewTool(subagent.Config{Provider: p, Model: "scripted", Tools: reg, Definitions: defs})
+	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil },
+		Warn: func(s string) { t.Log("warn: " + s) }})
+	f.agent.SetSpawner(f.team)
+	f.board = task.NewBoard(task.Config{Store: f.tasks, List: "list", Holder: "lead"})
+	t.Cleanup(f.team.Close)
+	return f
+}
+
+func (f *fixture) spawn(t *testing.T, name, typ, prompt string) string {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"description": "d", "prompt": prompt, "subagent_type": typ, "run_in_background": true, "name": name})
+	res, _ := f.agent.Run(context.Background(), tool.NewExec(tool.Call{ID: "spawn-" + name, Name: "Agent", Input: in}, nil, nil))
+	if res.IsError {
+		t.Fatalf("spawn %s: %s", name, res.Text())
+	}
+	return res.Text()
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Three teammates work through a graph of six tasks: each task is claimed once, in a
+// dependency order, and each completion tells the lead what it unblocked.
+func TestTeammatesCompleteATaskGraph(t *testing.T) {
+	r := &router{byTask: map[string]*scripted.Provider{}, byName: map[string]*scripted.Provider{}}
+	for i := 1; i <= 6; i++ {
+		r.byTask[fmt.Sprint(i)] = completes(fmt.Sprint(i))
+	}
+	for _, n := range []string{"w1", "w2", "w3"} {
+		r.byName[n] = scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "ready"}}})
+	}
+	f := newFixture(t, r)
+	ctx := context.Background()
+	for i := 1; i <= 6; i++ {
+		if _, err := f.board.Create(ctx, fmt.Sprintf("step %d", i), "", "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 1 → 2 → 4; 1 → 3 → 5; 4,5 → 6.
+	for blocked, by := range map[string][]string{"2": {"1"}, "3": {"1"}, "4": {"2"}, "5": {"3"}, "6": {"4", "5"}} {
+		if _, err := f.board.Update(ctx, blocked, task.Update{AddBlockedBy: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"w1", "w2", "w3"} {
+		f.spawn(t, n, "general-purpose", "Join the team and wait for tasks.")
+	}
+	waitFor(t, "all tasks completed", func() bool {
+		all, _ := f.board.All(ctx)
+		for _, x := range all {
+			if x.Status != task.Completed {
+				return false
+			}
+		}
+		return true
+	})
+	msgs, _ := f.mail.Pending(ctx, "list", team.Lead)
+	var reports []string
+	for _, m := range msgs {
+		reports = append(reports, m.From+": "+m.Text)
+	}
+	joined := strings.Join(reports, "\n")
+	for i := 1; i <= 6; i++ {
+		if c := strings.Count(joined, fmt.Sprintf("Completed task #%d:", i)); c != 1 {
+			t.Errorf("task #%d reported %d times:\n%s", i, c, joined)
+		}
+	}
+	if !strings.Contains(joined, "Unblocked: #2 step 2, #3 step 3") || !strings.Contains(joined, "Unblocked: #6 step 6") {
+		t.Errorf("completions do not say what they unblocked:\n%s", joined)
+	}
+	for i := 1; i <= 6; i++ {
+		if rem := r.byTask[fmt.Sprint(i)].Remaining(); rem != 0 {
+			t.Errorf("task #%d's script has %d turns left: it was not worked on exactly once", i, rem)
+		}
+	}
+	snap := f.team.Snapshot()
+	if len(snap.Members) != 3 || snap.Tokens == 0 {
+		t.Errorf("snapshot: %+v", snap)
+	}
+}
+
+// A teammate in plan mode cannot write until the lead approves its plan; a rejection
+// carries the reason; only the lead may answer, and only a request that exists.
+func TestPlanModeBlocksWritesUntilApproved(t *testing.T) {
+	plan := subagent.Definition{Name: "planner", Description: "plans", PermissionMode: "plan", Source: "project",
+		Tools: []string{"Write"}, Prompt: "You plan."}
+	writes := 0
+	reg := tool.NewRegistry(&fakeWrite{n: &writes})
+	r := &router{byTask: map[string]*scripted.Provider{}, byName: map[string]*scripted.Provider{
+		"p1": scripted.New(&scripted.Script{Turns: []scripted.Turn{
+			{ToolCalls: []scripted.ToolCall{call("w1", "Write", map[string]string{"file_path": "a.txt", "content": "x"})}},
+			{ExpectContains: "plan mode", ToolCalls: []scripted.ToolCall{call("p1", "ExitPlanMode", map[string]string{"plan": "write a.txt"})}},
+			{ExpectContains: "Not yet: say which file", ToolCalls: []scripted.ToolCall{call("p2", "ExitPlanMode", map[string]string{"plan": "write a.txt only"})}},
+			{ExpectContains: `approve="true"`, ToolCalls: []scripted.ToolCall{call("w2", "Write", map[string]string{"file_path": "a.txt", "content": "x"})}},
+			{Text: "written"},
+		}}),
+	}}
+	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	f.agent, _ = subagent.NewTool(subagent.Config{Provider: r, Model: "scripted", Tools: reg, Definitions: []subagent.Definition{plan}})
+	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil }})
+	f.agent.SetSpawner(f.team)
+	t.Cleanup(f.team.Close)
+	ctx := context.Background()
+	if out := f.spawn(t, "p1", "planner", "Plan then write a.txt"); !strings.Contains(out, "plan mode") {
+		t.Fatalf("spawn result does not mention plan mode: %s", out)
+	}
+	reqID := func() string {
+		ms, _ := f.mail.Pending(ctx, "list", team.Lead)
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].Kind == mailbox.PlanApprovalRequest {
+				return ms[i].RequestID
+			}
+		}
+		return ""
+	}
+	waitFor(t, "a plan request", func() bool { return reqID() != "" })
+	first := reqID()
+	no, yes := false, true
+	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: "plan-p1-9", Approve: &yes}); err == nil {
+		t.Fatal("an approval naming no open request was accepted")
+	}
+	if _, err := f.team.Send(ctx, mailbox.Message{From: "p1", To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: first, Approve: &yes}); err == nil {
+		t.Fatal("a teammate approved a plan")
+	}
+	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: first, Approve: &no}); err == nil {
+		t.Fatal("a rejection without a reason was accepted")
+	}
+	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: first, Approve: &no, Text: "Not yet: say which file"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a second plan request", func() bool { r := reqID(); return r != "" && r != first })
+	if writes != 0 {
+		t.Fatalf("%d writes before approval", writes)
+	}
+	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: reqID(), Approve: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the write after approval", func() bool { return r.byName["p1"].Remaining() == 0 })
+	if writes != 1 {
+		t.Fatalf("%d writes after approval, want 1", writes)
+	}
+	// Shutdown: acknowledged with the request's id, then stopped.
+	sd, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.ShutdownRequest, Text: "done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the shutdown", func() bool { return f.team.Snapshot().Members[0].Status == team.StatusStopped })
+	ms, _ := f.mail.Pending(ctx, "list", team.Lead)
+	last := ms[len(ms)-1]
+	if last.Kind != mailbox.ShutdownResponse || last.RequestID != sd.RequestID || last.From != "p1" {
+		t.Fatalf("the last message to the lead is %+v, want p1's shutdown_response to %s", last, sd.RequestID)
+	}
+}
+
+type fakeWrite struct{ n *int }
+
+func (w *fakeWrite) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "Write", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (w *fakeWrite) ReadOnly() bool { return false }
+func (w *fakeWrite) Run(context.Context, *tool.Exec) (tool.Result, error) {
+	*w.n++
+	return tool.Text("written"), nil
+}

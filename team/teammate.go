@@ -1,0 +1,546 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/subagent"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/tool"
+)
+
+// Status of a teammate.
+type Status string
+
+// The statuses a teammate goes through.
+const (
+	StatusStarting Status = "starting"
+	StatusWorking  Status = "working"
+	StatusIdle     Status = "idle"
+	StatusStopped  Status = "stopped"
+)
+
+// teammate is one member of the team: its agent, its inbox and its loop.
+type teammate struct {
+	team  *Team
+	name  string
+	def   subagent.Definition
+	m     *subagent.Member
+	inbox *mailbox.Inbox
+	board *task.Board
+	plan  bool // started in plan mode
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	status   Status
+	current  string // the task it holds, "#3 subject"
+	last     string // its last message, "to main: summary"
+	approved bool   // its plan was approved (plan mode only)
+	planReq  string // its open plan request
+	stopReq  *mailbox.Message
+	paused   bool               // its run ended to wait for the plan's answer
+	cancel   context.CancelFunc // ends the current run
+	reason   string             // why it stopped
+}
+
+// holder is the teammate's identity in task claims.
+func (tm *teammate) holder() string { return tm.team.cfg.Holder + "/" + tm.name }
+
+// build makes the teammate's agent: its definition's tools and prompt, its own view of
+// the task list (claims in its name), SendMessage from it, its inbox and the team's seams.
+func (tm *teammate) build(description string) error {
+	t := tm.team
+	tm.plan = tm.def.PermissionMode == "plan"
+	tm.board = task.NewBoard(task.Config{Store: t.tasks, List: t.cfg.Name, Holder: tm.holder(), Lease: t.lease,
+		OnChange: tm.tasksChanged})
+	tm.inbox = &mailbox.Inbox{Store: t.mail, Team: t.cfg.Name, Name: tm.name,
+		Persist:   func() error { return tm.m.Sync() },
+		OnDeliver: tm.delivered,
+		OnError:   func(err error) { t.cfg.Warn(tm.name + ": " + err.Error()) }}
+	tools := append(task.NewTools(task.NewLazy(func() (*task.Board, error) { return tm.board, nil })),
+		&sendTool{team: t, from: tm.name})
+	var gates []agent.Gate
+	if tm.plan {
+		tools = append(tools, &exitPlanTool{tm: tm})
+		gates = append(gates, planGate{tm: tm})
+	}
+	var obs agent.Observer
+	if t.cfg.Observer != nil {
+		obs = func(e agent.Event) { t.cfg.Observer(tm.name, e) }
+	}
+	m, err := t.cfg.Agents.NewMember(subagent.MemberSpec{
+		Def: tm.def, Name: "teammate-" + tm.name, Description: description, Tools: tools,
+		BeforeModel: []agent.BeforeModel{stopper{tm: tm}, tm.inbox, stopper{tm: tm, plan: true}, budget{tm}},
+		BeforeStop:  []agent.BeforeStop{holding{tm}},
+		Gates:       gates, Modeless: tm.plan, Observer: obs,
+		System: teammatePrompt(tm.name, tm.plan),
+	})
+	if err != nil {
+		return err
+	}
+	tm.m = m
+	return nil
+}
+
+func teammatePrompt(name string, plan bool) string {
+	s := fmt.Sprintf(`# Team
+You are teammate %q of a team; the lead is %q. Your plain text reaches nobody: tell the lead or a
+teammate what matters with SendMessage. Messages to you arrive as <teammate-message> blocks.
+When you finish a task of the shared list, verify it (run its tests or check its result),
+then mark it completed with TaskUpdate; if it cannot be done, release it (owner "") and tell
+the lead why. When idle you are given the next ready task.`, name, Lead)
+	if plan {
+		s += "\nYou are in plan mode: explore read-only, then send your plan with ExitPlanMode and wait for the lead's approval before changing anything."
+	}
+	return s
+}
+
+// poke wakes an idle teammate.
+func (tm *teammate) poke() {
+	select {
+	case tm.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (tm *teammate) setStatus(s Status) {
+	tm.mu.Lock()
+	tm.status = s
+	tm.mu.Unlock()
+	tm.team.notify()
+}
+
+func (tm *teammate) setLast(m mailbox.Message) {
+	what := m.Summary
+	if what == "" {
+		what = m.Text
+	}
+	if m.Kind != mailbox.Text {
+		what = string(m.Kind) + " " + m.RequestID
+	}
+	tm.mu.Lock()
+	tm.last = "to " + m.To + ": " + clip(what, 80)
+	tm.mu.Unlock()
+}
+
+// requestStop records a shutdown request; a running teammate stops before its next
+// model call, an idle one at once.
+func (tm *teammate) requestStop(m mailbox.Message) {
+	tm.mu.Lock()
+	if tm.stopReq == nil {
+		tm.stopReq = &m
+	}
+	tm.mu.Unlock()
+	tm.poke()
+}
+
+func (tm *teammate) stopRequested() *mailbox.Message {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.stopReq
+}
+
+// delivered sees the messages that reached the teammate's conversation: an approval of
+// its open plan lifts plan mode.
+func (tm *teammate) delivered(ms []mailbox.Message) {
+	for _, m := range ms {
+		if m.Kind == mailbox.PlanApprovalResponse && m.From == Lead && m.Approve != nil {
+			tm.mu.Lock()
+			if m.RequestID == tm.planReq {
+				tm.planReq = ""
+				tm.approved = *m.Approve
+			}
+			tm.mu.Unlock()
+		}
+	}
+}
+
+// loop runs the teammate until it is asked to stop or the team closes: a run for each
+// prompt; when idle, its messages, else the next ready task, else a wait.
+func (tm *teammate) loop(prompt string) {
+	t := tm.team
+	defer t.wg.Done()
+	defer tm.m.Close()
+	go tm.board.KeepAlive(t.ctx, func(err error) { t.cfg.Warn(tm.name + " renewing task claims: " + err.Error()) })
+	input := []llm.Block{llm.TextBlock(prompt)}
+	for {
+		if len(input) > 0 {
+			tm.setStatus(StatusWorking)
+			// Nobody waits on a teammate's calls: AskUserQuestion refuses (background), and
+			// a permission ask reaches the lead's approver with its name.
+			ctx, cancel := context.WithCancel(WithTeammate(background.Context(t.ctx), tm.name))
+			tm.mu.Lock()
+			tm.cancel = cancel
+			tm.mu.Unlock()
+			out := tm.m.Run(ctx, input...)
+			cancel()
+			tm.account(out)
+			if tm.ended(out) {
+				return
+			}
+		}
+		input = tm.next()
+		if input == nil {
+			return
+		}
+	}
+}
+
+// ended handles how a run ended: a shutdown request or a closing team stops the
+// teammate; a run that failed or ran out of budget is reported to the lead.
+func (tm *teammate) ended(out agent.Outcome) bool {
+	t := tm.team
+	if req := tm.stopRequested(); req != nil {
+		tm.shutdown(*req)
+		return true
+	}
+	if t.ctx.Err() != nil {
+		tm.stop("the session ended")
+		return true
+	}
+	if reason := t.overBudget(); reason != "" {
+		tm.stop("the team budget ran out: " + reason)
+		tm.report(fmt.Sprintf("%s stopped: the team budget ran out (%s).", tm.name, reason))
+		return true
+	}
+	tm.mu.Lock()
+	paused := tm.paused
+	tm.paused = false
+	tm.mu.Unlock()
+	for _, d := range out.Denials {
+		if strings.Contains(d.Reason, planDenied) {
+			continue // plan mode at work, not an ask
+		}
+		why := d.Reason
+		if why == "" {
+			why = "no reason given"
+		}
+		tm.report(fmt.Sprintf("%s was refused permission for %s: %s", tm.name, d.ToolName, why))
+	}
+	if out.Status != agent.StatusCompleted && !paused {
+		why := out.Reason
+		if why == "" {
+			why = string(out.Status)
+		}
+		tm.report(fmt.Sprintf("%s's run ended %s: %s", tm.name, out.Status, why))
+	}
+	return false
+}
+
+// next waits for the teammate's next prompt: its messages, or a task it claimed. nil:
+// it stopped.
+func (tm *teammate) next() []llm.Block {
+	t := tm.team
+	tm.setStatus(StatusIdle)
+	tick := time.NewTicker(t.cfg.Poll)
+	defer tick.Stop()
+	for {
+		if req := tm.stopRequested(); req != nil {
+			tm.shutdown(*req)
+			return nil
+		}
+		if t.ctx.Err() != nil {
+			tm.stop("the session ended")
+			return nil
+		}
+		if text, _ := tm.inbox.Stage(t.ctx); text != "" {
+			return []llm.Block{llm.TextBlock(text)}
+		}
+		if !tm.waitingForPlan() && t.overBudget() == "" {
+			// Working while it looks: a lead checking whether the team is done must not
+			// see it idle between claiming a task and starting on it.
+			tm.mu.Lock()
+			tm.status = StatusWorking
+			tm.mu.Unlock()
+			if tk, ok := tm.claim(t.ctx); ok {
+				return []llm.Block{llm.TextBlock(taskPrompt(tk))}
+			}
+			tm.mu.Lock()
+			tm.status = StatusIdle
+			tm.mu.Unlock()
+		}
+		select {
+		case <-tm.wake:
+		case <-tick.C:
+		case <-t.ctx.Done():
+		}
+	}
+}
+
+// waitingForPlan: in plan mode, with a plan sent and no answer yet, it takes no task.
+func (tm *teammate) waitingForPlan() bool {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.plan && !tm.approved && tm.planReq != ""
+}
+
+func taskPrompt(t task.Task) string {
+	s := fmt.Sprintf("You claimed task #%s of the shared task list: %s", t.ID, t.Subject)
+	if d := strings.TrimSpace(t.Description); d != "" {
+		s += "\n\n" + d
+	}
+	return s + "\n\nDo it, verify the result, then mark it completed with TaskUpdate (taskId \"" + t.ID + "\")."
+}
+
+// claim takes the lowest-numbered ready task: pending, unowned, every blocker completed.
+func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
+	all, err := tm.board.All(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			tm.team.cfg.Warn(tm.name + " reading the task list: " + err.Error())
+		}
+		return task.Task{}, false
+	}
+	done := map[string]bool{}
+	for _, t := range all {
+		if t.Status == task.Completed {
+			done[t.ID] = true
+		}
+	}
+	owner, status := tm.name, task.InProgress
+	for _, t := range all {
+		if t.Status != task.Pending || t.Owner != "" || !allDone(t.BlockedBy, done) {
+			continue
+		}
+		out, err := tm.board.Update(ctx, t.ID, task.Update{Owner: &owner, Status: &status})
+		if err != nil {
+			continue // another teammate (or process) took it first
+		}
+		tm.mu.Lock()
+		tm.current = "#" + t.ID + " " + t.Subject
+		tm.mu.Unlock()
+		tm.m.Record("team_claim", map[string]string{"task": t.ID, "teammate": tm.name, "holder": tm.holder()})
+		return out.Task, true
+	}
+	return task.Task{}, false
+}
+
+func allDone(ids []string, done map[string]bool) bool {
+	for _, id := range ids {
+		if !done[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// tasksChanged sees the list after each change the teammate made: a task it completed
+// is reported to the lead with what it unblocked.
+func (tm *teammate) tasksChanged(list []task.Task) {
+	tm.mu.Lock()
+	cur := tm.current
+	tm.mu.Unlock()
+	id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
+	if id == "" {
+		return
+	}
+	byID := map[string]task.Task{}
+	for _, t := range list {
+		byID[t.ID] = t
+	}
+	t, ok := byID[id]
+	if !ok || (t.Status != task.Completed && t.Owner == tm.name) {
+		return
+	}
+	tm.mu.Lock()
+	tm.current = ""
+	tm.mu.Unlock()
+	if t.Status != task.Completed {
+		tm.team.notify() // released
+		return
+	}
+	var unblocked []string
+	blocks := append([]string(nil), t.Blocks...)
+	slices.SortFunc(blocks, func(a, b string) int { return idOrder(a) - idOrder(b) })
+	for _, bid := range blocks {
+		b, ok := byID[bid]
+		if !ok || !b.Open() {
+			continue
+		}
+		ready := true
+		for _, x := range b.BlockedBy {
+			if bx, ok := byID[x]; ok && bx.Open() {
+				ready = false
+			}
+		}
+		if ready {
+			unblocked = append(unblocked, "#"+b.ID+" "+b.Subject)
+		}
+	}
+	text := fmt.Sprintf("Completed task #%s: %s.", t.ID, t.Subject)
+	if len(unblocked) > 0 {
+		text += " Unblocked: " + strings.Join(unblocked, ", ") + "."
+	}
+	tm.report(text)
+}
+
+// report sends the lead a message from the teammate (the team's own notices).
+func (tm *teammate) report(text string) {
+	if _, err := tm.team.Send(context.Background(), mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(text, 60)}); err != nil {
+		tm.team.cfg.Warn(tm.name + " reporting to the lead: " + err.Error())
+	}
+}
+
+// shutdown acknowledges a shutdown request and stops.
+func (tm *teammate) shutdown(req mailbox.Message) {
+	yes := true
+	t := tm.team
+	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Kind: mailbox.ShutdownResponse,
+		RequestID: req.RequestID, Approve: &yes, Text: tm.name + " finished its current work and has shut down.", Summary: "shut down"})
+	if err != nil {
+		t.cfg.Warn(tm.name + " acknowledging shutdown: " + err.Error())
+	} else {
+		tm.setLast(m)
+		if t.cfg.OnMessage != nil {
+			t.cfg.OnMessage(m)
+		}
+	}
+	// The request itself is delivered to the teammate's transcript, not to its model.
+	_ = t.mail.Ack(context.Background(), t.cfg.Name, tm.name, []string{req.ID})
+	tm.m.Record("team_shutdown", map[string]string{"request_id": req.RequestID, "message_id": req.ID})
+	t.mu.Lock()
+	delete(t.requests, req.RequestID)
+	t.mu.Unlock()
+	tm.release()
+	tm.stop("shut down at the lead's request")
+}
+
+// release gives back a task it still holds, so another teammate can take it.
+func (tm *teammate) release() {
+	tm.mu.Lock()
+	cur := tm.current
+	tm.current = ""
+	tm.mu.Unlock()
+	if id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " "); id != "" {
+		empty, pending := "", task.Pending
+		if _, err := tm.board.Update(context.Background(), id, task.Update{Owner: &empty, Status: &pending}); err != nil {
+			tm.team.cfg.Warn(fmt.Sprintf("%s releasing task #%s: %v", tm.name, id, err))
+		}
+	}
+}
+
+func (tm *teammate) stop(reason string) {
+	tm.mu.Lock()
+	tm.status, tm.reason = StatusStopped, reason
+	tm.mu.Unlock()
+	tm.team.notify()
+}
+
+// account adds a run's usage to the team's totals.
+func (tm *teammate) account(out agent.Outcome) {
+	t := tm.team
+	t.mu.Lock()
+	t.spent = t.spent.Add(out.Usage)
+	t.cost += out.CostUSD
+	t.turns += out.Turns
+	t.mu.Unlock()
+}
+
+// stopper ends a run before its next model call once a shutdown was requested: the tool
+// calls of the last response have finished by then.
+// With plan set (placed after the inbox, which may have just delivered the answer) it
+// also ends a run whose plan waits for the lead.
+type stopper struct {
+	tm   *teammate
+	plan bool
+}
+
+func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
+	why := "shutdown requested"
+	if s.tm.stopRequested() == nil {
+		if !s.plan || !s.tm.waitingForPlan() {
+			return nil
+		}
+		// A plan waits for the lead: no model call until the answer arrives (it starts
+		// the next run).
+		why = "waiting for the lead to answer the plan"
+		s.tm.mu.Lock()
+		s.tm.paused = true
+		s.tm.mu.Unlock()
+	}
+	s.tm.mu.Lock()
+	cancel := s.tm.cancel
+	s.tm.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return errors.New(why)
+}
+
+// holding sends a teammate back while the task it claimed is still open: it must verify
+// and complete it, or release it and say why.
+type holding struct{ tm *teammate }
+
+func (h holding) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
+	h.tm.mu.Lock()
+	cur := h.tm.current
+	h.tm.mu.Unlock()
+	if cur == "" || h.tm.stopRequested() != nil || s.Continued >= 2 {
+		return agent.StopDecision{}
+	}
+	id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
+	if t, err := h.tm.board.Get(ctx, id); err != nil || t.Status == task.Completed || t.Owner != h.tm.name {
+		return agent.StopDecision{}
+	}
+	return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
+		"Task %s is still yours and not completed. Verify your work, then mark it completed with TaskUpdate; or, if it cannot be done, release it (TaskUpdate owner \"\") and tell the lead why with SendMessage.", cur)}
+}
+
+// planGate keeps a teammate in plan mode from changing anything until its plan is
+// approved: only tools that read, the task list, SendMessage and ExitPlanMode run.
+type planGate struct{ tm *teammate }
+
+const planDenied = "is in plan mode"
+
+var planAllowed = []string{sendName, exitPlanName, task.ListName, task.GetName}
+
+func (g planGate) Gate(_ context.Context, c tool.Call) agent.Decision {
+	g.tm.mu.Lock()
+	approved := g.tm.approved
+	g.tm.mu.Unlock()
+	if approved || slices.Contains(planAllowed, c.Name) {
+		return agent.Decision{}
+	}
+	if t, ok := g.tm.m.Tools().Get(c.Name); ok && tool.IsReadOnly(t, c.Input) {
+		return agent.Decision{}
+	}
+	return agent.Decision{Deny: true, Reason: fmt.Sprintf("%s %s: %s would change something, which waits until the lead approves your plan. Send the plan with ExitPlanMode and wait for the answer.", g.tm.name, planDenied, c.Name)}
+}
+
+// budget stops a teammate's run before a model call once the team's budget is spent.
+type budget struct{ tm *teammate }
+
+func (b budget) BeforeModel(ctx context.Context, turn *agent.Turn) error {
+	if reason := b.tm.team.overBudgetWith(turn.Usage, turn.CostUSD, turn.Number-1); reason != "" {
+		return fmt.Errorf("the team budget ran out: %s", reason)
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func idOrder(id string) int {
+	n := 0
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 1 << 30
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

@@ -231,15 +231,26 @@ func (c *Conn) Replicas() int {
 }
 
 // Name makes a bucket or stream name (letters, digits, '-' and '_'): "ouro-KIND-NAME",
-// or "ouro_NS-KIND-NAME" in a namespace. In name, '_' and anything else outside
-// [A-Za-z0-9-] is escaped as _XX (hex), so that two names never share a bucket.
+// or "ouro_NS-KIND-NAME" in a namespace, NAME escaped (Escape).
 func (c Config) Name(kind, name string) string {
-	var b strings.Builder
 	if c.Namespace != "" {
-		b.WriteString("ouro_" + c.Namespace + "-" + kind + "-")
-	} else {
-		b.WriteString("ouro-" + kind + "-")
+		return "ouro_" + c.Namespace + "-" + kind + "-" + Escape(name)
 	}
+	return "ouro-" + kind + "-" + Escape(name)
+}
+
+// Subject is the root of ouro's subjects: "ouro", or "ouro_NS" in a namespace.
+func (c Config) Subject() string {
+	if c.Namespace != "" {
+		return "ouro_" + c.Namespace
+	}
+	return "ouro"
+}
+
+// Escape makes name usable as a bucket or stream name and as one subject token: '_'
+// and anything else outside [A-Za-z0-9-] becomes _XX (hex), so two names never meet.
+func Escape(name string) string {
+	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		ch := name[i]
 		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' {

@@ -63,47 +63,10 @@ const Scripted = "scripted"
 // Run runs every task Runs times, each in a fresh copy of its repository, checks each
 // final state from outside and returns the report.
 func Run(ctx context.Context, o Options) (Report, error) {
-	if o.Out == "" {
-		return Report{}, errors.New("eval: an output folder is required")
+	if err := Prepare(&o); err != nil {
+		return Report{}, err
 	}
-	// Work copies must have absolute paths: a model's absolute path is compared with them.
-	out, err := filepath.Abs(o.Out)
-	if err != nil {
-		return Report{}, fmt.Errorf("eval: %w", err)
-	}
-	o.Out = out
-	if o.Runs <= 0 {
-		o.Runs = 1
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = min(runtime.NumCPU(), 4)
-	}
-	if o.Script == "" {
-		o.Script = "reference"
-	}
-	if o.TestTimeout <= 0 {
-		o.TestTimeout = 5 * time.Minute
-	}
-	if o.Model == "" {
-		return Report{}, errors.New("eval: a model is required (--model scripted plays the tasks' own trajectories)")
-	}
-	if o.Model != Scripted {
-		// A model that cannot be reached (no key) would fail every run the same way:
-		// say so once, before anything runs.
-		if _, _, err := harness.NewProvider(harness.ResolveModel(o.Model), ""); err != nil {
-			return Report{}, fmt.Errorf("eval: model %s: %w", o.Model, err)
-		}
-	}
-	for _, d := range []string{"trajectories", "home", "user-config", "work"} {
-		if err := os.MkdirAll(filepath.Join(o.Out, d), 0o755); err != nil {
-			return Report{}, fmt.Errorf("eval: %w", err)
-		}
-	}
-	rep := Report{Model: o.Model, TaskSet: o.TaskSet, Started: time.Now(), Version: o.Version}
-	if o.Model == Scripted {
-		rep.Script = o.Script
-	}
-	_, pyErr := exec.LookPath("python3")
+	started := time.Now()
 	// Runs are independent (each has its own copy, session and model), so they run side
 	// by side; results keep the task order.
 	results := make([][]RunResult, len(o.Tasks))
@@ -119,20 +82,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				t := o.Tasks[j.ti]
-				var r RunResult
-				switch {
-				case t.Language == "python" && pyErr != nil:
-					r = RunResult{Task: t.Name, Kind: t.Kind, Run: j.n, Skipped: "python3 is not installed"}
-				case o.Model == Scripted && !exists(t.ScriptPath(o.Script)):
-					r = RunResult{Task: t.Name, Kind: t.Kind, Run: j.n, Skipped: fmt.Sprintf("no %q trajectory", o.Script)}
-				default:
-					r = runOne(ctx, o, t, j.n)
-				}
+				r := RunJob(ctx, o, o.Tasks[j.ti], j.n)
 				results[j.ti][j.n-1] = r
 				if o.Progress != nil {
 					progressMu.Lock()
-					fmt.Fprintln(o.Progress, progressLine(r))
+					fmt.Fprintln(o.Progress, ProgressLine(r))
 					progressMu.Unlock()
 				}
 			}
@@ -151,7 +105,73 @@ feed:
 	close(jobs)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return rep, err
+		return Report{Model: o.Model, TaskSet: o.TaskSet, Started: started, Version: o.Version}, err
+	}
+	return Assemble(o, started, results), nil
+}
+
+// Prepare checks and completes o (defaults, an absolute Out, a model that can be
+// reached) and makes Out's folders: what Run does before its first run, and what a
+// worker of a distributed evaluation does before running jobs with o.
+func Prepare(o *Options) error {
+	if o.Out == "" {
+		return errors.New("eval: an output folder is required")
+	}
+	// Work copies must have absolute paths: a model's absolute path is compared with them.
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	o.Out = out
+	if o.Runs <= 0 {
+		o.Runs = 1
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = min(runtime.NumCPU(), 4)
+	}
+	if o.Script == "" {
+		o.Script = "reference"
+	}
+	if o.TestTimeout <= 0 {
+		o.TestTimeout = 5 * time.Minute
+	}
+	if o.Model == "" {
+		return errors.New("eval: a model is required (--model scripted plays the tasks' own trajectories)")
+	}
+	if o.Model != Scripted {
+		// A model that cannot be reached (no key) would fail every run the same way:
+		// say so once, before anything runs.
+		if _, _, err := harness.NewProvider(harness.ResolveModel(o.Model), ""); err != nil {
+			return fmt.Errorf("eval: model %s: %w", o.Model, err)
+		}
+	}
+	for _, d := range []string{"trajectories", "home", "user-config", "work"} {
+		if err := os.MkdirAll(filepath.Join(o.Out, d), 0o755); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+	}
+	return nil
+}
+
+// RunJob is run n of task t with o (as Prepare left it): skipped when python3 or the
+// scripted trajectory is missing, else run and checked.
+func RunJob(ctx context.Context, o Options, t Task, n int) RunResult {
+	_, pyErr := exec.LookPath("python3")
+	switch {
+	case t.Language == "python" && pyErr != nil:
+		return RunResult{Task: t.Name, Kind: t.Kind, Run: n, Skipped: "python3 is not installed"}
+	case o.Model == Scripted && !exists(t.ScriptPath(o.Script)):
+		return RunResult{Task: t.Name, Kind: t.Kind, Run: n, Skipped: fmt.Sprintf("no %q trajectory", o.Script)}
+	}
+	return runOne(ctx, o, t, n)
+}
+
+// Assemble makes the report of an evaluation from its results, results[i][n-1] being
+// run n of o.Tasks[i].
+func Assemble(o Options, started time.Time, results [][]RunResult) Report {
+	rep := Report{Model: o.Model, TaskSet: o.TaskSet, Started: started, Version: o.Version}
+	if o.Model == Scripted {
+		rep.Script = o.Script
 	}
 	for ti, t := range o.Tasks {
 		tr := TaskReport{Task: t.Name, Kind: t.Kind, Runs: results[ti]}
@@ -166,9 +186,12 @@ feed:
 		all = append(all, tr.Runs...)
 	}
 	rep.Overall = Summarize(all)
-	rep.Duration = time.Since(rep.Started)
-	return rep, nil
+	rep.Duration = time.Since(started)
+	return rep
 }
+
+// ProgressLine is the line printed as a run finishes.
+func ProgressLine(r RunResult) string { return progressLine(r) }
 
 func progressLine(r RunResult) string {
 	if r.Skipped != "" {

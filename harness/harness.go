@@ -72,6 +72,9 @@ type Options struct {
 	// Agents are agent types defined by the caller (Claude Code's --agents, the Agent
 	// SDK's agents): they join those of .claude/agents and the plugins.
 	Agents []subagent.Definition
+	// Store is where task lists and workflow journals are kept (--store): a NATS
+	// JetStream URL; "" → OURO_STORE, the store.url setting, else state.db.
+	Store string
 	// TeamBudget bounds the lead's teammates together (turns, tokens, cost, time).
 	TeamBudget agent.Limits
 }
@@ -259,6 +262,9 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Store, err = ResolveStore(opts.Store, set); err != nil {
+		return nil, err
+	}
 	m, err := connect(opts.Model, set.Model, settingsEnv(set, warn), warn)
 	if err != nil {
 		return nil, err
@@ -320,7 +326,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	tl, err := openTasks(dirs, tr, opts.TaskList, todos.list, opts.UI, warn)
+	store := opts.Store // resolved by Open
+	tl, err := openTasks(dirs, tr, opts.TaskList, store, todos.list, opts.UI, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +360,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
 	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, append(pluginAgents(plugins, warn), opts.Agents...), bg, wts, skills, warn)
-	wf := openWorkflows(opts, dirs, ws, tr, sub, bg, warn)
+	wf := openWorkflows(opts, dirs, store, ws, tr, sub, bg, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
 	}

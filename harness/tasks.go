@@ -79,7 +79,7 @@ type tasks struct {
 	store task.Store
 }
 
-func openTasks(d dirs, tr *transcript, listFlag string, todos *todo.List, ui UI, warn io.Writer) (*tasks, error) {
+func openTasks(d dirs, tr *transcript, listFlag, store string, todos *todo.List, ui UI, warn io.Writer) (*tasks, error) {
 	name, err := TaskListName(listFlag, tr.taskList, tr.w.ID())
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func openTasks(d dirs, tr *transcript, listFlag string, todos *todo.List, ui UI,
 		}
 	}
 	ts.lazy = task.NewLazy(func() (*task.Board, error) {
-		s, err := sqlitestore.Open(StatePath(d.home), sqlitestore.Options{})
+		s, err := OpenTaskStore(ctx, store, d.home)
 		if err != nil {
 			return nil, err
 		}

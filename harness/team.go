@@ -12,6 +12,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/mailbox"
+	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/task"
@@ -49,7 +50,12 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 			if err != nil {
 				return nil, nil, 0, err
 			}
-			ms, err := mailsql.Open(StatePath(d.home), 0)
+			var ms mailbox.Store
+			if opts.Store != "" {
+				ms, err = mailnats.Open(context.Background(), opts.Store, mailnats.Options{})
+			} else {
+				ms, err = mailsql.Open(StatePath(d.home), 0)
+			}
 			if err != nil {
 				return nil, nil, 0, err
 			}

@@ -49,7 +49,7 @@ func (s *Session) WorkflowRunner() workflow.Runner {
 	return s.workflows.runner
 }
 
-func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript, sub subagents, bg *backgroundWork, warn io.Writer) *workflows {
+func openWorkflows(opts Options, d dirs, store string, ws *workspace.Workspace, tr *transcript, sub subagents, bg *backgroundWork, warn io.Writer) *workflows {
 	optedIn := opts.Access.Workflows || slices.Contains(opts.Access.Tools, workflow.ToolName)
 	bin, err := wfproc.Locate()
 	if err != nil {
@@ -65,7 +65,7 @@ func openWorkflows(opts Options, d dirs, ws *workspace.Workspace, tr *transcript
 	t := workflow.NewTool(workflow.ToolConfig{
 		CWD: d.cwd, Within: ws.Contains, SaveDir: filepath.Join(tr.w.Dir(), "workflows"),
 		Runner: runner, Budget: opts.Limits.MaxTokens, Background: bg.mgr,
-		Engine: wfproc.Client{Bin: bin, StatePath: StatePath(d.home), CWD: d.cwd},
+		Engine: wfproc.Client{Bin: bin, StatePath: JournalLocation(store, d.home), CWD: d.cwd},
 	})
 	w := &workflows{tool: t, runner: runner, held: !optedIn, only: opts.Access.Tools}
 	if optedIn {

@@ -244,6 +244,9 @@ type file struct {
 	Env       map[string]string        `json:"env"`
 	Model     *string                  `json:"model"`
 	Workflows *bool                    `json:"workflows"`
+	Store     struct {
+		URL *string `json:"url"`
+	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.
 	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
 	Memory            struct {
@@ -407,6 +410,16 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	if f.Workflows != nil && s.Workflows == nil && (l.user || l.flag) {
 		v := *f.Workflows
 		s.Workflows = &v
+	}
+	// The store holds the user's task lists and journals: only the user's own files,
+	// --settings or managed settings choose it, never a project's (a repository must not
+	// point whoever opens it at its own server).
+	if f.Store.URL != nil && s.Store.Source == "" {
+		if l.user || l.flag {
+			s.Store.URL, s.Store.Source = strings.TrimSpace(*f.Store.URL), l.path
+		} else {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: store.url is ignored: a project's settings may not choose where your tasks and journals are kept; set it in your own settings (~/.ouro/settings.json), or use --store or OURO_STORE", l.path))
+		}
 	}
 	// Deleting the user's history is the user's call: a repository's own files may not
 	// shorten how long sessions are kept.

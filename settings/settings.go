@@ -39,6 +39,9 @@ type Settings struct {
 	// Workflows offers the Workflow tool (Claude Code's opt-in); only the user's own
 	// settings files and --settings may set it.
 	Workflows *bool `json:"workflows,omitempty"`
+	// Store is where task lists and workflow journals are kept (store.url); only the
+	// user's own settings files, --settings and managed settings may set it.
+	Store Store `json:"store"`
 	// CleanupPeriodDays is how many days a session nobody writes to is kept
 	// ("cleanupPeriodDays"; 0 means the default, 30). Only the user's own files,
 	// --settings and managed settings may set it; CleanupSource names the one that did.
@@ -47,6 +50,14 @@ type Settings struct {
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`
+}
+
+// Store chooses the store of task lists and workflow journals.
+type Store struct {
+	// URL is a NATS JetStream URL (nats://HOST:PORT?...); "" keeps ouro's state.db.
+	URL string `json:"url,omitempty"`
+	// Source is the file that set URL.
+	Source string `json:"-"`
 }
 
 // defaultCleanupDays is Claude Code's default cleanupPeriodDays.

@@ -1,6 +1,6 @@
 // Command ouro-workflow is the helper ouro runs workflow scripts in. It holds the
-// JavaScript engine (goja) and the journal (state.db), which ouro itself does not link, so
-// that a session running no workflow pays nothing for them. ouro starts it and speaks
+// JavaScript engine (goja) and the journal (state.db, or JetStream with --store), which
+// ouro itself does not link, so that a session running no workflow pays nothing for them. ouro starts it and speaks
 // JSON lines with it over stdin and stdout (package workflow/wfproc); it is not meant to
 // be run by hand. Install it next to ouro:
 //
@@ -8,18 +8,26 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
+	"github.com/ouroagent/ouro/internal/natsjs"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/engine"
+	"github.com/ouroagent/ouro/workflow/natsstore"
 	"github.com/ouroagent/ouro/workflow/sqlitestore"
 	"github.com/ouroagent/ouro/workflow/wfproc"
 )
 
 func main() {
 	err := wfproc.Serve(os.Stdin, os.Stdout, wfproc.Backend{
-		Open:   func(path string) (workflow.Store, error) { return sqlitestore.Open(path) },
+		Open: func(path string) (workflow.Store, error) {
+			if natsjs.IsURL(path) {
+				return natsstore.Open(context.Background(), path)
+			}
+			return sqlitestore.Open(path)
+		},
 		Engine: func(s workflow.Store) workflow.Engine { return engine.Local{Store: s} },
 		Check:  engine.Check,
 	})

@@ -11,14 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ouroagent/ouro/eval"
+	"github.com/ouroagent/ouro/eval/fleet"
 )
 
 func newEvalCmd() *cobra.Command {
 	var (
-		tasksDir, model, script, out, baseline string
-		runs, parallel                         int
-		only                                   []string
-		keep, asJSON                           bool
+		tasksDir, model, script, out, baseline, store string
+		runs, parallel                                int
+		only                                          []string
+		keep, asJSON, workers                         bool
+		ackWait                                       time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "eval",
@@ -46,12 +48,19 @@ configuration (~/.claude settings and hooks, CLAUDE.md, skills, agents), so resu
 compare across machines; only the task repository's own configuration applies.
 
 Written to --out: results.json, report.html (a chart per metric) and trajectories/.
---baseline compares with an earlier results.json and exits 1 on a regression.`,
+--baseline compares with an earlier results.json and exits 1 on a regression.
+
+--workers --store nats://HOST:PORT puts the runs on a NATS JetStream work queue instead
+of running them here: start any number of "ouro eval worker --store URL" on any
+machines with the same task set; the report is the same.`,
 		Example: `  ouro eval --model scripted
   ouro eval --model scripted --script false-completion
   ouro eval --model claude-sonnet-5-5 --runs 3 --baseline eval-results/last/results.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if store != "" && !workers {
+				return fmt.Errorf("--store without --workers: add --workers to put the runs on the fleet's queue")
+			}
 			if runs <= 0 {
 				return fmt.Errorf("--runs must be at least 1")
 			}
@@ -62,6 +71,12 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 				tasksDir = filepath.Join("eval", "tasks")
 				if _, err := os.Stat(tasksDir); err != nil {
 					return fmt.Errorf("no task set here: pass --tasks DIR (ouro's source tree ships one in eval/tasks)")
+				}
+			}
+			if workers {
+				// Workers find the task set by the path the jobs name.
+				if abs, err := filepath.Abs(tasksDir); err == nil {
+					tasksDir = abs
 				}
 			}
 			tasks, err := eval.LoadTasks(tasksDir)
@@ -102,8 +117,14 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 			fmt.Fprintf(errOut, "ouro eval: %d tasks × %d runs, model %s, writing to %s\n", len(tasks), runs, model, out)
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
-			rep, err := eval.Run(ctx, eval.Options{Tasks: tasks, TaskSet: tasksDir, Model: model, Script: script, Runs: runs,
-				Out: out, Keep: keep, Parallel: parallel, Progress: errOut, SandboxLauncher: true, Version: version})
+			eo := eval.Options{Tasks: tasks, TaskSet: tasksDir, Model: model, Script: script, Runs: runs,
+				Out: out, Keep: keep, Parallel: parallel, Progress: errOut, SandboxLauncher: true, Version: version}
+			var rep eval.Report
+			if workers {
+				rep, err = runOnFleet(ctx, store, eo, ackWait)
+			} else {
+				rep, err = eval.Run(ctx, eo)
+			}
 			if err != nil {
 				return err
 			}
@@ -149,6 +170,10 @@ Written to --out: results.json, report.html (a chart per metric) and trajectorie
 	fl.StringArrayVar(&only, "task", nil, "run only this task (repeatable)")
 	fl.BoolVar(&keep, "keep", false, "keep each run's working copy under OUT/work")
 	fl.BoolVar(&asJSON, "json", false, "print the results as JSON instead of the table")
+	fl.BoolVar(&workers, "workers", false, "queue the runs for `ouro eval worker` processes (with --store or $OURO_STORE)")
+	fl.StringVar(&store, "store", "", "with --workers: the NATS JetStream URL, nats://HOST:PORT")
+	fl.DurationVar(&ackWait, "ack-wait", fleet.DefaultAckWait, "with --workers: how long a run may go without a sign of life from its worker before another worker gets it")
+	c.AddCommand(newEvalWorkerCmd())
 	return c
 }
 

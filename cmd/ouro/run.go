@@ -53,6 +53,7 @@ type runFlags struct {
 	pluginDirs   []string
 	taskList     string
 	teamBudget   agent.Limits
+	store        string
 	workflows    bool
 	words        string // the user's own prompt: the arguments, else what is piped in
 	mcpConfig    []string
@@ -102,6 +103,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
 	fl.Var(budgetFlag{&f.teamBudget}, "team-budget", "bound all teammates together: turns=N,tokens=N,cost=USD,time=DURATION (any of them)")
+	fl.StringVar(&f.store, "store", "", "keep task lists and workflow journals on NATS JetStream: nats://HOST:PORT (default $OURO_STORE, store.url in your settings, else ~/.ouro/state.db)")
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
 	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
@@ -125,6 +127,7 @@ func (f *runFlags) options() harness.Options {
 		Goal:       f.goal.options(),
 		TaskList:   f.taskList,
 		TeamBudget: f.teamBudget,
+		Store:      f.store,
 	}
 }
 

@@ -12,14 +12,13 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/task"
-	"github.com/ouroagent/ouro/task/sqlitestore"
 )
 
 // cliHolder is who the command line claims and completes as.
 const cliHolder = "cli"
 
 func newTasksCmd() *cobra.Command {
-	var list string
+	var list, store string
 	c := &cobra.Command{
 		Use:   "tasks [list | show ID | add SUBJECT | done ID | rm ID]",
 		Short: "Show or edit a task list (TaskCreate/TaskList/TaskUpdate) from the shell",
@@ -60,7 +59,11 @@ $CLAUDE_CODE_TASK_LIST_ID, else the one the most recent session in this director
 			if err != nil {
 				return err
 			}
-			s, err := sqlitestore.Open(harness.StatePath(home), sqlitestore.Options{})
+			url, err := harness.CLIStore(store)
+			if err != nil {
+				return err
+			}
+			s, err := harness.OpenTaskStore(cmd.Context(), url, home)
 			if err != nil {
 				return err
 			}
@@ -112,6 +115,7 @@ $CLAUDE_CODE_TASK_LIST_ID, else the one the most recent session in this director
 		},
 	}
 	c.Flags().StringVar(&list, "list", "", "the task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else this directory's latest session's)")
+	c.Flags().StringVar(&store, "store", "", "the shared store: nats://HOST:PORT (default $OURO_STORE, store.url in your settings, else ~/.ouro/state.db)")
 	return c
 }
 

@@ -73,7 +73,11 @@ func workflowClient() (wfproc.Client, error) {
 	if err != nil {
 		return wfproc.Client{}, err
 	}
-	return wfproc.Client{Bin: bin, StatePath: harness.StatePath(home), CWD: cwd}, nil
+	store, err := harness.CLIStore("")
+	if err != nil {
+		return wfproc.Client{}, err
+	}
+	return wfproc.Client{Bin: bin, StatePath: harness.JournalLocation(store, home), CWD: cwd}, nil
 }
 
 func newWorkflowRunCmd() *cobra.Command {

@@ -1,0 +1,181 @@
+package natsstore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/internal/natstest"
+	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/workflow"
+	"github.com/ouroagent/ouro/workflow/engine"
+	"github.com/ouroagent/ouro/workflow/natsstore"
+	"github.com/ouroagent/ouro/workflow/storetest"
+)
+
+// contract runs the journal contract on url, each test in a namespace of its own.
+func contract(t *testing.T, url string) {
+	var n atomic.Int64
+	storetest.Run(t, func(t *testing.T) workflow.Store {
+		s, err := natsstore.Open(context.Background(), fmt.Sprintf("%s?ns=w%d", url, n.Add(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestContractSingleServer(t *testing.T) { contract(t, natstest.Server(t).URL()) }
+
+func TestContractCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3-node cluster")
+	}
+	contract(t, natstest.Start3(t).URL())
+}
+
+const fiveSteps = `export const meta = { name: 'five', description: 'five steps' };
+let acc = [];
+for (let i = 1; i <= 5; i++) {
+  phase('step ' + i);
+  acc.push(await agent('step ' + i + ' after ' + acc.length, {label: 'step' + i}));
+}
+return acc;`
+
+// sideEffects is a runner whose every finished step appends a line to file; the step named
+// by block starts (says so in file+".started") and never finishes.
+func sideEffects(file string, block int) workflow.Runner {
+	return workflow.RunnerFunc(func(ctx context.Context, prompt string, _ workflow.AgentOptions) (string, llm.Usage, error) {
+		if block > 0 && strings.HasPrefix(prompt, fmt.Sprintf("step %d ", block)) {
+			_ = os.WriteFile(file+".started", nil, 0o600)
+			<-ctx.Done()
+			return "", llm.Usage{}, ctx.Err()
+		}
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return "", llm.Usage{}, err
+		}
+		fmt.Fprintln(f, prompt)
+		f.Close()
+		return "done " + prompt, llm.Usage{OutputTokens: 10}, nil
+	})
+}
+
+// TestMain lets the kill test run the workflow in another process.
+func TestMain(m *testing.M) {
+	if url := os.Getenv("OURO_WF_CHILD_STORE"); url != "" {
+		s, err := natsstore.Open(context.Background(), url)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		_, err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+			workflow.Options{Runner: sideEffects(os.Getenv("OURO_WF_CHILD_FX"), 4), Store: s, RunID: "wf_killed-run"})
+		fmt.Fprintln(os.Stderr, "the child was not killed:", err)
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+// A run killed with kill -9 in one process during step 4 of 5 is resumed by another
+// process through the cluster: steps 1-3 are not redone, and the result equals that of a
+// run never interrupted. A node of the cluster is killed between the two.
+func TestKilledRunResumesElsewhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3-node cluster")
+	}
+	c := natstest.Start3(t)
+	url := c.URL()
+	dir := t.TempDir()
+	fx := filepath.Join(dir, "effects")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "OURO_WF_CHILD_STORE="+url, "OURO_WF_CHILD_FX="+fx)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(fx + ".started"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("step 4 never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	c.Kill(1)
+	c.WaitLeader()
+	lines := func() []string {
+		b, _ := os.ReadFile(fx)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
+	}
+	if got := lines(); len(got) != 3 {
+		t.Fatalf("before resume: %v", got)
+	}
+	s, err := natsstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var killed workflow.RunRecord
+	for try := 0; ; try++ { // the bucket's stream may still be electing a leader
+		if killed, err = s.Run(context.Background(), "wf_killed-run"); err == nil || try > 50 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil || killed.Status != workflow.StatusRunning {
+		t.Fatalf("the killed run: %+v %v", killed, err)
+	}
+	res, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+		workflow.Options{Runner: sideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
+	if err != nil || res.Status != workflow.StatusCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := lines()
+	seen := map[string]int{}
+	for _, l := range got {
+		if seen[l]++; seen[l] > 1 {
+			t.Fatalf("a finished step was redone: %v", got)
+		}
+	}
+	if len(got) != 5 || res.Replayed != 3 {
+		t.Fatalf("side effects after resume %v, replayed %d; want 5 steps once each, 3 replayed", got, res.Replayed)
+	}
+	clean, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
+		workflow.Options{Runner: sideEffects(filepath.Join(dir, "clean"), 0)})
+	if err != nil || string(clean.Value) != string(res.Value) {
+		t.Fatalf("resumed %s, uninterrupted %s (%v)", res.Value, clean.Value, err)
+	}
+}
+
+func TestBadRunIDs(t *testing.T) {
+	s, err := natsstore.Open(context.Background(), natstest.Server(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.CreateRun(ctx, workflow.RunRecord{ID: "wf_a.>*"}); err == nil {
+		t.Fatal("a run id with subject wildcards was accepted")
+	}
+	if _, err := s.Run(ctx, "wf_x.*"); err != workflow.ErrNotFound {
+		t.Fatalf("%v", err)
+	}
+	if calls, err := s.Calls(ctx, ">"); err != nil || len(calls) != 0 {
+		t.Fatalf("%v %v", calls, err)
+	}
+}

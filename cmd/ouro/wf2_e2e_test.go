@@ -306,15 +306,22 @@ func TestWorkflowEffortAndIsolationThroughTheBinary(t *testing.T) {
 		}
 	}
 	write("badeffort.js", "return await agent('x', {effort: 'extreme'});")
-	write("worktree.js", "return await agent('x', {isolation: 'worktree'});")
 	e.fake(scripted.Turn{Text: "unused"})
 	for file, want := range map[string]string{
 		"badeffort.js": `effort "extreme" is unknown; it is one of low, medium, high, xhigh, max`,
-		"worktree.js":  "worktrees are not available in this ouro",
 	} {
 		if _, stderr, code := e.run("", "workflow", "run", file); code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("%s: exit %d\n%s", file, code, stderr)
 		}
+	}
+	// isolation 'worktree': the agent works in a fresh git worktree, removed when it
+	// changed nothing, and its answer says so.
+	wtRepo(t, e)
+	write("worktree.js", "return await agent('look', {isolation: 'worktree'});")
+	e.fake(scripted.Turn{ExpectContains: "your own git worktree", Text: "looked"})
+	out, stderr, code = e.run("", "workflow", "run", "worktree.js")
+	if code != 0 || !strings.Contains(out, "looked") || !strings.Contains(out, "no changes; removed") {
+		t.Errorf("worktree.js: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
 

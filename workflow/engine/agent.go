@@ -56,9 +56,7 @@ func (l *loop) agent(call goja.FunctionCall) goja.Value {
 		}
 	}
 	switch opts.Isolation {
-	case "":
-	case "worktree":
-		l.throw("agent() isolation: 'worktree': worktrees are not available in this ouro; leave isolation out to run the agent in the working directory")
+	case "", "worktree": // the runner gives the agent a fresh git worktree (subagent.Direct)
 	default:
 		l.throw("agent() isolation %q is unknown; the only value is 'worktree'", opts.Isolation)
 	}

@@ -308,8 +308,13 @@ return 'all';`, workflow.Options{Runner: r, Budget: 100})
 }
 
 func TestIsolationAndOptions(t *testing.T) {
-	res := runT(t, head+"await agent('x', {isolation: 'worktree'})", workflow.Options{Runner: echo()})
-	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, "worktrees are not available") {
+	var iso workflow.AgentOptions
+	res := runT(t, head+"await agent('x', {isolation: 'worktree'})", workflow.Options{Runner: &scripted{answer: func(p string, o workflow.AgentOptions) (string, error) { iso = o; return p, nil }}})
+	if res.Status == workflow.StatusFailed || iso.Isolation != "worktree" {
+		t.Fatalf("isolation did not reach the runner: %+v %+v", res, iso)
+	}
+	res = runT(t, head+"await agent('x', {isolation: 'remote'})", workflow.Options{Runner: echo()})
+	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, "the only value is 'worktree'") {
 		t.Fatalf("%+v", res)
 	}
 	res = runT(t, head+"await agent('x', {effort: 'extreme'})", workflow.Options{Runner: echo()})

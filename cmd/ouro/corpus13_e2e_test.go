@@ -182,7 +182,7 @@ func TestCorpusUserOnlyCommands(t *testing.T) {
 	skillCall, _ := json.Marshal(map[string]string{"skill": "brainstorming"})
 	e2 := newEnv(t)
 	useCorpus(t, e2, "superpowers")
-	srv = e2.fake(
+	e2.fake(
 		scripted.Turn{ExpectContains: "Invoke the superpowers:brainstorming skill", ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: skillCall}}},
 		scripted.Turn{ExpectContains: "# Brainstorming Ideas Into Designs", Text: "what are we building?"},
 	)

@@ -14,7 +14,6 @@ type mdStream struct {
 	fence   string // the opening fence's marker (``` or ~~~)
 	opener  string // the opening fence's line (with its language)
 	cut     int    // end of the last finished block in pending
-	lineLen int    // bytes of non-space text on the current line so far
 }
 
 // push appends text and returns the blocks it finished ("" if none).

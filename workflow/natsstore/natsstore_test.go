@@ -125,7 +125,16 @@ func TestKilledRunResumesElsewhere(t *testing.T) {
 	if got := lines(); len(got) != 3 {
 		t.Fatalf("before resume: %v", got)
 	}
-	s, err := natsstore.Open(context.Background(), url)
+	// A node was just killed: the bucket's stream may take a while to elect a leader on a
+	// busy machine, so opening is tried again for a while before it counts as a failure.
+	var s *natsstore.Store
+	var err error
+	for try := 0; ; try++ {
+		if s, err = natsstore.Open(context.Background(), url); err == nil || try > 5 {
+			break
+		}
+		time.Sleep(time.Second)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

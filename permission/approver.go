@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -192,7 +193,41 @@ func (t *Terminal) Approve(ctx context.Context, p Prompt) (Answer, error) {
 // AppendAllowRule adds rule to permissions.allow in the settings file at path, creating
 // the file and its folder if needed and keeping every other key and rule. The file is
 // replaced atomically, so a crash leaves either the old or the new file.
-func AppendAllowRule(path, rule string) error {
+func AppendAllowRule(path, rule string) error { return AppendRule(path, "allow", rule) }
+
+// AppendRule adds rule to permissions.<kind> ("allow", "ask" or "deny") in the settings
+// file at path, as AppendAllowRule does; a rule already there is not added twice.
+func AppendRule(path, kind, rule string) error {
+	return editRules(path, func(lists map[string][]string) bool {
+		if slices.Contains(lists[kind], rule) {
+			return false
+		}
+		lists[kind] = append(lists[kind], rule)
+		return true
+	})
+}
+
+// RemoveRule takes rule out of permissions.allow, ask and deny in the settings file at
+// path and returns the lists it was in (none: the file is left as it was).
+func RemoveRule(path, rule string) (from []string, err error) {
+	err = editRules(path, func(lists map[string][]string) bool {
+		for _, kind := range ruleKinds {
+			if i := slices.Index(lists[kind], rule); i >= 0 {
+				lists[kind] = slices.Delete(lists[kind], i, i+1)
+				from = append(from, kind)
+			}
+		}
+		return len(from) > 0
+	})
+	return from, err
+}
+
+// ruleKinds are the rule lists of a settings file's permissions.
+var ruleKinds = []string{"allow", "ask", "deny"}
+
+// editRules lets edit change the rule lists of the settings file at path and, when it
+// says it changed them, writes the file back atomically, every other key kept.
+func editRules(path string, edit func(lists map[string][]string) bool) error {
 	doc := map[string]json.RawMessage{}
 	data, err := regfile.Read(path, regfile.MaxConfig)
 	switch {
@@ -210,25 +245,25 @@ func AppendAllowRule(path, rule string) error {
 			return fmt.Errorf("%s: permissions is not an object (%v)", path, err)
 		}
 	}
-	var allow []json.RawMessage
-	if raw, ok := perms["allow"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &allow); err != nil {
-			return fmt.Errorf("%s: permissions.allow is not a list (%v)", path, err)
+	lists := map[string][]string{}
+	for _, kind := range ruleKinds {
+		if raw, ok := perms[kind]; ok && string(raw) != "null" {
+			var l []string
+			if err := json.Unmarshal(raw, &l); err != nil {
+				return fmt.Errorf("%s: permissions.%s is not a list of rules (%v)", path, kind, err)
+			}
+			lists[kind] = l
 		}
 	}
-	for _, a := range allow {
-		var s string
-		if json.Unmarshal(a, &s) == nil && s == rule {
-			return nil
+	if !edit(lists) {
+		return nil
+	}
+	for _, kind := range ruleKinds {
+		if l, ok := lists[kind]; ok {
+			if perms[kind], err = json.Marshal(l); err != nil {
+				return err
+			}
 		}
-	}
-	enc, err := json.Marshal(rule)
-	if err != nil {
-		return err
-	}
-	allow = append(allow, enc)
-	if perms["allow"], err = json.Marshal(allow); err != nil {
-		return err
 	}
 	if doc["permissions"], err = json.Marshal(perms); err != nil {
 		return err

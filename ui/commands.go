@@ -26,7 +26,7 @@ var Commands = [][2]string{
 	{"/model", "show the model, or switch: /model NAME"},
 	{"/resume", "pick an earlier session of this folder to continue"},
 	{"/rewind", "put code and/or conversation back to before a prompt"},
-	{"/permissions", "the mode and rules; /permissions allow RULE saves one"},
+	{"/permissions", "the mode and rules; /permissions allow|ask|deny RULE saves one, remove RULE drops one"},
 	{"/memory", "what the project and you have remembered"},
 	{"/init", "write AGENTS.md from a scout of the repository"},
 	{"/doctor", "check the configuration"},
@@ -170,18 +170,39 @@ func (r *REPL) resume(arg string) error {
 
 func (r *REPL) permissions(args string) error {
 	p := r.sess.Policy()
-	if verb, rule, _ := strings.Cut(args, " "); verb == "allow" {
-		rule = strings.TrimSpace(rule)
+	verb, rule, _ := strings.Cut(strings.TrimSpace(args), " ")
+	rule = strings.TrimSpace(rule)
+	switch verb {
+	case "":
+	case "allow", "ask", "deny":
 		if rule == "" {
-			return errors.New("usage: /permissions allow RULE, e.g. /permissions allow Bash(go test:*)")
+			return fmt.Errorf("usage: /permissions %s RULE, e.g. /permissions %s Bash(go test:*)", verb, verb)
 		}
-		if err := p.AddLocalRule(rule); err != nil {
+		if err := p.SaveLocalRule(verb, rule); err != nil {
 			return fmt.Errorf("/permissions: %w", err)
 		}
-		fmt.Fprintf(r.Out, "allowed %s, saved to %s\n", rule, p.LocalSettingsPath())
+		fmt.Fprintf(r.Out, "%s rule %s added, saved to %s\n", verb, rule, p.LocalSettingsPath())
 		return nil
-	} else if args != "" {
-		return fmt.Errorf("/permissions: %q is not understood; /permissions shows the rules, /permissions allow RULE adds one", args)
+	case "remove":
+		if rule == "" {
+			return errors.New("usage: /permissions remove RULE, the rule as /permissions lists it")
+		}
+		removed, elsewhere, err := p.RemoveLocalRule(rule)
+		if err != nil {
+			return fmt.Errorf("/permissions: %w", err)
+		}
+		if len(removed) > 0 {
+			fmt.Fprintf(r.Out, "removed %s (%s) from %s and this session\n", rule, strings.Join(removed, ", "), p.LocalSettingsPath())
+		}
+		if len(elsewhere) > 0 {
+			fmt.Fprintf(r.Out, "%s stays: it comes from %s; edit that file to remove it\n", rule, strings.Join(elsewhere, ", "))
+		}
+		if len(removed) == 0 && len(elsewhere) == 0 {
+			return fmt.Errorf("/permissions: there is no rule %s; /permissions lists them", rule)
+		}
+		return nil
+	default:
+		return fmt.Errorf("/permissions: %q is not understood; /permissions shows the rules, /permissions allow|ask|deny RULE adds one, /permissions remove RULE takes one out", args)
 	}
 	deny, ask, allow := p.Rules()
 	fmt.Fprintf(r.Out, "mode: %s (Shift-Tab cycles it in the terminal interface)\n", p.Mode())
@@ -197,7 +218,7 @@ func (r *REPL) permissions(args string) error {
 			fmt.Fprintf(r.Out, "  %s  — %s\n", rl.Text, rl.Source)
 		}
 	}
-	fmt.Fprintf(r.Out, "/permissions allow RULE adds an allow rule to %s\n", p.LocalSettingsPath())
+	fmt.Fprintf(r.Out, "/permissions allow|ask|deny RULE adds a rule to %s; /permissions remove RULE takes one out\n", p.LocalSettingsPath())
 	return nil
 }
 

@@ -60,7 +60,8 @@ const replHelp = `Commands:
   /status          model, session, mode, context and cost
   /model [NAME]    show the model, or switch to another one
   /resume [N]      pick an earlier session of this folder to continue
-  /permissions     the mode and rules; /permissions allow RULE saves one
+  /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
+                   /permissions remove RULE drops one
   /memory          what the project and you have remembered
   /init [force]    write AGENTS.md from a read-only scout of the repository
   /doctor          check the configuration

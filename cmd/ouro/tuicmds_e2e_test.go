@@ -22,7 +22,7 @@ func TestSlashCommandsStatusPermissionsMemoryExport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"transcript", "mode        default", "allowed Bash(go test:*), saved to",
+	for _, want := range []string{"transcript", "mode        default", "allow rule Bash(go test:*) added, saved to",
 		"Bash(go test:*)  — ", "project memory", "exported 2 messages to", "taken.txt exists; give another path"} {
 		if !strings.Contains(out+errOut, want) {
 			t.Fatalf("no %q in:\n%s\n%s", want, out, errOut)
@@ -100,5 +100,38 @@ func TestSlashInitWritesAgentsFromScout(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "AGENTS.md exists; /init force replaces it") {
 		t.Fatalf("the second /init did not keep the file:\n%s", errOut)
+	}
+}
+
+// /permissions deny and ask take effect at once and are saved; /permissions remove
+// takes a rule out of .ouro/settings.local.json and the session, and says which file
+// holds one it cannot remove.
+func TestSlashPermissionsDenyAskRemove(t *testing.T) {
+	e := newRewindEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(echo:*)"]}}`)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo one")},
+		scripted.Turn{ExpectContains: "denied", Text: "refused as asked"},
+		scripted.Turn{ToolCalls: bash("echo two")},
+		scripted.Turn{ExpectContains: "two", Text: "ran again"},
+	)
+	in := "/permissions deny Bash(echo:*)\n/permissions ask Read\ntry\n/permissions remove Bash(echo:*)\n/permissions remove Bash(echo:*)\n/permissions remove Nothing(here)\nagain\n/exit\n"
+	out, errOut, code := e.run(in)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"deny rule Bash(echo:*) added", "ask rule Read added", "refused as asked",
+		"removed Bash(echo:*) (deny)", "Bash(echo:*) stays: it comes from " + filepath.Join(e.dir, ".claude", "settings.json"),
+		"there is no rule Nothing(here)", "ran again"} {
+		if !strings.Contains(out+errOut, want) {
+			t.Fatalf("no %q in:\n%s\n%s", want, out, errOut)
+		}
+	}
+	local := e.readFile(".ouro/settings.local.json")
+	var s struct {
+		Permissions struct{ Allow, Ask, Deny []string } `json:"permissions"`
+	}
+	if err := json.Unmarshal([]byte(local), &s); err != nil || len(s.Permissions.Deny) != 0 || len(s.Permissions.Ask) != 1 || s.Permissions.Ask[0] != "Read" {
+		t.Fatalf("settings.local.json = %s (%v)", local, err)
 	}
 }

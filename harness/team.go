@@ -124,3 +124,13 @@ func (tw *teamWork) close() {
 		tw.t.Close()
 	}
 }
+
+// Team is the state of the session's team: its members, their status, task, tokens and
+// cost (the terminal's side panel, `ouro team`); false when no teammate was started.
+func (s *Session) Team() (team.Snapshot, bool) {
+	if s.team == nil || s.team.t == nil {
+		return team.Snapshot{}, false
+	}
+	snap := s.team.t.Snapshot()
+	return snap, len(snap.Members) > 0
+}

@@ -90,6 +90,7 @@ type model struct {
 	todoTitle string
 	todos     []todo.Item
 	bg        bgMsg
+	team      teamMsg
 
 	running   bool
 	runStart  time.Time
@@ -186,6 +187,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.todoTitle, m.todos = msg.title, msg.items
 	case bgMsg:
 		m.bg = msg
+	case teamMsg:
+		m.team = msg
 	case runStartMsg:
 		m.running, m.runStart, m.outChars, m.outTokens = true, m.now(), 0, 0
 		cmds = append(cmds, m.tick())
@@ -696,7 +699,7 @@ func (m *model) bottom() string {
 }
 
 func (m *model) todoPanel() string {
-	if len(m.todos) == 0 && len(m.bg) == 0 {
+	if len(m.todos) == 0 && len(m.bg) == 0 && len(m.team) == 0 {
 		return ""
 	}
 	w := 32
@@ -704,6 +707,24 @@ func (m *model) todoPanel() string {
 		w = m.width
 	}
 	var lines []string
+	if len(m.team) > 0 {
+		lines = append(lines, m.th.bold.Render(fmt.Sprintf("Team (%d)", len(m.team))))
+		for i, tm := range m.team {
+			if i == 6 {
+				lines = append(lines, m.th.dim.Render(fmt.Sprintf("… %d more (ouro team)", len(m.team)-6)))
+				break
+			}
+			st := m.th.dim
+			if tm.status == "working" {
+				st = m.th.running
+			}
+			line := clean(tm.name) + " " + st.Render(tm.status)
+			if tm.task != "" {
+				line += m.th.dim.Render(" · " + clean(tm.task))
+			}
+			lines = append(lines, ansi.Truncate(line, w, "…"))
+		}
+	}
 	if len(m.bg) > 0 {
 		lines = append(lines, m.th.bold.Render(fmt.Sprintf("Background (%d running)", len(m.bg))))
 		for i, b := range m.bg {

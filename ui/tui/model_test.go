@@ -458,3 +458,19 @@ func TestLongBlockIsCut(t *testing.T) {
 		t.Fatalf("the pieces are not whole code blocks: %d openers, %d closers", strings.Count(all, "```go\n"), strings.Count(all, "```\n"))
 	}
 }
+
+// Teammates appear in the side panel once there are any: name, status and task.
+func TestFrameTeamPanel(t *testing.T) {
+	m, _, _ := testModel(t, 120)
+	if strings.Contains(m.render(), "Team (") {
+		t.Fatal("a team section without a team")
+	}
+	m.Update(teamMsg{{name: "reviewer-1a2b", status: "working", task: "#3 check the parser"}, {name: "tester-9f", status: "idle"}})
+	golden(t, "team", m.render())
+	frame := m.render()
+	for _, want := range []string{"Team (2)", "reviewer-1a2b", "working", "#3 chec", "tester-9f", "idle"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("no %q in the frame:\n%s", want, frame)
+		}
+	}
+}

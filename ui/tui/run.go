@@ -136,6 +136,11 @@ type replEngine struct {
 // bgMsg lists the background tasks that run.
 type bgMsg []bgItem
 
+// teamMsg lists the session's teammates.
+type teamMsg []teamItem
+
+type teamItem struct{ name, status, task string }
+
 type bgItem struct {
 	desc    string
 	started time.Time
@@ -155,6 +160,13 @@ func (e *replEngine) pollBackground() {
 		s := e.session()
 		if s == nil || s.Background == nil {
 			continue
+		}
+		if snap, ok := s.Team(); ok {
+			var tm teamMsg
+			for _, mb := range snap.Members {
+				tm = append(tm, teamItem{name: mb.Name, status: string(mb.Status), task: oneLine(mb.Task)})
+			}
+			e.send(tm)
 		}
 		var items bgMsg
 		var key strings.Builder

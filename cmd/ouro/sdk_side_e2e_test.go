@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ type sdkSide struct {
 	t      *testing.T
 	c      *exec.Cmd
 	in     io.WriteCloser
-	stderr *bytes.Buffer
+	stderr *lockedBuf // written by the process while the test reads it
 	wmu    sync.Mutex
 	seq    int
 	// onRequest answers ouro's control requests (can_use_tool, hook_callback,
@@ -52,7 +51,7 @@ func startSDK(t *testing.T, e *env, onRequest func(map[string]any) (any, string,
 	t.Helper()
 	c := e.cmd(sdkCommand(extra...)...)
 	c.Env = append(c.Env, "CLAUDE_CODE_ENTRYPOINT=sdk-py", "CLAUDE_AGENT_SDK_VERSION=0.2.143")
-	s := &sdkSide{t: t, c: c, stderr: &bytes.Buffer{}, onRequest: onRequest, answers: map[string]map[string]any{}}
+	s := &sdkSide{t: t, c: c, stderr: &lockedBuf{}, onRequest: onRequest, answers: map[string]map[string]any{}}
 	s.cond = sync.NewCond(&s.mu)
 	var err error
 	if s.in, err = c.StdinPipe(); err != nil {

@@ -214,7 +214,7 @@ func TestTaskStopEndsAWorkflowRun(t *testing.T) {
 	e := newEnv(t)
 	script := "export const meta = { name: 'slow', description: 'waits' };\nreturn await agent('SLOW-AGENT-PROMPT', {label: 'waiter'});"
 	var r *wfRouter
-	r = e.route(&wfRouter{main: "MAIN-PROMPT",
+	r = &wfRouter{main: "MAIN-PROMPT",
 		agent: func(string) scripted.Turn {
 			return scripted.Turn{Fault: &scripted.Fault{Status: 529, Message: "overloaded", RetryAfter: 30}}
 		},
@@ -229,7 +229,8 @@ func TestTaskStopEndsAWorkflowRun(t *testing.T) {
 				return callTurn("TaskStop", map[string]any{"task_id": id})
 			}
 			return scripted.Turn{ExpectContains: "Successfully stopped task wf_", Text: "Stopped it."}
-		}})
+		}}
+	e.route(r) // after r is set: the handler reads it
 	start := time.Now()
 	out, stderr, code := e.run("", "-p", "MAIN-PROMPT: run the slow one", "--workflows", "--allowedTools", "Workflow")
 	if code != 0 || !strings.Contains(out, "Stopped it.") {
@@ -257,7 +258,7 @@ func TestWorkflowsShowLiveProgressInTheREPL(t *testing.T) {
 	script := "export const meta = { name: 'slow', description: 'waits', phases: [{title: 'Wait'}, {title: 'After'}] };\n" +
 		"phase('Wait');\nreturn await agent('SLOW-AGENT-PROMPT', {label: 'waiter'});"
 	var r *wfRouter
-	r = e.route(&wfRouter{main: "MAIN-PROMPT",
+	r = &wfRouter{main: "MAIN-PROMPT",
 		agent: func(string) scripted.Turn {
 			return scripted.Turn{Fault: &scripted.Fault{Status: 529, Message: "overloaded", RetryAfter: 30}}
 		},
@@ -269,7 +270,8 @@ func TestWorkflowsShowLiveProgressInTheREPL(t *testing.T) {
 			r.waitAgent()
 			r.mu.Lock()
 			return scripted.Turn{Text: "It runs in the background."}
-		}})
+		}}
+	e.route(r) // after r is set: the handler reads it
 	out, stderr, code := e.run("MAIN-PROMPT: start the slow workflow\ny\n/workflows\n/exit\n")
 	if code != 0 || !strings.Contains(out, "It runs in the background.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)

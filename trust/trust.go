@@ -54,8 +54,14 @@ func Trusted(home, dir string) (ok bool, by string, err error) {
 }
 
 // blanket reports whether a yes given in folder d must not extend to the folders inside.
+// dir is resolved and home may not be (HOME=/home/u with /home a link to /data/home): the
+// home folder is matched under either name, or a yes given in it would cover every clone.
 func blanket(d, home string) bool {
-	return d == filepath.Clean(home) || filepath.Dir(d) == d
+	if filepath.Dir(d) == d || d == filepath.Clean(home) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(home)
+	return err == nil && d == filepath.Clean(real)
 }
 
 // Accept records that the user trusts dir, in ~/.ouro.json.

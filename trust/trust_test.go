@@ -86,3 +86,31 @@ func TestConcurrentAccepts(t *testing.T) {
 		}
 	}
 }
+
+// A home folder reached through a symbolic link (HOME=/home/u, /home a link elsewhere):
+// the folder ouro starts in is resolved, so the yes is kept under the resolved name, and
+// that name too must not extend to every folder inside the home folder.
+func TestHomeBehindSymlinkIsStillNoBlanket(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real-home")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(base, "home")
+	if err := os.Symlink(real, home); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Accept(home, resolved); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _ := Trusted(home, resolved); !ok {
+		t.Error("the home folder itself is not trusted after Accept")
+	}
+	if ok, by, _ := Trusted(home, filepath.Join(resolved, "Downloads", "evil")); ok {
+		t.Errorf("trusting the home folder (by its resolved name) trusted a folder inside it: %s", by)
+	}
+}

@@ -557,7 +557,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 	}
 	if k == kindWrite && tg != nil && st.mode != ModeBypass && st.protected(tg) {
 		v.Behavior, v.Source, v.Protected = Ask, "protected path", true
-		v.Reason = fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real)
+		v.Reason = fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json, ~/.ouro.json, ~/.claude.json and shell startup files are never written without asking)", tg.real)
 		return v
 	}
 	if r, ok := st.allowMatch(s, tg); ok {

@@ -299,7 +299,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 		tg := &k.writes[i]
 		switch {
 		case st.protected(tg):
-			k.problems = append(k.problems, fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json and shell startup files are never written without asking)", tg.real))
+			k.problems = append(k.problems, fmt.Sprintf("writes %s, a protected path (.git, .ouro, .claude, .mcp.json, ~/.ouro.json, ~/.claude.json and shell startup files are never written without asking)", tg.real))
 			k.fixable, k.protected = false, true
 		case st.editAllowed(tg):
 		case !st.inside(tg.real):

@@ -64,6 +64,10 @@ var (
 	// it (package grant).
 	contentDirs  = []string{"skills", "agents", "commands", "worktrees"}
 	shellRCFiles = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".bash_login", ".zshenv", ".zlogin"}
+	// homeConfigFiles are the user files in the home folder holding the user's MCP servers
+	// (commands run at every session start) and the folders the user trusts: written by
+	// the agent, they would let it trust a folder for itself or start a command later.
+	homeConfigFiles = []string{".ouro.json", ".claude.json"}
 )
 
 // protected reports whether a write to tg must always be asked about (outside bypass
@@ -88,7 +92,7 @@ func isProtected(p, home string) bool {
 	if isOneOf(filepath.Base(p), protectedFiles) {
 		return true
 	}
-	if home != "" && filepath.Dir(p) == filepath.ToSlash(home) && isOneOf(filepath.Base(p), shellRCFiles) {
+	if home != "" && filepath.Dir(p) == filepath.ToSlash(home) && (isOneOf(filepath.Base(p), shellRCFiles) || isOneOf(filepath.Base(p), homeConfigFiles)) {
 		return true
 	}
 	return false
@@ -100,7 +104,7 @@ func globMayHitProtected(word string) bool {
 	if !strings.ContainsAny(word, "*?[") {
 		return false
 	}
-	names := append(append(append([]string(nil), protectedDirs...), protectedFiles...), shellRCFiles...)
+	names := append(append(append(append([]string(nil), protectedDirs...), protectedFiles...), shellRCFiles...), homeConfigFiles...)
 	for _, part := range strings.Split(filepath.ToSlash(word), "/") {
 		for _, n := range names {
 			// As in bash, a leading dot is matched only by a pattern that writes it.

@@ -165,6 +165,10 @@ func TestPolicyAcceptEdits(t *testing.T) {
 		{"edit .mcp.json", "Write", `{"file_path":"{P}/.mcp.json"}`, Ask, "protected path", nil},
 		{"edit bashrc", "Edit", `{"file_path":"{H}/.bashrc"}`, Ask, "protected path", nil},
 		{"edit zshrc via tilde", "Edit", `{"file_path":"~/.zshrc"}`, Ask, "protected path", nil},
+		// The user's ~/.ouro.json and ~/.claude.json hold MCP servers and trusted folders.
+		{"write ~/.ouro.json", "Write", `{"file_path":"{H}/.ouro.json"}`, Ask, "protected path", []string{""}},
+		{"edit ~/.claude.json via tilde", "Edit", `{"file_path":"~/.claude.json"}`, Ask, "protected path", []string{""}},
+		{"redirect to ~/.ouro.json", "Bash", bash("echo {} > ~/.ouro.json"), Ask, "", []string{""}},
 		// Skills, agents and commands are ordinary content (their grants wait for review).
 		{"write a skill", "Write", `{"file_path":"{P}/.claude/skills/deploy/SKILL.md"}`, Allow, "mode acceptEdits", nil},
 		{"write an agent", "Write", `{"file_path":"{P}/.ouro/agents/helper.md"}`, Allow, "mode acceptEdits", nil},

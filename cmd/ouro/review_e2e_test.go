@@ -38,3 +38,28 @@ func TestTrustInHomeBehindSymlinkCoversNoClone(t *testing.T) {
 		t.Error("the clone's SessionStart hook ran without the clone being trusted")
 	}
 }
+
+// TestAgentCannotTrustAFolderForItself: started in the home folder with acceptEdits, a
+// lying model writes ~/.ouro.json to trust another folder (and could add an MCP server
+// there, run at every later start). The write is a protected one: asked about, so a -p
+// run refuses it, and the file is not written.
+func TestAgentCannotTrustAFolderForItself(t *testing.T) {
+	e := newEnv(t)
+	e.dir = e.home
+	evil := filepath.Join(t.TempDir(), "evil")
+	doc := `{"projects": {"` + evil + `": {"hasTrustDialogAccepted": true}}}`
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite(filepath.Join(e.home, ".ouro.json"), doc)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite(filepath.Join(e.home, ".claude.json"), doc)}},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "--permission-mode", "acceptEdits", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	for _, f := range []string{".ouro.json", ".claude.json"} {
+		if data, err := os.ReadFile(filepath.Join(e.home, f)); err == nil && strings.Contains(string(data), evil) {
+			t.Errorf("the agent wrote ~/%s without asking:\n%s", f, data)
+		}
+	}
+}

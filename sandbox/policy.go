@@ -132,6 +132,13 @@ func (p Policy) ProxyNote(mark uint64) string {
 // reach outside the sandbox at the next commit or session.
 var protectedNames = []string{".ouro", ".claude"}
 
+// homeConfigNames are the files in the home folder a command must not write where the
+// home folder is writable (ouro started there, or allowWrite "~"): the user's MCP servers
+// and trusted folders (~/.ouro.json, ~/.claude.json), and the shell startup files. Each
+// would run a command outside the sandbox later, or let the agent trust a folder itself.
+var homeConfigNames = []string{".ouro.json", ".claude.json", ".bashrc", ".zshrc", ".profile", ".bash_profile",
+	".zprofile", ".bash_login", ".zshenv", ".zlogin"}
+
 // contentNames are the folders inside a protected .ouro or .claude that hold ordinary
 // content (the same list as the permission policy's contentDirs).
 var contentNames = []string{"skills", "agents", "commands"}
@@ -212,6 +219,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
+		}
+	}
+	if home != "" {
+		for _, n := range homeConfigNames {
+			ro = append(ro, filepath.Join(realPath(home), n))
 		}
 	}
 	ro = append(ro, deny...)

@@ -132,6 +132,9 @@ func TestFromSettingsAllowAndDeny(t *testing.T) {
 		filepath.Join(home, "notes.txt"):                      true,  // "~" allows the whole home…
 		filepath.Join(home, ".ouro", "settings.json"):         false, // …but not the user's ouro settings
 		filepath.Join(home, ".claude", "settings.json"):       false,
+		filepath.Join(home, ".ouro.json"):                     false, // the user's MCP servers and trusted folders
+		filepath.Join(home, ".claude.json"):                   false,
+		filepath.Join(home, ".bashrc"):                        false, // a shell startup file
 		filepath.Join(home, ".git", "hooks", "x"):             false,
 		filepath.Join(ws, "vendor", "x"):                      false, // denyWrite inside a root
 		filepath.Join(ws, "build", "keep"):                    false,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // TestTrustInHomeBehindSymlinkCoversNoClone: HOME is a symbolic link (HOME=/home/u with
@@ -61,5 +62,33 @@ func TestAgentCannotTrustAFolderForItself(t *testing.T) {
 		if data, err := os.ReadFile(filepath.Join(e.home, f)); err == nil && strings.Contains(string(data), evil) {
 			t.Errorf("the agent wrote ~/%s without asking:\n%s", f, data)
 		}
+	}
+}
+
+// TestSandboxedCommandInHomeCannotWriteUserConfig: started in the home folder, the home
+// folder is a write root of the sandbox. A command there must still not write the user's
+// ~/.ouro.json (MCP servers, trusted folders) or a shell startup file: both would run
+// commands outside the sandbox later.
+func TestSandboxedCommandInHomeCannotWriteUserConfig(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	e := newEnv(t)
+	e.dir = e.home
+	writeFile(t, filepath.Join(e.home, ".bashrc"), "# the user's\n")
+	cmd := `sh -c 'echo "{\"projects\":{\"/x\":{\"hasTrustDialogAccepted\":true}}}" > "$HOME/.ouro.json"; echo "touch $HOME/pwned" >> "$HOME/.bashrc"; echo tried'`
+	e.fake(
+		scripted.Turn{ToolCalls: bash(cmd)},
+		scripted.Turn{ExpectContains: "tried", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(e.home, ".ouro.json")); err == nil && strings.Contains(string(data), "/x") {
+		t.Errorf("a sandboxed command wrote ~/.ouro.json:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(e.home, ".bashrc")); strings.Contains(string(data), "pwned") {
+		t.Errorf("a sandboxed command wrote ~/.bashrc:\n%s", data)
 	}
 }

@@ -142,16 +142,22 @@ func (a *Approver) apply(ups []Suggestion) {
 	for _, u := range ups {
 		switch u.Type {
 		case "addRules":
-			if u.Behavior != "" && u.Behavior != "allow" {
-				warn("the SDK's updatedPermissions adds %q rules; ouro adds only allow rules at run time, so they are ignored", u.Behavior)
+			kind := u.Behavior
+			if kind == "" {
+				kind = "allow"
+			}
+			if kind != "allow" && kind != "ask" && kind != "deny" {
+				warn("the SDK's updatedPermissions adds %q rules; a rule is allow, ask or deny, so they are ignored", u.Behavior)
 				continue
 			}
 			for _, r := range u.Rules {
 				var err error
+				// A deny or ask narrows what is allowed: it holds as asked, for the
+				// session or saved, like the user's /permissions.
 				if u.Destination == "localSettings" || u.Destination == "projectSettings" || u.Destination == "userSettings" {
-					err = pol.AddLocalRule(r.String())
+					err = pol.SaveLocalRule(kind, r.String())
 				} else {
-					err = pol.AddSessionRule(r.String())
+					err = pol.AddSessionRuleKind(kind, r.String())
 				}
 				if err != nil {
 					warn("the SDK's rule %s: %v", r.String(), err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,41 @@ func TestSandboxedCommandInHomeCannotWriteUserConfig(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(e.home, ".bashrc")); strings.Contains(string(data), "pwned") {
 		t.Errorf("a sandboxed command wrote ~/.bashrc:\n%s", data)
+	}
+}
+
+// TestSDKUpdatedPermissionsDenyRuleHolds: the SDK's canUseTool allows one call and, with
+// it, adds a session deny rule (updatedPermissions addRules behavior "deny"). The rule
+// must hold: the next rm is refused by it, without asking the SDK, and runs nothing.
+func TestSDKUpdatedPermissionsDenyRuleHolds(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, "keep.txt"), "keep\n")
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo a > a.txt")},
+		scripted.Turn{ToolCalls: bash("rm -f keep.txt")},
+		scripted.Turn{Text: "done"},
+	)
+	s := startSDK(t, e, func(req map[string]any) (any, string, bool) {
+		if req["subtype"] != "can_use_tool" {
+			return nil, "unexpected " + fmt.Sprint(req["subtype"]), false
+		}
+		return map[string]any{"behavior": "allow", "updatedPermissions": []any{map[string]any{
+			"type": "addRules", "behavior": "deny", "destination": "session",
+			"rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "rm *"}},
+		}}}, "", false
+	}, "--permission-prompt-tool", "stdio")
+	s.initialize(nil)
+	s.user("tidy")
+	if r := s.result(1); r["result"] != "done" {
+		t.Fatalf("result = %v\n%s", r, s.stderr)
+	}
+	if asks := s.requestsOf("can_use_tool"); len(asks) != 1 {
+		t.Errorf("the SDK was asked %d times; the deny rule it added should have refused rm without asking: %v", len(asks), asks)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "keep.txt")); err != nil {
+		t.Errorf("rm ran despite the SDK's deny rule: %v", err)
+	}
+	if code := s.finish(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.stderr)
 	}
 }

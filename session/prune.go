@@ -37,6 +37,10 @@ func PruneDue(home string, now time.Time) bool {
 // time of the prune is recorded for PruneDue.
 func Prune(home string, cutoff time.Time) (Pruned, error) {
 	var p Pruned
+	if cutoff.After(time.Now()) {
+		// A period that went negative somewhere would remove every session.
+		return p, fmt.Errorf("prune sessions: the cutoff %s is in the future; nothing was removed", cutoff.Format(time.RFC3339))
+	}
 	projects, err := os.ReadDir(filepath.Join(home, "projects"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, stamp(home)

@@ -95,3 +95,14 @@ func TestPruneWithoutProjects(t *testing.T) {
 		t.Error("no stamp written")
 	}
 }
+
+// A cutoff in the future (a retention period that overflowed) removes nothing.
+func TestPruneRefusesAFutureCutoff(t *testing.T) {
+	home := t.TempDir()
+	dir := SessionsDir(ProjectDir(home, "/w/a"))
+	s := oldSession(t, dir, "recent", time.Now().Add(-time.Hour))
+	p, err := Prune(home, time.Now().Add(24*time.Hour))
+	if err == nil || p.Sessions != 0 || !exists(s) {
+		t.Errorf("a future cutoff: %+v, %v; session kept: %v", p, err, exists(s))
+	}
+}

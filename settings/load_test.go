@@ -355,3 +355,13 @@ func TestCleanupPeriodDaysIsTheUsersCall(t *testing.T) {
 		t.Errorf("0 days: got %v, %q, %v", s.CleanupPeriod(), s.Warnings, err)
 	}
 }
+
+// A huge cleanupPeriodDays ("keep forever") is a long period, never one that overflows
+// into a negative one (a cutoff in the future would delete every session).
+func TestCleanupPeriodHugeDaysDoesNotOverflow(t *testing.T) {
+	for _, d := range []int{106752, 999999, 1 << 40} {
+		if got := (Settings{CleanupPeriodDays: d}).CleanupPeriod(); got < 365*24*time.Hour {
+			t.Errorf("cleanupPeriodDays %d: period %v", d, got)
+		}
+	}
+}

@@ -63,12 +63,19 @@ type Store struct {
 // defaultCleanupDays is Claude Code's default cleanupPeriodDays.
 const defaultCleanupDays = 30
 
+// maxCleanupDays is the longest retention (about 100 years); time.Duration holds at most
+// about 106,000 days.
+const maxCleanupDays = 36500
+
 // CleanupPeriod is how long sessions are kept.
 func (s Settings) CleanupPeriod() time.Duration {
 	days := s.CleanupPeriodDays
 	if days < 1 {
 		days = defaultCleanupDays
 	}
+	// A huge value ("keep forever", 999999) must not overflow into a negative period,
+	// which would put the cutoff in the future and delete every session.
+	days = min(days, maxCleanupDays)
 	return time.Duration(days) * 24 * time.Hour
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/sandbox"
@@ -127,5 +128,27 @@ func TestSDKUpdatedPermissionsDenyRuleHolds(t *testing.T) {
 	}
 	if code := s.finish(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, s.stderr)
+	}
+}
+
+// TestHugeCleanupPeriodKeepsSessions: a user who sets cleanupPeriodDays to 999999 ("keep
+// forever") must not lose every session at the next start (the days overflowed into a
+// negative period, a cutoff in the future).
+func TestHugeCleanupPeriodKeepsSessions(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "hi"})
+	writeFile(t, filepath.Join(e.home, ".ouro", "settings.json"), `{"cleanupPeriodDays": 999999}`)
+	old := filepath.Join(e.home, ".ouro", "projects", "-elsewhere", "sessions", "0b7c1f2e-0000-4000-8000-000000000001.jsonl")
+	writeFile(t, old, `{"type":"session","sessionId":"0b7c1f2e-0000-4000-8000-000000000001"}`+"\n")
+	when := time.Now().Add(-40 * 24 * time.Hour)
+	if err := os.Chtimes(old, when, when); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := e.run("", "-p", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("a 40-day-old session was deleted with cleanupPeriodDays 999999: %v\n%s", err, stderr)
 	}
 }

@@ -156,8 +156,10 @@ var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 // Spawn implements subagent.Spawner: it starts a teammate for an Agent call.
 func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) tool.Result {
 	name := strings.TrimSpace(in.Name)
-	if !nameRE().MatchString(name) || name == Lead {
-		return tool.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q).", in.Name, Lead)
+	// Not "main" in any case: a teammate called "Main" would sign its messages with a
+	// name the others read as the lead's.
+	if !nameRE().MatchString(name) || strings.EqualFold(name, Lead) {
+		return tool.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q in any case).", in.Name, Lead)
 	}
 	t.used.Store(true)
 	if err := t.open(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/sandbox"
 )
@@ -150,5 +151,23 @@ func TestHugeCleanupPeriodKeepsSessions(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err != nil {
 		t.Errorf("a 40-day-old session was deleted with cleanupPeriodDays 999999: %v\n%s", err, stderr)
+	}
+}
+
+// TestTeammateCannotBeNamedLikeTheLead: a teammate named "Main" would sign its messages
+// teammate_id="Main", which the others read as the lead ("main"); the name is refused.
+func TestTeammateCannotBeNamedLikeTheLead(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["Main"] = m.server(scripted.Turn{Text: "I am the lead now."})
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "impostor", "prompt": "Say hi.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "Main"})}},
+		scripted.Turn{ExpectContains: "cannot name a teammate", Text: "refused"},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "start a teammate")
+	if code != 0 || !strings.Contains(out, "refused") {
+		t.Fatalf("a teammate named Main was not refused: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

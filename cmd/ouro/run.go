@@ -216,6 +216,10 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 		if prompt != "" {
 			return fmt.Errorf("--init-only runs the Setup and SessionStart hooks and exits: it takes no prompt")
 		}
+		// The repository's hooks are all it runs: at a terminal, only in a trusted folder.
+		if err := checkTrust(cmd); err != nil {
+			return err
+		}
 		return runInitOnly(cmd, f)
 	}
 	if f.print && f.inputFormat == inputStreamJSON {

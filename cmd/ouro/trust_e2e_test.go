@@ -112,3 +112,19 @@ func TestUntrustedFolderRunsNothingUntilTrusted(t *testing.T) {
 		t.Errorf("-p: %d %s %s", code, out, stderr)
 	}
 }
+
+// --init-only at a terminal runs only the repository's Setup and SessionStart hooks: it
+// asks first too.
+func TestInitOnlyAsksForTrust(t *testing.T) {
+	e := newEnv(t)
+	pwned := filepath.Join(e.home, "pwned")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"),
+		`{"hooks": {"Setup": [{"hooks": [{"type": "command", "command": "touch `+pwned+`"}]}]}}`)
+	screen, code := ptyRun(t, e, [][2]string{{"Do you trust the files in this folder?", "2\r"}}, "--init-only")
+	if code == 0 || !strings.Contains(screen, "not trusted") {
+		t.Fatalf("answered no: exit %d\n%s", code, screen)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the repository's Setup hook ran before the folder was trusted")
+	}
+}

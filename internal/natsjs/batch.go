@@ -43,9 +43,22 @@ func (c *Conn) Batch(ctx context.Context, bucket string, ws []Write) (uint64, er
 		return 0, nil
 	}
 	var err error
+	leaderless := time.Now().Add(c.timeout())
 	for attempt := 1; attempt <= 50; attempt++ {
 		var seq uint64
 		seq, err = c.batchOnce(ctx, bucket, ws)
+		if errors.Is(err, nats.ErrNoResponders) && time.Now().Before(leaderless) {
+			// Nobody took the write, so nothing was written: a replicated stream
+			// between leaders (just made, or its leader's node just died). Wait for
+			// the election, within the timeout, before calling the bucket gone.
+			attempt--
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
 		if err == nil || !errors.Is(err, errRetry) {
 			return seq, err
 		}

@@ -302,11 +302,34 @@ func (c *Conn) Bucket(ctx context.Context, name, description string) (*Bucket, e
 			return nil, fmt.Errorf("JetStream bucket %s: allowing atomic batches (a NATS server 2.12 or newer is needed): %w", name, err)
 		}
 	}
+	if err := waitStreamLeader(ctx, st); err != nil {
+		return nil, c.explainBucket(name, err)
+	}
 	kv, err := c.JS.KeyValue(ctx, name)
 	if err != nil {
 		return nil, c.explainBucket(name, err)
 	}
 	return &Bucket{Name: name, KV: kv, Stream: st}, nil
+}
+
+// waitStreamLeader waits, within ctx, until the stream has a leader: a replicated stream
+// just made (or one whose leader's node just died) answers no writes before it elects
+// one, and the first write would fail with "no responders".
+func waitStreamLeader(ctx context.Context, st jetstream.Stream) error {
+	for {
+		info, err := st.Info(ctx)
+		if err == nil && (info.Cluster == nil || info.Cluster.Leader != "") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = errors.New("the stream has no leader yet")
+			}
+			return fmt.Errorf("%w (%v)", err, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Entry is the latest value of a key.

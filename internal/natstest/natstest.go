@@ -95,8 +95,24 @@ func start(t testing.TB, n int) *Cluster {
 	}
 	if n > 1 {
 		c.WaitLeader()
+		c.waitPeers(n)
 	}
 	return c
+}
+
+// waitPeers waits until the meta leader counts n peers online with JetStream: before
+// that, a stream asking for n replicas is refused ("no suitable peers for placement").
+func (c *Cluster) waitPeers(n int) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, s := range c.servers {
+			if s != nil && s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) >= n {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.t.Fatalf("the JetStream cluster did not see its %d peers within 30s", n)
 }
 
 // Restart starts server i (again, with the store it had).

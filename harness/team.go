@@ -134,3 +134,12 @@ func (s *Session) Team() (team.Snapshot, bool) {
 	snap := s.team.t.Snapshot()
 	return snap, len(snap.Members) > 0
 }
+
+// TeamWork runs this session as a teammate of its task list's team, in its own process
+// (ouro team worker), until it stops; it returns why.
+func (s *Session) TeamWork(ctx context.Context, spec team.WorkerSpec) (string, error) {
+	if s.team == nil || s.team.t == nil {
+		return "", fmt.Errorf("this session has no team")
+	}
+	return s.team.t.Work(ctx, spec)
+}

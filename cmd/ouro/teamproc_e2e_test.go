@@ -23,7 +23,6 @@ func teamMail(t *testing.T, e *env) *mailsql.Store {
 	return ms
 }
 
-
 // A teammate running as its own process is killed (-9) in the middle of a task: its lease
 // runs out, a second worker process claims the task, completes it and reports to the
 // lead; the message the lead sent the second worker reaches its conversation exactly once

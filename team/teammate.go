@@ -241,6 +241,13 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 			why = string(out.Status)
 		}
 		tm.report(fmt.Sprintf("%s's run ended %s: %s", tm.name, out.Status, why))
+		if tm.worker {
+			// Nobody will resume this run: the task goes back to the list for another
+			// teammate, and the worker stops rather than hold it while renewing its lease.
+			tm.release()
+			tm.stop(fmt.Sprintf("its run ended %s: %s", out.Status, why))
+			return true
+		}
 	}
 	return false
 }

@@ -77,6 +77,10 @@ func TestTeamWorkerKilledMidTaskAnotherFinishes(t *testing.T) {
 	if !strings.Contains(string(outB), "w2 stopped: no open task remains") {
 		t.Fatalf("w2 should stop once nothing remains:\n%s", outB)
 	}
+	status, _, _ := e.run("", "team", "--list", "crew")
+	if !strings.Contains(status, "Worker process") || !strings.Contains(status, "w2") || !strings.Contains(status, "w1") {
+		t.Fatalf("ouro team should show both worker processes:\n%s", status)
+	}
 	if n := srvB.Remaining(); n != 0 {
 		t.Fatalf("w2 left %d scripted turns unused:\n%s", n, outB)
 	}

@@ -29,17 +29,19 @@ type teamWork struct {
 	part mechanism.Part
 	bg   *backgroundWork
 	wake func(Wake)
+	// statusPath is the team's status file (a worker process writes its own, beside
+	// the lead's, so neither overwrites the other).
+	statusPath string
 }
 
 // TeamsDir is where each team's state is written for `ouro team`.
 func TeamsDir(home string) string { return filepath.Join(home, "teams") }
 
 func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWork, opts Options, warn io.Writer) *teamWork {
-	statusPath := filepath.Join(TeamsDir(d.home), tl.name+".json")
 	var statusMu sync.Mutex
 	// Teammates outliving a run must not write after its final result (stream-json).
 	obs := bg.duringRuns(opts.UI.TeammateObserver)
-	tw := &teamWork{bg: bg, wake: opts.UI.Wake}
+	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.name+".json")}
 	t := team.New(team.Config{
 		Name: tl.name, Holder: tr.w.ID(), Agents: sub.task,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
@@ -72,7 +74,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		OnChange: func(s team.Snapshot) {
 			statusMu.Lock()
 			defer statusMu.Unlock()
-			writeTeamStatus(statusPath, s, warn)
+			writeTeamStatus(tw.statusPath, s, warn)
 		},
 		Observer: obs,
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
@@ -133,4 +135,19 @@ func (s *Session) Team() (team.Snapshot, bool) {
 	}
 	snap := s.team.t.Snapshot()
 	return snap, len(snap.Members) > 0
+}
+
+// TeamWork runs this session as a teammate of its task list's team, in its own process
+// (ouro team worker), until it stops; it returns why.
+func (s *Session) TeamWork(ctx context.Context, spec team.WorkerSpec) (string, error) {
+	if s.team == nil || s.team.t == nil {
+		return "", fmt.Errorf("this session has no team")
+	}
+	s.team.statusPath = WorkerStatusPath(filepath.Dir(s.team.statusPath), s.team.t.Name(), spec.Name)
+	return s.team.t.Work(ctx, spec)
+}
+
+// WorkerStatusPath is where worker process name of team writes its state (ouro team).
+func WorkerStatusPath(teamsDir, team, name string) string {
+	return filepath.Join(teamsDir, team+".worker-"+name+".json")
 }

@@ -51,6 +51,10 @@ type teammate struct {
 	paused   bool               // its run ended to wait for the plan's answer
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
+
+	worker   bool // runs as its own process (ouro team worker)
+	maxTasks int  // a worker stops after claiming this many (0: no bound)
+	claims   int  // tasks claimed
 }
 
 // holder is the teammate's identity in task claims.
@@ -173,7 +177,10 @@ func (tm *teammate) loop(prompt string) {
 	defer tm.m.Close()
 	defer tm.finishWorktree()
 	go tm.board.KeepAlive(t.ctx, func(err error) { t.cfg.Warn(tm.name + " renewing task claims: " + err.Error()) })
-	input := []llm.Block{llm.TextBlock(prompt)}
+	var input []llm.Block
+	if prompt != "" {
+		input = []llm.Block{llm.TextBlock(prompt)}
+	}
 	for {
 		if len(input) > 0 {
 			tm.setStatus(StatusWorking)
@@ -234,6 +241,13 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 			why = string(out.Status)
 		}
 		tm.report(fmt.Sprintf("%s's run ended %s: %s", tm.name, out.Status, why))
+		if tm.worker {
+			// Nobody will resume this run: the task goes back to the list for another
+			// teammate, and the worker stops rather than hold it while renewing its lease.
+			tm.release()
+			tm.stop(fmt.Sprintf("its run ended %s: %s", out.Status, why))
+			return true
+		}
 	}
 	return false
 }
@@ -246,8 +260,13 @@ func (tm *teammate) next() []llm.Block {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
 	for {
+		tm.checkShutdown(t.ctx)
 		if req := tm.stopRequested(); req != nil {
 			tm.shutdown(*req)
+			return nil
+		}
+		if why := tm.workerDone(t.ctx); why != "" {
+			tm.stop(why)
 			return nil
 		}
 		if t.ctx.Err() != nil {
@@ -319,6 +338,7 @@ func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
 		}
 		tm.mu.Lock()
 		tm.current = "#" + t.ID + " " + t.Subject
+		tm.claims++
 		tm.mu.Unlock()
 		tm.m.Record("team_claim", map[string]string{"task": t.ID, "teammate": tm.name, "holder": tm.holder()})
 		return out.Task, true
@@ -462,6 +482,7 @@ type stopper struct {
 
 func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
 	why := "shutdown requested"
+	s.tm.checkShutdown(ctx)
 	if s.tm.stopRequested() == nil {
 		if !s.plan || !s.tm.waitingForPlan() {
 			return nil

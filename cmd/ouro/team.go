@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,11 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 			}
 			path := filepath.Join(harness.TeamsDir(home), name+".json")
 			data, err := os.ReadFile(path)
+			workers := teamWorkers(harness.TeamsDir(home), name)
+			if errors.Is(err, fs.ErrNotExist) && len(workers) > 0 && !asJSON {
+				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(workers, "\n"))
+				return nil
+			}
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(cmd.OutOrStdout(), "Team %s has no teammates (no session of it started one).\n", name)
 				return nil
@@ -52,10 +58,11 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 				_, err := cmd.OutOrStdout().Write(append(data, '\n'))
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), team.Render(s))
+			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(append([]string{team.Render(s)}, workers...), "\n"))
 			return nil
 		},
 	}
+	c.AddCommand(newTeamWorkerCmd())
 	c.Flags().StringVar(&list, "list", "", "the team's task list name")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the team's state as JSON")
 	return c
@@ -72,4 +79,23 @@ func (b budgetFlag) Set(s string) error {
 		*b.l = l
 	}
 	return err
+}
+
+// teamWorkers renders the state each worker process of the team wrote (ouro team worker).
+func teamWorkers(dir, name string) []string {
+	paths, _ := filepath.Glob(filepath.Join(dir, name+".worker-*.json"))
+	var out []string
+	for _, p := range paths {
+		var s team.Snapshot
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = json.Unmarshal(data, &s)
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("(worker file %s unreadable: %v)", p, err))
+			continue
+		}
+		out = append(out, "Worker process: "+team.Render(s))
+	}
+	return out
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
+)
+
+// newTeamWorkerCmd is `ouro team worker`: a teammate in its own process, sharing the
+// team's task list and mailboxes through state.db or --store.
+func newTeamWorkerCmd() *cobra.Command {
+	var spec team.WorkerSpec
+	var name, store, model, settings, mode string
+	var allowed, disallowed []string
+	c := &cobra.Command{
+		Use:   "worker --team NAME",
+		Short: "Join a team as a teammate running in this process",
+		Long: `Join team NAME (its task list) as a teammate: read its mailbox, claim the lowest-numbered
+ready task with a lease it renews, work it, complete it and report to the lead; repeat.
+It stops on the lead's shutdown request, after --max-tasks tasks, or when no open task
+remains and no message waits. Permissions come from this directory's settings and the
+flags; nobody is asked: a call that would ask is refused and reported to the lead.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := task.ValidListName(name); err != nil || name == "" {
+				return fmt.Errorf("--team needs the team's name (its task list, as `ouro team` shows it): %q is not one", name)
+			}
+			if spec.Name == "" {
+				spec.Name = fmt.Sprintf("worker-%d", os.Getpid())
+			}
+			if spec.MaxTasks < 0 {
+				return fmt.Errorf("--max-tasks is %d; give a count of tasks, or 0 for no bound", spec.MaxTasks)
+			}
+			errOut := cmd.ErrOrStderr()
+			sess, err := harness.Open(harness.Options{
+				Model: harness.ModelOptions{Name: model},
+				Access: harness.Access{Settings: settings, Allow: splitRules(allowed), Deny: splitRules(disallowed),
+					Mode: mode, SandboxLauncher: true},
+				UI:       harness.UI{Warn: errOut},
+				Version:  version,
+				TaskList: name,
+				Store:    store,
+			})
+			if err != nil {
+				return err
+			}
+			ctx, stop := notifyContext(cmd.Context())
+			defer stop()
+			why, err := sess.TeamWork(ctx, spec)
+			cerr := sess.Close()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: %s\n", spec.Name, strings.TrimSpace(why))
+			return cerr
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&name, "team", "", "the team to join (its task list name)")
+	fl.StringVar(&spec.Name, "name", "", "this teammate's name (default worker-PID)")
+	fl.StringVar(&spec.AgentType, "agent", "", "the agent definition to run (default the general one)")
+	fl.IntVar(&spec.MaxTasks, "max-tasks", 0, "stop after this many tasks (0: until none remains)")
+	fl.BoolVar(&spec.Worktree, "worktree", false, "work in a git worktree of its own")
+	fl.StringVar(&store, "store", "", "the team's store: nats://HOST:PORT (default $OURO_STORE, else ~/.ouro/state.db)")
+	fl.StringVar(&model, "model", "", "the model to use")
+	fl.StringVar(&settings, "settings", "", "extra settings: a JSON file or an inline JSON object")
+	fl.StringArrayVar(&allowed, "allowedTools", nil, `rules to allow, e.g. "Bash(go test *)" Edit`)
+	fl.StringArrayVar(&disallowed, "disallowedTools", nil, `rules to deny`)
+	fl.StringVar(&mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
+	return c
+}

@@ -1,0 +1,107 @@
+package team
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/task"
+)
+
+// WorkerSpec is a teammate that runs as its own process (ouro team worker) for a team
+// whose lead runs elsewhere: it shares the team's stores, not the lead's memory.
+type WorkerSpec struct {
+	// Name is the teammate's name in messages and claims.
+	Name string
+	// AgentType is the agent definition it runs ("" for the general one).
+	AgentType string
+	// MaxTasks stops it after it claimed this many tasks (0: no bound).
+	MaxTasks int
+	// Worktree has it work in its own git worktree.
+	Worktree bool
+}
+
+// Work runs this process as teammate spec.Name of the team until a shutdown request
+// arrives, ctx ends, it did MaxTasks tasks, or no open task remains and no message waits.
+// It returns why it stopped.
+func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
+	if !nameRE().MatchString(spec.Name) || spec.Name == Lead {
+		return "", fmt.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q)", spec.Name, Lead)
+	}
+	t.used.Store(true)
+	if err := t.open(); err != nil {
+		return "", fmt.Errorf("the team could not start: %w", err)
+	}
+	def, err := t.cfg.Agents.Definition(spec.AgentType)
+	if err != nil {
+		return "", err
+	}
+	tm := &teammate{team: t, name: spec.Name, def: def, status: StatusStarting, wake: make(chan struct{}, 1),
+		worker: true, maxTasks: spec.MaxTasks}
+	t.mu.Lock()
+	t.members[tm.name] = tm
+	t.order = append(t.order, tm.name)
+	t.mu.Unlock()
+	if spec.Worktree {
+		iso, err := t.cfg.Agents.Isolate(ctx, "teammate-"+tm.name, def)
+		if err != nil {
+			return "", fmt.Errorf("teammate %q has no worktree: %w", tm.name, err)
+		}
+		tm.iso = iso
+	}
+	if err := tm.build("team worker"); err != nil {
+		tm.finishWorktree()
+		return "", err
+	}
+	stop := context.AfterFunc(ctx, t.cancel)
+	defer stop()
+	t.wg.Add(1)
+	tm.loop("")
+	st := tm.state()
+	return st.Reason, nil
+}
+
+// checkShutdown finds a shutdown request in a worker's mailbox: in its own process
+// nobody calls requestStop, the request comes through the store.
+func (tm *teammate) checkShutdown(ctx context.Context) {
+	if !tm.worker || tm.stopRequested() != nil {
+		return
+	}
+	ms, err := tm.team.mail.Pending(ctx, tm.team.cfg.Name, tm.name)
+	if err != nil {
+		return
+	}
+	for _, m := range ms {
+		if m.Kind == mailbox.ShutdownRequest && m.From == Lead {
+			tm.requestStop(m)
+			return
+		}
+	}
+}
+
+// workerDone reports why a worker stops when idle: it did its tasks, or nothing is left
+// (no open task in the list, no message for it). "": it goes on.
+func (tm *teammate) workerDone(ctx context.Context) string {
+	if !tm.worker {
+		return ""
+	}
+	tm.mu.Lock()
+	n := tm.claims
+	tm.mu.Unlock()
+	if tm.maxTasks > 0 && n >= tm.maxTasks {
+		return fmt.Sprintf("it did the %d task(s) it was started for", tm.maxTasks)
+	}
+	if tm.inbox.Pending(ctx) {
+		return ""
+	}
+	all, err := tm.board.All(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, x := range all {
+		if x.Status != task.Completed {
+			return ""
+		}
+	}
+	return "no open task remains"
+}

@@ -313,6 +313,49 @@ func TestWorktreeSandboxConfinesThroughBinary(t *testing.T) {
 	}
 }
 
+// The git dir a worktree shares with the main checkout takes its commits, but a sandboxed
+// command there cannot move the user's branches or tags, nor touch the main checkout's
+// HEAD and index.
+func TestWorktreeCannotMoveTheUsersBranches(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	before := strings.TrimSpace(wtGit(t, e.dir, "rev-parse", "refs/heads/main"))
+	wtGit(t, e.dir, "tag", "v1")
+	attacks := []string{
+		"git update-ref refs/heads/main $(git -c user.name=a -c user.email=a@example.com commit-tree -m evil HEAD^{tree}) 2>&1",
+		"git branch -f main HEAD 2>&1",
+		"git tag -f v1 $(git -c user.name=a -c user.email=a@example.com commit-tree -m evil HEAD^{tree}) 2>&1",
+		"echo 'ref: refs/heads/evil' > " + filepath.Join(e.dir, ".git", "HEAD") + " 2>&1",
+	}
+	turns := []scripted.Turn{{ToolCalls: call("EnterWorktree", map[string]string{"name": "atk"})},
+		{ToolCalls: bash("echo z > z.txt && git add z.txt && " + commitAs + " 'own commit' && echo COMMITTED")}}
+	for _, a := range attacks {
+		turns = append(turns, scripted.Turn{ToolCalls: bash(a)})
+	}
+	turns = append(turns, scripted.Turn{Text: "done"})
+	srv := e.fake(turns...)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "sandbox") && strings.Contains(stderr, "not available") {
+		t.Skip("no OS sandbox here: " + stderr)
+	}
+	res := wtResults(srv)
+	if !strings.Contains(res["toolu_02_01"], "COMMITTED") {
+		t.Fatalf("a commit inside the worktree failed: %s", res["toolu_02_01"])
+	}
+	if after := strings.TrimSpace(wtGit(t, e.dir, "rev-parse", "refs/heads/main")); after != before {
+		t.Errorf("main moved from %s to %s\n%v", before, after, res)
+	}
+	if tag := strings.TrimSpace(wtGit(t, e.dir, "rev-parse", "v1^{commit}")); tag != before {
+		t.Errorf("tag v1 moved to %s", tag)
+	}
+	if head, _ := os.ReadFile(filepath.Join(e.dir, ".git", "HEAD")); strings.Contains(string(head), "evil") {
+		t.Errorf("the main checkout's HEAD was rewritten: %s", head)
+	}
+}
+
 // A session that was in a worktree goes back into it when continued.
 func TestWorktreeSurvivesResumeThroughBinary(t *testing.T) {
 	e := newEnv(t)

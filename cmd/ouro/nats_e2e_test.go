@@ -24,7 +24,9 @@ import (
 // task is claimed exactly once. The machines' own state.db files hold no task.
 func TestNATSStoreThreeProcessesShareAList(t *testing.T) {
 	c := natstest.Start3(t)
-	url := c.URL()
+	// A process that connects just as the node dies waits for the new meta leader: on a
+	// loaded CI machine that can take longer than the default 5 s.
+	url := c.URL() + "?timeout=20s"
 	machines := make([]*env, 3)
 	for i := range machines {
 		machines[i] = newEnv(t)

@@ -1,0 +1,269 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ouroagent/ouro/permission"
+)
+
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	ks := k.String()
+	if m.dialog != nil {
+		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
+			return tea.Quit
+		}
+		if ks == "esc" && m.dialog.reason == nil || ks == "ctrl+c" {
+			m.lastCtrlC = m.now()
+			m.eng.interrupt()
+			m.notice = "interrupting… (Ctrl-C again exits)"
+			return nil
+		}
+		if ans, ok := m.dialog.key(ks, k.Text); ok {
+			m.dialog.reply <- ans
+			m.print(m.th.dim.Render(fmt.Sprintf("  %s: %s", m.dialog.p.Call.Name, answerText(ans, m.dialog.saveTo))))
+			m.dialog = nil
+		}
+		return nil
+	}
+	if m.search != nil {
+		return m.searchKey(k)
+	}
+	m.notice = ""
+	switch ks {
+	case "ctrl+c":
+		if m.now().Sub(m.lastCtrlC) < 2*time.Second {
+			return tea.Quit
+		}
+		m.lastCtrlC = m.now()
+		if m.running {
+			m.eng.interrupt()
+			m.notice = "interrupting… press Ctrl-C again to exit"
+		} else {
+			m.input.Reset()
+			m.notice = "press Ctrl-C again to exit"
+		}
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			return tea.Quit
+		}
+	case "esc":
+		switch {
+		case len(m.comp) > 0:
+			m.comp = nil
+		case m.running:
+			m.eng.interrupt()
+			m.notice = "interrupting…"
+		case m.now().Sub(m.lastEsc) < 800*time.Millisecond && m.input.Value() == "":
+			m.lastEsc = time.Time{}
+			m.submitLine("/rewind")
+		default:
+			m.lastEsc = m.now()
+			if m.input.Value() == "" {
+				m.notice = "Esc again opens /rewind"
+			}
+		}
+		return nil
+	case "shift+tab":
+		m.cycleMode()
+		return nil
+	case "ctrl+o":
+		if n := len(m.lastTools); n > 0 {
+			m.print(m.lastTools[n-1].render(m.th, m.width, "•", true))
+		}
+		return nil
+	case "ctrl+r":
+		q := ""
+		m.search, m.searchAt = &q, len(m.hist.entries)
+		return nil
+	case "tab":
+		if len(m.comp) > 0 {
+			m.acceptCompletion()
+		}
+		return nil
+	case "enter":
+		if len(m.comp) > 0 && strings.HasPrefix(m.compWord, "@") {
+			m.acceptCompletion()
+			return nil
+		}
+		m.submit()
+		return nil
+	case "up", "down":
+		if len(m.comp) > 0 {
+			if ks == "up" {
+				m.compSel = (m.compSel + len(m.comp) - 1) % len(m.comp)
+			} else {
+				m.compSel = (m.compSel + 1) % len(m.comp)
+			}
+			return nil
+		}
+		if ks == "up" && m.input.Line() == 0 {
+			if s, ok := m.hist.prev(m.input.Value()); ok {
+				m.setInput(s)
+			}
+			return nil
+		}
+		if ks == "down" && m.input.Line() == m.input.LineCount()-1 {
+			if s, ok := m.hist.next(); ok {
+				m.setInput(s)
+			}
+			return nil
+		}
+	}
+	var c tea.Cmd
+	m.input, c = m.input.Update(k)
+	m.fitInput()
+	m.complete()
+	return c
+}
+
+func answerText(a permission.Answer, saveTo string) string {
+	switch a.Choice {
+	case permission.Once:
+		return "allowed once"
+	case permission.Session:
+		return "allowed for this session"
+	case permission.Always:
+		return "allowed always (saved to " + saveTo + ")"
+	}
+	return "refused: " + a.Reason
+}
+
+func (m *model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	q := *m.search
+	switch k.String() {
+	case "esc", "ctrl+g":
+		m.search = nil
+		return nil
+	case "enter":
+		if i := m.hist.search(q, m.searchAt+1); i >= 0 && q != "" {
+			m.setInput(m.hist.entries[i])
+		}
+		m.search = nil
+		return nil
+	case "ctrl+r":
+		if i := m.hist.search(q, m.searchAt); i >= 0 {
+			m.searchAt = i
+		}
+		return nil
+	case "backspace":
+		if rs := []rune(q); len(rs) > 0 {
+			q = string(rs[:len(rs)-1])
+		}
+	default:
+		q += k.Text
+	}
+	m.search = &q
+	if i := m.hist.search(q, len(m.hist.entries)); i >= 0 {
+		m.searchAt = i
+	} else {
+		m.searchAt = -1
+	}
+	return nil
+}
+
+func (m *model) setInput(s string) {
+	m.input.SetValue(s)
+	m.fitInput()
+	m.comp = nil
+}
+
+func (m *model) fitInput() {
+	m.input.SetHeight(min(max(m.input.LineCount(), 1), 10))
+}
+
+func (m *model) complete() {
+	m.compWord, m.comp = completions(m.input.Value(), m.cmds, m.cwd)
+	if m.compSel >= len(m.comp) {
+		m.compSel = 0
+	}
+}
+
+func (m *model) acceptCompletion() {
+	c := m.comp[m.compSel]
+	v := m.input.Value()
+	v = strings.TrimSuffix(v, m.compWord) + c.name
+	if !strings.HasSuffix(c.name, "/") {
+		v += " "
+	}
+	m.input.SetValue(v)
+	m.complete()
+	if !strings.HasSuffix(c.name, "/") {
+		m.comp = nil
+	}
+}
+
+func (m *model) cycleMode() {
+	next := m.modes[0]
+	for i, md := range m.modes {
+		if md == m.mode {
+			next = m.modes[(i+1)%len(m.modes)]
+		}
+	}
+	if err := m.eng.setMode(next); err != nil {
+		m.notice = err.Error()
+		return
+	}
+	m.mode = next
+}
+
+// submit sends what was typed: a #note goes to memory, a !command to the shell, the rest
+// to the REPL as a prompt or command.
+func (m *model) submit() {
+	text := m.input.Value()
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	m.input.Reset()
+	m.input.SetHeight(1)
+	m.comp = nil
+	if err := m.hist.add(text); err != nil {
+		m.notice = "history not saved: " + err.Error()
+	}
+	t := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(t, "#") && !m.running:
+		m.printBlock(m.th.accent.Render("# ") + strings.TrimSpace(t[1:]))
+		where, err := m.eng.note(strings.TrimSpace(t[1:]))
+		if err != nil {
+			m.print(m.th.fail.Render("not remembered: " + err.Error()))
+		} else {
+			m.print(m.th.dim.Render("  remembered in " + where))
+		}
+	case strings.HasPrefix(t, "!") && !m.running:
+		m.printBlock(m.th.accent.Render("! ") + strings.TrimSpace(t[1:]))
+		m.eng.shell(strings.TrimSpace(t[1:]))
+	default:
+		m.submitLine(text)
+	}
+}
+
+const keysHelp = `Keys: Enter sends · Shift-Enter or Alt-Enter: new line · Up/Down: history · Ctrl-R: search it
+Tab: complete /commands and @paths · Shift-Tab: permission mode · Ctrl-O: the last tool result whole
+Esc: interrupt the turn · Esc Esc: /rewind · Ctrl-C twice or Ctrl-D: leave
+!cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember`
+
+// submitLine echoes the line and hands it to the REPL. Lines after the first are sent
+// with the REPL's continuation (a trailing \), so a prompt of several lines stays one.
+func (m *model) submitLine(text string) {
+	if m.partial == "" {
+		m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(text, "\n", "\n  "))
+	} else {
+		m.print(m.th.dim.Render(m.partial) + text)
+		m.partial = ""
+	}
+	if strings.TrimSpace(text) == "/help" {
+		m.print(m.th.dim.Render(keysHelp))
+	}
+	if m.shellContext != "" && !strings.HasPrefix(text, "/") && m.partial == "" {
+		text = m.shellContext + "\n" + text
+		m.shellContext = ""
+	}
+	m.eng.submit(strings.ReplaceAll(text, "\n", "\\\n"))
+}
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/internal/natstest"
-	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/engine"
 	"github.com/ouroagent/ouro/workflow/natsstore"
@@ -41,33 +40,6 @@ func TestContractCluster(t *testing.T) {
 	contract(t, natstest.Start3(t).URL())
 }
 
-const fiveSteps = `export const meta = { name: 'five', description: 'five steps' };
-let acc = [];
-for (let i = 1; i <= 5; i++) {
-  phase('step ' + i);
-  acc.push(await agent('step ' + i + ' after ' + acc.length, {label: 'step' + i}));
-}
-return acc;`
-
-// sideEffects is a runner whose every finished step appends a line to file; the step named
-// by block starts (says so in file+".started") and never finishes.
-func sideEffects(file string, block int) workflow.Runner {
-	return workflow.RunnerFunc(func(ctx context.Context, prompt string, _ workflow.AgentOptions) (string, llm.Usage, error) {
-		if block > 0 && strings.HasPrefix(prompt, fmt.Sprintf("step %d ", block)) {
-			_ = os.WriteFile(file+".started", nil, 0o600)
-			<-ctx.Done()
-			return "", llm.Usage{}, ctx.Err()
-		}
-		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-		if err != nil {
-			return "", llm.Usage{}, err
-		}
-		fmt.Fprintln(f, prompt)
-		f.Close()
-		return "done " + prompt, llm.Usage{OutputTokens: 10}, nil
-	})
-}
-
 // TestMain lets the kill test run the workflow in another process.
 func TestMain(m *testing.M) {
 	if url := os.Getenv("OURO_WF_CHILD_STORE"); url != "" {
@@ -76,8 +48,8 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		_, err = engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
-			workflow.Options{Runner: sideEffects(os.Getenv("OURO_WF_CHILD_FX"), 4), Store: s, RunID: "wf_killed-run"})
+		_, err = engine.Run(context.Background(), workflow.Script{Source: storetest.FiveSteps},
+			workflow.Options{Runner: storetest.SideEffects(os.Getenv("OURO_WF_CHILD_FX"), 4), Store: s, RunID: "wf_killed-run"})
 		fmt.Fprintln(os.Stderr, "the child was not killed:", err)
 		os.Exit(3)
 	}
@@ -149,8 +121,8 @@ func TestKilledRunResumesElsewhere(t *testing.T) {
 	if err != nil || killed.Status != workflow.StatusRunning {
 		t.Fatalf("the killed run: %+v %v", killed, err)
 	}
-	res, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
-		workflow.Options{Runner: sideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
+	res, err := engine.Run(context.Background(), workflow.Script{Source: storetest.FiveSteps},
+		workflow.Options{Runner: storetest.SideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
 	if err != nil || res.Status != workflow.StatusCompleted {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -164,8 +136,8 @@ func TestKilledRunResumesElsewhere(t *testing.T) {
 	if len(got) != 5 || res.Replayed != 3 {
 		t.Fatalf("side effects after resume %v, replayed %d; want 5 steps once each, 3 replayed", got, res.Replayed)
 	}
-	clean, err := engine.Run(context.Background(), workflow.Script{Source: fiveSteps},
-		workflow.Options{Runner: sideEffects(filepath.Join(dir, "clean"), 0)})
+	clean, err := engine.Run(context.Background(), workflow.Script{Source: storetest.FiveSteps},
+		workflow.Options{Runner: storetest.SideEffects(filepath.Join(dir, "clean"), 0)})
 	if err != nil || string(clean.Value) != string(res.Value) {
 		t.Fatalf("resumed %s, uninterrupted %s (%v)", res.Value, clean.Value, err)
 	}

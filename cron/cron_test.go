@@ -498,7 +498,7 @@ func TestToolsHeadless(t *testing.T) {
 		}
 		return res.Text(), res.IsError
 	}
-	if out, _ := run(0, `{"cron":"*/5 * * * *","prompt":"p"}`); !strings.Contains(out, "will never fire") {
+	if out, _ := run(0, `{"cron":"*/5 * * * *","prompt":"p"}`); !strings.Contains(out, "resumed interactively") {
 		t.Errorf("session job headless: %s", out)
 	}
 	if out, _ := run(0, `{"cron":"*/5 * * * *","prompt":"p","durable":true,"recurring":false}`); !strings.Contains(out, "one-shot") || !strings.Contains(out, "ouro cron run") {

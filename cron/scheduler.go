@@ -39,6 +39,10 @@ type Config struct {
 	// Warn receives what the user should know (a job skipped, a file ignored), each
 	// message once.
 	Warn func(string)
+	// SaveSession, when set, receives each change to the session's jobs and wake-up, so
+	// that a resumed session gets them back (SessionJobs.Apply, RestoreSession). It is
+	// called without the scheduler's lock held, in the order of the changes.
+	SaveSession func(SessionChange)
 }
 
 // Scheduler decides when jobs are due. It fires one job at a time, only while the
@@ -59,6 +63,7 @@ type Scheduler struct {
 	scheds   map[string]Schedule
 	owner    *os.File
 	ownerAt  time.Time
+	saveMu   sync.Mutex // orders SaveSession calls with the changes
 	stop     chan struct{}
 	stopped  chan struct{}
 }
@@ -334,18 +339,27 @@ func (s *Scheduler) Done(id string, ok bool) error {
 		return nil
 	}
 	if s.wake != nil && s.wake.ID == id {
-		s.wake = nil
 		s.mu.Unlock()
+		s.removeSession(id)
 		return nil
 	}
-	for i, j := range s.session {
+	for _, j := range s.session {
 		if j.ID == id {
 			if finished(j, now) {
-				s.session = slices.Delete(s.session, i, i+1)
-			} else {
-				s.session[i].LastFiredAt = now
+				s.mu.Unlock()
+				s.removeSession(id)
+				return nil
 			}
 			s.mu.Unlock()
+			s.change(func() SessionChange {
+				for k := range s.session {
+					if s.session[k].ID == id {
+						s.session[k].LastFiredAt = now
+						return SessionChange{Fired: id, FiredAt: now}
+					}
+				}
+				return SessionChange{}
+			})
 			return nil
 		}
 	}
@@ -409,9 +423,10 @@ func (s *Scheduler) Create(expr, prompt string, recurring, durable bool) (Job, e
 	s.seen[j.ID] = true
 	s.mu.Unlock()
 	if !durable {
-		s.mu.Lock()
-		s.session = append(s.session, j)
-		s.mu.Unlock()
+		s.change(func() SessionChange {
+			s.session = append(s.session, j)
+			return SessionChange{Add: &j}
+		})
 		return j, nil
 	}
 	if s.cfg.Store == nil {
@@ -445,9 +460,10 @@ func (s *Scheduler) Wakeup(delay time.Duration, reason, prompt string) (Job, err
 	delay = max(MinWakeup, min(MaxWakeup, delay))
 	now := s.clock.Now()
 	j := Job{ID: "w" + newID(), Prompt: prompt, Reason: reason, CreatedAt: now, At: now.Add(delay)}
-	s.mu.Lock()
-	s.wake = &j
-	s.mu.Unlock()
+	s.change(func() SessionChange {
+		s.wake = &j
+		return SessionChange{Wake: &j}
+	})
 	return j, nil
 }
 
@@ -456,14 +472,14 @@ func (s *Scheduler) Wakeup(delay time.Duration, reason, prompt string) (Job, err
 func (s *Scheduler) Delete(id string) (string, error) {
 	s.mu.Lock()
 	if s.wake != nil && s.wake.ID == id {
-		s.wake = nil
 		s.mu.Unlock()
+		s.removeSession(id)
 		return "Cancelled wake-up " + id + ".", nil
 	}
-	for i, j := range s.session {
+	for _, j := range s.session {
 		if j.ID == id {
-			s.session = slices.Delete(s.session, i, i+1)
 			s.mu.Unlock()
+			s.removeSession(id)
 			return "Deleted job " + id + ".", nil
 		}
 	}
@@ -586,4 +602,71 @@ func (s *Scheduler) Unapproved() []Job {
 // Approve lets durable jobs run.
 func (s *Scheduler) Approve(jobs ...Job) error {
 	return s.cfg.Ledger.Approve(s.clock.Now(), jobs...)
+}
+
+// change applies f to the session's jobs under the lock and hands the change it
+// returns to Config.SaveSession, changes in order.
+func (s *Scheduler) change(f func() SessionChange) {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	s.mu.Lock()
+	c := f()
+	s.mu.Unlock()
+	if s.cfg.SaveSession != nil && (c.Add != nil || c.Wake != nil || c.Remove != "" || c.Fired != "") {
+		s.cfg.SaveSession(c)
+	}
+}
+
+// removeSession deletes session job (or wake-up) id.
+func (s *Scheduler) removeSession(id string) {
+	s.change(func() SessionChange {
+		if s.wake != nil && s.wake.ID == id {
+			s.wake = nil
+			return SessionChange{Remove: id}
+		}
+		n := len(s.session)
+		s.session = slices.DeleteFunc(s.session, func(j Job) bool { return j.ID == id })
+		delete(s.held, id)
+		if len(s.session) == n {
+			return SessionChange{}
+		}
+		return SessionChange{Remove: id}
+	})
+}
+
+// RestoreSession gives a resumed session back the jobs it had (its saved changes,
+// applied in order). Recurring jobs past MaxAge are dropped, as they would have been
+// had the session gone on; a one-shot whose time passed while no ouro ran is held back
+// like a missed durable one (Missed, Decide); a wake-up whose time passed is dropped
+// (its loop stopped with the process). It returns what it dropped, for the user.
+func (s *Scheduler) RestoreSession(sj SessionJobs) (dropped []Job) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range sj.Jobs {
+		if _, err := Parse(j.Cron); err != nil || j.ID == "" || j.Durable || len(s.session) >= MaxJobs || len(j.Prompt) > MaxPrompt {
+			dropped = append(dropped, j)
+			continue
+		}
+		if j.Recurring && !j.Permanent && now.Sub(j.CreatedAt) >= MaxAge {
+			dropped = append(dropped, j)
+			continue
+		}
+		if !j.Recurring {
+			if n, ok := s.next(j, now); ok && !now.Before(n) {
+				s.held[j.ID] = j
+			}
+		}
+		s.seen[j.ID] = true
+		s.session = append(s.session, j)
+	}
+	if w := sj.Wake; w != nil {
+		if w.At.After(now) && w.At.Sub(now) <= MaxWakeup+time.Minute && len(w.Prompt) <= MaxPrompt {
+			wake := *w
+			s.wake = &wake
+		} else {
+			dropped = append(dropped, *w)
+		}
+	}
+	return dropped
 }

@@ -69,7 +69,7 @@ func (t *createTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 		if j.Durable {
 			b.WriteString(" This run is headless: the job fires in an interactive ouro session in this project or under `ouro cron run`.")
 		} else {
-			b.WriteString(" Note: this run is headless and ends when you stop, so a session-only job will never fire; use durable: true for a job `ouro cron run` or a later session runs.")
+			b.WriteString(" Note: this run is headless and ends when you stop, so a session-only job fires only if this session is resumed interactively (ouro --resume); use durable: true for a job `ouro cron run` or any later session runs.")
 		}
 	}
 	return tool.Text(b.String()), nil

@@ -31,14 +31,24 @@ type schedules struct {
 	current string // the job whose turn is running
 }
 
+// entryCron is the transcript entry recording one change to the session's jobs (those
+// CronCreate made without durable, and the /loop wake-up): a resumed session gets them
+// back, as in Claude Code.
+const entryCron = "cron"
+
 // OwnerLockName is the lock, in the project's state folder, that the process firing the
 // project's durable jobs holds.
 const OwnerLockName = "cron.lock"
 
-func openSchedules(d dirs, ui UI, warn io.Writer) *schedules {
+func openSchedules(d dirs, tr *transcript, ui UI, warn io.Writer) *schedules {
 	c := &schedules{warn: warn}
 	interactive := ui.Wake != nil
 	cfg := cron.Config{Clock: cron.ClockFromEnv(), Store: cron.OpenStore(d.cwd), Ledger: cron.OpenLedger(d.project)}
+	cfg.SaveSession = func(c cron.SessionChange) {
+		if err := tr.w.AppendEntry(entryCron, c); err != nil {
+			fmt.Fprintf(warn, "ouro: saving the session's scheduled jobs: %v; a resumed session will not have them\n", err)
+		}
+	}
 	if interactive {
 		cfg.OwnerLock = filepath.Join(d.project, OwnerLockName)
 		cfg.Busy = c.busy.Load
@@ -46,6 +56,15 @@ func openSchedules(d dirs, ui UI, warn io.Writer) *schedules {
 		cfg.Run = func(f cron.Fired) { ui.Wake(Wake{Source: "cron " + f.Job.ID, Prompt: f.Prompt}) }
 	}
 	c.sched = cron.New(cfg)
+	if len(tr.cron.Jobs) > 0 || tr.cron.Wake != nil {
+		for _, j := range c.sched.RestoreSession(tr.cron) {
+			what := "job " + j.ID + " (" + j.Cron + ")"
+			if j.Wakeup() {
+				what = "the /loop wake-up due at " + j.At.Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(warn, "ouro: the resumed session's scheduled %s is not restored: it expired while the session was closed\n", what)
+		}
+	}
 	c.part = mechanism.Part{Name: "cron", Deferred: cron.Tools(c.sched, interactive), Observers: []agent.Observer{c.observe}}
 	c.interactive = interactive
 	c.launch(ui, warn)
@@ -66,8 +85,12 @@ func (c *schedules) start() {
 func (c *schedules) launch(ui UI, warn io.Writer) {
 	if ui.Wake == nil {
 		for _, j := range c.sched.Missed() {
-			fmt.Fprintf(warn, "ouro: scheduled one-shot job %s (%q) was due at %s and did not run; an interactive ouro in this project offers to run it\n",
-				j.ID, clipRunes(j.Prompt, 80), c.sched.NextFire(j).Format("2006-01-02 15:04"))
+			later := "an interactive ouro in this project offers to run it"
+			if !j.Durable {
+				later = "resuming this session interactively offers to run it"
+			}
+			fmt.Fprintf(warn, "ouro: scheduled one-shot job %s (%q) was due at %s and did not run; %s\n",
+				j.ID, clipRunes(j.Prompt, 80), c.sched.NextFire(j).Format("2006-01-02 15:04"), later)
 		}
 		return
 	}

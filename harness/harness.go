@@ -333,7 +333,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, cwd: dirs.cwd}
-	sched := openSchedules(dirs, opts.UI, warn)
+	sched := openSchedules(dirs, tr, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {
 		return nil, err

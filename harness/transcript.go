@@ -10,6 +10,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/checkpoint"
+	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/session"
@@ -32,6 +33,8 @@ type transcript struct {
 	background []session.Entry
 	// worktree is the git worktree the session was in when it stopped ("" for none).
 	worktree string
+	// cron is the session's scheduled jobs when it stopped.
+	cron cron.SessionJobs
 }
 
 // pruneSessions deletes, at most once a day, the sessions of every project nobody has
@@ -126,6 +129,13 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
+		case entryCron:
+			var c cron.SessionChange
+			if err := json.Unmarshal(e.Data, &c); err != nil {
+				fmt.Fprintf(warn, "ouro: a saved change to the session's scheduled jobs could not be read (%v); it is skipped\n", err)
+				continue
+			}
+			tr.cron.Apply(c)
 		case entryWorktree:
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {

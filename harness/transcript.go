@@ -33,6 +33,8 @@ type transcript struct {
 	background []session.Entry
 	// worktree is the git worktree the session was in when it stopped ("" for none).
 	worktree string
+	// workflowsOffered: a prompt of the user asked for a workflow (OfferWorkflows).
+	workflowsOffered bool
 	// cron is the session's scheduled jobs when it stopped.
 	cron cron.SessionJobs
 }
@@ -129,6 +131,8 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
+		case entryWorkflowsOffered:
+			tr.workflowsOffered = true
 		case entryCron:
 			var c cron.SessionChange
 			if err := json.Unmarshal(e.Data, &c); err != nil {

@@ -50,7 +50,9 @@ func (s *Session) WorkflowRunner() workflow.Runner {
 }
 
 func openWorkflows(opts Options, d dirs, store string, ws *workspace.Workspace, tr *transcript, sub subagents, bg *backgroundWork, warn io.Writer) *workflows {
-	optedIn := opts.Access.Workflows || slices.Contains(opts.Access.Tools, workflow.ToolName)
+	// A resumed session whose user asked for a workflow keeps the tool: its history may
+	// hold Workflow calls the model would otherwise see fail.
+	optedIn := opts.Access.Workflows || slices.Contains(opts.Access.Tools, workflow.ToolName) || tr.workflowsOffered
 	bin, err := wfproc.Locate()
 	if err != nil {
 		if optedIn {
@@ -91,8 +93,15 @@ func (s *Session) OfferWorkflows(prompt string) bool {
 		return false
 	}
 	w.held = false
+	if err := s.writer.AppendEntry(entryWorkflowsOffered, map[string]bool{"offered": true}); err != nil {
+		fmt.Fprintf(s.warn, "ouro: recording that workflows were asked for: %v; a resumed session will not offer the Workflow tool until asked again\n", err)
+	}
 	return true
 }
+
+// entryWorkflowsOffered records that the user's prompt asked for a workflow, so that a
+// resumed session offers the Workflow tool from its start.
+const entryWorkflowsOffered = "workflows_offered"
 
 // offeredLater lets OfferWorkflows add the tool to reg, under the tools list and deny
 // rules of the session.

@@ -401,3 +401,30 @@ func TestWorkflowLostWithTheSessionResumes(t *testing.T) {
 		}
 	}
 }
+
+// A session whose user asked for a workflow still offers the tool when it is resumed (its
+// history may hold Workflow calls); one that never asked does not.
+func TestWorkflowOptInSurvivesResume(t *testing.T) {
+	withHelper(t)
+	e := newEnv(t)
+	first := func(args ...string) string {
+		t.Helper()
+		srv := e.fake(scripted.Turn{Text: "ok"})
+		if out, stderr, code := e.run("", args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+		}
+		return string(srv.Requests()[0].Body)
+	}
+	if offersWorkflow(first("-p", "review the change")) || offersWorkflow(first("-p", "-c", "go on")) {
+		t.Fatal("offered without the word")
+	}
+	if !offersWorkflow(first("-p", "-c", "run a Workflow that reviews the change")) {
+		t.Fatal("the word did not offer the tool")
+	}
+	if !offersWorkflow(first("-p", "-c", "go on")) {
+		t.Error("the resumed session lost the Workflow tool its user asked for")
+	}
+	if offersWorkflow(first("-p", "a new session")) {
+		t.Error("a new session offered the tool")
+	}
+}

@@ -21,6 +21,11 @@ import (
 func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
 	e := newEnv(t)
 	srv := e.fake(scripted.Turn{ExpectContains: "first", Text: "one"}, scripted.Turn{ExpectContains: "second", Text: "two"})
+	// A command and a model-only skill: initialize lists the first (supportedCommands()).
+	os.MkdirAll(filepath.Join(e.dir, ".claude", "commands"), 0o755)
+	os.WriteFile(filepath.Join(e.dir, ".claude", "commands", "review.md"), []byte("---\ndescription: Review a change\nargument-hint: \"[pr]\"\n---\nReview $ARGUMENTS\n"), 0o644)
+	os.MkdirAll(filepath.Join(e.dir, ".claude", "skills", "internal-notes"), 0o755)
+	os.WriteFile(filepath.Join(e.dir, ".claude", "skills", "internal-notes", "SKILL.md"), []byte("---\nname: internal-notes\ndescription: Notes for the model\nuser-invocable: false\n---\nbody\n"), 0o644)
 	s := startSDK(t, e, nil, "--max-turns", "5", "--model", "claude-sonnet-4-5", "--permission-mode", "default",
 		"--betas", "context-1m-2025-08-07", "--max-thinking-tokens", "8000", "--setting-sources=user,project,local",
 		"--tools", "default", "--include-hook-events")
@@ -30,8 +35,13 @@ func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
 		"systemPrompt": "You are the ledger bot.",
 	})
 	resp := init["response"].(map[string]any)
-	if _, ok := resp["commands"].([]any); !ok || resp["output_style"] != "default" {
+	cmds, ok := resp["commands"].([]any)
+	if !ok || resp["output_style"] != "default" {
 		t.Fatalf("initialize response = %v", init)
+	}
+	listed, _ := json.Marshal(cmds)
+	if !strings.Contains(string(listed), `{"argumentHint":"[pr]","description":"Review a change","name":"review"}`) || strings.Contains(string(listed), "internal-notes") {
+		t.Fatalf("initialize should list the user's commands, not model-only skills: %s", listed)
 	}
 	s.user("first question")
 	r1 := s.result(1)

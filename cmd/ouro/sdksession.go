@@ -231,10 +231,33 @@ func (s *streamInput) opened(sess *harness.Session, init *sdkproto.Request) {
 	close(s.ready)
 	if init != nil {
 		_ = s.ch.Respond(init.ID, map[string]any{
-			"commands": []any{}, "output_style": "default", "available_output_styles": []string{"default"},
+			"commands": sdkCommands(sess), "output_style": "default", "available_output_styles": []string{"default"},
 			"models": []any{}, "account": map[string]any{},
 		})
 	}
+}
+
+// sdkSlashCommand is one entry of initialize's "commands" (the SDK's SlashCommand): what a
+// prompt "/name args" runs in this session.
+type sdkSlashCommand struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint"`
+}
+
+// sdkCommands lists the skills and commands the user may invoke as /name (slashPrompt).
+func sdkCommands(sess *harness.Session) []sdkSlashCommand {
+	out := []sdkSlashCommand{}
+	if sess == nil || sess.Skills == nil {
+		return out
+	}
+	for _, k := range sess.Skills.Skills() {
+		if !k.UserInvocable {
+			continue
+		}
+		out = append(out, sdkSlashCommand{Name: k.Name, Description: k.Description, ArgumentHint: k.ArgumentHint})
+	}
+	return out
 }
 
 func (s *streamInput) session() *harness.Session {

@@ -122,7 +122,7 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 	}
 	mo := mcpclient.Options{CWD: d.cwd, LogDir: filepath.Join(d.project, "mcp-logs"), Version: version,
 		Supervise: supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit,
-		AuthDir: MCPAuthDir(d.home), SDK: o.SDK}
+		AuthDir: MCPAuthDir(d.home), SDK: o.SDK, Warn: func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }}
 	mo.TimeoutsFromEnv(os.Getenv)
 	m := mcpclient.New(cfg.Servers, mo)
 	m.Start()

@@ -222,3 +222,51 @@ func TestTwoSessionsRefreshOneLogin(t *testing.T) {
 		t.Fatalf("%d refreshes: %v", n, as.Events())
 	}
 }
+
+// A refreshed token that cannot be saved (the folder is gone, a file in its place) does
+// not fail the session, and the user hears of it once.
+func TestRefreshSaveFailureIsReported(t *testing.T) {
+	as := authtest.New()
+	defer as.Close()
+	dir := filepath.Join(t.TempDir(), "auth")
+	store := mcpauth.Store{Dir: dir}
+	endpoint := as.URL() + "/mcp"
+	open := func(authURL string) error {
+		resp, err := http.Get(authURL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	h, done, err := mcpauth.Login(store, endpoint, mcpauth.Client{}, open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := connect(t, endpoint, h)
+	done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	sv, _ := store.Load(endpoint)
+	sv.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := store.Save(sv); err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	s, err := mcpauth.Session(store, endpoint, func(err error) { warned = append(warned, err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(dir)
+	os.WriteFile(dir, []byte("not a folder"), 0o600)
+	cs, err = connect(t, endpoint, s)
+	if err != nil {
+		t.Fatalf("the session should go on with the refreshed token: %v", err)
+	}
+	whoami(t, cs)
+	cs.Close()
+	if len(warned) != 1 {
+		t.Fatalf("the failed save should be reported once, got %v", warned)
+	}
+}

@@ -152,7 +152,13 @@ func (m *Manager) oauth(cfg mcpconf.Server) (auth.OAuthHandler, func(), error) {
 		}
 		return mcpauth.Login(store, cfg.URL, c, m.opts.Login, nil)
 	}
-	h, err := mcpauth.Session(store, cfg.URL, nil)
+	var warn func(error)
+	if m.opts.Warn != nil {
+		warn = func(err error) {
+			m.opts.Warn(fmt.Sprintf("MCP server at %s: the refreshed OAuth token could not be saved (%v); this session goes on with it, the next one may need `ouro mcp login` again", cfg.URL, err))
+		}
+	}
+	h, err := mcpauth.Session(store, cfg.URL, warn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("its saved OAuth login: %w", err)
 	}

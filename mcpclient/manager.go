@@ -62,6 +62,9 @@ type Options struct {
 	// SDK reaches a server of type "sdk" (in the Agent SDK's process, over the control
 	// protocol); nil when no SDK drives ouro, and such servers fail to start.
 	SDK func(server string) mcp.Transport
+	// Warn, when set, receives problems the user should hear of that fail nothing now
+	// (a refreshed OAuth token that could not be saved for the next session).
+	Warn func(string)
 }
 
 // TimeoutsFromEnv reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, as in Claude

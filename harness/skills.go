@@ -100,12 +100,13 @@ func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 
 // InvokeSkill loads a skill for the user (the REPL's /<skill> args): what the Skill tool
 // does for the model. The text returned is the prompt to send.
-func (s *Session) InvokeSkill(name, args string) (string, error) {
+// Its !`command`s run under ctx.
+func (s *Session) InvokeSkill(ctx context.Context, name, args string) (string, error) {
 	inv, err := s.Skills.InvokeForUser(s.Workspace, name, args)
 	if err != nil {
 		return "", err
 	}
-	return s.skills.invoked(context.Background(), inv), nil
+	return s.skills.invoked(ctx, inv), nil
 }
 
 // invokedSkill is a skill loaded in this session, as the transcript records it.

@@ -158,14 +158,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		}
 		// Only the user's own words opt in to workflows, not a skill's body that replaces them.
 		typed := p
+		skill := false
 		if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "/mcp__") { // MCP prompts: Session.Run
-			if text, isSkill, err := r.skillPrompt(p); isSkill {
-				if err != nil {
-					fmt.Fprintln(r.Err, "ouro:", err)
-					continue
-				}
-				p = text // /<skill> args: the skill's body, with its arguments, is the prompt
-			} else {
+			if skill = r.isSkill(p); !skill {
 				quit, err := r.command(p)
 				if err != nil {
 					fmt.Fprintln(r.Err, "ouro:", err)
@@ -176,9 +171,7 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 				continue
 			}
 		}
-		if !r.woke && r.sess.OfferWorkflows(typed) {
-			fmt.Fprintln(r.Err, "[the Workflow tool is offered from now on: your prompt asks for a workflow]")
-		}
+		// The turn starts here, so that Ctrl-C also stops a skill's !`command`s.
 		runCtx, cancel := context.WithCancel(ctx)
 		mu.Lock()
 		cancelRun = cancel
@@ -186,7 +179,25 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		if r.Screen != nil {
 			r.Screen.RunStarted(p)
 		}
-		o := r.sess.Run(runCtx, p)
+		var o agent.Outcome
+		if skill {
+			text, err := r.skillPrompt(runCtx, p)
+			switch {
+			case runCtx.Err() != nil:
+				o = agent.Outcome{Status: agent.StatusInterrupted, Reason: "interrupted while the skill's commands ran; nothing was sent"}
+			case err != nil:
+				fmt.Fprintln(r.Err, "ouro:", err)
+				o = agent.Outcome{Status: agent.StatusFailed, Reason: err.Error()}
+			default:
+				p = text // /<skill> args: the skill's body, with its arguments, is the prompt
+			}
+		}
+		if o.Status == "" {
+			if !r.woke && r.sess.OfferWorkflows(typed) {
+				fmt.Fprintln(r.Err, "[the Workflow tool is offered from now on: your prompt asks for a workflow]")
+			}
+			o = r.sess.Run(runCtx, p)
+		}
 		mu.Lock()
 		// A Ctrl-C during the turn cleared cancelRun; a second one now would exit.
 		interrupted := cancelRun == nil
@@ -559,17 +570,18 @@ func parseAnswer(q tools.Question, line string) tools.Answer {
 	return ans
 }
 
-// skillPrompt turns "/<skill-name> args" into the skill's body with its arguments.
-func (r *REPL) skillPrompt(line string) (text string, isSkill bool, err error) {
+// isSkill reports whether line is "/<skill-name> args".
+func (r *REPL) isSkill(line string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	_, ok := r.sess.Skills.Get(name)
+	return ok
+}
+
+// skillPrompt turns "/<skill-name> args" into the skill's body with its arguments; its
+// !`command`s run under ctx.
+func (r *REPL) skillPrompt(ctx context.Context, line string) (string, error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	if _, ok := r.sess.Skills.Get(name); !ok {
-		return "", false, nil
-	}
-	text, err = r.sess.InvokeSkill(name, strings.TrimSpace(args))
-	if err != nil {
-		return "", true, err
-	}
-	return text, true, nil
+	return r.sess.InvokeSkill(ctx, name, strings.TrimSpace(args))
 }
 
 func indentLines(s, pad string) string { return pad + strings.ReplaceAll(s, "\n", "\n"+pad) }

@@ -324,7 +324,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return runStreamTurns(ctx, cmd, sess, h, in)
 	}
 	sess.OfferWorkflows(f.words) // the user's own words, before a command's file replaces them
-	if prompt, err = slashPrompt(sess, prompt); err != nil {
+	if prompt, err = slashPrompt(ctx, sess, prompt); err != nil {
 		sess.Close()
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/ouroagent/ouro/harness"
@@ -12,7 +13,7 @@ import (
 // substituted, as the REPL does. A prompt whose first word names no skill is sent
 // unchanged ("/tmp/x is empty" is a sentence); a skill the user may not invoke
 // (user-invocable: false) is an error.
-func slashPrompt(sess *harness.Session, prompt string) (string, error) {
+func slashPrompt(ctx context.Context, sess *harness.Session, prompt string) (string, error) {
 	t := strings.TrimSpace(prompt)
 	if !strings.HasPrefix(t, "/") {
 		return prompt, nil
@@ -25,15 +26,15 @@ func slashPrompt(sess *harness.Session, prompt string) (string, error) {
 	if _, ok := sess.Skills.Get(first); !ok || first == "" {
 		return prompt, nil
 	}
-	return sess.InvokeSkill(first, strings.TrimSpace(args))
+	return sess.InvokeSkill(ctx, first, strings.TrimSpace(args))
 }
 
 // slashBlocks is slashPrompt for a stream-json prompt made of one text block.
-func slashBlocks(sess *harness.Session, blocks []llm.Block) ([]llm.Block, error) {
+func slashBlocks(ctx context.Context, sess *harness.Session, blocks []llm.Block) ([]llm.Block, error) {
 	if len(blocks) != 1 || blocks[0].Type != llm.BlockText {
 		return blocks, nil
 	}
-	text, err := slashPrompt(sess, blocks[0].Text)
+	text, err := slashPrompt(ctx, sess, blocks[0].Text)
 	if err != nil {
 		return nil, err
 	}

@@ -198,12 +198,14 @@ func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Sessi
 				sess.OfferWorkflows(b.Text)
 			}
 		}
-		blocks, err := slashBlocks(sess, n.blocks)
+		// The turn (and its interrupt) starts before a command's !`commands` run.
+		tctx, end := in.beginTurn(ctx)
+		blocks, err := slashBlocks(tctx, sess, n.blocks)
 		if err != nil {
+			end()
 			runErr = err
 			break
 		}
-		tctx, end := in.beginTurn(ctx)
 		last = sess.RunBlocks(tctx, blocks)
 		end()
 		turns++

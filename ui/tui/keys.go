@@ -18,6 +18,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if ks == "esc" && m.dialog.reason == nil || ks == "ctrl+c" {
 			m.lastCtrlC = m.now()
+			if m.shelling {
+				m.eng.stopShell()
+			}
 			m.eng.interrupt()
 			m.notice = "interrupting… (Ctrl-C again exits)"
 			return nil
@@ -42,6 +45,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.running {
 			m.eng.interrupt()
 			m.notice = "interrupting… press Ctrl-C again to exit"
+		} else if m.shelling {
+			m.eng.stopShell()
+			m.notice = "stopping the command… press Ctrl-C again to exit"
 		} else {
 			m.input.Reset()
 			m.notice = "press Ctrl-C again to exit"
@@ -58,6 +64,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		case m.running:
 			m.eng.interrupt()
 			m.notice = "interrupting…"
+		case m.shelling:
+			m.eng.stopShell()
+			m.notice = "stopping the command…"
 		case m.now().Sub(m.lastEsc) < 800*time.Millisecond && m.input.Value() == "":
 			m.lastEsc = time.Time{}
 			m.submitLine("/rewind")
@@ -234,8 +243,12 @@ func (m *model) submit() {
 		} else {
 			m.print(m.th.dim.Render("  remembered in " + where))
 		}
+	case strings.HasPrefix(t, "!") && m.shelling:
+		m.notice = "a command is running: wait for it, or stop it with Esc"
+		m.setInput(text)
 	case strings.HasPrefix(t, "!") && !m.running:
 		m.printBlock(m.th.accent.Render("! ") + strings.TrimSpace(t[1:]))
+		m.shelling = true
 		m.eng.shell(strings.TrimSpace(t[1:]))
 	default:
 		m.submitLine(text)

@@ -26,7 +26,9 @@ type engine interface {
 	// note saves a #note to the project's memory and says where.
 	note(text string) (string, error)
 	// shell runs a !command through the permission gate; its output joins the context.
+	// stopShell stops the one running.
 	shell(cmd string)
+	stopShell()
 }
 
 // Messages from the engine.
@@ -93,6 +95,7 @@ type model struct {
 	team      teamMsg
 
 	running   bool
+	shelling  bool // a !command runs
 	runStart  time.Time
 	outChars  int
 	outTokens int
@@ -212,6 +215,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case printedMsg:
 		m.printing = false
 	case shellDoneMsg:
+		m.shelling = false
 		b := &toolBlock{name: "!", summary: msg.cmd, done: true, failed: msg.failed, result: strings.TrimRight(msg.out, "\n")}
 		m.printBlock(b.render(m.th, m.width, "•", false))
 		m.lastTools = append(m.lastTools, b)

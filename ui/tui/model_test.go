@@ -29,6 +29,7 @@ type fakeEngine struct {
 	mode       permission.Mode
 	notes      []string
 	shells     []string
+	stops      int
 }
 
 func (f *fakeEngine) submit(l string)                 { f.lines = append(f.lines, l) }
@@ -39,6 +40,7 @@ func (f *fakeEngine) note(t string) (string, error) {
 	return "memory/note.md", nil
 }
 func (f *fakeEngine) shell(c string) { f.shells = append(f.shells, c) }
+func (f *fakeEngine) stopShell()     { f.stops++ }
 
 // testModel is a model 80x24 without colour, at a fixed time, recording what it prints.
 func testModel(t *testing.T, width int) (*model, *fakeEngine, *[]string) {
@@ -221,7 +223,21 @@ func TestInput(t *testing.T) {
 	if len(eng.notes) != 1 || eng.notes[0] != "tests need make gen" || len(eng.shells) != 1 || eng.shells[0] != "ls" {
 		t.Fatalf("notes %q shells %q", eng.notes, eng.shells)
 	}
+	// A !command runs: a second waits, Esc stops the first (not the turn: none runs).
+	typeText(m, "!sleep 100")
+	m.Update(key("enter"))
+	if len(eng.shells) != 1 || m.input.Value() != "!sleep 100" {
+		t.Fatalf("a second !command started while one runs: %q (input %q)", eng.shells, m.input.Value())
+	}
+	m.input.Reset()
+	m.Update(key("esc"))
+	if eng.stops != 1 || eng.interrupts != 1 {
+		t.Fatalf("Esc should stop the command: stops %d interrupts %d", eng.stops, eng.interrupts)
+	}
 	m.Update(shellDoneMsg{cmd: "ls", out: "a.go"})
+	if m.shelling {
+		t.Fatal("still shelling after the command ended")
+	}
 	typeText(m, "what is here")
 	m.Update(key("enter"))
 	if last := eng.lines[len(eng.lines)-1]; !strings.Contains(last, "<bash-stdout>a.go</bash-stdout>") || !strings.HasSuffix(last, "what is here") {

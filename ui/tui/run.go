@@ -129,6 +129,8 @@ type replEngine struct {
 	done     atomic.Bool // the REPL returned
 	stopped  atomic.Bool // the screen ended
 	shellSeq atomic.Int64
+	shellMu  sync.Mutex
+	shellEnd context.CancelFunc // stops the !command that runs
 	pollOnce sync.Once
 	running  atomic.Bool // a run started and was not interrupted yet
 }
@@ -349,13 +351,19 @@ type shellDoneMsg struct {
 func (e *replEngine) shell(cmd string) {
 	s := e.session()
 	if s == nil {
+		e.send(shellDoneMsg{cmd: cmd, out: "not run: the session is not open yet", failed: true})
 		return
 	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.shellMu.Lock()
+	e.shellEnd = cancel
+	e.shellMu.Unlock()
 	go func() {
+		defer e.stopShell()
 		in, _ := json.Marshal(map[string]string{"command": cmd})
 		call := tool.Call{ID: fmt.Sprintf("user_shell_%d", e.shellSeq.Add(1)), Name: "Bash", Input: in}
 		for _, g := range s.Agent.Config().Gates {
-			d := g.Gate(e.ctx, call)
+			d := g.Gate(ctx, call)
 			if d.Deny {
 				e.send(shellDoneMsg{cmd: cmd, out: "not run: " + d.Reason, failed: true})
 				return
@@ -369,9 +377,24 @@ func (e *replEngine) shell(cmd string) {
 			e.send(shellDoneMsg{cmd: cmd, out: bad.Text(), failed: true})
 			return
 		}
-		res := s.Tools.RunValid(e.ctx, v, nil)
-		e.send(shellDoneMsg{cmd: cmd, out: res.Text(), failed: res.IsError})
+		res := s.Tools.RunValid(ctx, v, nil)
+		out := res.Text()
+		if ctx.Err() != nil && e.ctx.Err() == nil {
+			out = strings.TrimRight(out, "\n") + "\n[stopped by the user]"
+		}
+		e.send(shellDoneMsg{cmd: cmd, out: out, failed: res.IsError || ctx.Err() != nil})
 	}()
+}
+
+// stopShell stops the !command that runs, if one does.
+func (e *replEngine) stopShell() {
+	e.shellMu.Lock()
+	end := e.shellEnd
+	e.shellEnd = nil
+	e.shellMu.Unlock()
+	if end != nil {
+		end()
+	}
 }
 
 func clip(s string, n int) string {

@@ -137,6 +137,9 @@ func setupGuard(e guardEnv) (*guard, error) {
 	if g.policy, err = newPolicy(set, e.dirs.cwd, e.ws, userHome, []string{g.tmpDir}, e.warn); err != nil {
 		return g, err
 	}
+	// A skill's allowed-tools serve the agent that invoked it (a subagent, a teammate,
+	// or the session's own), not the others.
+	g.policy.SetTurnOwner(subagent.AgentID)
 	if g.audit, err = permission.OpenAudit(filepath.Join(e.dirs.project, "audit.jsonl")); err != nil {
 		return g, err
 	}

@@ -81,7 +81,7 @@ func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 		rules = nil
 	}
 	for _, r := range rules {
-		if err := l.policy.AddTurnRule(r); err != nil {
+		if err := l.policy.AddTurnRule(ctx, r); err != nil {
 			fmt.Fprintf(l.warn, "ouro: skill %s: allowed-tools %q: %v\n", inv.Skill.Name, r, err)
 		}
 	}

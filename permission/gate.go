@@ -318,7 +318,7 @@ func (g *Gate) allowedOutside(call tool.Call) {
 	if p == "" {
 		return // the working directory, or no path at all
 	}
-	st := g.policy.snapshot()
+	st := g.policy.snapshot(context.Background())
 	tg, err := st.resolve(p, st.cwd)
 	if err != nil || st.ws.Contains(tg.real) {
 		return

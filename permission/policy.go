@@ -129,6 +129,8 @@ type Policy struct {
 	// readOnlyOther says which tools outside the policy's own tables only read (see
 	// SetReadOnlyTools).
 	readOnlyOther func(name string) bool
+	// turnOwner names the agent a context belongs to (SetTurnOwner).
+	turnOwner func(context.Context) string
 }
 
 // SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
@@ -300,10 +302,12 @@ func bypassDisabled(source string) error {
 const SourceSession = "this session"
 
 // AddTurnRule allows what text matches until ClearTurnRules (a skill's allowed-tools,
-// granted for the rest of the turn that invoked it).
-func (p *Policy) AddTurnRule(text string) error {
+// granted for the rest of the turn that invoked it), for the calls of the agent ctx
+// belongs to only (SetTurnOwner): a subagent's or teammate's skill grants its parent
+// nothing, nor the other way round.
+func (p *Policy) AddTurnRule(ctx context.Context, text string) error {
 	if p.base != nil {
-		return p.base.AddTurnRule(text)
+		return p.base.AddTurnRule(ctx, text)
 	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: SourceTurn, Root: p.projectDir})
 	if err != nil {
@@ -311,8 +315,29 @@ func (p *Policy) AddTurnRule(text string) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	r.owner = p.ownerOf(ctx)
 	p.ses = append(p.ses, r)
 	return nil
+}
+
+// SetTurnOwner tells the policy which agent a context belongs to ("" for the session's
+// own), so that turn rules stay with the agent that got them.
+func (p *Policy) SetTurnOwner(f func(context.Context) string) {
+	if p.base != nil {
+		p.base.SetTurnOwner(f)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.turnOwner = f
+}
+
+// ownerOf is the agent ctx belongs to. p.mu is held.
+func (p *Policy) ownerOf(ctx context.Context) string {
+	if p.turnOwner == nil || ctx == nil {
+		return ""
+	}
+	return p.turnOwner(ctx)
 }
 
 // ClearTurnRules removes every rule added by AddTurnRule.
@@ -405,16 +430,22 @@ type state struct {
 	ws *workspace.Workspace
 }
 
-func (p *Policy) snapshot() *state {
+func (p *Policy) snapshot(ctx context.Context) *state {
 	if p.base != nil {
-		st := p.base.snapshot()
+		st := p.base.snapshot(ctx)
 		st.mode = p.Mode()
 		st.ws, st.cwd = p.ws, p.ws.CWD()
 		return st
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	allow := append(append([]Rule(nil), p.allow...), p.ses...)
+	allow := append([]Rule(nil), p.allow...)
+	owner := p.ownerOf(ctx)
+	for _, r := range p.ses {
+		if r.Source != SourceTurn || r.owner == owner {
+			allow = append(allow, r)
+		}
+	}
 	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws}
 }
 
@@ -438,8 +469,8 @@ var sessionTools = []string{"TodoWrite", "TodoRead", "TaskCreate", "TaskGet", "T
 
 // Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
 // paths, allow rules, and finally the mode. See the package tests for the full table.
-func (p *Policy) Check(_ context.Context, c tool.Call) Verdict {
-	st := p.snapshot()
+func (p *Policy) Check(ctx context.Context, c tool.Call) Verdict {
+	st := p.snapshot(ctx)
 	var in callInput
 	if len(c.Input) > 0 {
 		if err := json.Unmarshal(c.Input, &in); err != nil {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestBashDecisionRows(t *testing.T) {
 				*list.to = append(*list.to, fill.Replace(r))
 			}
 		}
-		st := e.policy(t, tc.mode, rs).snapshot()
+		st := e.policy(t, tc.mode, rs).snapshot(context.Background())
 		line := fill.Replace(tc.line)
 		a := shell.Analyze(line)
 		if len(a.Commands) != 1 || len(a.Ask) > 0 {

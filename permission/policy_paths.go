@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -184,7 +185,7 @@ func staticPrefix(pattern string) string {
 // what Grep shows: a rule about reading a file is about its content, whichever tool
 // would reveal it.
 func (p *Policy) ReadDenied(path string) bool {
-	st := p.snapshot()
+	st := p.snapshot(context.Background())
 	tg, err := st.resolve(path, st.cwd)
 	if err != nil {
 		return false

@@ -45,6 +45,7 @@ type Rule struct {
 	Tool, Specifier string
 
 	kind   specKind
+	owner  string // a turn rule's agent (Policy.SetTurnOwner): it allows that agent's calls only
 	bash   string // command pattern with the legacy `:*` turned into ` *`
 	env    bool   // the pattern starts with NAME=value: matched with the command's assignments
 	path   pathPattern

@@ -34,3 +34,42 @@ func TestAddSessionRuleKind(t *testing.T) {
 		t.Error("a session rule was written to .ouro/settings.local.json")
 	}
 }
+
+type agentKey struct{}
+
+// A turn rule (a skill's allowed-tools) allows the calls of the agent that got it only:
+// not its parent's, not a sibling's, not through a view of the policy; ClearTurnRules
+// ends them all.
+func TestTurnRulesStayWithTheirAgent(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "default", rules{})
+	p.SetTurnOwner(func(ctx context.Context) string { s, _ := ctx.Value(agentKey{}).(string); return s })
+	child := context.WithValue(context.Background(), agentKey{}, "child-1")
+	sibling := context.WithValue(context.Background(), agentKey{}, "child-2")
+	view, err := p.WithMode(ModeDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := view.AddTurnRule(child, "Bash(touch *)"); err != nil {
+		t.Fatal(err)
+	}
+	call := e.call("Bash", bash("touch x"))
+	if v := view.Check(child, call); v.Behavior != Allow {
+		t.Errorf("the child's own call: %+v", v)
+	}
+	for name, ctx := range map[string]context.Context{"parent": context.Background(), "sibling": sibling} {
+		if v := p.Check(ctx, call); v.Behavior == Allow {
+			t.Errorf("the %s's call was allowed by the child's turn rule: %+v", name, v)
+		}
+	}
+	if err := p.AddTurnRule(context.Background(), "Bash(touch *)"); err != nil {
+		t.Fatal(err)
+	}
+	if v := view.Check(sibling, call); v.Behavior == Allow {
+		t.Errorf("the parent's turn rule allowed a child's call: %+v", v)
+	}
+	p.ClearTurnRules()
+	if v := p.Check(child, call); v.Behavior == Allow {
+		t.Errorf("a turn rule outlived ClearTurnRules: %+v", v)
+	}
+}

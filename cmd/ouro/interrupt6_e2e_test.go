@@ -59,3 +59,30 @@ func sleepMarkerRuns() bool {
 	}
 	return false
 }
+
+// A subagent's skill grants its allowed-tools to that subagent only: the parent's own
+// call to the same command is still asked about (and refused, headless).
+func TestSubagentSkillRulesStayInTheSubagent(t *testing.T) {
+	e := newEnv(t)
+	os.MkdirAll(filepath.Join(e.dir, ".claude", "skills", "toucher"), 0o755)
+	os.WriteFile(filepath.Join(e.dir, ".claude", "skills", "toucher", "SKILL.md"),
+		[]byte("---\nname: toucher\ndescription: Touches files\nallowed-tools: Bash(touch *)\n---\nTouch what you are asked to.\n"), 0o644)
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("t1", "Task", map[string]string{"description": "touch", "prompt": "touch child.txt", "subagent_type": "general-purpose"})}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("s1", "Skill", map[string]string{"skill": "toucher"})}},
+		scripted.Turn{ExpectContains: "Touch what you are asked to.", ToolCalls: []scripted.ToolCall{idCall("b1", "Bash", map[string]string{"command": "touch child.txt"})}},
+		scripted.Turn{Text: "child touched"},
+		scripted.Turn{ExpectContains: "child touched", ToolCalls: []scripted.ToolCall{idCall("b2", "Bash", map[string]string{"command": "touch parent.txt"})}},
+		scripted.Turn{Text: "parent done"},
+	)
+	out, stderr, code := e.run("", "-p", "delegate")
+	if code != 0 || !strings.Contains(out, "parent done") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "child.txt")); err != nil {
+		t.Errorf("the subagent's skill did not allow its own call: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "parent.txt")); err == nil {
+		t.Error("the subagent's skill rule allowed the parent's call")
+	}
+}

@@ -44,6 +44,7 @@ func Doctor(opts Options) doctor.Report {
 		doctor.Func{Title: "instructions and rules", F: c.instructions},
 		doctor.Func{Title: "memory", F: c.memory},
 		doctor.Func{Title: "trust", F: c.trust},
+		doctor.Func{Title: "store", F: c.store},
 	)
 }
 

@@ -22,7 +22,8 @@ would — managed, user, project and local settings, the model, permission rules
 sandbox, hooks, agents, skills and commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
 ones), rules folders and memory — and prints, for each file, whether it was loaded,
 loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
-every warning. Nothing is run: no hook, no model call.
+every warning, and where tasks, messages and journals are kept (a shared NATS store is
+connected to, to see that it answers). Nothing is run: no hook, no model call.
 
 Exit status: 0 when a session would start (warnings or not), 1 when a problem would stop
 it (a broken project settings file, an invalid hook).`,

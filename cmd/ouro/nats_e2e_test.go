@@ -319,3 +319,25 @@ func TestNATSEvalOnThreeWorkers(t *testing.T) {
 		t.Errorf("only %d of 3 workers ran anything:\n%s", busy, workers[0].String())
 	}
 }
+
+// ouro doctor says where tasks and messages are kept: state.db, a shared store it
+// reached, one it cannot reach (a warning), one without JetStream, and a bad URL (fatal).
+func TestDoctorShowsTheStore(t *testing.T) {
+	e := newEnv(t)
+	if out, _, code := e.run("", "doctor"); code != 0 || !strings.Contains(out, "state.db on this machine") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	srv := natstest.Server(t)
+	e.vars = append(e.vars, "OURO_STORE="+srv.URL())
+	if out, _, code := e.run("", "doctor"); code != 0 || !strings.Contains(out, "NATS JetStream, reachable") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	e.vars = append(e.vars, "OURO_STORE="+natstest.NoJetStream(t))
+	if out, _, code := e.run("", "doctor"); code != 0 || !strings.Contains(out, "has no JetStream") {
+		t.Fatalf("a server without JetStream should be a warning: exit %d\n%s", code, out)
+	}
+	e.vars = append(e.vars, "OURO_STORE=redis://localhost")
+	if out, _, code := e.run("", "doctor"); code != 1 || !strings.Contains(out, "no store URL") {
+		t.Fatalf("a bad store URL should stop a run: exit %d\n%s", code, out)
+	}
+}

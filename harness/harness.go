@@ -331,6 +331,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
+	tl.hooks = &teamHooks{r: g.hooks, team: tl.name}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, cwd: dirs.cwd}
 	sched := openSchedules(dirs, tr, opts.UI, warn)

@@ -77,6 +77,8 @@ type tasks struct {
 	part  mechanism.Part
 	stop  context.CancelFunc
 	store task.Store
+	// hooks run TaskCreated and TaskCompleted (set before the list is first used).
+	hooks *teamHooks
 }
 
 func openTasks(d dirs, tr *transcript, listFlag, store string, todos *todo.List, ui UI, warn io.Writer) (*tasks, error) {
@@ -113,8 +115,10 @@ func openTasks(d dirs, tr *transcript, listFlag, store string, todos *todo.List,
 			return nil, err
 		}
 		ts.store = s
-		board = task.NewBoard(task.Config{Store: s, List: name, Holder: tr.w.ID(), Lease: lease,
-			OnChange: func(list []task.Task) { show(list, true) }})
+		cfg := task.Config{Store: s, List: name, Holder: tr.w.ID(), Lease: lease,
+			OnChange: func(list []task.Task) { show(list, true) }}
+		ts.hooks.boardHooks(&cfg)
+		board = task.NewBoard(cfg)
 		if tr.taskList != name {
 			if err := tr.w.AppendEntry(entryTaskList, map[string]string{"list": name}); err != nil {
 				fmt.Fprintf(warn, "ouro: recording the task list: %v\n", err)

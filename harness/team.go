@@ -77,6 +77,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 			writeTeamStatus(tw.statusPath, s, warn)
 		},
 		Observer: obs,
+		Hooks:    tl.hooks,
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 	})
 	t.SeenByLead(mailbox.IDsIn(tr.messages)...)

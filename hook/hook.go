@@ -43,6 +43,9 @@ const (
 	Setup              = "Setup"
 	WorktreeCreate     = "WorktreeCreate"
 	WorktreeRemove     = "WorktreeRemove"
+	TaskCreated        = "TaskCreated"
+	TaskCompleted      = "TaskCompleted"
+	TeammateIdle       = "TeammateIdle"
 )
 
 // events lists every known event with what its matcher is compared against ("" means
@@ -66,6 +69,9 @@ var events = map[string]string{
 	Setup:              "trigger",
 	WorktreeCreate:     "",
 	WorktreeRemove:     "",
+	TaskCreated:        "",
+	TaskCompleted:      "",
+	TeammateIdle:       "",
 }
 
 // blockable events are those where exit code 2 (or decision "block") changes what
@@ -73,6 +79,7 @@ var events = map[string]string{
 var blockable = map[string]bool{
 	PreToolUse: true, PermissionRequest: true, PostToolUse: true, PostToolUseFailure: true,
 	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true, PostToolBatch: true,
+	TaskCreated: true, TaskCompleted: true, TeammateIdle: true,
 }
 
 // maxPreContext bounds the PreToolUse context kept for calls that have no result yet.

@@ -51,6 +51,10 @@ type Input struct {
 	Message              string // Notification
 	Name                 string // WorktreeCreate: the worktree's name
 	WorktreePath         string // WorktreeRemove: the folder removed
+	// TaskCreated, TaskCompleted: the task (TaskCompleted, TeammateIdle: the teammate and
+	// its team; empty teammate_name for the lead).
+	TaskID, TaskSubject, TaskDescription string
+	TeammateName, TeamName               string
 
 	// conv is the conversation that wants to stop (Stop, SubagentStop), for prompt hooks.
 	conv *agent.Conversation
@@ -126,6 +130,19 @@ func (in Input) MarshalJSON() ([]byte, error) {
 		m["name"] = in.Name
 	case WorktreeRemove:
 		m["worktree_path"] = in.WorktreePath
+	case TaskCreated, TaskCompleted:
+		m["task_id"] = in.TaskID
+		m["task_subject"] = in.TaskSubject
+		m["task_description"] = in.TaskDescription
+		if in.TeammateName != "" {
+			m["teammate_name"] = in.TeammateName
+		}
+		if in.TeamName != "" {
+			m["team_name"] = in.TeamName
+		}
+	case TeammateIdle:
+		m["teammate_name"] = in.TeammateName
+		m["team_name"] = in.TeamName
 	}
 	return json.Marshal(m)
 }

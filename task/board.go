@@ -33,6 +33,12 @@ type Config struct {
 	Now func() time.Time
 	// OnChange, if set, receives the whole list after each change this Board makes.
 	OnChange func([]Task)
+	// Created, if set, sees each task this Board creates: an error rolls the creation
+	// back (the task is deleted) and is what Create returns (TaskCreated hooks).
+	Created func(context.Context, Task) error
+	// Completing, if set, sees each task before this Board marks it completed: an error
+	// leaves it as it was and is what Update returns (TaskCompleted hooks).
+	Completing func(context.Context, Task) error
 }
 
 // Board is one caller's view of one task list: it applies the task list's rules on the
@@ -82,6 +88,16 @@ func (b *Board) Create(ctx context.Context, subject, description, activeForm str
 	t, err = b.cfg.Store.Create(ctx, b.cfg.List, t)
 	if err != nil {
 		return Task{}, err
+	}
+	if b.cfg.Created != nil {
+		if herr := b.cfg.Created(ctx, t); herr != nil {
+			del := Deleted
+			if _, err := retry(ctx, func() (Outcome, error) { return b.update(ctx, t.ID, Update{Status: &del}) }); err != nil {
+				return Task{}, fmt.Errorf("%w (and rolling task #%s back failed: %v)", herr, t.ID, err)
+			}
+			b.changed(ctx)
+			return Task{}, herr
+		}
 	}
 	b.changed(ctx)
 	return t, nil

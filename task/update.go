@@ -49,6 +49,17 @@ func (b *Board) Update(ctx context.Context, id string, u Update) (Outcome, error
 			return Outcome{}, fmt.Errorf("status %q is not one of pending, in_progress, completed, deleted", *u.Status)
 		}
 	}
+	if u.Status != nil && *u.Status == Completed && b.cfg.Completing != nil {
+		t, err := b.Get(ctx, id)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if t.Status != Completed && !b.heldByOther(t) {
+			if err := b.cfg.Completing(ctx, t); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
 	out, err := retry(ctx, func() (Outcome, error) { return b.update(ctx, id, u) })
 	if err == nil && len(out.Fields) > 0 {
 		b.changed(ctx)

@@ -58,6 +58,9 @@ type Config struct {
 	OnChange func(Snapshot)
 	// Observer receives every event of every teammate, tagged with its name.
 	Observer func(name string, e agent.Event)
+	// Hooks, when set, run the team's hook events (TaskCreated, TaskCompleted,
+	// TeammateIdle) for its teammates.
+	Hooks Hooks
 	// Warn receives problems nobody asked about (a store error in the background).
 	Warn func(string)
 	// Poll is how often an idle teammate looks for work another process added (the task

@@ -52,9 +52,10 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
-	worker   bool // runs as its own process (ouro team worker)
-	maxTasks int  // a worker stops after claiming this many (0: no bound)
-	claims   int  // tasks claimed
+	worker   bool   // runs as its own process (ouro team worker)
+	maxTasks int    // a worker stops after claiming this many (0: no bound)
+	claims   int    // tasks claimed
+	hookStop string // why a TeammateIdle hook stopped it (continue:false)
 }
 
 // holder is the teammate's identity in task claims.
@@ -65,8 +66,10 @@ func (tm *teammate) holder() string { return tm.team.cfg.Holder + "/" + tm.name 
 func (tm *teammate) build(description string) error {
 	t := tm.team
 	tm.plan = tm.def.PermissionMode == "plan"
-	tm.board = task.NewBoard(task.Config{Store: t.tasks, List: t.cfg.Name, Holder: tm.holder(), Lease: t.lease,
-		OnChange: tm.tasksChanged})
+	bcfg := task.Config{Store: t.tasks, List: t.cfg.Name, Holder: tm.holder(), Lease: t.lease,
+		OnChange: tm.tasksChanged}
+	tm.boardHooks(&bcfg)
+	tm.board = task.NewBoard(bcfg)
 	tm.inbox = &mailbox.Inbox{Store: t.mail, Team: t.cfg.Name, Name: tm.name,
 		Persist:   func() error { return tm.m.Sync() },
 		OnDeliver: tm.delivered,
@@ -85,7 +88,7 @@ func (tm *teammate) build(description string) error {
 	m, err := t.cfg.Agents.NewMember(subagent.MemberSpec{
 		Def: tm.def, Name: "teammate-" + tm.name, Description: description, Tools: tools,
 		BeforeModel: []agent.BeforeModel{stopper{tm: tm}, tm.inbox, stopper{tm: tm, plan: true}, budget{tm}},
-		BeforeStop:  []agent.BeforeStop{holding{tm}},
+		BeforeStop:  []agent.BeforeStop{holding{tm}, idle{tm}},
 		Gates:       gates, Modeless: tm.plan, Observer: obs,
 		System: teammatePrompt(tm.name, tm.plan), Isolation: tm.iso,
 	})
@@ -214,6 +217,12 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 	}
 	if t.ctx.Err() != nil {
 		tm.stop("the session ended")
+		return true
+	}
+	if why := tm.stoppedByHook(); why != "" {
+		tm.release()
+		tm.stop("a TeammateIdle hook stopped it: " + why)
+		tm.report(fmt.Sprintf("%s stopped: a TeammateIdle hook stopped it (%s).", tm.name, why))
 		return true
 	}
 	if reason := t.overBudget(); reason != "" {

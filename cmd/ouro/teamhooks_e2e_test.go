@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/task"
+)
+
+// addTask adds a task with a description to list, as any process of the team could.
+func addTask(t *testing.T, e *env, list, subject, description string) {
+	t.Helper()
+	ts, err := harness.OpenTaskStore(context.Background(), "", filepath.Join(e.home, ".ouro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	if _, err := task.NewBoard(task.Config{Store: ts, List: list, Holder: "cli"}).Create(context.Background(), subject, description, "", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hookLog reads what the hooks appended to log, one JSON payload a line.
+func hookLog(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no hook ran (%v)", err)
+	}
+	return parseLines(t, string(data))
+}
+
+// A project's TaskCompleted hook refuses completion until done.txt exists: a teammate
+// (a worker process) that marks its task completed first is told why and the task stays
+// open; it creates the file, completes it again and the hook lets it through. Its
+// TeammateIdle hook then sends it back once to write its report before it goes idle.
+// The hooks see Claude Code's fields.
+func TestTeamHooksVerifyCompletionAndIdle(t *testing.T) {
+	e := newEnv(t)
+	log := filepath.Join(e.home, "hooks.jsonl")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {
+ "TaskCompleted": [{"hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; test -f done.txt || { echo 'done.txt is missing: create it, then complete the task' >&2; exit 2; }"}]}],
+ "TeammateIdle": [{"hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; test -f report.md || { echo 'write report.md before you stop' >&2; exit 2; }"}]}]}}`)
+	addTask(t, e, "crew", "Write done.txt", "Create done.txt")
+	complete := tcall("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"})
+	srv := e.fake(
+		scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: []scripted.ToolCall{complete}},
+		scripted.Turn{ExpectContains: "done.txt is missing", ToolCalls: bash("touch done.txt")},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{complete}},
+		scripted.Turn{Text: "Task done."},
+		scripted.Turn{ExpectContains: "write report.md before you stop", ToolCalls: bash("touch report.md")},
+		scripted.Turn{Text: "Report written."},
+	)
+	out, err := e.cmd("team", "worker", "--team", "crew", "--name", "w1", "--allowedTools", "Bash(touch *)").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "w1 stopped: no open task remains") {
+		t.Fatalf("w1: %v\n%s", err, out)
+	}
+	if n := srv.Remaining(); n != 0 {
+		t.Fatalf("%d scripted turns left unused:\n%s", n, out)
+	}
+	reqs := srv.Requests()
+	if first := string(reqs[1].Body); !strings.Contains(first, "TaskCompleted hook feedback") || !strings.Contains(first, "is not completed") {
+		t.Fatalf("the refusal did not reach the model that tried:\n%s", first)
+	}
+	show, _, _ := e.run("", "tasks", "--list", "crew", "show", "1")
+	if !strings.Contains(show, "completed") {
+		t.Fatalf("task #1 should be completed once done.txt exists:\n%s", show)
+	}
+	var completed, idle []map[string]any
+	for _, p := range hookLog(t, log) {
+		switch p["hook_event_name"] {
+		case "TaskCompleted":
+			completed = append(completed, p)
+		case "TeammateIdle":
+			idle = append(idle, p)
+		}
+	}
+	if len(completed) != 2 || len(idle) != 2 {
+		t.Fatalf("want 2 TaskCompleted and 2 TeammateIdle runs, got %d and %d", len(completed), len(idle))
+	}
+	c := completed[0]
+	if c["task_id"] != "1" || c["task_subject"] != "Write done.txt" || c["task_description"] != "Create done.txt" || c["teammate_name"] != "w1" || c["team_name"] != "crew" {
+		b, _ := json.Marshal(c)
+		t.Fatalf("TaskCompleted input lacks Claude Code's fields: %s", b)
+	}
+	if idle[0]["teammate_name"] != "w1" || idle[0]["team_name"] != "crew" {
+		b, _ := json.Marshal(idle[0])
+		t.Fatalf("TeammateIdle input lacks Claude Code's fields: %s", b)
+	}
+}
+
+// A TaskCreated hook that exits 2 rolls the creation back: the task list stays empty and
+// the model that created it reads why.
+func TestTaskCreatedHookRollsBack(t *testing.T) {
+	e := newEnv(t)
+	log := filepath.Join(e.home, "hooks.jsonl")
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {
+ "TaskCreated": [{"hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; echo 'every task needs a description' >&2; exit 2"}]}]}}`)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{tcall("TaskCreate", map[string]any{"subject": "Vague", "description": ""})}},
+		scripted.Turn{ExpectContains: "every task needs a description", Text: "Understood."},
+	)
+	out, errOut, code := e.run("", "-p", "plan", "--task-list", "crew")
+	if code != 0 || srv.Remaining() != 0 {
+		t.Fatalf("exit %d, %d turns left\n%s%s", code, srv.Remaining(), out, errOut)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "The task was not created") {
+		t.Fatalf("the model was not told the creation was rolled back:\n%s", body)
+	}
+	list, _, _ := e.run("", "tasks", "--list", "crew")
+	if strings.Contains(list, "Vague") {
+		t.Fatalf("the task the hook refused is still listed:\n%s", list)
+	}
+	p := hookLog(t, log)
+	if len(p) != 1 || p[0]["task_id"] != "1" || p[0]["task_subject"] != "Vague" {
+		t.Fatalf("TaskCreated input: %v", p)
+	}
+}

@@ -145,6 +145,12 @@ func (s *Session) TeamWork(ctx context.Context, spec team.WorkerSpec) (string, e
 		return "", fmt.Errorf("this session has no team")
 	}
 	s.team.statusPath = WorkerStatusPath(filepath.Dir(s.team.statusPath), s.team.t.Name(), spec.Name)
+	// A worker restarted under the same name first reads what its last run delivered.
+	ids, err := deliveredBefore(s.team.statusPath, spec.Name, filepath.Dir(filepath.Dir(s.team.statusPath)))
+	if err != nil {
+		fmt.Fprintf(s.warn, "ouro: team: the last run of %s: %v (messages it received but did not acknowledge are delivered again)\n", spec.Name, err)
+	}
+	spec.Delivered = append(spec.Delivered, ids...)
 	return s.team.t.Work(ctx, spec)
 }
 

@@ -26,6 +26,9 @@ type Inbox struct {
 	OnDeliver func([]Message)
 	// OnError, when set, receives store errors (delivery is tried again next request).
 	OnError func(error)
+	// AfterPersist is for tests only: it runs between persisting the transcript and
+	// acknowledging the messages, where the kill test crashes the process.
+	AfterPersist func()
 
 	mu     sync.Mutex
 	seen   map[string]bool
@@ -149,6 +152,9 @@ func (in *Inbox) commit(ctx context.Context) {
 			in.fail(fmt.Errorf("mailbox: the transcript could not be persisted, messages stay unacknowledged: %w", err))
 			return
 		}
+	}
+	if in.AfterPersist != nil {
+		in.AfterPersist()
 	}
 	ids := make([]string, len(staged))
 	for i, m := range staged {

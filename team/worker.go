@@ -19,6 +19,12 @@ type WorkerSpec struct {
 	MaxTasks int
 	// Worktree has it work in its own git worktree.
 	Worktree bool
+	// Delivered are the ids of messages an earlier run of this worker (same name) had in
+	// its transcript: a worker killed between persisting a message and acknowledging it
+	// acknowledges them now instead of delivering them twice.
+	Delivered []string
+	// AfterPersist is for tests only (mailbox.Inbox.AfterPersist).
+	AfterPersist func()
 }
 
 // Work runs this process as teammate spec.Name of the team until a shutdown request
@@ -53,6 +59,8 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 		tm.finishWorktree()
 		return "", err
 	}
+	tm.inbox.Seen(spec.Delivered...)
+	tm.inbox.AfterPersist = spec.AfterPersist
 	stop := context.AfterFunc(ctx, t.cancel)
 	defer stop()
 	t.wg.Add(1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/task"
 )
 
@@ -120,5 +121,60 @@ func TestTaskCreatedHookRollsBack(t *testing.T) {
 	p := hookLog(t, log)
 	if len(p) != 1 || p[0]["task_id"] != "1" || p[0]["task_subject"] != "Vague" {
 		t.Fatalf("TaskCreated input: %v", p)
+	}
+}
+
+// A worker killed (as by kill -9) after a message is persisted in its transcript but
+// before it is acknowledged: restarted under the same name it reads the delivered ids from
+// its last transcript, acknowledges the message and does not deliver it a second time.
+func TestTeamWorkerRestartDoesNotDeliverTwice(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	addTask(t, e, "crew", "Tidy up", "")
+	mail := teamMail(t, e)
+	if _, err := mail.Send(ctx, "crew", mailbox.Message{From: "main", To: "w1", Text: "Use tabs, not spaces.", Summary: "tabs"}); err != nil {
+		t.Fatal(err)
+	}
+	srvA, a := e.fakeAlso(scripted.Turn{Text: "never asked"})
+	a.vars = append(a.vars, "OURO_TEST_CRASH_AFTER_PERSIST=1")
+	out, err := a.cmd("team", "worker", "--team", "crew", "--name", "w1").CombinedOutput()
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the first run of w1 should have been killed at the crash point: %v\n%s", err, out)
+	}
+	if n := len(srvA.Requests()); n != 0 {
+		t.Fatalf("the first run reached the model (%d requests): the crash point is after persisting, before the request", n)
+	}
+	if p, _ := mail.Pending(ctx, "crew", "w1"); len(p) != 1 {
+		t.Fatalf("the message should still be unacknowledged after the crash: %+v", p)
+	}
+	var status struct {
+		Members []struct{ Transcript string } `json:"members"`
+	}
+	data, _ := os.ReadFile(filepath.Join(e.home, ".ouro", "teams", "crew.worker-w1.json"))
+	if err := json.Unmarshal(data, &status); err != nil || len(status.Members) != 1 {
+		t.Fatalf("w1's status file: %v\n%s", err, data)
+	}
+	if tr, _ := os.ReadFile(status.Members[0].Transcript); !strings.Contains(string(tr), "Use tabs, not spaces.") {
+		t.Fatalf("the message is not in w1's transcript %s:\n%s", status.Members[0].Transcript, tr)
+	}
+
+	srvB, b := e.fakeAlso(
+		scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: []scripted.ToolCall{tcall("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"})}},
+		scripted.Turn{Text: "Tidied."},
+	)
+	out, err = b.cmd("team", "worker", "--team", "crew", "--name", "w1").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "w1 stopped: no open task remains") {
+		t.Fatalf("w1 restarted: %v\n%s", err, out)
+	}
+	if srvB.Remaining() != 0 {
+		t.Fatalf("the restarted w1 did not follow its script:\n%s", out)
+	}
+	for i, r := range srvB.Requests() {
+		if strings.Contains(string(r.Body), "Use tabs, not spaces.") {
+			t.Fatalf("request %d of the restarted w1 delivers the message a second time", i)
+		}
+	}
+	if p, _ := mail.Pending(ctx, "crew", "w1"); len(p) != 0 {
+		t.Fatalf("the message was not acknowledged after the restart: %+v", p)
 	}
 }

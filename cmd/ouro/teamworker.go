@@ -50,6 +50,9 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 			if err != nil {
 				return err
 			}
+			if os.Getenv(crashAfterPersistEnv) == "1" {
+				spec.AfterPersist = crashNow
+			}
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
 			why, err := sess.TeamWork(ctx, spec)
@@ -74,4 +77,16 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 	fl.StringArrayVar(&disallowed, "disallowedTools", nil, `rules to deny`)
 	fl.StringVar(&mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
 	return c
+}
+
+// crashAfterPersistEnv is for tests only: set to 1, the worker kills itself (as kill -9
+// would) right after a delivered message is persisted in its transcript and before it is
+// acknowledged, the window the restart must not deliver twice.
+const crashAfterPersistEnv = "OURO_TEST_CRASH_AFTER_PERSIST"
+
+func crashNow() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Kill()
+	}
+	select {} // the kill arrives
 }

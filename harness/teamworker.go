@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/team"
+)
+
+// deliveredBefore returns the ids of the messages the last run of worker name had in its
+// transcript, which its status file names: a worker killed after persisting a message
+// but before acknowledging it must not be handed it again. Only a transcript under home
+// (ouro's own) is read.
+func deliveredBefore(statusPath, name, home string) ([]string, error) {
+	data, err := os.ReadFile(statusPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s team.Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s is damaged (%v)", statusPath, err)
+	}
+	var ids []string
+	for _, m := range s.Members {
+		if m.Name != name || m.Transcript == "" {
+			continue
+		}
+		rel, err := filepath.Rel(home, m.Transcript)
+		if err != nil || !filepath.IsAbs(m.Transcript) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%s names a transcript outside %s (%s); it is not read", statusPath, home, m.Transcript)
+		}
+		t, err := session.Load(m.Transcript)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // it never wrote one
+		}
+		if err != nil {
+			return nil, err
+		}
+		msgs, _ := t.Messages()
+		ids = append(ids, mailbox.IDsIn(msgs)...)
+	}
+	return ids, nil
+}

@@ -78,6 +78,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		},
 		Observer: obs,
 		Hooks:    tl.hooks,
+		Roster:   func(context.Context) []string { return teamRoster(TeamsDir(d.home), tl.name) },
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 	})
 	t.SeenByLead(mailbox.IDsIn(tr.messages)...)

@@ -51,3 +51,26 @@ func deliveredBefore(statusPath, name, home string) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// teamRoster names the members of team that the status files under dir show: the lead's
+// in-process teammates and every worker process (ouro team worker). A damaged file is
+// skipped; it is rewritten at its team's next change.
+func teamRoster(dir, name string) []string {
+	paths, _ := filepath.Glob(filepath.Join(dir, name+".worker-*.json"))
+	paths = append(paths, filepath.Join(dir, name+".json"))
+	var out []string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var s team.Snapshot
+		if json.Unmarshal(data, &s) != nil || s.Team != name {
+			continue
+		}
+		for _, m := range s.Members {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}

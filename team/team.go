@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ type Config struct {
 	// Hooks, when set, run the team's hook events (TaskCreated, TaskCompleted,
 	// TeammateIdle) for its teammates.
 	Hooks Hooks
+	// Roster, when set, names the teammates running in other processes that share the
+	// team's stores (ouro team worker): messages to them go through the store.
+	Roster func(context.Context) []string
 	// Warn receives problems nobody asked about (a store error in the background).
 	Warn func(string)
 	// Poll is how often an idle teammate looks for work another process added (the task
@@ -239,17 +243,13 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 	t.mu.Lock()
 	rcpt, known := t.members[m.To]
 	if !known && m.To != Lead {
-		names := append([]string(nil), t.order...)
 		t.mu.Unlock()
-		bg := ""
-		if ids := t.cfg.Agents.BackgroundAgents(); len(ids) > 0 {
-			bg = "; background agents you can continue: " + strings.Join(ids, ", ")
+		// A teammate in another process (ouro team worker) reads the same store.
+		others := t.elsewhere(ctx)
+		if !slices.Contains(others, m.To) {
+			return mailbox.Message{}, t.unknownRecipient(m.To, others)
 		}
-		if len(names) == 0 {
-			return mailbox.Message{}, fmt.Errorf("there is no teammate %q: this team has none yet (start one with Agent, run_in_background and a name)%s", m.To, bg)
-		}
-		sort.Strings(names)
-		return mailbox.Message{}, fmt.Errorf("there is no teammate %q; the team is %s, and %q for the lead%s", m.To, strings.Join(names, ", "), Lead, bg)
+		t.mu.Lock()
 	}
 	if m.To == m.From {
 		t.mu.Unlock()
@@ -303,7 +303,7 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 			rcpt.requestStop(sent)
 		}
 		rcpt.poke()
-	} else if t.cfg.OnMessage != nil {
+	} else if m.To == Lead && t.cfg.OnMessage != nil {
 		t.cfg.OnMessage(sent)
 	}
 	if m.From != Lead {
@@ -313,6 +313,22 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 	}
 	t.notify()
 	return sent, nil
+}
+
+// unknownRecipient is the error for a message to nobody: it names the members.
+func (t *Team) unknownRecipient(to string, others []string) error {
+	t.mu.Lock()
+	names := mergeNames(append([]string(nil), t.order...), others)
+	t.mu.Unlock()
+	bg := ""
+	if ids := t.cfg.Agents.BackgroundAgents(); len(ids) > 0 {
+		bg = "; background agents you can continue: " + strings.Join(ids, ", ")
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("there is no teammate %q: this team has none yet (start one with Agent, run_in_background and a name)%s", to, bg)
+	}
+	sort.Strings(names)
+	return fmt.Errorf("there is no teammate %q; the team is %s, and %q for the lead%s", to, strings.Join(names, ", "), Lead, bg)
 }
 
 // openRequests lists the open requests of kind from. Called with mu held.

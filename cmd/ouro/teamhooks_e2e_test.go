@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/task"
@@ -177,4 +183,129 @@ func TestTeamWorkerRestartDoesNotDeliverTwice(t *testing.T) {
 	if p, _ := mail.Pending(ctx, "crew", "w1"); len(p) != 0 {
 		t.Fatalf("the message was not acknowledged after the restart: %+v", p)
 	}
+}
+
+// blockOn makes task id wait for blocker.
+func blockOn(t *testing.T, e *env, list, id, blocker string) {
+	t.Helper()
+	ts, err := harness.OpenTaskStore(context.Background(), "", filepath.Join(e.home, ".ouro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	if _, err := task.NewBoard(task.Config{Store: ts, List: list, Holder: "cli"}).Update(context.Background(), id, task.Update{AddBlockedBy: []string{blocker}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two teammates in two worker processes talk: w1 messages w2 by name through the shared
+// store, w2 gets it exactly once in its next request; a message to a name nobody has is
+// refused with the members listed.
+func TestTeammatesMessageAcrossWorkerProcesses(t *testing.T) {
+	e := newEnv(t)
+	addTask(t, e, "crew", "Build the API", "")
+	addTask(t, e, "crew", "Document the API", "")
+	blockOn(t, e, "crew", "2", "1")
+
+	// w1 claims #1 first; its model answers its first request only once w2 is running
+	// (idle: #2 waits for #1), so that w2 is a member w1 can name.
+	w2Status := filepath.Join(e.home, ".ouro", "teams", "crew.worker-w2.json")
+	srv1, a := e.fakeGated(func(n int) {
+		if n == 0 {
+			waitFor(20*time.Second, func() bool { _, err := os.Stat(w2Status); return err == nil })
+		}
+	},
+		scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: []scripted.ToolCall{tcall("SendMessage", map[string]any{"to": "w3", "message": "hello?"})}},
+		scripted.Turn{ExpectContains: "the team is w1, w2", ToolCalls: []scripted.ToolCall{tcall("SendMessage", map[string]any{"to": "w2", "message": "The API is in api.go.", "summary": "api location"})}},
+		scripted.Turn{ExpectContains: "sent to w2", ToolCalls: []scripted.ToolCall{tcall("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"})}},
+		scripted.Turn{Text: "Built."},
+	)
+	w1 := a.cmd("team", "worker", "--team", "crew", "--name", "w1", "--max-tasks", "1")
+	var out1 strings.Builder
+	w1.Stdout, w1.Stderr = &out1, &out1
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Process.Kill()
+	if !waitFor(20*time.Second, func() bool { return len(srv1.Requests()) > 0 || srv1.Waiting() }) {
+		t.Fatal("w1 sent no request")
+	}
+	srv2, b := e.fakeAlso(
+		scripted.Turn{ExpectContains: "The API is in api.go.", Text: "Noted."},
+		scripted.Turn{ExpectContains: "You claimed task #2", ToolCalls: []scripted.ToolCall{tcall("TaskUpdate", map[string]any{"taskId": "2", "status": "completed"})}},
+		scripted.Turn{Text: "Documented."},
+	)
+	w2 := b.cmd("team", "worker", "--team", "crew", "--name", "w2")
+	var out2 strings.Builder
+	w2.Stdout, w2.Stderr = &out2, &out2
+	if err := w2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Process.Kill()
+	if err := w1.Wait(); err != nil || srv1.Remaining() != 0 {
+		t.Fatalf("w1: %v, %d turns left\n%s", err, srv1.Remaining(), out1.String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- w2.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out2.String(), "w2 stopped: no open task remains") {
+			t.Fatalf("w2: %v\n%s", err, out2.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("w2 did not finish:\n%s", out2.String())
+	}
+	if srv2.Remaining() != 0 {
+		t.Fatalf("w2 left %d turns:\n%s", srv2.Remaining(), out2.String())
+	}
+	reqs := srv2.Requests()
+	if n := strings.Count(string(reqs[len(reqs)-1].Body), "The API is in api.go."); n != 1 {
+		t.Fatalf("w1's message is in w2's conversation %d times, want 1", n)
+	}
+	if p, _ := teamMail(t, e).Pending(context.Background(), "crew", "w2"); len(p) != 0 {
+		t.Fatalf("w2's message was not acknowledged: %+v", p)
+	}
+}
+
+// gatedServer is a fake model whose n-th request (from 0) waits for before(n) first.
+type gatedServer struct {
+	*fakeserver.Server
+	mu      sync.Mutex
+	n       int
+	waiting bool
+	before  func(int)
+}
+
+func (g *gatedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	n := g.n
+	g.n++
+	g.waiting = true
+	g.mu.Unlock()
+	g.before(n)
+	g.mu.Lock()
+	g.waiting = false
+	g.mu.Unlock()
+	g.Server.ServeHTTP(w, r)
+}
+
+// Waiting reports whether a request is held by before.
+func (g *gatedServer) Waiting() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
+}
+
+// fakeGated is fakeAlso with a hold before each request.
+func (e *env) fakeGated(before func(int), turns ...scripted.Turn) (*gatedServer, *env) {
+	e.t.Helper()
+	srv, err := fakeserver.New(&scripted.Script{Turns: turns})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	g := &gatedServer{Server: srv, before: before}
+	hs := httptest.NewServer(g)
+	e.t.Cleanup(hs.Close)
+	other := &env{t: e.t, home: e.home, dir: e.dir, vars: append(slices.Clone(e.vars), "ANTHROPIC_BASE_URL="+hs.URL, "ANTHROPIC_API_KEY=test-key")}
+	return g, other
 }

@@ -36,7 +36,9 @@ func TestTeammatesMessageEachOther(t *testing.T) {
 	reg := tool.NewRegistry()
 	agents, _ := subagent.NewTool(subagent.Config{Provider: r, Model: "scripted", Tools: reg})
 	tm := team.New(team.Config{Name: "list", Holder: "lead", Agents: agents, Poll: 10 * time.Millisecond,
-		Open:      func() (mailbox.Store, task.Store, time.Duration, error) { return mail, task.NewMemStore(), time.Minute, nil },
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
+			return mail, task.NewMemStore(), time.Minute, nil
+		},
 		Roster:    func(context.Context) []string { return []string{"w9", "main", "MAIN", "../x", "a"} },
 		OnMessage: func(m mailbox.Message) { toLead = append(toLead, m) },
 		Warn:      func(s string) { t.Log("warn: " + s) }})

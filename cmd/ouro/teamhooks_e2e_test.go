@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -308,4 +310,64 @@ func (e *env) fakeGated(before func(int), turns ...scripted.Turn) (*gatedServer,
 	e.t.Cleanup(hs.Close)
 	other := &env{t: e.t, home: e.home, dir: e.dir, vars: append(slices.Clone(e.vars), "ANTHROPIC_BASE_URL="+hs.URL, "ANTHROPIC_API_KEY=test-key")}
 	return g, other
+}
+
+// The terminal shows a teammate's message to the lead as it arrives: the lead spawned an
+// in-process teammate and went idle; the teammate's message appears on screen and the
+// lead answers it, without anyone typing.
+func TestREPLShowsTeammateMessagesAsTheyArrive(t *testing.T) {
+	e := newRewindEnv(t)
+	lead, err := fakeserver.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{tcall("Agent", map[string]any{"description": "find the bug", "prompt": "Find the bug.", "subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		{ExpectContains: "Spawned teammate", Text: "Team started."},
+		{ExpectContains: "Found it in parse.go line 12.", Text: "Thanks, w1: fixing parse.go next."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mate, err := fakeserver.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{tcall("SendMessage", map[string]any{"to": "main", "message": "Found it in parse.go line 12.", "summary": "bug found in parse.go"})}},
+		{Text: "Reported."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if teammateRE.Match(body) {
+			<-release // the teammate speaks once the lead is idle
+			mate.ServeHTTP(w, r)
+			return
+		}
+		lead.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	e.vars = append(e.vars, "ANTHROPIC_BASE_URL="+hs.URL, "ANTHROPIC_API_KEY=test-key")
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("start a team")
+	r.waitFor(m, "Team started.")
+	time.Sleep(300 * time.Millisecond) // the turn is over: the lead is idle
+	m = r.mark()
+	close(release)
+	r.waitFor(m, "[w1 → main] bug found in parse.go")
+	r.waitFor(m, "Thanks, w1: fixing parse.go next.")
+	if lead.Remaining() != 0 || mate.Remaining() != 0 {
+		t.Fatalf("scripts left: lead %d, teammate %d\n%s", lead.Remaining(), mate.Remaining(), r.text()[m:])
+	}
+	reqs := lead.Requests()
+	if n := strings.Count(string(reqs[len(reqs)-1].Body), "Found it in parse.go line 12."); n != 1 {
+		t.Fatalf("the message is in the lead's conversation %d times, want 1", n)
+	}
+	r.exit()
 }

@@ -371,3 +371,92 @@ func TestREPLShowsTeammateMessagesAsTheyArrive(t *testing.T) {
 	}
 	r.exit()
 }
+
+// An in-process teammate of a lead (alice) and a teammate in a worker process (w1) talk
+// both ways by name, each message arriving once.
+func TestInProcessTeammateAndWorkerTalk(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	// w1 stays up without work: #1 waits for #2, which someone else holds.
+	addTask(t, e, "crew", "Later", "")
+	addTask(t, e, "crew", "Held elsewhere", "")
+	blockOn(t, e, "crew", "1", "2")
+	ts, err := harness.OpenTaskStore(ctx, "", filepath.Join(e.home, ".ouro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, busy := "someone", task.InProgress
+	_, err = task.NewBoard(task.Config{Store: ts, List: "crew", Holder: "cli"}).Update(ctx, "2", task.Update{Owner: &owner, Status: &busy})
+	ts.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srvW, w := e.fakeAlso(
+		scripted.Turn{ExpectContains: "Schema is in db.sql.", ToolCalls: []scripted.ToolCall{tcall("SendMessage", map[string]any{"to": "alice", "message": "Thanks alice, using it."})}},
+		scripted.Turn{ExpectContains: "sent to alice", Text: "Replied."},
+	)
+	w1 := w.cmd("team", "worker", "--team", "crew", "--name", "w1")
+	var outW strings.Builder
+	w1.Stdout, w1.Stderr = &outW, &outW
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Process.Kill()
+	if !waitFor(20*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, ".ouro", "teams", "crew.worker-w1.json"))
+		return err == nil
+	}) {
+		t.Fatal("w1 wrote no status file")
+	}
+
+	alice, err := fakeserver.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{tcall("SendMessage", map[string]any{"to": "w1", "message": "Schema is in db.sql.", "summary": "schema"})}},
+		{ExpectContains: "sent to w1", Text: "Told w1."},
+		{ExpectContains: "Thanks alice, using it.", Text: "Good."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead, err := fakeserver.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{tcall("Agent", map[string]any{"description": "schema", "prompt": "Tell w1 where the schema is.", "subagent_type": "general-purpose", "run_in_background": true, "name": "alice"})}},
+		{ExpectContains: "Spawned teammate", Text: "Team at work."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if teammateRE.Match(body) {
+			alice.ServeHTTP(rw, r)
+			return
+		}
+		if len(lead.Requests()) == 1 { // the lead ends its turn once alice has w1's reply
+			waitFor(20*time.Second, func() bool { return len(alice.Requests()) >= 3 })
+		}
+		lead.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(hs.Close)
+	l := &env{t: t, home: e.home, dir: e.dir, vars: append(slices.Clone(e.vars), "ANTHROPIC_BASE_URL="+hs.URL, "ANTHROPIC_API_KEY=test-key")}
+	out, errOut, code := l.run("", "-p", "start", "--task-list", "crew")
+	if code != 0 || lead.Remaining() != 0 || alice.Remaining() != 0 {
+		t.Fatalf("lead: exit %d, lead %d and alice %d turns left\n%s%s\nw1:\n%s", code, lead.Remaining(), alice.Remaining(), out, errOut, outW.String())
+	}
+	if srvW.Remaining() != 0 {
+		t.Fatalf("w1 left %d turns:\n%s", srvW.Remaining(), outW.String())
+	}
+	last := func(rs []fakeserver.Recorded) string { return string(rs[len(rs)-1].Body) }
+	if n := strings.Count(last(srvW.Requests()), "Schema is in db.sql."); n != 1 {
+		t.Fatalf("alice's message is in w1's conversation %d times", n)
+	}
+	if n := strings.Count(last(alice.Requests()), "Thanks alice, using it."); n != 1 {
+		t.Fatalf("w1's reply is in alice's conversation %d times", n)
+	}
+	mail := teamMail(t, e)
+	for _, who := range []string{"w1", "alice"} {
+		if p, _ := mail.Pending(ctx, "crew", who); len(p) != 0 {
+			t.Fatalf("%s's messages were not acknowledged: %+v", who, p)
+		}
+	}
+}

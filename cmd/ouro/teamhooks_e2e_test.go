@@ -57,6 +57,10 @@ func TestTeamHooksVerifyCompletionAndIdle(t *testing.T) {
  "TaskCompleted": [{"hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; test -f done.txt || { echo 'done.txt is missing: create it, then complete the task' >&2; exit 2; }"}]}],
  "TeammateIdle": [{"hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; test -f report.md || { echo 'write report.md before you stop' >&2; exit 2; }"}]}]}}`)
 	addTask(t, e, "crew", "Write done.txt", "Create done.txt")
+	doc, docErr, _ := e.run("", "doctor")
+	if !strings.Contains(doc, "TaskCompleted ×1, TeammateIdle ×1") || strings.Contains(doc+docErr, "does not know") {
+		t.Fatalf("ouro doctor should list the team hooks as loaded:\n%s%s", doc, docErr)
+	}
 	complete := tcall("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"})
 	srv := e.fake(
 		scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: []scripted.ToolCall{complete}},

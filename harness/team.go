@@ -146,6 +146,11 @@ func (s *Session) TeamWork(ctx context.Context, spec team.WorkerSpec) (string, e
 		return "", fmt.Errorf("this session has no team")
 	}
 	s.team.statusPath = WorkerStatusPath(filepath.Dir(s.team.statusPath), s.team.t.Name(), spec.Name)
+	unlock, err := lockWorker(s.team.statusPath, s.team.t.Name(), spec.Name)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	// A worker restarted under the same name first reads what its last run delivered.
 	ids, err := deliveredBefore(s.team.statusPath, spec.Name, filepath.Dir(filepath.Dir(s.team.statusPath)))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/flock"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/team"
@@ -73,4 +74,28 @@ func teamRoster(dir, name string) []string {
 		}
 	}
 	return out
+}
+
+// lockWorker holds worker name of team on this machine while it runs: two processes
+// answering to one name would take each other's messages (each could stage the same one
+// before the other acknowledged it). The kernel drops the lock when the process dies,
+// kill -9 included, so a restart is never refused because of a crash.
+func lockWorker(statusPath, team, name string) (unlock func(), err error) {
+	path := strings.TrimSuffix(statusPath, ".json") + ".lock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	busy, err := flock.TryLock(f)
+	if err == nil && busy {
+		err = fmt.Errorf("a worker named %q of team %s is already running on this machine; give this one another --name", name, team)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }

@@ -60,6 +60,13 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 		return "", err
 	}
 	tm.inbox.Seen(spec.Delivered...)
+	if len(spec.Delivered) > 0 {
+		// Acknowledged before this run writes its status file (which then names its own
+		// transcript, not the one holding these): a second crash cannot repeat them.
+		if err := t.mail.Ack(ctx, t.cfg.Name, tm.name, spec.Delivered); err != nil {
+			t.cfg.Warn(tm.name + " acknowledging what its last run delivered: " + err.Error())
+		}
+	}
 	tm.inbox.AfterPersist = spec.AfterPersist
 	stop := context.AfterFunc(ctx, t.cancel)
 	defer stop()

@@ -464,3 +464,56 @@ func TestInProcessTeammateAndWorkerTalk(t *testing.T) {
 		}
 	}
 }
+
+// Two worker processes cannot answer to one name at once (they would take each other's
+// messages); once the first is killed (-9) the name is free again.
+func TestTeamWorkerNameIsHeldWhileItRuns(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	addTask(t, e, "crew", "Later", "")
+	addTask(t, e, "crew", "Held elsewhere", "")
+	blockOn(t, e, "crew", "1", "2")
+	ts, err := harness.OpenTaskStore(ctx, "", filepath.Join(e.home, ".ouro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, busy := "someone", task.InProgress
+	_, err = task.NewBoard(task.Config{Store: ts, List: "crew", Holder: "cli"}).Update(ctx, "2", task.Update{Owner: &owner, Status: &busy})
+	ts.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fake(scripted.Turn{Text: "unused"})
+	w1 := e.cmd("team", "worker", "--team", "crew", "--name", "w1")
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Process.Kill()
+	if !waitFor(20*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, ".ouro", "teams", "crew.worker-w1.json"))
+		return err == nil
+	}) {
+		t.Fatal("w1 wrote no status file")
+	}
+	_, errOut, code := e.run("", "team", "worker", "--team", "crew", "--name", "w1")
+	if code == 0 || !strings.Contains(errOut, `a worker named "w1" of team crew is already running`) {
+		t.Fatalf("a second w1 should be refused: exit %d\n%s", code, errOut)
+	}
+	_ = w1.Process.Kill()
+	_ = w1.Wait()
+	second := e.cmd("team", "worker", "--team", "crew", "--name", "w1")
+	var out strings.Builder
+	second.Stdout, second.Stderr = &out, &out
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- second.Wait() }()
+	select {
+	case err := <-exited:
+		t.Fatalf("w1 could not start again after the first was killed: %v\n%s", err, out.String())
+	case <-time.After(1500 * time.Millisecond):
+		_ = second.Process.Kill()
+		<-exited
+	}
+}

@@ -71,6 +71,11 @@ func (r *Runner) teamVerdict(ctx context.Context, in Input) Verdict {
 		case x.halt:
 			v.Block, v.Stop = true, true
 			stops = append(stops, orDefault(x.out.StopReason, fmt.Sprintf("the %s hook %s stopped the teammate", in.Event, x.run.Command)))
+		case x.run.Outcome == OutcomeCancelled && in.Event != TeammateIdle:
+			// Nobody checked: a task is not completed (nor a creation kept) on a check
+			// that never ran to the end.
+			v.Block = true
+			reasons = append(reasons, fmt.Sprintf("the %s hook %s was cancelled before it finished", in.Event, x.run.Command))
 		case x.block:
 			v.Block = true
 			reasons = append(reasons, orDefault(x.run.Message, fmt.Sprintf("the %s hook %s blocked it without saying why", in.Event, x.run.Command)))

@@ -75,3 +75,14 @@ func TestTaskCreatedPayloadHasNoTeammateForTheLead(t *testing.T) {
 		t.Fatalf("payload %s", s)
 	}
 }
+
+// A check cut short (the session stopping) does not count as passed.
+func TestTaskCompletedCancelledIsNotPassed(t *testing.T) {
+	e := newEnv(t)
+	r := e.runner(on("TaskCompleted", "", e.script("sleep 5")))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v := r.TaskCompleted(ctx, hook.TaskEvent{ID: "1"}); !v.Block || !strings.Contains(v.Reason, "cancelled") {
+		t.Fatalf("verdict %+v", v)
+	}
+}

@@ -517,3 +517,38 @@ func TestTeamWorkerNameIsHeldWhileItRuns(t *testing.T) {
 		<-exited
 	}
 }
+
+// The same rule for an in-process teammate of a headless lead: its completion is refused
+// until done.txt exists; once it is, the lead hears what was completed.
+func TestTaskCompletedHookInProcessTeammate(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"hooks": {
+ "TaskCompleted": [{"hooks": [{"type": "command", "command": "test -f done.txt || { echo 'done.txt is missing' >&2; exit 2; }"}]}]}}`)
+	addTask(t, e, "crew", "Write done.txt", "")
+	complete := tcall("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"})
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{tcall("Agent", map[string]any{"description": "worker", "prompt": "Join the team.", "subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{ExpectContains: "Spawned teammate", Text: "Waiting for the team."},
+		scripted.Turn{ExpectContains: "Completed task #1: Write done.txt.", Text: "All done."},
+	)
+	m.byName["w1"] = m.server(scripted.Turn{Text: "ready"})
+	m.byTask["1"] = m.server(
+		scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: []scripted.ToolCall{complete}},
+		scripted.Turn{ExpectContains: "done.txt is missing", ToolCalls: bash("touch done.txt")},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{complete}},
+		scripted.Turn{Text: "Done."},
+	)
+	e.teamFake(m)
+	out, errOut, code := e.run("", "-p", "go", "--task-list", "crew", "--allowedTools", "Bash(touch *)")
+	if code != 0 || m.lead.Remaining() != 0 || m.byTask["1"].Remaining() != 0 {
+		t.Fatalf("exit %d; lead %d, task %d turns left\n%s%s", code, m.lead.Remaining(), m.byTask["1"].Remaining(), out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "done.txt")); err != nil {
+		t.Fatal("done.txt was not written")
+	}
+	show, _, _ := e.run("", "tasks", "--list", "crew", "show", "1")
+	if !strings.Contains(show, "completed") {
+		t.Fatalf("task #1 should be completed:\n%s", show)
+	}
+}

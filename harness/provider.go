@@ -11,7 +11,8 @@ import (
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
-	"github.com/ouroagent/ouro/llm/openai"
+	"github.com/ouroagent/ouro/llm/openai/endpoint"
+	"github.com/ouroagent/ouro/llm/openaiproc"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
@@ -36,7 +37,8 @@ func resolveModel(flag string, env func(string) string) string {
 
 // NewProvider returns the provider for a model name and the name to send to it:
 //   - "openai:NAME" uses the OpenAI Chat Completions provider (OPENAI_API_KEY,
-//     OPENAI_BASE_URL: OpenAI itself, Ollama, vLLM, llama.cpp, any compatible server);
+//     OPENAI_BASE_URL: OpenAI itself, Ollama, vLLM, llama.cpp, any compatible server),
+//     which runs in the ouro-openai helper;
 //   - "scripted:PATH" plays a script file (see llm/scripted), no network at all;
 //   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
 //     ANTHROPIC_BASE_URL).
@@ -56,11 +58,17 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		if name == "" {
 			return nil, "", fmt.Errorf("model %q names no OpenAI model: use openai:NAME, e.g. openai:gpt-5", model)
 		}
-		p, err := openai.New(openai.Config{APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
+		e, err := endpoint.Resolve(env("OPENAI_API_KEY"), env("OPENAI_BASE_URL"))
 		if err != nil {
 			return nil, "", keyHint(err)
 		}
-		return p, name, nil
+		// The provider runs in the ouro-openai helper: the OpenAI SDK is not linked
+		// into ouro (see llm/openaiproc).
+		bin, err := openaiproc.Locate()
+		if err != nil {
+			return nil, "", err
+		}
+		return openaiproc.New(bin, e), name, nil
 	case strings.HasPrefix(model, "scripted:"):
 		path := strings.TrimPrefix(model, "scripted:")
 		s, err := scripted.Load(path)

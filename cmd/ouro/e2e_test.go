@@ -272,6 +272,7 @@ func TestNoKeySaysWhatToSet(t *testing.T) {
 }
 
 func TestOpenAIProviderThroughBinary(t *testing.T) {
+	withOpenAIHelper(t) // openai:NAME runs in the ouro-openai helper
 	e := newEnv(t)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: bash("echo from-bash")},

@@ -59,7 +59,8 @@ control, returns the results, and decides when a run has really ended.
   ouro demo                 see the loop work with a scripted model (no API key)
 
 Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
-openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
+openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL) through
+the ouro-openai helper;
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
 

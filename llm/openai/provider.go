@@ -6,12 +6,9 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/openai/endpoint"
 )
 
 // Config configures the provider. Empty fields fall back to the environment.
@@ -57,31 +55,18 @@ type Provider struct {
 
 // New returns a provider for cfg.
 func New(cfg Config) (*Provider, error) {
-	key := cfg.APIKey
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = os.Getenv("OPENAI_BASE_URL")
-	}
-	if key == "" && base == "" {
-		return nil, errors.New("openai: no API key: set OPENAI_API_KEY, or set OPENAI_BASE_URL to use a local OpenAI-compatible server (Ollama, vLLM, llama.cpp) that needs none")
+	e, err := endpoint.Resolve(cfg.APIKey, cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	// The SDK's own retries are off: ours follow llm.RetryPolicy and tell the UI when a
 	// half-streamed answer starts over.
 	opts := []option.RequestOption{option.WithMaxRetries(0)}
-	official := true
-	if base != "" {
-		u, err := url.Parse(base)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL such as http://localhost:11434/v1", base)
-		}
-		official = u.Hostname() == "api.openai.com"
-		opts = append(opts, option.WithBaseURL(base))
+	if e.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(e.BaseURL))
 	}
-	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
+	if e.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(e.APIKey))
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
@@ -91,7 +76,7 @@ func New(cfg Config) (*Provider, error) {
 		retry:              cfg.Retry,
 		maxTokens:          cfg.MaxTokens,
 		noStream:           cfg.NoStream,
-		maxCompletionField: official,
+		maxCompletionField: e.Official,
 	}, nil
 }
 

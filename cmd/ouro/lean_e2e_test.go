@@ -15,15 +15,18 @@ import (
 const (
 	versionTargetKB = 10 << 10 // `ouro --version`
 	taskTargetKB    = 25 << 10 // a 3-turn headless task
-	// taskGuardKB is what this test enforces for the task, a little above the target for
-	// the noise of a shared machine. Before the fixes of item 22 the task peaked at 45 MB
-	// (34 MB in this test, which measures ouro as installed). Package initialisation runs
-	// in every process for every linked package: the OpenAI SDK's alone touches about
-	// 6 MB of code in a run that talks to Anthropic, and the task list's SQLite store
-	// (issue 14) 1.4 MB more in a run that never plans. internal/lean releases what only
-	// initialisation touched, which brings the task from about 27 MB to about 23 MB; the
-	// figure without it (OURO_KEEP_INIT_PAGES=1) is logged too.
-	taskGuardKB = 26 << 10
+	// taskGuardKB is what this test enforces for the task. Before the fixes of item 22
+	// the task peaked at 45 MB (34 MB in this test, which measures ouro as installed).
+	// Package initialisation runs in every process for every linked package: the OpenAI
+	// SDK's alone touched about 6 MB of code in a run that talks to Anthropic, and its
+	// types made the data every run reads sparser, so it runs in the ouro-openai helper
+	// (llm/openaiproc: 25.4 -> 21.4 MB, median of 5, and
+	// TestHeadlessRunInitialisesNoHelperPackages keeps it out). internal/lean releases
+	// what only initialisation touched (the figure without it, OURO_KEEP_INIT_PAGES=1, is
+	// logged too). The guard sits about 2 MB above today's figure (21.2-21.6 MB over
+	// repeated runs on a busy 2-core machine), below the target, so that growth shows
+	// long before the target is at risk.
+	taskGuardKB = 47 << 9 // 23.5 MB
 )
 
 // Issue 12, item 22: the peak RSS of `ouro --version` and of a 3-turn headless task
@@ -105,6 +108,6 @@ func TestPeakMemory(t *testing.T) {
 		t.Errorf("--version peaked at %.1f MB, over its %d MB target", float64(version)/1024, versionTargetKB>>10)
 	}
 	if task > taskGuardKB {
-		t.Errorf("a 3-turn task peaked at %.1f MB, over the %d MB this test allows (target %d MB)", float64(task)/1024, taskGuardKB>>10, taskTargetKB>>10)
+		t.Errorf("a 3-turn task peaked at %.1f MB, over the %.1f MB this test allows (target %d MB): measure what the change links or initialises (GODEBUG=inittrace=1)", float64(task)/1024, float64(taskGuardKB)/1024, taskTargetKB>>10)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
@@ -62,6 +63,9 @@ func Locate() (string, error) {
 	}
 	return "", fmt.Errorf("openai:NAME models run in the %s helper, which is not installed next to ouro or on PATH: install it with `go install github.com/ouroagent/ouro/cmd/%s@latest` (or set %s to its path)", HelperName, HelperName, BinEnv)
 }
+
+// exitGrace is how long a helper has to end once its call is over and its input closed.
+var exitGrace = 5 * time.Second
 
 // call is the one line ouro sends.
 type call struct {
@@ -146,8 +150,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		rerr = fmt.Errorf("sending the request: %w", err)
 	}
 	_ = stdin.Close()
+	// A helper that does not end once its input has (a protocol error, a bug) is stopped.
+	stop := time.AfterFunc(exitGrace, func() { _ = cmd.Process.Kill() })
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
+	stop.Stop()
 	close(done)
 	killed.Wait()
 

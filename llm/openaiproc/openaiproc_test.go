@@ -74,6 +74,9 @@ func (f fakeProvider) Complete(ctx context.Context, req *llm.Request, onDelta ll
 	case "garbage":
 		fmt.Println("this is not JSON")
 		return nil, nil
+	case "garbage-stuck": // breaks the protocol, then ignores everything
+		fmt.Println("this is not JSON")
+		time.Sleep(time.Hour)
 	}
 	return nil, fmt.Errorf("unknown fake model %q", req.Model)
 }
@@ -224,6 +227,14 @@ func TestBrokenHelpersGiveClearErrors(t *testing.T) {
 	_, err = p.Complete(context.Background(), &llm.Request{Model: "garbage"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "other than its protocol") {
 		t.Errorf("garbage: %v", err)
+	}
+	// A helper that breaks the protocol and then hangs is stopped after a grace period.
+	defer func(g time.Duration) { exitGrace = g }(exitGrace)
+	exitGrace = 100 * time.Millisecond
+	start := time.Now()
+	_, err = p.Complete(context.Background(), &llm.Request{Model: "garbage-stuck"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "other than its protocol") || time.Since(start) > 5*time.Second {
+		t.Errorf("garbage, then stuck: %v after %s", err, time.Since(start))
 	}
 	missing := New(filepath.Join(t.TempDir(), "ouro-openai"), endpoint.Endpoint{APIKey: "k"})
 	if _, err := missing.Complete(context.Background(), &llm.Request{Model: "echo"}, nil); err == nil || !strings.Contains(err.Error(), "did not start") {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +37,16 @@ func withOpenAIHelper(t *testing.T) {
 	}
 }
 
-// inittraceLine is one package's line of GODEBUG=inittrace=1: "init PACKAGE @…".
-var inittraceLine = regexp.MustCompile(`(?m)^init (\S+) @`)
+// inittraceLine is one package's line of GODEBUG=inittrace=1:
+// "init PACKAGE @0.9 ms, 0.01 ms clock, 4128 bytes, 3 allocs".
+var inittraceLine = regexp.MustCompile(`(?m)^init (\S+) @.* (\d+) bytes, \d+ allocs`)
+
+// initBudget bounds what all package initialisation of a headless run allocates: 1.6 MB
+// today (goldmark's tables 0.5 MB, go-readability's and x/net/html's 0.4 MB), 1.9 MB with
+// the OpenAI SDK. Allocation counts do not depend on the machine's load, so this catches
+// a heavy new package (the TUI stack added 0.6 MB) that TestPeakMemory's noisy figure
+// might hide.
+const initBudget = 2 << 20
 
 // Packages whose initialisation a headless run on Claude must not pay for. Go initialises
 // every linked package in every run, so each of these is kept out of ouro and lives in a
@@ -59,12 +70,30 @@ func TestHeadlessRunInitialisesNoHelperPackages(t *testing.T) {
 		t.Fatalf("the run did not complete:\n%s", out)
 	}
 	var pkgs []string
+	var total int
+	type cost struct {
+		pkg   string
+		bytes int
+	}
+	var costs []cost
 	for _, m := range inittraceLine.FindAllStringSubmatch(string(out), -1) {
 		pkgs = append(pkgs, m[1])
+		n, _ := strconv.Atoi(m[2])
+		total += n
+		costs = append(costs, cost{m[1], n})
 	}
 	// The trace is read right: the Anthropic SDK, which the run uses, is initialised.
 	if !containsPrefix(pkgs, "github.com/anthropics/anthropic-sdk-go") {
 		t.Fatalf("no init line of the Anthropic SDK among %d lines: GODEBUG=inittrace=1 not honoured or its format changed:\n%s", len(pkgs), out)
+	}
+	t.Logf("%d packages initialised, allocating %d KB (budget %d KB)", len(pkgs), total>>10, initBudget>>10)
+	if total > initBudget {
+		sort.Slice(costs, func(i, j int) bool { return costs[i].bytes > costs[j].bytes })
+		var top []string
+		for _, c := range costs[:min(10, len(costs))] {
+			top = append(top, fmt.Sprintf("%s %d KB", c.pkg, c.bytes>>10))
+		}
+		t.Errorf("package initialisation allocates %d KB, over its %d KB budget; the largest: %s", total>>10, initBudget>>10, strings.Join(top, ", "))
 	}
 	for _, p := range pkgs {
 		for _, bad := range notInOuro {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm/openaiproc"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -197,5 +200,75 @@ func copyFile(t *testing.T, src, dst string) {
 	defer out.Close()
 	if _, err := io.Copy(out, in); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A transient server failure is retried inside the helper, as in ouro before: the run
+// completes, and the retried call is the same conversation.
+func TestOpenAIHelperRetriesAServerError(t *testing.T) {
+	withOpenAIHelper(t)
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Fault: &scripted.Fault{Status: 500, Message: "upstream hiccup", RetryAfter: 0.05}},
+		scripted.Turn{Text: "Fine after all."},
+	)
+	out, stderr, code := e.run("", "-p", "hello", "--model", "openai:gpt-5")
+	if code != 0 || out != "Fine after all.\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[1].Protocol != "openai" {
+		t.Fatalf("requests %+v", reqs)
+	}
+}
+
+// ouro killed with SIGKILL in the middle of a model call: its helper sees its input end
+// and stops too, instead of finishing a call nobody reads.
+func TestOpenAIHelperDiesWithOuro(t *testing.T) {
+	withOpenAIHelper(t)
+	e := newEnv(t)
+	got := make(chan struct{}, 1)
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(release)
+	e.vars = append(e.vars, "OPENAI_BASE_URL="+hang.URL+"/v1", "OPENAI_API_KEY=test-key")
+	c := e.cmd("-p", "hello", "--model", "openai:gpt-5")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+	case <-time.After(30 * time.Second):
+		c.Process.Kill()
+		t.Fatal("the model call never reached the server")
+	}
+	helpers := func() string {
+		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(c.Process.Pid), "-f", openaiproc.HelperName).Output()
+		return strings.TrimSpace(string(out))
+	}
+	pid := helpers()
+	if pid == "" {
+		t.Fatal("no ouro-openai process under ouro during the call")
+	}
+	c.Process.Kill()
+	c.Wait()
+	for i := 0; ; i++ {
+		if err := exec.Command("kill", "-0", pid).Run(); err != nil {
+			break // gone
+		}
+		if i > 100 {
+			exec.Command("kill", "-9", pid).Run()
+			t.Fatalf("the helper %s outlived ouro", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package openaiproc
 
 import (
@@ -156,16 +158,21 @@ func TestCancelStopsTheHelper(t *testing.T) {
 	p := New(helper(t), endpoint.Endpoint{APIKey: "k"})
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			if _, err := os.Stat(pidFile); err == nil {
+			if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
+				pid, _ := strconv.Atoi(string(b))
+				pgid, _ := syscall.Getpgid(pid)
+				if pgid != pid {
+					t.Errorf("the helper %d is in process group %d, not one of its own: a Ctrl-C at the terminal would reach it", pid, pgid)
+				}
 				cancel()
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	defer cancel()
 	_, err := p.Complete(ctx, &llm.Request{Model: "hang", System: pidFile}, nil)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err = %v", err)

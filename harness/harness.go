@@ -77,6 +77,9 @@ type Options struct {
 	Store string
 	// TeamBudget bounds the lead's teammates together (turns, tokens, cost, time).
 	TeamBudget agent.Limits
+	// TeamProcess runs each teammate as its own `ouro team worker` process
+	// (--team-process), so that a crash is contained (teamproc.go).
+	TeamProcess bool
 }
 
 // ModelOptions say which model serves the session and how.

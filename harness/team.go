@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -42,6 +43,10 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 	// Teammates outliving a run must not write after its final result (stream-json).
 	obs := bg.duringRuns(opts.UI.TeammateObserver)
 	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.name+".json")}
+	var launch func(team.WorkerSpec) (*exec.Cmd, error)
+	if opts.TeamProcess {
+		launch = teamLauncher(d, tl.name, opts)
+	}
 	t := team.New(team.Config{
 		Name: tl.name, Holder: tr.w.ID(), Agents: sub.task,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
@@ -74,12 +79,15 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		OnChange: func(s team.Snapshot) {
 			statusMu.Lock()
 			defer statusMu.Unlock()
-			writeTeamStatus(tw.statusPath, s, warn)
+			if tw.statusPath != "" { // "": a worker reporting to its lead instead
+				writeTeamStatus(tw.statusPath, s, warn)
+			}
 		},
 		Observer: obs,
 		Hooks:    tl.hooks,
 		Roster:   func(context.Context) []string { return teamRoster(TeamsDir(d.home), tl.name) },
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
+		Launch:   launch,
 	})
 	t.SeenByLead(mailbox.IDsIn(tr.messages)...)
 	sub.task.SetSpawner(t)

@@ -134,7 +134,7 @@ func (t *Team) busy(ctx context.Context) bool {
 	for _, tm := range live {
 		st := tm.state()
 		switch st.Status {
-		case StatusStopped:
+		case StatusStopped, StatusFailed:
 			continue
 		case StatusWorking, StatusStarting:
 			return true
@@ -146,12 +146,12 @@ func (t *Team) busy(ctx context.Context) bool {
 			claimers++
 		}
 	}
-	return claimers > 0 && t.readyTask(ctx)
+	return (claimers > 0 && t.readyTask(ctx)) || t.heldByProcess(ctx)
 }
 
 // readyTask reports whether some task can be claimed now.
 func (t *Team) readyTask(ctx context.Context) bool {
-	all, err := t.tasks.All(ctx, t.cfg.Name)
+	all, err := t.board.All(ctx) // a lapsed claim is released: its task is ready again
 	if err != nil {
 		return false
 	}

@@ -24,6 +24,11 @@ type Member struct {
 	Plan        string  `json:"plan,omitempty"` // "awaiting approval", "approved"
 	Reason      string  `json:"reason,omitempty"`
 	Transcript  string  `json:"transcript,omitempty"`
+	// Pid is a teammate process's (--team-process); Exit how it ended when it died, with
+	// the tail of its error output.
+	Pid    int    `json:"pid,omitempty"`
+	Exit   string `json:"exit,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // Snapshot is the team's state.
@@ -36,6 +41,9 @@ type Snapshot struct {
 }
 
 func (tm *teammate) state() Member {
+	if tm.proc != nil {
+		return tm.procState()
+	}
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	m := Member{Name: tm.name, AgentType: tm.def.Name, Status: tm.status, Task: tm.current, LastMessage: tm.last, Reason: tm.reason}
@@ -85,6 +93,9 @@ func Render(s Snapshot) string {
 		if m.Plan != "" && m.Status != StatusStopped {
 			st += " (plan " + m.Plan + ")"
 		}
+		if m.Status == StatusFailed {
+			m.LastMessage = "process ended: " + m.Exit
+		}
 		fmt.Fprintf(&b, "%-16s %-16s %-9s %-24s %8d %9s  %s\n", m.Name, m.AgentType, st, clip(m.Task, 24), m.Tokens, fmt.Sprintf("$%.4f", m.CostUSD), m.LastMessage)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -96,14 +107,18 @@ func (t *Team) overBudget() string { return t.overBudgetWith(llm.Usage{}, 0, 0) 
 // overBudgetWith is overBudget counting a run in progress too.
 func (t *Team) overBudgetWith(u llm.Usage, cost float64, turns int) string {
 	lim := t.cfg.Budget
+	if lim == (agent.Limits{}) {
+		return ""
+	}
+	pTokens, pCost := t.procSpend()
 	t.mu.Lock()
-	spent, total, n := t.spent.Add(u), t.cost+cost, t.turns+turns
+	spent, total, n := t.spent.Add(u).Total()+pTokens, t.cost+cost+pCost, t.turns+turns
 	t.mu.Unlock()
 	switch {
 	case lim.MaxTurns > 0 && n >= lim.MaxTurns:
 		return fmt.Sprintf("%d of %d turns", n, lim.MaxTurns)
-	case lim.MaxTokens > 0 && spent.Total() >= lim.MaxTokens:
-		return fmt.Sprintf("%d of %d tokens", spent.Total(), lim.MaxTokens)
+	case lim.MaxTokens > 0 && spent >= lim.MaxTokens:
+		return fmt.Sprintf("%d of %d tokens", spent, lim.MaxTokens)
 	case lim.MaxCostUSD > 0 && total >= lim.MaxCostUSD:
 		return fmt.Sprintf("$%.4f of $%.4f", total, lim.MaxCostUSD)
 	case lim.MaxDuration > 0 && !t.start.IsZero() && time.Since(t.start) >= lim.MaxDuration:
@@ -154,4 +169,22 @@ func positive(err error, ok bool) error {
 		return fmt.Errorf("the limit must be above zero")
 	}
 	return err
+}
+
+// FormatBudget writes limits as ParseBudget reads them ("" for none).
+func FormatBudget(l agent.Limits) string {
+	var parts []string
+	if l.MaxTurns > 0 {
+		parts = append(parts, "turns="+strconv.Itoa(l.MaxTurns))
+	}
+	if l.MaxTokens > 0 {
+		parts = append(parts, "tokens="+strconv.Itoa(l.MaxTokens))
+	}
+	if l.MaxCostUSD > 0 {
+		parts = append(parts, "cost="+strconv.FormatFloat(l.MaxCostUSD, 'f', -1, 64))
+	}
+	if l.MaxDuration > 0 {
+		parts = append(parts, "time="+l.MaxDuration.String())
+	}
+	return strings.Join(parts, ",")
 }

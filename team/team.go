@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
 	"sort"
@@ -70,6 +71,12 @@ type Config struct {
 	// Poll is how often an idle teammate looks for work another process added (the task
 	// list is shared; 0: 250 ms). Messages sent in this process wake it at once.
 	Poll time.Duration
+	// Launch, when set, runs each teammate as its own process (--team-process): it
+	// returns the `ouro team worker` command for spec, not yet started (process.go).
+	Launch func(spec WorkerSpec) (*exec.Cmd, error)
+	// Grace is how long a teammate process has to stop at the session's end before its
+	// process group is killed (0: DefaultGrace).
+	Grace time.Duration
 }
 
 // Team is one lead's team.
@@ -84,6 +91,10 @@ type Team struct {
 	tasks    task.Store
 	lease    time.Duration
 	leadIn   *mailbox.Inbox
+	board    *task.Board // the lead's view of the list (it releases lapsed claims)
+
+	starterOnce sync.Once
+	starts      chan startReq
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -131,7 +142,9 @@ func (t *Team) open() error {
 		t.mail, t.tasks, t.lease, t.openErr = t.cfg.Open()
 		if t.openErr == nil {
 			t.leadIn = &mailbox.Inbox{Store: t.mail, Team: t.cfg.Name, Name: Lead, Persist: t.cfg.Persist,
-				OnError: func(err error) { t.cfg.Warn("delivering team messages: " + err.Error()) }}
+				OnDeliver: t.leadDelivered,
+				OnError:   func(err error) { t.cfg.Warn("delivering team messages: " + err.Error()) }}
+			t.board = task.NewBoard(task.Config{Store: t.tasks, List: t.cfg.Name, Holder: t.cfg.Holder, Lease: t.lease})
 			t.mu.Lock()
 			t.leadIn.Seen(t.leadSeen...)
 			t.mu.Unlock()
@@ -181,7 +194,11 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("The session is ending; no teammate can start now.")
 	}
-	if old, ok := t.members[name]; ok {
+	if old, ok := t.members[name]; ok && old.proc != nil && old.proc.ended() && t.cfg.Launch != nil {
+		// A teammate process that ended is replaced: its unread messages go to the new one.
+		delete(t.members, name)
+		t.order = slices.DeleteFunc(t.order, func(n string) bool { return n == name })
+	} else if ok {
 		t.mu.Unlock()
 		return tool.Errorf("A teammate named %q already exists (%s, %s). Send it a message with SendMessage, or pick another name.", name, old.def.Name, old.state().Status)
 	}
@@ -192,12 +209,19 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 	switch in.Isolation {
 	case "", "worktree":
 	default:
+		t.mu.Unlock()
 		return tool.Errorf("isolation %q is not available: the only isolation here is \"worktree\".", in.Isolation)
 	}
 	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1)}
+	if t.cfg.Launch != nil {
+		tm.proc = &proc{stderr: &tailBuffer{}}
+	}
 	t.members[name] = tm
 	t.order = append(t.order, name)
 	t.mu.Unlock()
+	if tm.proc != nil {
+		return t.spawnProcess(ctx, tm, in)
+	}
 	if in.Isolation == "worktree" {
 		iso, err := t.cfg.Agents.Isolate(ctx, "teammate-"+name, def)
 		if err != nil {

@@ -52,7 +52,9 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
+	proc     *proc  // the lead's side of a teammate in its own process (process.go)
 	worker   bool   // runs as its own process (ouro team worker)
+	stay     bool   // a worker its lead started: it stays until told to stop
 	maxTasks int    // a worker stops after claiming this many (0: no bound)
 	claims   int    // tasks claimed
 	hookStop string // why a TeammateIdle hook stopped it (continue:false)
@@ -308,6 +310,9 @@ func (tm *teammate) next() []llm.Block {
 
 // waitingForPlan: in plan mode, with a plan sent and no answer yet, it takes no task.
 func (tm *teammate) waitingForPlan() bool {
+	if tm.proc != nil {
+		return tm.procState().Plan == "awaiting approval"
+	}
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	return tm.plan && !tm.approved && tm.planReq != ""

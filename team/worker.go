@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ouroagent/ouro/agent"
+
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/task"
 )
@@ -25,6 +27,12 @@ type WorkerSpec struct {
 	Delivered []string
 	// AfterPersist is for tests only (mailbox.Inbox.AfterPersist).
 	AfterPersist func()
+	// Stay keeps it until a shutdown request or the end of ctx, even with no task left:
+	// a worker its lead started (--team-process), which the lead may still message.
+	Stay bool
+	// Report, when set, receives its state after each change; Observe its events.
+	Report  func(Member)
+	Observe func(agent.Event)
 }
 
 // Work runs this process as teammate spec.Name of the team until a shutdown request
@@ -42,8 +50,24 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if spec.Observe != nil {
+		t.cfg.Observer = func(_ string, e agent.Event) { spec.Observe(e) }
+	}
+	if spec.Report != nil {
+		prev := t.cfg.OnChange
+		t.cfg.OnChange = func(s Snapshot) {
+			if prev != nil {
+				prev(s)
+			}
+			for _, m := range s.Members {
+				if m.Name == spec.Name {
+					spec.Report(m)
+				}
+			}
+		}
+	}
 	tm := &teammate{team: t, name: spec.Name, def: def, status: StatusStarting, wake: make(chan struct{}, 1),
-		worker: true, maxTasks: spec.MaxTasks}
+		worker: true, maxTasks: spec.MaxTasks, stay: spec.Stay}
 	t.mu.Lock()
 	t.members[tm.name] = tm
 	t.order = append(t.order, tm.name)
@@ -105,6 +129,9 @@ func (tm *teammate) workerDone(ctx context.Context) string {
 	tm.mu.Unlock()
 	if tm.maxTasks > 0 && n >= tm.maxTasks {
 		return fmt.Sprintf("it did the %d task(s) it was started for", tm.maxTasks)
+	}
+	if tm.stay {
+		return ""
 	}
 	if tm.inbox.Pending(ctx) {
 		return ""

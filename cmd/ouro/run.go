@@ -53,6 +53,7 @@ type runFlags struct {
 	pluginDirs   []string
 	taskList     string
 	teamBudget   agent.Limits
+	teamProcess  bool
 	store        string
 	workflows    bool
 	words        string // the user's own prompt: the arguments, else what is piped in
@@ -103,6 +104,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder: its hooks, skills, agents and commands (repeatable)")
 	fl.Var(budgetFlag{&f.teamBudget}, "team-budget", "bound all teammates together: turns=N,tokens=N,cost=USD,time=DURATION (any of them)")
+	fl.BoolVar(&f.teamProcess, "team-process", false, "run each teammate as its own ouro process, so that a crash is contained")
 	fl.StringVar(&f.store, "store", "", "keep task lists and workflow journals on NATS JetStream: nats://HOST:PORT (default $OURO_STORE, store.url in your settings, else ~/.ouro/state.db)")
 	fl.StringVar(&f.taskList, "task-list", "", "work on this shared task list (default $OURO_TASK_LIST, $CLAUDE_CODE_TASK_LIST_ID, else the session's own)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
@@ -122,12 +124,13 @@ func (f *runFlags) options() harness.Options {
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
 			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
-		MCP:        harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
-		Version:    version,
-		Goal:       f.goal.options(),
-		TaskList:   f.taskList,
-		TeamBudget: f.teamBudget,
-		Store:      f.store,
+		MCP:         harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
+		Version:     version,
+		Goal:        f.goal.options(),
+		TaskList:    f.taskList,
+		TeamBudget:  f.teamBudget,
+		TeamProcess: f.teamProcess,
+		Store:       f.store,
 	}
 }
 

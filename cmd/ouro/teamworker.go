@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
@@ -18,6 +24,8 @@ func newTeamWorkerCmd() *cobra.Command {
 	var spec team.WorkerSpec
 	var name, store, model, settings, mode string
 	var allowed, disallowed []string
+	var leadPID int
+	var budget agent.Limits
 	c := &cobra.Command{
 		Use:   "worker --team NAME",
 		Short: "Join a team as a teammate running in this process",
@@ -42,10 +50,11 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 				Model: harness.ModelOptions{Name: model},
 				Access: harness.Access{Settings: settings, Allow: splitRules(allowed), Deny: splitRules(disallowed),
 					Mode: mode, SandboxLauncher: true},
-				UI:       harness.UI{Warn: errOut},
-				Version:  version,
-				TaskList: name,
-				Store:    store,
+				UI:         harness.UI{Warn: errOut},
+				Version:    version,
+				TaskList:   name,
+				Store:      store,
+				TeamBudget: budget,
 			})
 			if err != nil {
 				return err
@@ -55,6 +64,15 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 			}
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
+			if leadPID > 0 {
+				// Started by its lead (--team-process): it stays until told to stop, reports
+				// to the lead on stdout, and stops when the lead is gone.
+				var cancel context.CancelFunc
+				ctx, cancel = team.WatchLead(ctx, leadPID, 500*time.Millisecond)
+				defer cancel()
+				spec.Stay = true
+				spec.Report, spec.Observe = leadReport(cmd.OutOrStdout())
+			}
 			why, err := sess.TeamWork(ctx, spec)
 			cerr := sess.Close()
 			if err != nil {
@@ -76,6 +94,9 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 	fl.StringArrayVar(&allowed, "allowedTools", nil, `rules to allow, e.g. "Bash(go test *)" Edit`)
 	fl.StringArrayVar(&disallowed, "disallowedTools", nil, `rules to deny`)
 	fl.StringVar(&mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fl.Var(budgetFlag{&budget}, "team-budget", "bound this teammate by the team's limits: turns=N,tokens=N,cost=USD,time=DURATION")
+	fl.IntVar(&leadPID, "lead-pid", 0, "the lead that started this worker (--team-process): report to it on stdout, stop when it is gone")
+	_ = fl.MarkHidden("lead-pid")
 	return c
 }
 
@@ -89,4 +110,22 @@ func crashNow() {
 		_ = p.Kill()
 	}
 	select {} // the kill arrives
+}
+
+// leadReport writes a worker's state and conversation for its lead, a JSON line each
+// (team.Line).
+func leadReport(w io.Writer) (func(team.Member), func(agent.Event)) {
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	write := func(l team.Line) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(l)
+	}
+	return func(m team.Member) { write(team.Line{Member: &m}) },
+		func(e agent.Event) {
+			if l, ok := team.EventLine(e); ok {
+				write(l)
+			}
+		}
 }

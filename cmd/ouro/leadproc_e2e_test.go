@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/llm/fakeserver"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/team"
+)
+
+// leadTeam reads the lead's team file (what `ouro team --json` prints).
+func leadTeam(e *env, list string) team.Snapshot {
+	var s team.Snapshot
+	data, err := os.ReadFile(filepath.Join(e.home, ".ouro", "teams", list+".json"))
+	if err == nil {
+		_ = json.Unmarshal(data, &s)
+	}
+	return s
+}
+
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+// mailRow is one stored message and whether it was acknowledged.
+type mailRow struct {
+	mailbox.Message
+	acked bool
+}
+
+func storedMail(t *testing.T, e *env) []mailRow {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(e.home, ".ouro", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(context.Background(), `SELECT data, acked FROM mail`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []mailRow
+	for rows.Next() {
+		var data []byte
+		var acked int
+		if err := rows.Scan(&data, &acked); err != nil {
+			t.Fatal(err)
+		}
+		var r mailRow
+		if err := json.Unmarshal(data, &r.Message); err != nil {
+			t.Fatal(err)
+		}
+		r.acked = acked == 1
+		out = append(out, r)
+	}
+	return out
+}
+
+// received maps each agent to the message ids its requests to the fake model carried,
+// failing on a request that carries one twice.
+func received(t *testing.T, servers ...*fakeserver.Server) map[string]map[string]bool {
+	t.Helper()
+	out := map[string]map[string]bool{}
+	for _, srv := range servers {
+		for _, r := range srv.Requests() {
+			who := "main"
+			if sm := teammateRE.FindSubmatch(r.Body); sm != nil {
+				who = string(sm[1])
+			}
+			seen := map[string]bool{}
+			for _, id := range mailbox.IDsIn(r.Messages) {
+				if seen[id] {
+					t.Errorf("a request of %s carries message %s twice", who, id)
+				}
+				seen[id] = true
+				if out[who] == nil {
+					out[who] = map[string]bool{}
+				}
+				out[who][id] = true
+			}
+		}
+	}
+	return out
+}
+
+// A lead run with --team-process spawns two teammates, each its own `ouro team worker`
+// process; they complete a three-task graph (1 → 2, 1 → 3). The teammate that takes #2
+// hangs in a command and is killed -9: it is shown failed with its exit status, the lead
+// is told, #2 goes back to the list when its lease runs out and the other teammate
+// finishes it. Every message reaches its recipient's conversation exactly once, the
+// teammates' events are in the lead's stream-json tagged with their names, and no
+// worker process is left once the lead has exited.
+func TestLeadProcTeamSurvivesAKilledTeammate(t *testing.T) {
+	e := newEnv(t)
+	e.vars = append(e.vars, "OURO_TASK_LEASE=2s")
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byTask["1"] = m.server(completeTurns("1")...)
+	m.byTask["3"] = m.server(completeTurns("3")...)
+	// Whoever takes #2 hangs in its command (and is killed); the next one completes it.
+	m.byTask["2"] = m.server(append([]scripted.Turn{{ExpectContains: "You claimed task #2", ToolCalls: bash("sleep 20")}}, completeTurns("2")...)...)
+	var creates, spawns []scripted.ToolCall
+	for i := 1; i <= 3; i++ {
+		creates = append(creates, idCall(fmt.Sprintf("create%d", i), "TaskCreate", map[string]string{"subject": fmt.Sprintf("part %d", i), "description": fmt.Sprintf("write part %d", i)}))
+	}
+	links := []scripted.ToolCall{
+		idCall("link2", "TaskUpdate", map[string]any{"taskId": "2", "addBlockedBy": []string{"1"}}),
+		idCall("link3", "TaskUpdate", map[string]any{"taskId": "3", "addBlockedBy": []string{"1"}}),
+	}
+	for _, n := range []string{"w1", "w2"} {
+		spawns = append(spawns, idCall("spawn-"+n, "Agent", map[string]any{"description": "teammate " + n, "prompt": "You write parts; " + n + " is your name.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": n}))
+		m.byName[n] = m.server(scripted.Turn{ExpectContains: "is your name.", Text: "ready"})
+		m.hold(m.byName[n], 0, 4) // they start once the lead waits
+	}
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: creates},
+		scripted.Turn{ToolCalls: links},
+		scripted.Turn{ToolCalls: spawns},
+		scripted.Turn{ExpectContains: `Spawned teammate "w2"`, Text: "The team is working."},
+		// Woken once the team is idle, with the reports and the death at once.
+		scripted.Turn{ExpectContains: "process ended unexpectedly", Text: "All three parts are done."},
+	)
+	e.teamFake(m)
+
+	lead := e.cmd("-p", "--team-process", "--task-list", "crew", "--allowedTools", "Bash(sleep *)",
+		"--output-format", "stream-json", "--verbose", "write the parts with a team of processes")
+	var out, errOut bytes.Buffer
+	lead.Stdout, lead.Stderr = &out, &errOut
+	if err := lead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- lead.Wait() }()
+	defer func() {
+		if lead.ProcessState == nil {
+			lead.Process.Kill()
+		}
+	}()
+
+	// Find the teammate hanging on #2 in the lead's team file, and kill it.
+	var victim team.Member
+	pids := map[string]int{}
+	if !waitFor(60*time.Second, func() bool {
+		for _, mem := range leadTeam(e, "crew").Members {
+			if mem.Pid > 0 {
+				pids[mem.Name] = mem.Pid
+			}
+			if strings.HasPrefix(mem.Task, "#2 ") && len(m.byTask["2"].Requests()) >= 1 {
+				victim = mem
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no teammate took task #2:\n%s\n%s", out.String(), errOut.String())
+	}
+	time.Sleep(300 * time.Millisecond) // its command is running
+	if err := syscall.Kill(victim.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("lead: %v\n%s\n%s", err, out.String(), errOut.String())
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the lead did not finish:\n%s\n%s", out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "All three parts are done.") {
+		t.Fatalf("result:\n%s\n%s", out.String(), errOut.String())
+	}
+	for id, srv := range m.byTask {
+		if srv.Remaining() != 0 {
+			t.Errorf("task #%s's script has %d turns left", id, srv.Remaining())
+		}
+	}
+	if m.lead.Remaining() != 0 {
+		t.Errorf("the lead's script has %d turns left", m.lead.Remaining())
+	}
+	// The survivor finished #2 (the victim's task), every task is completed by it or the
+	// victim, and nobody else.
+	survivor := "w1"
+	if victim.Name == "w1" {
+		survivor = "w2"
+	}
+	show, _, _ := e.run("", "tasks", "--list", "crew", "show", "2")
+	if !strings.Contains(show, "completed") || !strings.Contains(show, survivor) {
+		t.Errorf("task #2 should be completed by %s:\n%s", survivor, show)
+	}
+	// The lead's team file shows the victim failed with its exit status, the survivor stopped.
+	snap := leadTeam(e, "crew")
+	for _, mem := range snap.Members {
+		switch mem.Name {
+		case victim.Name:
+			if mem.Status != team.StatusFailed || !strings.Contains(mem.Exit, "killed") {
+				t.Errorf("the killed teammate is shown %s (%q), want failed, killed", mem.Status, mem.Exit)
+			}
+		case survivor:
+			if mem.Status != team.StatusStopped || mem.Tokens == 0 {
+				t.Errorf("the survivor is shown %s with %d tokens", mem.Status, mem.Tokens)
+			}
+		}
+	}
+	if len(snap.Members) != 2 {
+		t.Errorf("team members: %+v", snap.Members)
+	}
+	// No worker outlived the lead.
+	for name, pid := range pids {
+		if pidAlive(pid) {
+			t.Errorf("teammate %s (pid %d) outlived its lead", name, pid)
+		}
+	}
+	// Every message reached its recipient's conversation exactly once: the two spawn
+	// prompts, three completion reports and the death report.
+	var servers []*fakeserver.Server
+	servers = append(servers, m.lead)
+	for _, s := range m.byName {
+		servers = append(servers, s)
+	}
+	for _, s := range m.byTask {
+		servers = append(servers, s)
+	}
+	got := received(t, servers...)
+	rows := storedMail(t, e)
+	for _, r := range rows {
+		if !r.acked || !got[r.To][r.ID] {
+			t.Errorf("message %s (%s → %s: %.60q) acked=%v, in its recipient's conversation: %v", r.ID, r.From, r.To, r.Text, r.acked, got[r.To][r.ID])
+		}
+	}
+	if len(rows) != 6 {
+		t.Errorf("%d messages stored, want 6 (2 prompts, 3 reports, 1 death)", len(rows))
+	}
+	// stream-json: the teammates' conversations, tagged with their names.
+	tagged := map[string]int{}
+	for _, l := range parseLines(t, out.String()) {
+		if a, ok := l["agent"].(string); ok {
+			tagged[a]++
+		}
+	}
+	if tagged["w1"] == 0 || tagged["w2"] == 0 {
+		t.Errorf("stream-json lines tagged per teammate: %v", tagged)
+	}
+}

@@ -29,9 +29,16 @@ func leadTeam(e *env, list string) team.Snapshot {
 	return s
 }
 
+// pidAlive reports whether process pid runs (a zombie waiting for a parent that does not
+// reap it counts as ended).
 func pidAlive(pid int) bool {
 	if pid <= 0 {
 		return false
+	}
+	if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && data[i+2] == 'Z' {
+			return false
+		}
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
@@ -256,5 +263,45 @@ func TestLeadProcTeamSurvivesAKilledTeammate(t *testing.T) {
 	}
 	if tagged["w1"] == 0 || tagged["w2"] == 0 {
 		t.Errorf("stream-json lines tagged per teammate: %v", tagged)
+	}
+}
+
+// A lead killed -9 takes its teammate processes with it: the worker, busy in a command,
+// stops (the parent-death signal, or its own watch of the lead) instead of working on
+// for a lead that is gone.
+func TestLeadProcKilledLeadStopsItsWorkers(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(scripted.Turn{ToolCalls: bash("sleep 30")}, scripted.Turn{Text: "slept"})
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "sleeper", "prompt": "Sleep.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{Text: "Waiting for w1."},
+		scripted.Turn{Text: "unused"},
+	)
+	e.teamFake(m)
+	lead := e.cmd("-p", "--team-process", "--task-list", "crew", "--allowedTools", "Bash(sleep *)", "sleep with a teammate")
+	var out bytes.Buffer
+	lead.Stdout, lead.Stderr = &out, &out
+	if err := lead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer lead.Process.Kill()
+	pid := 0
+	if !waitFor(60*time.Second, func() bool {
+		for _, mem := range leadTeam(e, "crew").Members {
+			pid = mem.Pid
+		}
+		return pid > 0 && len(m.byName["w1"].Requests()) >= 1
+	}) {
+		t.Fatalf("the teammate did not start:\n%s", out.String())
+	}
+	time.Sleep(300 * time.Millisecond) // its command is running
+	if err := lead.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = lead.Wait()
+	if !waitFor(15*time.Second, func() bool { return !pidAlive(pid) }) {
+		t.Fatalf("teammate process %d outlived its lead, killed -9", pid)
 	}
 }

@@ -321,22 +321,23 @@ func (tm *teammate) supervise() {
 	exited := make(chan error, 1)
 	go func() { exited <- p.cmd.Wait() }()
 	var err error
-	ending := false
+	ending, killed := false, false
+	grace := t.cfg.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
 	select {
 	case err = <-exited:
 	case <-t.ctx.Done():
 		ending = true
 		terminate(p.cmd.Process)
-		grace := t.cfg.Grace
-		if grace <= 0 {
-			grace = DefaultGrace
-		}
 		timer := time.NewTimer(grace)
 		select {
 		case err = <-exited:
 			timer.Stop()
 		case <-timer.C:
 			killGroup(p.pid)
+			killed = true
 			err = <-exited
 		}
 	}
@@ -344,11 +345,15 @@ func (tm *teammate) supervise() {
 	killGroup(p.pid)
 	p.mu.Lock()
 	p.exited = true
-	if err != nil && !(ending && p.last.Status == StatusStopped) {
+	switch {
+	case killed:
+		p.exit = fmt.Sprintf("%v: it was still running %s after the session ended", err, grace)
+	case ending:
+		if p.last.Status != StatusStopped {
+			p.last.Status, p.last.Reason = StatusStopped, "the session ended"
+		}
+	case err != nil:
 		p.exit = err.Error()
-	}
-	if ending && p.exit == "" {
-		p.last.Status, p.last.Reason = StatusStopped, "the session ended"
 	}
 	how := p.exit
 	p.mu.Unlock()

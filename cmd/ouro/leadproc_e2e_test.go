@@ -305,3 +305,81 @@ func TestLeadProcKilledLeadStopsItsWorkers(t *testing.T) {
 		t.Fatalf("teammate process %d outlived its lead, killed -9", pid)
 	}
 }
+
+// The protocols work with a teammate process as in the lead's own: a planner started in
+// plan mode cannot write before the lead approves its plan (a request id made in the
+// worker's process, answered by the lead), its SendMessage reaches the lead, and the
+// lead's shutdown request stops it, acknowledged by request id.
+func TestLeadProcPlanApprovalAndShutdown(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(e.dir, ".claude", "agents", "planner.md"), []byte("---\nname: planner\ndescription: Plans first\npermissionMode: plan\n---\nYou plan carefully.\n"), 0o644)
+	target := filepath.Join(e.dir, "plan.txt")
+	write := func(id string) scripted.ToolCall {
+		return idCall(id, "Write", map[string]string{"file_path": target, "content": "planned\n"})
+	}
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["p1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{write("early")}},
+		scripted.Turn{ExpectContains: "plan mode", ToolCalls: []scripted.ToolCall{idCall("plan1", "ExitPlanMode", map[string]string{"plan": "Write plan.txt"})}},
+		scripted.Turn{ExpectContains: "say what goes in it", ToolCalls: []scripted.ToolCall{idCall("plan2", "ExitPlanMode", map[string]string{"plan": "Write plan.txt containing the word planned"})}},
+		scripted.Turn{ExpectContains: `approve="true"`, ToolCalls: []scripted.ToolCall{write("late")}},
+		scripted.Turn{ExpectContains: "successfully", ToolCalls: []scripted.ToolCall{idCall("tell", "SendMessage", map[string]string{"to": "main", "message": "plan.txt is written."})}},
+		scripted.Turn{Text: "done"},
+	)
+	respond := func(id string, approve bool, feedback string) scripted.ToolCall {
+		return idCall("answer-"+id, "SendMessage", map[string]any{"to": "p1", "message": map[string]any{"type": "plan_approval_response", "request_id": id, "approve": approve, "feedback": feedback}})
+	}
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "planner", "prompt": "Write plan.txt.",
+			"subagent_type": "planner", "run_in_background": true, "name": "p1"})}},
+		scripted.Turn{Text: "The planner is planning."},
+		scripted.Turn{ExpectContains: "plan-p1-1", ToolCalls: []scripted.ToolCall{respond("plan-p1-1", false, "say what goes in it")}},
+		scripted.Turn{Text: "Waiting for the revised plan."},
+		scripted.Turn{ExpectContains: "plan-p1-2", ToolCalls: []scripted.ToolCall{respond("plan-p1-2", true, "")}},
+		scripted.Turn{Text: "The planner is writing."},
+		scripted.Turn{ExpectContains: "plan.txt is written.", ToolCalls: []scripted.ToolCall{idCall("stop", "SendMessage", map[string]any{"to": "p1", "message": map[string]string{"type": "shutdown_request", "reason": "done"}})}},
+		scripted.Turn{Text: "The planner wrote plan.txt."},
+		// The acknowledgement comes with that request or wakes the lead once more.
+		scripted.Turn{ExpectContains: "shutdown_response", Text: "The planner wrote plan.txt."},
+	)
+	m.hold(m.byName["p1"], 0, 2)
+	m.hold(m.byName["p1"], 2, 4)
+	m.hold(m.byName["p1"], 3, 6)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--team-process", "--task-list", "crew", "--permission-mode", "acceptEdits", "--output-format", "json", "have a planner write plan.txt")
+	if code != 0 || !strings.Contains(out, "The planner wrote plan.txt.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != "planned\n" {
+		t.Fatalf("plan.txt: %q, %v\n%s", data, err, stderr)
+	}
+	if rem := m.byName["p1"].Remaining(); rem != 0 {
+		t.Fatalf("the planner's script has %d turns left", rem)
+	}
+	if rem := m.lead.Remaining(); rem > 1 {
+		t.Fatalf("the lead's script has %d turns left", rem)
+	}
+	trs, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "sessions", "*", "subagents", "teammate-p1.jsonl"))
+	if len(trs) != 1 {
+		t.Fatalf("planner transcript: %v", trs)
+	}
+	if data, _ := os.ReadFile(trs[0]); !strings.Contains(string(data), "is in plan mode: Write would change something") {
+		t.Fatalf("the early write was not refused for plan mode:\n%s", data)
+	}
+	var ack *mailRow
+	for _, r := range storedMail(t, e) {
+		if r.Kind == mailbox.ShutdownResponse {
+			ack = &r
+		}
+	}
+	if ack == nil || ack.RequestID != "shutdown-p1-1" || ack.From != "p1" {
+		t.Fatalf("no shutdown_response naming the request: %+v", ack)
+	}
+	snap := leadTeam(e, "crew")
+	if len(snap.Members) != 1 || snap.Members[0].Pid == 0 || snap.Members[0].Status != team.StatusStopped || !strings.Contains(snap.Members[0].Reason, "shut down at the lead's request") {
+		t.Fatalf("the planner after its shutdown: %+v", snap.Members)
+	}
+}

@@ -97,6 +97,10 @@ func Render(s Snapshot) string {
 			m.LastMessage = "process ended: " + m.Exit
 		}
 		fmt.Fprintf(&b, "%-16s %-16s %-9s %-24s %8d %9s  %s\n", m.Name, m.AgentType, st, clip(m.Task, 24), m.Tokens, fmt.Sprintf("$%.4f", m.CostUSD), m.LastMessage)
+		if m.Status == StatusFailed && m.Stderr != "" {
+			lines := strings.Split(m.Stderr, "\n")
+			fmt.Fprintf(&b, "%16s stderr: %s\n", "", clip(lines[len(lines)-1], 100))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

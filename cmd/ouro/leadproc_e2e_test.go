@@ -383,3 +383,57 @@ func TestLeadProcPlanApprovalAndShutdown(t *testing.T) {
 		t.Fatalf("the planner after its shutdown: %+v", snap.Members)
 	}
 }
+
+// A teammate process started with isolation "worktree" works in its own worktree and
+// branch: what it writes and commits stays off the main checkout, and its shutdown
+// acknowledgement gives the lead the branch to merge (nothing is merged).
+func TestLeadProcWorktreeTeammate(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(
+		scripted.Turn{ExpectContains: "Write out.txt", ToolCalls: []scripted.ToolCall{idCall("w", "Write", map[string]string{"file_path": "out.txt", "content": "out\n"})}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("g", "Bash", map[string]string{"command": "git add out.txt && " + commitAs + " 'out'"})}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("tell", "SendMessage", map[string]string{"to": "main", "message": "out.txt is committed."})}},
+		scripted.Turn{Text: "done"},
+	)
+	m.hold(m.byName["w1"], 0, 2)
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "writer", "prompt": "Write out.txt and commit it.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1", "isolation": "worktree"})}},
+		scripted.Turn{ExpectContains: "own git worktree", Text: "Waiting."},
+		scripted.Turn{ExpectContains: "out.txt is committed.", ToolCalls: []scripted.ToolCall{idCall("stop", "SendMessage", map[string]any{"to": "w1", "message": map[string]string{"type": "shutdown_request"}})}},
+		scripted.Turn{Text: "Stopping w1."},
+		scripted.Turn{ExpectContains: "git merge ouro/teammate-w1", Text: "w1's branch is ready to merge."},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--team-process", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git *)", "--output-format", "json", "write out.txt in a worktree")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if m.byName["w1"].Remaining() != 0 || m.lead.Remaining() > 1 {
+		t.Fatalf("scripts left: w1 %d, lead %d\n%s\n%s", m.byName["w1"].Remaining(), m.lead.Remaining(), out, stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(e.dir, ".ouro", "worktrees", "teammate-w1", "out.txt")); err != nil || string(data) != "out\n" {
+		t.Fatalf("out.txt in w1's worktree: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "out.txt")); err == nil {
+		t.Fatal("the teammate wrote into the main checkout")
+	}
+	if log := wtGit(t, e.dir, "log", "--format=%s", "main"); log != "init\n" {
+		t.Errorf("something was merged into main: %q", log)
+	}
+	if log := wtGit(t, e.dir, "log", "--format=%s", "ouro/teammate-w1"); !strings.Contains(log, "out\n") {
+		t.Errorf("w1's commit is not on its branch: %q", log)
+	}
+	sessions, _ := filepath.Glob(filepath.Join(e.home, ".ouro", "projects", "*", "sessions", "*.jsonl"))
+	found := false
+	for _, p := range sessions {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "git merge ouro/teammate-w1") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no transcript names w1's branch to merge (%d sessions)", len(sessions))
+	}
+}

@@ -437,3 +437,53 @@ func TestLeadProcWorktreeTeammate(t *testing.T) {
 		t.Errorf("no transcript names w1's branch to merge (%d sessions)", len(sessions))
 	}
 }
+
+// Ctrl-C at a lead run with --team-process ends its teammate processes with it: the
+// lead exits, and the worker busy in a command has stopped by then, shown stopped
+// because the session ended.
+func TestLeadProcInterruptStopsItsWorkers(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(scripted.Turn{ToolCalls: bash("sleep 30")}, scripted.Turn{Text: "slept"})
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "sleeper", "prompt": "Sleep.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{Text: "Waiting for w1."},
+		scripted.Turn{Text: "unused"},
+	)
+	e.teamFake(m)
+	lead := e.cmd("-p", "--team-process", "--task-list", "crew", "--allowedTools", "Bash(sleep *)", "sleep with a teammate")
+	var out bytes.Buffer
+	lead.Stdout, lead.Stderr = &out, &out
+	if err := lead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer lead.Process.Kill()
+	pid := 0
+	if !waitFor(60*time.Second, func() bool {
+		for _, mem := range leadTeam(e, "crew").Members {
+			pid = mem.Pid
+		}
+		return pid > 0 && len(m.byName["w1"].Requests()) >= 1
+	}) {
+		t.Fatalf("the teammate did not start:\n%s", out.String())
+	}
+	time.Sleep(300 * time.Millisecond) // its command is running
+	if err := lead.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { lead.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the lead did not end after Ctrl-C:\n%s", out.String())
+	}
+	if pidAlive(pid) {
+		t.Fatalf("teammate process %d outlived its interrupted lead", pid)
+	}
+	snap := leadTeam(e, "crew")
+	if len(snap.Members) != 1 || snap.Members[0].Status != team.StatusStopped {
+		t.Fatalf("after Ctrl-C: %+v\n%s", snap.Members, out.String())
+	}
+}

@@ -487,3 +487,33 @@ func TestLeadProcInterruptStopsItsWorkers(t *testing.T) {
 		t.Fatalf("after Ctrl-C: %+v\n%s", snap.Members, out.String())
 	}
 }
+
+// --team-budget bounds teammate processes too: a worker that spends the team's tokens
+// stops before its next model call, and the lead is told.
+func TestLeadProcTeamBudgetStopsAWorker(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("list", "TaskList", map[string]any{})}},
+		scripted.Turn{Text: "over budget: never asked"},
+	)
+	m.hold(m.byName["w1"], 0, 2)
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "spender", "prompt": "Look at the tasks.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{Text: "Waiting for w1."},
+		scripted.Turn{ExpectContains: "the team budget ran out", Text: "The budget is spent."},
+	)
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--team-process", "--task-list", "crew", "--team-budget", "tokens=1", "spend the budget")
+	if code != 0 || !strings.Contains(out, "The budget is spent.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if n := len(m.byName["w1"].Requests()); n != 1 {
+		t.Fatalf("the worker made %d model requests, want 1 (the budget stops it before the second)", n)
+	}
+	snap := leadTeam(e, "crew")
+	if len(snap.Members) != 1 || snap.Members[0].Status != team.StatusStopped || !strings.Contains(snap.Members[0].Reason, "team budget") {
+		t.Fatalf("after the budget: %+v", snap.Members)
+	}
+}

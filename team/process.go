@@ -181,7 +181,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	var prompt mailbox.Message
 	if strings.TrimSpace(in.Prompt) != "" {
 		var err error
-		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: clip(in.Description, 60)})
+		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: clip(in.Description, 40)})
 		if err != nil {
 			t.forget(tm)
 			return tool.Errorf("Teammate %q was not started: its prompt could not be stored: %v", tm.name, err)
@@ -382,7 +382,7 @@ func (tm *teammate) reportDeath(how string) {
 	}
 	text := strings.TrimSpace(b.String())
 	// Sent from the lead's side, in its name: the worker cannot speak any more.
-	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(tm.name+" died: "+how, 60)})
+	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(tm.name+" died: "+how, 40)})
 	if err != nil {
 		t.cfg.Warn(tm.name + ": reporting its death to the lead: " + err.Error())
 		return

@@ -93,6 +93,9 @@ func Render(s Snapshot) string {
 		if m.Plan != "" && m.Status != StatusStopped {
 			st += " (plan " + m.Plan + ")"
 		}
+		if m.Pid > 0 && m.Status != StatusStopped && m.Status != StatusFailed {
+			st += fmt.Sprintf(" (pid %d)", m.Pid)
+		}
 		if m.Status == StatusFailed {
 			m.LastMessage = "process ended: " + m.Exit
 		}

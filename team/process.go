@@ -296,6 +296,9 @@ func (tm *teammate) procLine(b []byte) {
 	p.last, p.reported = *l.Member, true
 	p.mu.Unlock()
 	t.notify()
+	// What it sent the lead was sent in its process: the lead's OnMessage (the REPL
+	// showing it, waking the lead) hears of it here, at the change it reports.
+	t.announce(tm.name)
 	if why := t.overBudget(); why != "" {
 		p.mu.Lock()
 		tell := !p.budgetStop && !p.exited && l.Member.Status != StatusStopped
@@ -388,6 +391,9 @@ func (tm *teammate) reportDeath(how string) {
 		return
 	}
 	tm.setLast(m)
+	t.mu.Lock()
+	t.announced[m.ID] = true
+	t.mu.Unlock()
 	if t.cfg.OnMessage != nil {
 		t.cfg.OnMessage(m)
 	}
@@ -466,5 +472,29 @@ func (t *Team) leadDelivered(ms []mailbox.Message) {
 		case mailbox.ShutdownResponse:
 			delete(t.requests, m.RequestID)
 		}
+	}
+}
+
+// announce tells OnMessage of the messages teammate from sent the lead from its own
+// process, each once.
+func (t *Team) announce(from string) {
+	if t.cfg.OnMessage == nil {
+		return
+	}
+	ms, err := t.mail.Pending(context.Background(), t.cfg.Name, Lead)
+	if err != nil {
+		return
+	}
+	var fresh []mailbox.Message
+	t.mu.Lock()
+	for _, m := range ms {
+		if m.From == from && !t.announced[m.ID] {
+			t.announced[m.ID] = true
+			fresh = append(fresh, m)
+		}
+	}
+	t.mu.Unlock()
+	for _, m := range fresh {
+		t.cfg.OnMessage(m)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -59,6 +60,14 @@ type procFixture struct {
 	agent    *subagent.Tool
 	launched atomic.Int32
 	events   atomic.Int32
+	mu       sync.Mutex
+	told     []mailbox.Message // what OnMessage heard
+}
+
+func (f *procFixture) heard() []mailbox.Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mailbox.Message(nil), f.told...)
 }
 
 // newProcFixture is a lead whose teammates are processes: the helper above in mode,
@@ -70,6 +79,11 @@ func newProcFixture(t *testing.T, mode string, budget agent.Limits) *procFixture
 		Grace: 300 * time.Millisecond,
 		Open:  func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil },
 		Warn:  func(s string) { t.Log("warn: " + s) },
+		OnMessage: func(m mailbox.Message) {
+			f.mu.Lock()
+			f.told = append(f.told, m)
+			f.mu.Unlock()
+		},
 		Observer: func(name string, e agent.Event) {
 			if name == "w1" && e.Message != nil && e.Message.Text() == "hello from the worker" {
 				f.events.Add(1)
@@ -257,5 +271,26 @@ func TestProcessTeammatePlanCanBeAnswered(t *testing.T) {
 	}
 	if _, err := f.team.Send(ctx, mailbox.Message{From: team.Lead, To: "p1", Kind: mailbox.PlanApprovalResponse, RequestID: "plan-p1-1", Approve: &yes, Text: "go"}); err != nil {
 		t.Fatalf("answering the plan: %v", err)
+	}
+}
+
+// A message a teammate process sent the lead (from its own process) reaches the lead's
+// OnMessage (the REPL shows it, an idle lead wakes) when the worker reports the change;
+// messages from other senders are not its to announce.
+func TestProcessTeammateMessagesAreAnnounced(t *testing.T) {
+	f := newProcFixture(t, "stubborn", agent.Limits{})
+	ctx := context.Background()
+	if _, err := f.mail.Send(ctx, "list", mailbox.Message{From: "w1", To: team.Lead, Text: "I found the bug."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.mail.Send(ctx, "list", mailbox.Message{From: "w9", To: team.Lead, Text: "not a teammate of this lead"}); err != nil {
+		t.Fatal(err)
+	}
+	f.spawn("w1")
+	waitFor(t, "the announcement", func() bool { return len(f.heard()) > 0 })
+	time.Sleep(50 * time.Millisecond)
+	got := f.heard()
+	if len(got) != 1 || got[0].Text != "I found the bug." {
+		t.Fatalf("OnMessage heard %+v", got)
 	}
 }

@@ -101,17 +101,18 @@ type Team struct {
 	wg     sync.WaitGroup
 	start  time.Time
 
-	mu       sync.Mutex
-	members  map[string]*teammate
-	order    []string
-	requests map[string]request // open protocol requests, by id
-	seq      map[string]int     // requests made, by kind and teammate
-	reminded map[string]bool    // plan requests the lead was reminded of
-	changed  chan struct{}      // closed and replaced on every change
-	closed   bool
-	spent    llm.Usage
-	cost     float64
-	turns    int
+	mu        sync.Mutex
+	members   map[string]*teammate
+	order     []string
+	requests  map[string]request // open protocol requests, by id
+	seq       map[string]int     // requests made, by kind and teammate
+	reminded  map[string]bool    // plan requests the lead was reminded of
+	announced map[string]bool    // messages of process teammates OnMessage was told of
+	changed   chan struct{}      // closed and replaced on every change
+	closed    bool
+	spent     llm.Usage
+	cost      float64
+	turns     int
 }
 
 // request is an open protocol request: who asked whom, about what.
@@ -130,7 +131,7 @@ func New(cfg Config) *Team {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Team{cfg: cfg, ctx: ctx, cancel: cancel, members: map[string]*teammate{}, requests: map[string]request{}, seq: map[string]int{}, reminded: map[string]bool{},
-		changed: make(chan struct{})}
+		announced: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Name is the team's name.

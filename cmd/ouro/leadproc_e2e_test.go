@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -516,4 +517,74 @@ func TestLeadProcTeamBudgetStopsAWorker(t *testing.T) {
 	if len(snap.Members) != 1 || snap.Members[0].Status != team.StatusStopped || !strings.Contains(snap.Members[0].Reason, "team budget") {
 		t.Fatalf("after the budget: %+v", snap.Members)
 	}
+}
+
+// In the REPL, a message a teammate process sends the lead is shown as it arrives and
+// wakes the idle lead for a turn of its own; quitting the REPL ends the worker.
+func TestLeadProcREPLShowsAndWakesOnATeammatesMessage(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("hi", "SendMessage", map[string]string{"to": "main", "message": "The tests pass on my side.", "summary": "tests pass"})}},
+		scripted.Turn{Text: "told the lead"},
+	)
+	m.hold(m.byName["w1"], 0, 2) // it speaks once the lead's turn is over
+	m.lead = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("spawn", "Agent", map[string]any{"description": "tester", "prompt": "Run the tests.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": "w1"})}},
+		scripted.Turn{Text: "w1 is on it."},
+		scripted.Turn{ExpectContains: "The tests pass on my side.", Text: "Good news from w1."},
+	)
+	e.teamFake(m)
+	c := e.cmd("--team-process", "--task-list", "crew")
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	fmt.Fprintln(stdin, "get w1 to run the tests")
+	if !waitFor(60*time.Second, func() bool { return strings.Contains(out.String(), "Good news from w1.") }) {
+		t.Fatalf("the lead was not woken by w1's message:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "tests pass") {
+		t.Errorf("w1's message was not shown as it arrived:\n%s", out.String())
+	}
+	pid := 0
+	for _, mem := range leadTeam(e, "crew").Members {
+		pid = mem.Pid
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the REPL did not end:\n%s", out.String())
+	}
+	if pid == 0 || pidAlive(pid) {
+		t.Fatalf("teammate process %d after the REPL ended", pid)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to write from a process's output and read meanwhile.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -178,6 +178,9 @@ func TestLeadProcTeamSurvivesAKilledTeammate(t *testing.T) {
 	}) {
 		t.Fatalf("no teammate took task #2:\n%s\n%s", out.String(), errOut.String())
 	}
+	if js, _, _ := e.run("", "team", "--list", "crew", "--json"); !strings.Contains(js, fmt.Sprintf(`"pid": %d`, victim.Pid)) {
+		t.Fatalf("ouro team --json does not show %s's pid %d:\n%s", victim.Name, victim.Pid, js)
+	}
 	time.Sleep(300 * time.Millisecond) // its command is running
 	if err := syscall.Kill(victim.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -228,6 +231,9 @@ func TestLeadProcTeamSurvivesAKilledTeammate(t *testing.T) {
 	}
 	if len(snap.Members) != 2 {
 		t.Errorf("team members: %+v", snap.Members)
+	}
+	if show, _, _ := e.run("", "team", "--list", "crew"); !strings.Contains(show, "failed") || !strings.Contains(show, "signal: killed") {
+		t.Errorf("ouro team does not show the killed teammate failed:\n%s", show)
 	}
 	// No worker outlived the lead.
 	for name, pid := range pids {

@@ -133,6 +133,11 @@ func (t *Team) busy(ctx context.Context) bool {
 	claimers := 0
 	for _, tm := range live {
 		st := tm.state()
+		if st.Status == StatusStopped && tm.proc != nil && tm.proc.alive() {
+			// A teammate process is busy until it has ended, even once it reported that it
+			// stopped: what it sends last (a report, an acknowledgement) may still be coming.
+			return true
+		}
 		switch st.Status {
 		case StatusStopped, StatusFailed:
 			continue

@@ -208,19 +208,23 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	cmd.SysProcAttr = procAttr()
 	// A worker's children may keep its output open after it ends: stop waiting for them.
 	cmd.WaitDelay = 2 * time.Second
+	t.wg.Add(1) // before it starts: a Close under way waits for it
 	if err := t.startOnLockedThread(cmd); err != nil {
+		t.wg.Done()
 		return fail(err)
 	}
 	p.mu.Lock()
 	p.pid = cmd.Process.Pid
 	p.started = true
 	p.mu.Unlock()
-	t.wg.Add(1)
 	go tm.supervise()
 	t.notify()
 	where := ""
+	if tm.def.PermissionMode == "plan" {
+		where = " It starts in plan mode: it cannot change anything until you approve its plan (it sends you a plan_approval_request)."
+	}
 	if in.Isolation == "worktree" {
-		where = " It works in its own git worktree; its branch is reported to you when it stops."
+		where += " It works in its own git worktree; its branch is reported to you when it stops."
 	}
 	return tool.Text(fmt.Sprintf("Spawned teammate %q (%s) as its own process (pid %d).%s It works in the background on its own conversation; it takes the lowest-numbered ready task of the shared task list whenever it is idle. Talk to it with SendMessage (to: %q); its messages to you arrive in your next request.",
 		tm.name, tm.def.Name, p.pid, where, tm.name))

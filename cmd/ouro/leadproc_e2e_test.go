@@ -594,3 +594,42 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Teammate processes message each other: w1's SendMessage to w2 is accepted in w1's
+// process (w2 is one of the lead's members) and reaches w2's conversation exactly once.
+func TestLeadProcTeammatesMessageEachOther(t *testing.T) {
+	e := newEnv(t)
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.byName["w1"] = m.server(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("hi", "SendMessage", map[string]string{"to": "w2", "message": "The schema changed: re-read it.", "summary": "schema changed"})}},
+		scripted.Turn{ExpectContains: "Message sent to w2", Text: "told w2"},
+	)
+	// The message comes with w2's prompt or after it.
+	m.byName["w2"] = m.server(scripted.Turn{Text: "ready"}, scripted.Turn{Text: "noted"})
+	m.hold(m.byName["w1"], 0, 2)
+	m.hold(m.byName["w2"], 0, 2)
+	var spawns []scripted.ToolCall
+	for _, n := range []string{"w1", "w2"} {
+		spawns = append(spawns, idCall("spawn-"+n, "Agent", map[string]any{"description": n, "prompt": "Stand by.",
+			"subagent_type": "general-purpose", "run_in_background": true, "name": n}))
+	}
+	m.lead = m.server(scripted.Turn{ToolCalls: spawns}, scripted.Turn{Text: "They talk."})
+	e.teamFake(m)
+	out, stderr, code := e.run("", "-p", "--team-process", "--task-list", "crew", "have them talk")
+	if code != 0 || !strings.Contains(out, "They talk.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if m.byName["w1"].Remaining() != 0 {
+		t.Fatalf("w1's message was not sent:\n%s", stderr)
+	}
+	got := received(t, m.byName["w1"], m.byName["w2"])
+	var sent *mailRow
+	for _, r := range storedMail(t, e) {
+		if r.From == "w1" && r.To == "w2" {
+			sent = &r
+		}
+	}
+	if sent == nil || !sent.acked || !got["w2"][sent.ID] {
+		t.Fatalf("w1's message to w2: %+v, in w2's conversation: %v", sent, got["w2"])
+	}
+}

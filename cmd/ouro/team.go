@@ -58,6 +58,7 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 				_, err := cmd.OutOrStdout().Write(append(data, '\n'))
 				return err
 			}
+			workers = workersNotShown(harness.TeamsDir(home), name, s)
 			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(append([]string{team.Render(s)}, workers...), "\n"))
 			return nil
 		},
@@ -86,16 +87,20 @@ func teamWorkers(dir, name string) []string {
 	paths, _ := filepath.Glob(filepath.Join(dir, name+".worker-*.json"))
 	var out []string
 	for _, p := range paths {
-		var s team.Snapshot
-		data, err := os.ReadFile(p)
-		if err == nil {
-			err = json.Unmarshal(data, &s)
-		}
-		if err != nil {
-			out = append(out, fmt.Sprintf("(worker file %s unreadable: %v)", p, err))
-			continue
-		}
-		out = append(out, "Worker process: "+team.Render(s))
+		out = append(out, renderWorkerFile(p))
 	}
 	return out
+}
+
+// renderWorkerFile shows the state a worker process wrote.
+func renderWorkerFile(p string) string {
+	var s team.Snapshot
+	data, err := os.ReadFile(p)
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	if err != nil {
+		return fmt.Sprintf("(worker file %s unreadable: %v)", p, err)
+	}
+	return "Worker process: " + team.Render(s)
 }

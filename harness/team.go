@@ -79,9 +79,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		OnChange: func(s team.Snapshot) {
 			statusMu.Lock()
 			defer statusMu.Unlock()
-			if tw.statusPath != "" { // "": a worker reporting to its lead instead
-				writeTeamStatus(tw.statusPath, s, warn)
-			}
+			writeTeamStatus(tw.statusPath, s, warn)
 		},
 		Observer: obs,
 		Hooks:    tl.hooks,

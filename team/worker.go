@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ouroagent/ouro/agent"
-
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/task"
 )

@@ -363,7 +363,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(dirs, m, system, reg, named, toolOpts, g, grants, tr, opts, append(pluginAgents(plugins, warn), opts.Agents...), bg, wts, skills, warn)
+	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
+		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
 	wf := openWorkflows(opts, dirs, store, ws, tr, sub, bg, warn)
 	if wf != nil {
 		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
@@ -497,48 +498,6 @@ func modelName(flag, setting string, env func(string) string) string {
 		name = llm.ResolveAlias(setting)
 	}
 	return name
-}
-
-// delegation offers the Agent tool (and Task, its older name): children run their own loop
-// with the parent's provider, a subset of its tools, and the same gate and hooks.
-func delegation(d dirs, m model, system string, reg *tool.Registry, named map[string]tool.Tool, toolOpts tool.Options, g *guard, gr *grants, tr *transcript, opts Options, extra []subagent.Definition, bgw *backgroundWork, wts *worktrees, sk skills, warn io.Writer) subagents {
-	defs, warns := subagent.LoadDefinitions(d.cwd, d.config)
-	for _, w := range warns {
-		fmt.Fprintf(warn, "ouro: agent %s\n", w)
-	}
-	defs = append(defs, extra...)
-	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
-	pf := providerFor(m, warn)
-	task, alias := subagent.NewTool(subagent.Config{
-		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: system, Tools: reg, Named: named,
-		ParentOnly: parentOnly, ToolOptions: toolOpts,
-		Definitions: defs,
-		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
-		GatesFor: g.gatesFor(say, gr.allow),
-		ScopeFor: g.scopeFor(say, gr.allow),
-		ProviderFor: func(agentType, model string) (llm.Provider, string) {
-			p, name := pf("agent "+agentType, model)
-			if p != nil {
-				p = sk.log.wrap(p)
-			}
-			return p, name
-		},
-		StartHook: func(ctx context.Context, c subagent.Child) string {
-			return g.hooks.SubagentStart(ctx, hook.Child(c))
-		},
-		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Preload:       sk.preload(warn),
-		Observer:      bgw.duringRuns(opts.UI.ChildObserver),
-		TranscriptDir: filepath.Join(tr.w.Dir(), "subagents"),
-		Limits:        opts.Limits, // no child may spend more than the whole run may
-		Warn:          say,
-		Background:    bgw.mgr,
-		Isolate:       wts.isolate(say, gr.allow),
-	})
-	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the
-	// same schema twice cost every request ~500 tokens) but still answers a call by that
-	// name, as a deferred tool loads itself when called.
-	return subagents{task: task, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
 }
 
 // todos is the session's plan: the TodoWrite tool and the reminder when the list goes stale.

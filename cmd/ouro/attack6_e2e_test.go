@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+)
+
+// Red-team pass over the features of the last two sessions: each test is an attack
+// tried through the real binary, and what it must not achieve.
+
+// In a worktree, a sandboxed command cannot add a branch name beside the user's (a new
+// name in the shared refs/heads), swap an object the user sees with refs/replace, or
+// push onto the user's stash ref: only refs/heads/ouro/ is writable. Its own commits and
+// a new branch under ouro/ still work.
+func TestAttackWorktreeCannotAddSharedRefs(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	main := strings.TrimSpace(wtGit(t, e.dir, "rev-parse", "refs/heads/main"))
+	evil := "$(git -c user.name=a -c user.email=a@example.com commit-tree -m evil HEAD^{tree})"
+	attacks := []string{
+		"git branch evil 2>&1",
+		"git update-ref refs/heads/feature/x " + evil + " 2>&1",
+		"git update-ref refs/replace/" + main + " " + evil + " 2>&1",
+		"git update-ref refs/stash " + evil + " 2>&1",
+		"git update-ref refs/notes/commits " + evil + " 2>&1",
+	}
+	turns := []scripted.Turn{{ToolCalls: call("EnterWorktree", map[string]string{"name": "atk"})},
+		{ToolCalls: bash("echo z > z.txt && git add z.txt && " + commitAs + " 'own commit' && echo z2 >> z.txt && " + commitAs + " 'again' -a && git branch ouro/extra && echo COMMITTED")}}
+	for _, a := range attacks {
+		turns = append(turns, scripted.Turn{ToolCalls: bash(a)})
+	}
+	turns = append(turns, scripted.Turn{Text: "done"})
+	srv := e.fake(turns...)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "sandbox") && strings.Contains(stderr, "not available") {
+		t.Skip("no OS sandbox here: " + stderr)
+	}
+	res := wtResults(srv)
+	if !strings.Contains(res["toolu_02_01"], "COMMITTED") {
+		t.Fatalf("commits inside the worktree failed: %s", res["toolu_02_01"])
+	}
+	if !strings.Contains(res["toolu_03_01"], "only ouro's branches (refs/heads/ouro/) are writable") {
+		t.Errorf("the refusal does not say which branches may be made: %s", res["toolu_03_01"])
+	}
+	refs := wtGit(t, e.dir, "for-each-ref", "--format=%(refname)")
+	for _, r := range []string{"refs/heads/evil", "refs/heads/feature/x", "refs/replace/", "refs/stash", "refs/notes/"} {
+		if strings.Contains(refs, r) {
+			t.Errorf("a sandboxed command in a worktree made %s:\n%s\n%v", r, refs, res)
+		}
+	}
+	for _, r := range []string{"refs/heads/ouro/atk", "refs/heads/ouro/extra"} {
+		if !strings.Contains(refs, r) {
+			t.Errorf("%s is missing:\n%s", r, refs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".git", "refs", "heads", "evil")); err == nil {
+		t.Error("refs/heads/evil exists")
+	}
+}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/llm/scripted"
 )
@@ -63,4 +67,69 @@ func TestAttackWorktreeCannotAddSharedRefs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, ".git", "refs", "heads", "evil")); err == nil {
 		t.Error("refs/heads/evil exists")
 	}
+}
+
+// pidsIn reads the pids hooks wrote to files in dir, once all of names exist.
+func pidsIn(dir string, names ...string) ([]int, bool) {
+	var pids []int
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 {
+			return nil, false
+		}
+		pids = append(pids, pid)
+	}
+	return pids, true
+}
+
+// A hook (not async) that leaves processes behind, in its own group or a new session,
+// and then blocks: kill -9 of ouro while it runs takes the hook and all of them along.
+func TestAttackHookChildrenDieWithKilledOuro(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc (Linux)")
+	}
+	e := newEnv(t)
+	e.settings(".claude/settings.json", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","timeout":600,
+"command":"sleep 1001 & echo $! > a.pid; setsid sleep 1002 > /dev/null 2>&1 & echo $! > b.pid; echo $$ > hook.pid; sleep 1003"}]}]}}`)
+	e.fake(scripted.Turn{Text: "done"})
+	c := e.cmd("-p", "go")
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	eventually(t, "the hook's processes", func() (ok bool) { pids, ok = pidsIn(e.dir, "a.pid", "b.pid", "hook.pid"); return ok }, out.String)
+	time.Sleep(100 * time.Millisecond) // the blocking sleep has started
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	for _, pid := range pids {
+		eventually(t, "process "+strconv.Itoa(pid)+" the hook started to die with ouro", func() bool { return !alive(pid) }, out.String)
+	}
+}
+
+// A hook that starts a process and exits: nothing it started outlives it (as with a Bash
+// command), so a finished session leaves no process of a hook behind.
+func TestAttackHookChildrenDieWithTheHook(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc (Linux)")
+	}
+	e := newEnv(t)
+	e.settings(".claude/settings.json", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command",
+"command":"nohup setsid sleep 1004 > /dev/null 2>&1 & echo $! > a.pid"}]}]}}`)
+	e.fake(scripted.Turn{Text: "done"})
+	start := time.Now()
+	out, stderr, code := e.run("", "-p", "go")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the run took %v", d)
+	}
+	pids, ok := pidsIn(e.dir, "a.pid")
+	if !ok {
+		t.Fatalf("the hook did not run\n%s", stderr)
+	}
+	eventually(t, "the hook's child to die", func() bool { return !alive(pids[0]) }, func() string { return stderr })
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // Red-team pass over the features of the last two sessions: each test is an attack
@@ -132,4 +133,46 @@ func TestAttackHookChildrenDieWithTheHook(t *testing.T) {
 		t.Fatalf("the hook did not run\n%s", stderr)
 	}
 	eventually(t, "the hook's child to die", func() bool { return !alive(pids[0]) }, func() string { return stderr })
+}
+
+// With TMPDIR inside the workspace, or the temp dir under sandbox.filesystem.allowWrite,
+// the CLAUDE_ENV_FILE folder would be writable by sandboxed commands, which could then
+// plant a script every later Bash command sources (an unsandboxed one included). ouro
+// makes the folder elsewhere, and the hook's export still reaches Bash.
+func TestAttackEnvFileFolderOutsideTheSandbox(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	for _, c := range []string{"tmpdir-in-workspace", "allowWrite-tmp"} {
+		t.Run(c, func(t *testing.T) {
+			e := newEnv(t)
+			tmp := filepath.Join(e.dir, "tmp")
+			settings := `{"hooks": {"SessionStart": [{"hooks": [
+	{"type": "command", "command": "dirname \"$CLAUDE_ENV_FILE\" > ` + filepath.Join(e.home, "envdir") + `; echo 'export FROM_HOOK=1' >> \"$CLAUDE_ENV_FILE\""}]}]}`
+			if c == "allowWrite-tmp" {
+				tmp = t.TempDir()
+				settings += `, "sandbox": {"filesystem": {"allowWrite": ["/` + tmp + `"]}}`
+			}
+			settings += "}"
+			if err := os.MkdirAll(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			e.settings(".claude/settings.json", settings)
+			e.vars = append(e.vars, "TMPDIR="+tmp)
+			plant := `for d in $(cat ` + filepath.Join(e.home, "envdir") + `) ` + tmp + `/ouro-session-env-*; do echo 'export PLANTED=1' > "$d/zz-plant.sh" 2>/dev/null && echo "planted in $d"; done; true`
+			srv := e.fake(
+				scripted.Turn{ToolCalls: bash(plant)},
+				scripted.Turn{ToolCalls: bash(`echo "planted=$PLANTED hook=$FROM_HOOK"`)},
+				scripted.Turn{Text: "done"},
+			)
+			out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+			if code != 0 || out != "done\n" {
+				t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+			}
+			res := wtResults(srv)
+			if strings.Contains(res["toolu_01_01"], "planted in") || res["toolu_02_01"] != "planted= hook=1" {
+				t.Errorf("a sandboxed command planted a script in the env folder: %q %q\n%s", res["toolu_01_01"], res["toolu_02_01"], stderr)
+			}
+		})
+	}
 }

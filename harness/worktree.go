@@ -76,6 +76,7 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 	if err := w.ws.Move(dir); err != nil {
 		return err
 	}
+	w.g.policy.SetWorktree(w.mainCheckout(ctx, dir))
 	sb := w.g.sandbox
 	if sb != nil && dir != w.home {
 		pol := w.sandboxFor(ctx, w.ws.Roots())
@@ -131,6 +132,7 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		}
 		g := w.g
 		view := g.policy.WithWorkspace(cws)
+		view.SetWorktree(w.mainCheckout(ctx, wt.Path))
 		var sb *sandbox.Policy
 		if g.sandbox != nil {
 			pol := w.sandboxFor(ctx, cws.Roots())
@@ -192,4 +194,18 @@ func (w *worktrees) finish(ctx context.Context, name string) string {
 		msg += fmt.Sprintf("\nNothing was merged. To take it: git merge %s (uncommitted files stay in %s); when done: git worktree remove %s && git branch -D %s.", s.Branch, s.Path, s.Path, s.Branch)
 	}
 	return msg
+}
+
+// mainCheckout names the checkout whose files the worktree dir mirrors, for the policy's
+// path rules (permission.Policy.SetWorktree): the repository's root, or where the session
+// started when there is none (a WorktreeCreate hook's folder); both empty at home.
+func (w *worktrees) mainCheckout(ctx context.Context, dir string) (main, wt string) {
+	if dir == w.home {
+		return "", ""
+	}
+	main = w.home
+	if root, err := w.mgr.Root(ctx); err == nil {
+		main = root
+	}
+	return main, dir
 }

@@ -176,3 +176,82 @@ func TestAttackEnvFileFolderOutsideTheSandbox(t *testing.T) {
 		})
 	}
 }
+
+// Rules anchored in the main checkout (`/path`: the settings file's project; `//path`:
+// absolute) name the project's files; in a worktree they cover the worktree's copies too,
+// for the session that entered it and for a subagent isolated in one. Without that a deny
+// on `Read(/.env)` did not stop a read of the worktree's .env. An "always" answer given
+// in a worktree is saved relative to the working directory (Edit(src/x.go)) in the main
+// checkout's .ouro/settings.local.json, so it counts in the main checkout and in
+// worktrees alike, and is not lost with the worktree.
+func TestAttackWorktreeKeepsRootAnchoredRules(t *testing.T) {
+	e := newEnv(t)
+	for name, body := range map[string]string{".env": "TOKEN=1\n", "secrets/k": "SECRET\n", "docs/a.md": "a\n"} {
+		writeFile(t, filepath.Join(e.dir, name), body)
+	}
+	wtRepo(t, e)
+	e.settings(".claude/settings.json", `{"permissions":{"deny":["Read(/.env)","Edit(/secrets/**)","Read(//`+strings.TrimPrefix(e.dir, "/")+`/docs/**)"]}}`)
+	read := func(p string) []scripted.ToolCall { return call("Read", map[string]string{"file_path": p}) }
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "rules"})},
+		scripted.Turn{ToolCalls: read(".env")},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite("secrets/k", "CHANGED\n")}},
+		scripted.Turn{ToolCalls: read("docs/a.md")},
+		scripted.Turn{ToolCalls: read("go.mod")},
+		scripted.Turn{ToolCalls: call("ExitWorktree", map[string]string{"action": "keep"})},
+		scripted.Turn{ToolCalls: agentIsolated("read the env")},
+		scripted.Turn{ExpectContains: "read the env", ToolCalls: read(".env")},
+		scripted.Turn{Text: "child done"},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)
+	for id, rule := range map[string]string{"toolu_02_01": "Read(/.env)", "toolu_03_01": "Edit(/secrets/**)", "toolu_04_01": "/docs/**)", "toolu_08_01": "Read(/.env)"} {
+		if !strings.Contains(res[id], "denied by the rule") || !strings.Contains(res[id], rule) {
+			t.Errorf("%s: not denied by %s in the worktree: %q", id, rule, res[id])
+		}
+	}
+	if !strings.Contains(res["toolu_05_01"], "module example.com/demo") {
+		t.Errorf("an unrelated read in the worktree failed: %q", res["toolu_05_01"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.dir, ".ouro", "worktrees", "rules", "secrets", "k")); string(b) != "SECRET\n" {
+		t.Errorf("the worktree's secrets/k was written: %q", b)
+	}
+}
+
+func agentIsolated(prompt string) []scripted.ToolCall {
+	return call("Agent", map[string]any{"description": "iso", "prompt": prompt, "subagent_type": "general-purpose", "isolation": "worktree"})
+}
+
+// An "always" answer given in a worktree is saved as a rule relative to the working
+// directory in the main checkout's .ouro/settings.local.json: it is not lost with the
+// worktree, and a later session in the main checkout is allowed the same edit.
+func TestAttackWorktreeAlwaysAnswerIsTheProjects(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "al"})},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite("src/x.go", "package x\n")}},
+		scripted.Turn{Text: "ok"},
+	)
+	if out, stderr, code := e.run("go\na\n/exit\n"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(e.dir, ".ouro", "settings.local.json"))
+	if !strings.Contains(string(b), `"Edit(src/x.go)"`) {
+		t.Fatalf("the always answer was saved as %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".ouro", "worktrees", "al", ".ouro", "settings.local.json")); err == nil {
+		t.Error("the answer went to the worktree's own settings, which go with it")
+	}
+	srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{rwWrite("src/x.go", "package y\n")}}, scripted.Turn{Text: "done"})
+	if out, stderr, code := e.run("", "-p", "again"); code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.dir, "src", "x.go")); string(b) != "package y\n" {
+		t.Errorf("the saved rule did not allow the edit in the main checkout: %q %v", b, wtResults(srv))
+	}
+}

@@ -255,3 +255,36 @@ func TestAttackWorktreeAlwaysAnswerIsTheProjects(t *testing.T) {
 		t.Errorf("the saved rule did not allow the edit in the main checkout: %q %v", b, wtResults(srv))
 	}
 }
+
+// A skill's !`command`s, run while the session is in a worktree, run in the worktree and
+// its sandbox like the session's Bash: they ran in the main checkout, where the sandbox
+// let them write, so a skill escaped the worktree's confinement.
+func TestAttackSkillCommandStaysInTheWorktree(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "mark", "SKILL.md"),
+		"---\nname: mark\ndescription: marks\n---\nHere: !`pwd -P; echo x > marker.txt; echo y > "+filepath.Join(e.dir, "escaped.txt")+"; echo wrote`\n")
+	wtRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: call("EnterWorktree", map[string]string{"name": "sk"})},
+		scripted.Turn{ToolCalls: call("Skill", map[string]string{"skill": "mark"})},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	wt, _ := filepath.EvalSymlinks(filepath.Join(e.dir, ".ouro", "worktrees", "sk"))
+	res := wtResults(srv)["toolu_02_01"]
+	if !strings.Contains(res, "Here: "+wt+"\n") {
+		t.Errorf("the skill's command did not run in the worktree %s: %q", wt, res)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "marker.txt")); err == nil {
+		t.Error("the skill's command wrote marker.txt in the main checkout")
+	}
+	if _, err := os.Stat(filepath.Join(wt, "marker.txt")); err != nil {
+		t.Errorf("the skill's command did not write in the worktree: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "escaped.txt")); err == nil && !strings.Contains(stderr, "not available") {
+		t.Errorf("the skill's command wrote the main checkout from a worktree: %q", res)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/tool"
@@ -29,7 +30,9 @@ type skillShell struct {
 	// session is the session's Bash: a skill's commands start where it does and run in
 	// its sandbox, so that in a worktree they stay in the worktree as Bash does.
 	session *tools.Bash
-	n       atomic.Int64
+	// gates judge each command in order (an isolated child's); none: the session's gate.
+	gates []agent.Gate
+	n     atomic.Int64
 }
 
 // dynamicTimeout bounds each command, and dynamicOutput what one puts into the skill.
@@ -52,12 +55,18 @@ func (sh *skillShell) run(ctx context.Context, name, command string) string {
 	in, _ := json.Marshal(map[string]any{"command": command, "timeout": dynamicTimeout.Milliseconds(),
 		"description": "context for skill " + name})
 	call := tool.Call{ID: fmt.Sprintf("skill_context_%d", sh.n.Add(1)), Name: "Bash", Input: in}
-	d := sh.g.gate.Gate(ctx, call)
-	if d.Deny {
-		return fmt.Sprintf("[ouro: !`%s` was not run: %s]", command, d.Reason)
+	gates := sh.gates
+	if len(gates) == 0 {
+		gates = []agent.Gate{sh.g.gate}
 	}
-	if len(d.UpdatedInput) > 0 {
-		call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
+	for _, gate := range gates {
+		d := gate.Gate(ctx, call)
+		if d.Deny {
+			return fmt.Sprintf("[ouro: !`%s` was not run: %s]", command, d.Reason)
+		}
+		if len(d.UpdatedInput) > 0 {
+			call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
+		}
 	}
 	dir, sb := sh.session.Placement()
 	bash := tools.NewBash(tools.BashConfig{Dir: dir, Env: sh.g.env, Sandbox: sb, Within: sh.ws.Contains,

@@ -36,6 +36,8 @@ type worktrees struct {
 	own     string
 	session *worktree.Session
 	part    mechanism.Part
+	// skillTool, when set, makes the Skill tool of an isolated child (skills.toolFor).
+	skillTool func(ws *workspace.Workspace, bash *tools.Bash, gates []agent.Gate) tool.Tool
 }
 
 // entryWorktree records each move in or out of a worktree, so --resume goes back in.
@@ -166,9 +168,15 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		gatesFor := func(d subagent.Definition) []agent.Gate {
 			return g.childGatesOn(view, onOutside, d, g.hooks, say, allow)
 		}
+		gates := g.childGatesOn(view, onOutside, d, hooks, say, allow)
+		if w.skillTool != nil {
+			if t := w.skillTool(cws, bash, gates); t != nil {
+				rebound[t.Spec().Name] = t
+			}
+		}
 		return &subagent.Isolation{
 			Dir: wt.Path, Tools: rebound,
-			Gates:    g.childGatesOn(view, onOutside, d, hooks, say, allow),
+			Gates:    gates,
 			GatesFor: gatesFor,
 			Finish:   func(ctx context.Context) string { return w.finish(ctx, name) },
 		}, nil

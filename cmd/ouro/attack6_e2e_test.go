@@ -288,3 +288,29 @@ func TestAttackSkillCommandStaysInTheWorktree(t *testing.T) {
 		t.Errorf("the skill's command wrote the main checkout from a worktree: %q", res)
 	}
 }
+
+// The same for a subagent isolated in a worktree: a skill it invokes runs its commands in
+// the child's worktree, sandbox and gates, not in the main checkout under the session's.
+func TestAttackIsolatedChildSkillStaysInItsWorktree(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "skills", "mark", "SKILL.md"),
+		"---\nname: mark\ndescription: marks\n---\nHere: !`pwd -P; echo x > marker.txt; echo wrote`\n")
+	wtRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: agentIsolated("mark it")},
+		scripted.Turn{ExpectContains: "mark it", ToolCalls: call("Skill", map[string]string{"skill": "mark"})},
+		scripted.Turn{Text: "child done"},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	res := wtResults(srv)["toolu_02_01"]
+	if !strings.Contains(res, "/.ouro/worktrees/") || !strings.Contains(res, "wrote") {
+		t.Errorf("the child's skill did not run in its worktree: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "marker.txt")); err == nil {
+		t.Error("the child's skill wrote marker.txt in the main checkout")
+	}
+}

@@ -115,7 +115,7 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 			list(outside), p.writableText()))
 	}
 	if len(readOnly) > 0 {
-		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/ and .claude/ act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
+		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/, .claude/ and .mcp.json act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
 			list(readOnly)))
 	}
 	if len(sharedRef) > 0 {

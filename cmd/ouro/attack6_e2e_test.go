@@ -350,3 +350,18 @@ func TestAttackSandboxKeepsMCPConfigReadOnly(t *testing.T) {
 		})
 	}
 }
+
+// A worker process cannot take the lead's name in another case ("MAIN"), as an in-process
+// teammate cannot: where the store's names meet a case-insensitive file system (JetStream
+// keeps a durable consumer per mailbox on disk) it would share the lead's mailbox, and
+// the lead's model would read its messages as its own name's.
+func TestAttackWorkerCannotTakeTheLeadsName(t *testing.T) {
+	e := newEnv(t)
+	e.fake(scripted.Turn{Text: "unused"})
+	for _, name := range []string{"main", "MAIN", "Main"} {
+		out, err := e.cmd("team", "worker", "--team", "crew", "--name", name).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "cannot name a teammate") {
+			t.Errorf("--name %s: %v\n%s", name, err, out)
+		}
+	}
+}

@@ -154,6 +154,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		PermissionMode: func() string { return string(g.policy.Mode()) },
 		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill, Funcs: e.ui.HookFuncs,
+		SandboxWritable: func(p string) bool { return g.sandbox != nil && g.sandbox.Writable(p) },
 		// Headless, the run ends at the stop: asyncRewake hooks still running are waited
 		// for there. In the REPL what async hooks say joins the session's notifications,
 		// which reach the model at its next request.

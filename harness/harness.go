@@ -336,7 +336,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	tl.hooks = &teamHooks{r: g.hooks, team: tl.name}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
-	skills.log.shell = &skillShell{g: g, ws: ws, cwd: dirs.cwd}
+	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
+	wts.skillTool = skills.toolFor(g)
 	sched := openSchedules(dirs, tr, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
@@ -17,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -76,6 +78,16 @@ type skillLog struct {
 // skill's text so a summary of the conversation does not lose it (recorded in the
 // transcript for --resume too). It returns the text the model receives.
 func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
+	return l.invokedIn(l.shell)(ctx, inv)
+}
+
+// invokedIn is invoked with the skill's !`command`s run by sh: an isolated child's own
+// (its worktree, sandbox and gates; see toolFor).
+func (l *skillLog) invokedIn(sh *skillShell) func(ctx context.Context, inv skill.Invocation) string {
+	return func(ctx context.Context, inv skill.Invocation) string { return l.invoke(ctx, inv, sh) }
+}
+
+func (l *skillLog) invoke(ctx context.Context, inv skill.Invocation, sh *skillShell) string {
 	rules := inv.Skill.AllowedTools
 	if len(rules) > 0 && l.allow != nil && !l.allow(inv.Skill.Path, "allowed-tools "+strings.Join(rules, ", ")) {
 		rules = nil
@@ -87,7 +99,7 @@ func (l *skillLog) invoked(ctx context.Context, inv skill.Invocation) string {
 	}
 	l.addHooks(inv.Skill)
 	l.useModel(ctx, inv.Skill)
-	inv.Text = l.shell.expand(ctx, inv.Skill.Name, inv.Text)
+	inv.Text = sh.expand(ctx, inv.Skill.Name, inv.Text)
 	k := invokedSkill{Name: inv.Skill.Name, Text: inv.Text}
 	l.mu.Lock()
 	l.list = keep(l.list, k)
@@ -181,5 +193,17 @@ func (sk skills) preload(warn io.Writer) func(ctx context.Context, d subagent.De
 			out = append(out, llm.TextBlock(fmt.Sprintf("<skill name=%q>\n(preloaded for this agent by its definition)\n%s\n</skill>", inv.Skill.Name, text)))
 		}
 		return out
+	}
+}
+
+// toolFor returns the Skill tool for a child isolated in a worktree: the same skills,
+// whose !`command`s run in the child's worktree and sandbox (bash) under its gates, not
+// in the main checkout under the session's. nil when the session has no Skill tool.
+func (sk skills) toolFor(g *guard) func(ws *workspace.Workspace, bash *tools.Bash, gates []agent.Gate) tool.Tool {
+	return func(ws *workspace.Workspace, bash *tools.Bash, gates []agent.Gate) tool.Tool {
+		if len(sk.part.Tools) == 0 {
+			return nil
+		}
+		return skill.NewTool(sk.catalog, ws, sk.log.invokedIn(&skillShell{g: g, ws: ws, session: bash, gates: gates}))
 	}
 }

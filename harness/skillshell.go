@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/tool"
@@ -19,14 +20,19 @@ import (
 // own Bash calls are run: the session's permission gate decides, with its rules, hooks,
 // mode and approver (headless, what would need asking is refused), after the skill's
 // allowed-tools were granted for the turn (only where its file may grant them); then a
-// Bash of its own runs it in the working directory, in the sandbox, never outside it (a
+// Bash of its own runs it where the session's Bash runs (in a worktree, the worktree),
+// in the same sandbox, never outside it (a
 // project's file may add to sandbox.excludedCommands; a skill's commands are not the
 // user's). What it prints takes the command's place; what was refused is said there.
 type skillShell struct {
-	g   *guard
-	ws  *workspace.Workspace
-	cwd string
-	n   atomic.Int64
+	g  *guard
+	ws *workspace.Workspace
+	// session is the session's Bash: a skill's commands start where it does and run in
+	// its sandbox, so that in a worktree they stay in the worktree as Bash does.
+	session *tools.Bash
+	// gates judge each command in order (an isolated child's); none: the session's gate.
+	gates []agent.Gate
+	n     atomic.Int64
 }
 
 // dynamicTimeout bounds each command, and dynamicOutput what one puts into the skill.
@@ -49,14 +55,21 @@ func (sh *skillShell) run(ctx context.Context, name, command string) string {
 	in, _ := json.Marshal(map[string]any{"command": command, "timeout": dynamicTimeout.Milliseconds(),
 		"description": "context for skill " + name})
 	call := tool.Call{ID: fmt.Sprintf("skill_context_%d", sh.n.Add(1)), Name: "Bash", Input: in}
-	d := sh.g.gate.Gate(ctx, call)
-	if d.Deny {
-		return fmt.Sprintf("[ouro: !`%s` was not run: %s]", command, d.Reason)
+	gates := sh.gates
+	if len(gates) == 0 {
+		gates = []agent.Gate{sh.g.gate}
 	}
-	if len(d.UpdatedInput) > 0 {
-		call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
+	for _, gate := range gates {
+		d := gate.Gate(ctx, call)
+		if d.Deny {
+			return fmt.Sprintf("[ouro: !`%s` was not run: %s]", command, d.Reason)
+		}
+		if len(d.UpdatedInput) > 0 {
+			call.Input = d.UpdatedInput // a hook rewrote it; the gate judged the new input
+		}
 	}
-	bash := tools.NewBash(tools.BashConfig{Dir: sh.cwd, Env: sh.g.env, Sandbox: sh.g.sandbox, Within: sh.ws.Contains,
+	dir, sb := sh.session.Placement()
+	bash := tools.NewBash(tools.BashConfig{Dir: dir, Env: sh.g.env, Sandbox: sb, Within: sh.ws.Contains,
 		EnvDir: sh.g.envDir, DefaultTimeout: dynamicTimeout, MaxTimeout: dynamicTimeout, MaxOutput: dynamicOutput})
 	start := time.Now()
 	res, err := bash.Run(ctx, &tool.Exec{Call: call})

@@ -36,6 +36,8 @@ type worktrees struct {
 	own     string
 	session *worktree.Session
 	part    mechanism.Part
+	// skillTool, when set, makes the Skill tool of an isolated child (skills.toolFor).
+	skillTool func(ws *workspace.Workspace, bash *tools.Bash, gates []agent.Gate) tool.Tool
 }
 
 // entryWorktree records each move in or out of a worktree, so --resume goes back in.
@@ -76,6 +78,7 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 	if err := w.ws.Move(dir); err != nil {
 		return err
 	}
+	w.g.policy.SetWorktree(w.mainCheckout(ctx, dir))
 	sb := w.g.sandbox
 	if sb != nil && dir != w.home {
 		pol := w.sandboxFor(ctx, w.ws.Roots())
@@ -131,6 +134,7 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		}
 		g := w.g
 		view := g.policy.WithWorkspace(cws)
+		view.SetWorktree(w.mainCheckout(ctx, wt.Path))
 		var sb *sandbox.Policy
 		if g.sandbox != nil {
 			pol := w.sandboxFor(ctx, cws.Roots())
@@ -164,9 +168,15 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		gatesFor := func(d subagent.Definition) []agent.Gate {
 			return g.childGatesOn(view, onOutside, d, g.hooks, say, allow)
 		}
+		gates := g.childGatesOn(view, onOutside, d, hooks, say, allow)
+		if w.skillTool != nil {
+			if t := w.skillTool(cws, bash, gates); t != nil {
+				rebound[t.Spec().Name] = t
+			}
+		}
 		return &subagent.Isolation{
 			Dir: wt.Path, Tools: rebound,
-			Gates:    g.childGatesOn(view, onOutside, d, hooks, say, allow),
+			Gates:    gates,
 			GatesFor: gatesFor,
 			Finish:   func(ctx context.Context) string { return w.finish(ctx, name) },
 		}, nil
@@ -192,4 +202,18 @@ func (w *worktrees) finish(ctx context.Context, name string) string {
 		msg += fmt.Sprintf("\nNothing was merged. To take it: git merge %s (uncommitted files stay in %s); when done: git worktree remove %s && git branch -D %s.", s.Branch, s.Path, s.Path, s.Branch)
 	}
 	return msg
+}
+
+// mainCheckout names the checkout whose files the worktree dir mirrors, for the policy's
+// path rules (permission.Policy.SetWorktree): the repository's root, or where the session
+// started when there is none (a WorktreeCreate hook's folder); both empty at home.
+func (w *worktrees) mainCheckout(ctx context.Context, dir string) (main, wt string) {
+	if dir == w.home {
+		return "", ""
+	}
+	main = w.home
+	if root, err := w.mgr.Root(ctx); err == nil {
+		main = root
+	}
+	return main, dir
 }

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // CLAUDE_ENV_FILE (Claude Code's contract): each Setup or SessionStart command hook is
 // given, in CLAUDE_ENV_FILE, a file of its own in the session's env folder; what it writes
 // there (typically `export NAME=value` lines) is sourced by the shell before every later
-// Bash command of the session. The folder is made at the first such hook, in the system
-// temp dir with mode 0700 (outside what a sandboxed command may write, so a command
-// cannot plant code that a later unsandboxed one would source), and removed by Close.
+// Bash command of the session. The folder is made at the first such hook, with mode 0700,
+// in the system temp dir where sandboxed commands cannot write there (else see
+// envParent), so that a command cannot plant code a later unsandboxed one would source,
+// and removed by Close.
 
 // envEvents are the events whose hooks get a CLAUDE_ENV_FILE.
 var envEvents = map[string]bool{SessionStart: true, Setup: true}
@@ -29,7 +31,11 @@ func (r *Runner) envFile(event string) (string, error) {
 		return "", nil
 	}
 	if bg.envDir == "" {
-		dir, err := os.MkdirTemp("", "ouro-session-env-")
+		parent, err := r.envParent()
+		if err != nil {
+			return "", err
+		}
+		dir, err := os.MkdirTemp(parent, "ouro-session-env-")
 		if err != nil {
 			return "", fmt.Errorf("CLAUDE_ENV_FILE: making its folder: %w", err)
 		}
@@ -60,4 +66,26 @@ func (bg *background) removeEnvDir() {
 		_ = os.RemoveAll(bg.envDir)
 		bg.envDir = ""
 	}
+}
+
+// envParent is where the env folder is made: the system temp dir, unless sandboxed
+// commands may write there ($TMPDIR inside the workspace, or a sandbox.filesystem.allowWrite
+// entry covering it), then the first of $XDG_RUNTIME_DIR, /tmp and /var/tmp they
+// may not. A folder a sandboxed command could add a script to would turn its next
+// unsandboxed command (dangerouslyDisableSandbox, which the user approved seeing only
+// its own text) into the sandboxed one's.
+func (r *Runner) envParent() (string, error) {
+	cands := []string{os.TempDir(), os.Getenv("XDG_RUNTIME_DIR"), "/tmp", "/var/tmp"}
+	if r.cfg.SandboxWritable == nil {
+		return cands[0], nil
+	}
+	for _, c := range cands {
+		if st, err := os.Stat(c); c == "" || !filepath.IsAbs(c) || err != nil || !st.IsDir() {
+			continue
+		}
+		if !r.cfg.SandboxWritable(filepath.Join(c, "ouro-session-env-x", "a.sh")) {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("CLAUDE_ENV_FILE: every temp dir (%s) is writable by sandboxed commands (sandbox.filesystem.allowWrite, or TMPDIR inside the workspace), so none can hold scripts later Bash commands source; set TMPDIR to a folder outside the workspace", strings.Join(cands, ", "))
 }

@@ -150,12 +150,7 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, r.shell, "-c", e.command)
-	if e.async && guardsGroup {
-		// An async hook runs under a shell that kills the hook's whole process group
-		// when ouro dies (even by kill -9): nothing it started outlives the session.
-		cmd = exec.CommandContext(rctx, r.shell, "-c", groupGuard, "ouro-hook", r.shell, e.command)
-	}
+	cmd := r.hookCommand(rctx, e)
 	cmd.Dir = r.cfg.ProjectDir
 	cmd.Env = r.env
 	if e.pluginRoot != "" {
@@ -169,7 +164,6 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ownProcessGroup(cmd, e.async && guardsGroup)
 	// Once killed, do not wait long for pipes some escaped descendant still holds.
 	cmd.WaitDelay = 2 * time.Second
 

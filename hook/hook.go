@@ -133,6 +133,10 @@ type Config struct {
 	// tool.DefaultOutputBudget characters, its head and tail, with a line naming the file
 	// that holds the whole. "" means the whole is not saved.
 	SpillDir string
+	// SandboxWritable, when set, reports whether sandboxed commands may write path: the
+	// CLAUDE_ENV_FILE folder, whose scripts every later Bash command sources, sandboxed or
+	// not, is made where they cannot (see envParent).
+	SandboxWritable func(path string) bool
 	// WaitRewake makes a Stop wait for the asyncRewake hooks still running, so that their
 	// exit code 2 can send the model back (headless runs, which end at the stop).
 	WaitRewake bool

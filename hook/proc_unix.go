@@ -27,3 +27,13 @@ func ownProcessGroup(cmd *exec.Cmd, guarded bool) {
 // command): the command runs as a child with the hook's stdin, and a SIGTERM (sent when
 // ouro dies) kills the whole process group. Its exit status is the command's.
 const groupGuard = `exec 3<&0; trap 'kill -KILL 0' TERM; "$1" -c "$2" 0<&3 3<&- & wait $!; exit $?`
+
+// superviseCancel makes a cancellation of a hook under the launcher ask the launcher to
+// kill the hook's whole tree (SIGHUP, its "stop everything now"; see sandbox.Supervised)
+// rather than kill the launcher itself, which would leave the tree behind. The launcher
+// leads a process group of its own, so a terminal's signals meant for ouro do not reach
+// it. Should it not exit, os/exec kills it once WaitDelay has passed.
+func superviseCancel(cmd *exec.Cmd) {
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGHUP) }
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -131,6 +132,8 @@ type Policy struct {
 	readOnlyOther func(name string) bool
 	// turnOwner names the agent a context belongs to (SetTurnOwner).
 	turnOwner func(context.Context) string
+	// mirror maps a worktree's files to the main checkout's (see SetWorktree).
+	mirror mirror
 }
 
 // SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
@@ -428,6 +431,8 @@ type state struct {
 	// ws is the workspace of the policy checked (a view's own), shadowing the embedded
 	// root policy's.
 	ws *workspace.Workspace
+	// mirror is the view's own when it has one, else the root's (see SetWorktree).
+	mirror mirror
 }
 
 func (p *Policy) snapshot(ctx context.Context) *state {
@@ -435,6 +440,11 @@ func (p *Policy) snapshot(ctx context.Context) *state {
 		st := p.base.snapshot(ctx)
 		st.mode = p.Mode()
 		st.ws, st.cwd = p.ws, p.ws.CWD()
+		p.mu.RLock()
+		if p.mirror.wt != "" {
+			st.mirror = p.mirror
+		}
+		p.mu.RUnlock()
 		return st
 	}
 	p.mu.RLock()
@@ -446,7 +456,7 @@ func (p *Policy) snapshot(ctx context.Context) *state {
 			allow = append(allow, r)
 		}
 	}
-	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws}
+	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws, mirror: p.mirror}
 }
 
 // callInput holds the input fields the policy looks at, across tools.
@@ -631,7 +641,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 // reading the path covers it too: a Read deny also blocks edits there.
 func (st *state) firstMatch(rules []Rule, s Subject, tg *target, readCoversWrite bool) (Rule, bool) {
 	for _, r := range rules {
-		for _, q := range variants(s, tg) {
+		for _, q := range st.variants(s, tg) {
 			if r.Match(q) {
 				return r, true
 			}
@@ -652,27 +662,43 @@ func (st *state) firstMatch(rules []Rule, s Subject, tg *target, readCoversWrite
 // allowMatch finds an allow rule; a path rule must cover the path as resolved, so a
 // symlink inside an allowed folder cannot carry a write somewhere else.
 func (st *state) allowMatch(s Subject, tg *target) (Rule, bool) {
+	subjects := []Subject{s}
 	if tg != nil {
 		s.Path = tg.real
+		subjects = []Subject{s}
+		if m := st.mirror.mirrored(tg.real); m != "" {
+			s.Path = m
+			subjects = append(subjects, s)
+		}
 	}
 	for _, r := range st.allow {
-		if r.Match(s) {
-			return r, true
+		for _, q := range subjects {
+			if r.Match(q) {
+				return r, true
+			}
 		}
 	}
 	return Rule{}, false
 }
 
-func variants(s Subject, tg *target) []Subject {
+// variants are the paths a deny or ask rule is tried on: the path as given and as
+// resolved, and in a worktree their counterparts in the main checkout.
+func (st *state) variants(s Subject, tg *target) []Subject {
 	if tg == nil {
 		return []Subject{s}
 	}
-	a, b := s, s
-	a.Path, b.Path = tg.lex, tg.real
-	if tg.lex == tg.real {
-		return []Subject{a}
+	var out []Subject
+	for _, p := range []string{tg.lex, tg.real, st.mirror.mirrored(tg.lex), st.mirror.mirrored(tg.real)} {
+		if p != "" && !slices.ContainsFunc(out, func(q Subject) bool { return q.Path == p }) {
+			q := s
+			q.Path = p
+			out = append(out, q)
+		}
 	}
-	return []Subject{a, b}
+	if len(out) == 0 {
+		return []Subject{s}
+	}
+	return out
 }
 
 // checkFile decides on a file tool's call on path p.

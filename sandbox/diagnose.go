@@ -63,7 +63,7 @@ func Diagnose(p Policy, output string, dirs ...string) string {
 
 // diagnose is Diagnose with the file permission check passed in.
 func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...string) string {
-	var outside, readOnly, noFolder, noContent []string
+	var outside, readOnly, noFolder, noContent, sharedRef []string
 	network, unexplained, maybeNetwork := false, false, false
 	frozen := p.noNewFolders()
 	open := p.openContent()
@@ -82,6 +82,8 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 					!slices.ContainsFunc(open, func(c string) bool { return within(abs, c) }):
 					if c := p.missingContent(abs); c != "" {
 						noContent = appendNew(noContent, c)
+					} else if p.sharedRef(abs) {
+						sharedRef = appendNew(sharedRef, abs)
 					} else {
 						readOnly = appendNew(readOnly, abs)
 					}
@@ -113,8 +115,12 @@ func diagnose(p Policy, output string, canWrite func(string) bool, dirs ...strin
 			list(outside), p.writableText()))
 	}
 	if len(readOnly) > 0 {
-		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/ and .claude/ act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
+		notes = append(notes, fmt.Sprintf("Sandbox: %s is kept read-only (git hooks and config, .ouro/, .claude/ and .mcp.json act outside the sandbox later; sandbox.filesystem.denyWrite adds more). Change it with the Write or Edit tool, which asks for permission, if it is really needed.",
 			list(readOnly)))
+	}
+	if len(sharedRef) > 0 {
+		notes = append(notes, fmt.Sprintf("Sandbox: %s is in the git dir this worktree shares with the user's checkout, where only ouro's branches (refs/heads/ouro/) are writable: the user's branches, tags, stash and other refs stay as they are. Name a new branch ouro/<name>.",
+			list(sharedRef)))
 	}
 	if len(noContent) > 0 {
 		example := filepath.Join(noContent[0], "<name>.md")

@@ -132,6 +132,12 @@ func (p Policy) ProxyNote(mark uint64) string {
 // reach outside the sandbox at the next commit or session.
 var protectedNames = []string{".ouro", ".claude"}
 
+// protectedFiles are kept read-only at the top of every workspace root too: .mcp.json
+// names commands ouro (and Claude Code) start outside the sandbox, and the user's
+// approval of a project server goes by its name, so a rewritten command would run
+// unsandboxed at the next session. One a command creates is taken back (Reclaim).
+var protectedFiles = []string{".mcp.json"}
+
 // homeConfigNames are the files in the home folder a command must not write where the
 // home folder is writable (ouro started there, or allowWrite "~"): the user's MCP servers
 // and trusted folders (~/.ouro.json, ~/.claude.json), and the shell startup files. Each
@@ -219,6 +225,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
+		}
+	}
+	for _, r := range roots {
+		for _, n := range protectedFiles {
+			ro = append(ro, filepath.Join(realPath(absPath(r)), n))
 		}
 	}
 	if home != "" {

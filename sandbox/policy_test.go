@@ -58,7 +58,7 @@ func TestFromSettingsDefaults(t *testing.T) {
 	}
 	git := filepath.Join(ws, ".git")
 	wantRO := []string{filepath.Join(git, "config"), filepath.Join(git, "config.worktree"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"),
-		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude")}
+		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude"), filepath.Join(ws, ".mcp.json")}
 	if !slices.Equal(p.ReadOnly, wantRO) {
 		t.Errorf("ReadOnly = %q\nwant %q (home is no write root, so ~/.ouro is read-only anyway)", p.ReadOnly, wantRO)
 	}

@@ -159,6 +159,14 @@ func (b *Bash) sandboxPolicy() *sandbox.Policy {
 	return b.sb
 }
 
+// Placement returns the directory commands start from (Dir, or where MoveTo moved the
+// tool) and the sandbox they run in, for running other commands where this tool's run.
+func (b *Bash) Placement() (dir string, sb *sandbox.Policy) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cfg.Dir, b.sb
+}
+
 // Cwd returns the directory the next command will start in.
 func (b *Bash) Cwd() string {
 	b.mu.Lock()

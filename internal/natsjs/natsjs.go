@@ -189,9 +189,7 @@ func Connect(ctx context.Context, c Config, name string) (*Conn, error) {
 		nc.Close()
 		return nil, err
 	}
-	actx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	if _, err := js.AccountInfo(actx); err != nil {
+	if err := accountInfo(ctx, js, c.timeout()); err != nil {
 		nc.Close()
 		switch {
 		case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
@@ -202,6 +200,28 @@ func Connect(ctx context.Context, c Config, name string) (*Conn, error) {
 		return nil, fmt.Errorf("JetStream at %s: %w", c.Where(), err)
 	}
 	return &Conn{NC: nc, JS: js, Cfg: c}, nil
+}
+
+// accountInfo asks for the JetStream account within limit, in attempts of at most 2 s: a
+// request sent on a connection to a node that just died is lost, and its answer would
+// otherwise be waited for until the limit while the client has already reconnected to a
+// live node.
+func accountInfo(ctx context.Context, js jetstream.JetStream, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		actx, acancel := context.WithTimeout(ctx, min(2*time.Second, limit))
+		_, err := js.AccountInfo(actx)
+		acancel()
+		if err == nil || errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func explainConnect(c Config, err error) error {

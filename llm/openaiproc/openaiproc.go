@@ -27,12 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/helperbin"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
@@ -49,19 +49,7 @@ const BinEnv = "OURO_OPENAI_BIN"
 // Locate finds the helper: $OURO_OPENAI_BIN, then next to the running program, then on
 // PATH.
 func Locate() (string, error) {
-	if p := os.Getenv(BinEnv); p != "" {
-		return p, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), HelperName)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(HelperName); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("openai:NAME models run in the %s helper, which is not installed next to ouro or on PATH: install it with `go install github.com/ouroagent/ouro/cmd/%s@latest` (or set %s to its path)", HelperName, HelperName, BinEnv)
+	return helperbin.Locate(HelperName, BinEnv, "openai:NAME models")
 }
 
 // exitGrace is how long a helper has to end once its call is over and its input closed.

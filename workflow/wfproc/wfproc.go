@@ -27,12 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/helperbin"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
@@ -44,19 +44,7 @@ const HelperName = "ouro-workflow"
 // Locate finds the helper: $OURO_WORKFLOW_BIN, then next to the running program, then on
 // PATH.
 func Locate() (string, error) {
-	if p := os.Getenv("OURO_WORKFLOW_BIN"); p != "" {
-		return p, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), HelperName)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(HelperName); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("workflows run in the %s helper, which is not installed next to ouro or on PATH: install it with `go install github.com/ouroagent/ouro/cmd/%s` (or set OURO_WORKFLOW_BIN to its path)", HelperName, HelperName)
+	return helperbin.Locate(HelperName, "OURO_WORKFLOW_BIN", "workflows")
 }
 
 // request is what ouro sends first.

@@ -179,56 +179,12 @@ func TestStoreRefusesSymlink(t *testing.T) {
 // Two sessions (two ouro processes) find the saved token expired at once: the first
 // refreshes it, which spends the refresh token; the second's refresh fails, and it takes
 // the token the first saved instead of giving up.
-func TestTwoSessionsRefreshOneLogin(t *testing.T) {
+// expiredLogin logs in to a fresh authorization server, keeping the tokens in dir, and
+// makes the saved access token expired, so the next session refreshes it.
+func expiredLogin(t *testing.T, dir string) (*authtest.Server, mcpauth.Store, string) {
+	t.Helper()
 	as := authtest.New()
-	defer as.Close()
-	store := mcpauth.Store{Dir: t.TempDir()}
-	endpoint := as.URL() + "/mcp"
-	open := func(authURL string) error {
-		resp, err := http.Get(authURL)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
-	}
-	h, done, err := mcpauth.Login(store, endpoint, mcpauth.Client{}, open, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := connect(t, endpoint, h)
-	done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.Close()
-	sv, _ := store.Load(endpoint)
-	sv.Token.Expiry = time.Now().Add(-time.Minute)
-	if err := store.Save(sv); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := mcpauth.Session(store, endpoint, nil)
-	b, _ := mcpauth.Session(store, endpoint, nil)
-	for i, h := range []auth.OAuthHandler{a, b} {
-		cs, err := connect(t, endpoint, h)
-		if err != nil {
-			t.Fatalf("session %d: %v (events %v)", i, err, as.Events())
-		}
-		if got := whoami(t, cs); !strings.HasPrefix(got, "token at-") {
-			t.Fatalf("session %d: %s", i, got)
-		}
-		cs.Close()
-	}
-	if n := strings.Count(strings.Join(as.Events(), ","), "refresh"); n != 1 {
-		t.Fatalf("%d refreshes: %v", n, as.Events())
-	}
-}
-
-// A refreshed token that cannot be saved (the folder is gone, a file in its place) does
-// not fail the session, and the user hears of it once.
-func TestRefreshSaveFailureIsReported(t *testing.T) {
-	as := authtest.New()
-	defer as.Close()
-	dir := filepath.Join(t.TempDir(), "auth")
+	t.Cleanup(as.Close)
 	store := mcpauth.Store{Dir: dir}
 	endpoint := as.URL() + "/mcp"
 	open := func(authURL string) error {
@@ -253,6 +209,33 @@ func TestRefreshSaveFailureIsReported(t *testing.T) {
 	if err := store.Save(sv); err != nil {
 		t.Fatal(err)
 	}
+	return as, store, endpoint
+}
+
+func TestTwoSessionsRefreshOneLogin(t *testing.T) {
+	as, store, endpoint := expiredLogin(t, t.TempDir())
+	a, _ := mcpauth.Session(store, endpoint, nil)
+	b, _ := mcpauth.Session(store, endpoint, nil)
+	for i, h := range []auth.OAuthHandler{a, b} {
+		cs, err := connect(t, endpoint, h)
+		if err != nil {
+			t.Fatalf("session %d: %v (events %v)", i, err, as.Events())
+		}
+		if got := whoami(t, cs); !strings.HasPrefix(got, "token at-") {
+			t.Fatalf("session %d: %s", i, got)
+		}
+		cs.Close()
+	}
+	if n := strings.Count(strings.Join(as.Events(), ","), "refresh"); n != 1 {
+		t.Fatalf("%d refreshes: %v", n, as.Events())
+	}
+}
+
+// A refreshed token that cannot be saved (the folder is gone, a file in its place) does
+// not fail the session, and the user hears of it once.
+func TestRefreshSaveFailureIsReported(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "auth")
+	_, store, endpoint := expiredLogin(t, dir)
 	var warned []error
 	s, err := mcpauth.Session(store, endpoint, func(err error) { warned = append(warned, err) })
 	if err != nil {
@@ -260,7 +243,7 @@ func TestRefreshSaveFailureIsReported(t *testing.T) {
 	}
 	os.RemoveAll(dir)
 	os.WriteFile(dir, []byte("not a folder"), 0o600)
-	cs, err = connect(t, endpoint, s)
+	cs, err := connect(t, endpoint, s)
 	if err != nil {
 		t.Fatalf("the session should go on with the refreshed token: %v", err)
 	}

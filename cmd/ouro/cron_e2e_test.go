@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -60,6 +61,22 @@ func (l *lockedBuf) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// startREPL starts an interactive ouro reading its input from the returned pipe; what it
+// prints (stdout and stderr) collects in the returned buffer. It is killed when the test
+// ends.
+func (e *env) startREPL(args ...string) (*exec.Cmd, io.WriteCloser, *lockedBuf) {
+	e.t.Helper()
+	c := e.cmd(args...)
+	stdin, _ := c.StdinPipe()
+	out := &lockedBuf{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	return c, stdin, out
+}
 
 func eventually(t *testing.T, what string, cond func() bool, show func() string) {
 	t.Helper()
@@ -345,14 +362,7 @@ func TestREPLLoopEveryMinute(t *testing.T) {
 		scripted.Turn{ExpectContains: `<scheduled-task id="`, Text: "tick 2"},
 		scripted.Turn{Text: "[]"}, // memory extraction at exit
 	)
-	c := e.cmd()
-	stdin, _ := c.StdinPipe()
-	out := &lockedBuf{}
-	c.Stdout, c.Stderr = out, out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
+	c, stdin, out := e.startREPL()
 	fmt.Fprintln(stdin, "/loop 1m tick the counter")
 	eventually(t, "the first run", func() bool { return strings.Contains(out.String(), "tick 1") }, out.String)
 	if !strings.Contains(out.String(), "every 1m (*/1 * * * *)") {
@@ -393,14 +403,7 @@ func TestCronMissedOneShotOfferedAtLaunch(t *testing.T) {
 	if !strings.Contains(stderr, "miss1") || !strings.Contains(stderr, "did not run") {
 		t.Fatalf("-p did not report the missed job:\n%s", stderr)
 	}
-	c := e.cmd()
-	stdin, _ := c.StdinPipe()
-	out := &lockedBuf{}
-	c.Stdout, c.Stderr = out, out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
+	c, stdin, out := e.startREPL()
 	eventually(t, "the offer", func() bool { return strings.Contains(out.String(), "Run it now?") }, out.String)
 	fmt.Fprintln(stdin, "y")
 	eventually(t, "the caught-up run", func() bool { return strings.Contains(out.String(), "report sent") }, out.String)

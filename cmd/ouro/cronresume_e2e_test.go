@@ -40,14 +40,7 @@ func TestCronSessionJobsComeBackOnResume(t *testing.T) {
 		scripted.Turn{ExpectContains: "remind me of the review", Text: "review reminder"},
 		scripted.Turn{Text: "[]"}, // memory extraction at exit
 	)
-	c := e.cmd("-c")
-	stdin, _ := c.StdinPipe()
-	buf := &lockedBuf{}
-	c.Stdout, c.Stderr = buf, buf
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
+	c, stdin, buf := e.startREPL("-c")
 	setClock(utc(10, 5, 40)) // 10:05 plus the recurring job's jitter (under 30 s)
 	eventually(t, "the recurring job", func() bool { return strings.Contains(buf.String(), "build is green") }, buf.String)
 	setClock(utc(10, 7, 5))

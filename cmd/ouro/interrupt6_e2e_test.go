@@ -20,14 +20,7 @@ func TestREPLInterruptsASkillsCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(e.dir, ".claude", "commands", "slow.md"),
 		[]byte("---\ndescription: slow\nallowed-tools: Bash(sleep *)\n---\nContext: !`sleep 77.6131`\nThen answer.\n"), 0o644)
 	srv := e.fake(scripted.Turn{ExpectContains: "after the interrupt", Text: "still here"}, scripted.Turn{Text: "[]"})
-	c := e.cmd()
-	stdin, _ := c.StdinPipe()
-	out := &lockedBuf{}
-	c.Stdout, c.Stderr = out, out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
+	c, stdin, out := e.startREPL()
 	fmt.Fprintln(stdin, "/slow")
 	eventually(t, "the command to start", func() bool { return sleepMarkerRuns() }, out.String)
 	start := time.Now()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
@@ -78,4 +80,80 @@ func TestSubagentSkillRulesStayInTheSubagent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "parent.txt")); err == nil {
 		t.Error("the subagent's skill rule allowed the parent's call")
 	}
+}
+
+// A Ctrl-C at the terminal reaches every process of its foreground group. It interrupts
+// the REPL's turn; it must not kill the workflow helper running a background run (nor
+// the OpenAI helper's call, which ouro cancels itself).
+func TestTerminalCtrlCLeavesBackgroundWorkflowRunning(t *testing.T) {
+	withHelper(t)
+	e := newEnv(t)
+	script := `export const meta = { name: 'slow', description: 'one slow step' };
+return await agent('do the slow step', {label: 'slow'});`
+	in, _ := json.Marshal(map[string]any{"script": script})
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.lead = m.server(scripted.Turn{ToolCalls: []scripted.ToolCall{{ID: "toolu_wf_slow", Name: "Workflow", Input: in}}},
+		scripted.Turn{Text: "the run is on its way"}, scripted.Turn{Text: "[]"})
+	sub := m.server(scripted.Turn{Fault: &scripted.Fault{Status: 529, Message: "overloaded", RetryAfter: 30}, Times: 10})
+	m.byName["subagent"] = sub
+	e.teamFake(m)
+	c := e.cmd("--workflows", "--allowedTools", "Workflow")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's foreground group
+	stdin, _ := c.StdinPipe()
+	out := &lockedBuf{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	fmt.Fprintln(stdin, "run the slow workflow")
+	eventually(t, "the workflow's agent call", func() bool { return len(sub.Requests()) >= 1 && strings.Contains(out.String(), "on its way") }, out.String)
+	helper := childNamed(c.Process.Pid, "ouro-workflow")
+	if helper == 0 {
+		t.Fatalf("no ouro-workflow child of ouro:\n%s", out)
+	}
+	syscall.Kill(-c.Process.Pid, syscall.SIGINT) // the user's Ctrl-C, to the whole group
+	time.Sleep(time.Second)
+	if !alive(helper) {
+		t.Fatalf("the terminal's Ctrl-C killed the background workflow's helper:\n%s", out)
+	}
+	fmt.Fprintln(stdin, "/workflows")
+	eventually(t, "the run's progress", func() bool { return strings.Contains(out.String(), "agents: 1 running, 0 done, 0 failed") }, out.String)
+}
+
+// childNamed is the pid of a descendant of root whose command is name (0 if none).
+func childNamed(root int, name string) int {
+	parent := map[int]int{}
+	comm := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, d := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(d.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat) // pid (comm) state ppid ...
+		i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		var state string
+		var ppid int
+		fmt.Sscanf(s[j+2:], "%s %d", &state, &ppid)
+		parent[pid], comm[pid] = ppid, s[i+1:j]
+	}
+	for pid, c := range comm {
+		if c != name {
+			continue
+		}
+		for p := parent[pid]; p > 1; p = parent[p] {
+			if p == root {
+				return pid
+			}
+		}
+	}
+	return 0
 }

@@ -101,7 +101,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: "encoding the request: " + err.Error(), Err: err}
 	}
 	cmd := exec.Command(p.bin)
-	ownGroup(cmd)
+	helperbin.OwnGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

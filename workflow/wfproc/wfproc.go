@@ -106,6 +106,7 @@ func (c Client) start(ctx context.Context, req request) (*conn, error) {
 	req.StatePath, req.CWD = c.StatePath, c.CWD
 	cmd := exec.CommandContext(ctx, c.Bin)
 	cmd.Dir = c.CWD
+	helperbin.OwnGroup(cmd) // a Ctrl-C interrupts ouro's turn, not a background run
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package helperbin
+
+import "os/exec"
+
+// OwnGroup: no process groups to leave here.
+func OwnGroup(*exec.Cmd) {}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package openaiproc
-
-import "os/exec"
-
-func ownGroup(*exec.Cmd) {}

@@ -75,13 +75,17 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 	if dir == "" {
 		dir = w.home
 	}
+	if _, sb := w.bash.Placement(); sb != nil {
+		// Leaving a worktree: its commits' objects into the shared store first.
+		sb.MigrateObjects()
+	}
 	if err := w.ws.Move(dir); err != nil {
 		return err
 	}
 	w.g.policy.SetWorktree(w.mainCheckout(ctx, dir))
 	sb := w.g.sandbox
 	if sb != nil && dir != w.home {
-		pol := w.sandboxFor(ctx, w.ws.Roots())
+		pol := w.sandboxFor(ctx, dir, w.ws.Roots())
 		sb = &pol
 	}
 	w.bash.MoveTo(dir, sb)
@@ -91,8 +95,9 @@ func (w *worktrees) move(ctx context.Context, dir string) error {
 
 // sandboxFor is the session's sandbox for other roots (a worktree's workspace): the same
 // settings, temp dir and proxy, plus the repository's git dir, where a worktree's commits
-// go.
-func (w *worktrees) sandboxFor(ctx context.Context, all []string) sandbox.Policy {
+// go (its shared objects read-only, and a private object folder for the worktree in wt:
+// see sandbox.WorktreeObjects).
+func (w *worktrees) sandboxFor(ctx context.Context, wt string, all []string) sandbox.Policy {
 	var roots []string
 	for _, r := range all {
 		if !workspace.Within(w.own, r) {
@@ -106,7 +111,8 @@ func (w *worktrees) sandboxFor(ctx context.Context, all []string) sandbox.Policy
 	}
 	if root, err := w.mgr.Root(ctx); err == nil {
 		if st, err := os.Lstat(filepath.Join(root, ".git")); err == nil && st.IsDir() {
-			pol = pol.WithGitDir(filepath.Join(root, ".git"))
+			pol = pol.WithGitDir(filepath.Join(root, ".git")).
+				WithWorktreeObjects(filepath.Join(root, ".git"), worktreeGitDir(wt))
 		}
 	}
 	return pol
@@ -137,7 +143,7 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		view.SetWorktree(w.mainCheckout(ctx, wt.Path))
 		var sb *sandbox.Policy
 		if g.sandbox != nil {
-			pol := w.sandboxFor(ctx, cws.Roots())
+			pol := w.sandboxFor(ctx, wt.Path, cws.Roots())
 			sb = &pol
 		}
 		bash := tools.NewBash(tools.BashConfig{Dir: wt.Path, MaxOutput: 10 * tool.DefaultOutputBudget,
@@ -178,7 +184,12 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 			Dir: wt.Path, Tools: rebound,
 			Gates:    gates,
 			GatesFor: gatesFor,
-			Finish:   func(ctx context.Context) string { return w.finish(ctx, name) },
+			Finish: func(ctx context.Context) string {
+				if sb != nil {
+					sb.MigrateObjects() // before the summary reads the branch
+				}
+				return w.finish(ctx, name)
+			},
 		}, nil
 	}
 }

@@ -178,6 +178,9 @@ func runLauncher(args []string) error {
 	for k, v := range proxyEnv(pol) {
 		os.Setenv(k, v)
 	}
+	for k, v := range pol.Objects.env() {
+		os.Setenv(k, v)
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("start %s: %w", argv[0], err)

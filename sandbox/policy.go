@@ -89,6 +89,9 @@ type Policy struct {
 	// Network.Proxied: the one port besides AllowPorts a command may connect to, and
 	// where HTTP_PROXY and friends point.
 	ProxyPort int `json:"proxyPort,omitempty"`
+	// Objects, in a linked git worktree, is where git writes objects instead of the
+	// shared, read-only objects folder (see WithWorktreeObjects).
+	Objects *WorktreeObjects `json:"objects,omitempty"`
 	// proxy is the running proxy, for the refusals it saw (see ProxyNote).
 	proxy *Proxy
 }

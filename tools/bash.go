@@ -358,6 +358,9 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 			sandbox.Reclaim(absent, pol.TempDir)
 		}
 		indexes.Restore()
+		if pol != nil {
+			pol.MigrateObjects()
+		}
 		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
 	}
 	b.recordCwd(cwdPath)
@@ -367,6 +370,13 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if restored := indexes.Restore(); restored != "" {
 		reclaimed = strings.TrimSpace(reclaimed + " " + restored)
+	}
+	if pol != nil {
+		// Objects a command in a worktree wrote, into the shared store (see
+		// sandbox.WorktreeObjects).
+		if moved := pol.MigrateObjects(); moved != "" {
+			reclaimed = strings.TrimSpace(reclaimed + "\n" + moved)
+		}
 	}
 
 	var parts []string

@@ -95,6 +95,9 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 			sandbox.Reclaim(absent, pol.TempDir)
 		}
 		indexes.Restore()
+		if pol != nil {
+			pol.MigrateObjects()
+		}
 		if placeholders != nil {
 			placeholders.Release()
 		}

@@ -1,0 +1,292 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// WorktreeObjects is where a sandboxed command in a linked git worktree writes git
+// objects. The objects folder of the git dir it shares with the main checkout is
+// read-only for sandboxed commands: git does not check a loose object's hash when it
+// reads it, so a command that could write there could overwrite an object of the user's
+// history (a blob the main checkout's HEAD has) and change what the user sees and checks
+// out, and Landlock cannot protect the existing files of a folder while allowing new
+// ones. Instead every sandboxed command runs with GIT_OBJECT_DIRECTORY=Private (new
+// objects land there) and GIT_ALTERNATE_OBJECT_DIRECTORIES=Shared (the history stays
+// readable), and ouro, outside the sandbox, copies what lands in Private into Shared
+// after each command (Policy.MigrateObjects), through git, which computes every object's
+// hash again: an object whose file name lies is stored under its true name or not at
+// all, and git never overwrites an object it has.
+//
+// The cost: the variables hold for every repository a command touches, so a repository
+// cloned or made in a sandboxed command in a worktree keeps its objects in Private (and
+// then Shared), not in its own .git: it works within that command, not after it.
+type WorktreeObjects struct {
+	// GitDir is the shared git dir (the main checkout's .git), Shared its objects folder.
+	GitDir string `json:"gitDir"`
+	Shared string `json:"shared"`
+	// Private is the worktree's own object folder, inside its own git dir
+	// (.git/worktrees/<name>/ouro-objects), which git itself never reads.
+	Private string `json:"private"`
+}
+
+// privateObjects is the name of the private object folder inside a worktree's git dir.
+const privateObjects = "ouro-objects"
+
+// WithWorktreeObjects returns the policy with gitDir's objects folder read-only and, when
+// wtGitDir is a linked worktree's own git dir inside gitDir/worktrees, its private object
+// folder made and named in Objects (see WorktreeObjects). Without one, git cannot write
+// objects in sandboxed commands (commits fail) but the user's history stays safe.
+func (p Policy) WithWorktreeObjects(gitDir, wtGitDir string) Policy {
+	gitDir = realPath(gitDir)
+	if gitDir == "" || !filepath.IsAbs(gitDir) {
+		return p
+	}
+	shared := filepath.Join(gitDir, "objects")
+	p.ReadOnly = outermost(append(slices.Clone(p.ReadOnly), shared))
+	p.Objects = nil
+	wtGitDir = realPath(wtGitDir)
+	if wtGitDir == "" || !within(wtGitDir, filepath.Join(gitDir, "worktrees")) || wtGitDir == filepath.Join(gitDir, "worktrees") {
+		return p
+	}
+	private := filepath.Join(wtGitDir, privateObjects)
+	if err := os.MkdirAll(filepath.Join(private, "pack"), 0o755); err != nil {
+		return p
+	}
+	if st, err := os.Lstat(private); err != nil || !st.IsDir() {
+		return p
+	}
+	p.Objects = &WorktreeObjects{GitDir: gitDir, Shared: shared, Private: private}
+	return p
+}
+
+// env is what the launcher sets for the command (nil without a private folder).
+func (o *WorktreeObjects) env() map[string]string {
+	if o == nil {
+		return nil
+	}
+	alt := o.Shared
+	if strings.ContainsAny(alt, ":\"") {
+		alt = strconv.Quote(alt) // git reads a C-quoted entry of the list
+	}
+	return map[string]string{"GIT_OBJECT_DIRECTORY": o.Private, "GIT_ALTERNATE_OBJECT_DIRECTORIES": alt}
+}
+
+// migrateMu keeps migrations one at a time (a foreground and a background command may
+// end together).
+var migrateMu sync.Mutex
+
+// migrateTimeout bounds one migration (git on a huge clone).
+const migrateTimeout = 5 * time.Minute
+
+var (
+	fanoutName = regexp.MustCompile(`^[0-9a-f]{2}$`)
+	looseName  = regexp.MustCompile(`^[0-9a-f]{38}$|^[0-9a-f]{62}$`)
+	packIdx    = regexp.MustCompile(`^pack-[0-9a-f]{40}\.idx$|^pack-[0-9a-f]{64}\.idx$`)
+)
+
+// MigrateObjects copies the objects sandboxed commands wrote to the private folder (see
+// WorktreeObjects) into the shared store and removes them from the private one. Call it
+// after each command and before anything outside the sandbox reads the worktree's
+// branch. It returns a note for the model when something was not copied ("" otherwise);
+// a lying object is never copied under its lying name.
+func (p Policy) MigrateObjects() string {
+	o := p.Objects
+	if o == nil {
+		return ""
+	}
+	migrateMu.Lock()
+	defer migrateMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), migrateTimeout)
+	defer cancel()
+	notes := o.migrate(ctx)
+	if len(notes) == 0 {
+		return ""
+	}
+	return "Sandbox: " + strings.Join(notes, " ")
+}
+
+func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
+	if st, err := os.Lstat(o.Private); err != nil || !st.IsDir() {
+		// Replaced by a symbolic link or a file: made again, and nothing is read there.
+		os.RemoveAll(o.Private)
+		_ = os.MkdirAll(filepath.Join(o.Private, "pack"), 0o755)
+		if err == nil {
+			return []string{fmt.Sprintf("%s was not a folder; it was made again empty, and nothing in it was copied to the repository.", o.Private)}
+		}
+		return nil
+	}
+	files := o.objectFiles()
+	if len(files) == 0 {
+		return nil
+	}
+	// Staged inside the shared objects folder, which sandboxed commands cannot write, as
+	// hard links: the same file system, and the originals stay readable meanwhile.
+	staging, err := os.MkdirTemp(o.Shared, "ouro-incoming-")
+	if err != nil {
+		return []string{fmt.Sprintf("the git objects written in this worktree could not be copied to the repository (%v); they stay in %s.", err, o.Private)}
+	}
+	defer os.RemoveAll(staging)
+	var linked []string
+	for _, f := range files {
+		dst := filepath.Join(staging, f)
+		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || os.Link(filepath.Join(o.Private, f), dst) != nil {
+			continue
+		}
+		linked = append(linked, f)
+	}
+	if len(linked) == 0 {
+		return nil
+	}
+	names, err := o.git(ctx, staging, nil, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+	list := strings.Fields(string(names))
+	if err != nil || len(list) == 0 {
+		// Unreadable packs: the loose objects' names at least.
+		list = nil
+		for _, f := range linked {
+			if d, n := filepath.Split(f); fanoutName.MatchString(filepath.Clean(d)) {
+				list = append(list, filepath.Clean(d)+n)
+			}
+		}
+	}
+	if len(list) == 0 {
+		o.remove(linked)
+		return []string{"git objects written in this worktree could not be read, and were dropped."}
+	}
+	if err := o.copyPack(ctx, staging, list); err != nil {
+		o.copyEach(ctx, staging, list)
+	}
+	// What the shared store does not have now was not what its name says (or could not
+	// be read): it stays out, under that name.
+	have, err := o.git(ctx, "", []byte(strings.Join(list, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
+	if err != nil {
+		return []string{fmt.Sprintf("could not check the git objects copied from this worktree (%v); they stay in %s.", err, o.Private)}
+	}
+	var bad []string
+	for _, l := range strings.Split(strings.TrimSpace(string(have)), "\n") {
+		if name, ok := strings.CutSuffix(l, " missing"); ok {
+			bad = append(bad, name)
+		}
+	}
+	o.remove(linked)
+	if len(bad) > 0 {
+		shown := bad
+		if len(shown) > 5 {
+			shown = shown[:5]
+		}
+		notes = append(notes, fmt.Sprintf("%d git object(s) a command wrote in this worktree did not match their names or could not be read, and were not copied to the repository: %s. Anything that refers to them is incomplete.",
+			len(bad), strings.Join(shown, ", ")))
+	}
+	return notes
+}
+
+// objectFiles lists the loose objects and pack indexes (with their packs) in Private,
+// relative to it: regular files only, and only the names git gives them when done.
+func (o *WorktreeObjects) objectFiles() []string {
+	var out []string
+	dirs, _ := os.ReadDir(o.Private)
+	for _, d := range dirs {
+		if !d.IsDir() || !fanoutName.MatchString(d.Name()) {
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Join(o.Private, d.Name()))
+		for _, e := range entries {
+			if e.Type().IsRegular() && looseName.MatchString(e.Name()) {
+				out = append(out, filepath.Join(d.Name(), e.Name()))
+			}
+		}
+	}
+	packs, _ := os.ReadDir(filepath.Join(o.Private, "pack"))
+	for _, e := range packs {
+		if !e.Type().IsRegular() || !packIdx.MatchString(e.Name()) {
+			continue
+		}
+		pack := strings.TrimSuffix(e.Name(), ".idx") + ".pack"
+		if st, err := os.Lstat(filepath.Join(o.Private, "pack", pack)); err == nil && st.Mode().IsRegular() {
+			out = append(out, filepath.Join("pack", pack), filepath.Join("pack", e.Name()))
+		}
+	}
+	return out
+}
+
+// copyPack packs the staged objects and indexes the pack into the shared store:
+// index-pack computes each object's hash from its content.
+func (o *WorktreeObjects) copyPack(ctx context.Context, staging string, list []string) error {
+	pack, err := o.git(ctx, staging, []byte(strings.Join(list, "\n")+"\n"), "pack-objects", "--stdout", "-q")
+	if err != nil {
+		return err
+	}
+	_, err = o.git(ctx, "", pack, "index-pack", "--stdin")
+	return err
+}
+
+// copyEach copies the staged objects one by one with hash-object, which computes the
+// hash: the fallback when one bad object fails the whole pack.
+func (o *WorktreeObjects) copyEach(ctx context.Context, staging string, list []string) {
+	for _, name := range list {
+		typ, err := o.git(ctx, staging, nil, "cat-file", "-t", name)
+		if err != nil {
+			continue
+		}
+		t := strings.TrimSpace(string(typ))
+		body, err := o.git(ctx, staging, nil, "cat-file", t, name)
+		if err != nil {
+			continue
+		}
+		_, _ = o.git(ctx, "", body, "hash-object", "-w", "-t", t, "--stdin")
+	}
+}
+
+// remove deletes the migrated files from Private (indexes before their packs).
+func (o *WorktreeObjects) remove(files []string) {
+	for i := len(files) - 1; i >= 0; i-- {
+		os.Remove(filepath.Join(o.Private, files[i]))
+	}
+}
+
+// git runs git on the shared git dir with a clean git environment; objects, when set,
+// is the only object folder it reads (no alternates).
+func (o *WorktreeObjects) git(ctx context.Context, objects string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + o.GitDir}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if objects != "" {
+		cmd.Env = append(cmd.Env, "GIT_OBJECT_DIRECTORY="+objects)
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(firstLine(errb.Bytes()))
+		if msg == "" {
+			return nil, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.Bytes(), nil
+}
+
+func firstLine(b []byte) string {
+	line, err := bufio.NewReader(bytes.NewReader(b)).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return ""
+	}
+	return line
+}

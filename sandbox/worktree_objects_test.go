@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+// gitRepoWithWorktree makes a repository with one commit (file a.txt) and a linked
+// worktree "w"; it returns the main checkout, the worktree and the worktree's git dir.
+func gitRepoWithWorktree(t *testing.T) (main, wt, wtGit string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	main = realTemp(t)
+	wt = filepath.Join(realTemp(t), "w")
+	gitIn(t, main, nil, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(main, "a.txt"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, main, nil, "add", "a.txt")
+	gitIn(t, main, nil, "-c", "user.name=u", "-c", "user.email=u@example.com", "commit", "-q", "-m", "one")
+	gitIn(t, main, nil, "worktree", "add", "-q", "-b", "ouro/w", wt)
+	return main, wt, filepath.Join(main, ".git", "worktrees", "w")
+}
+
+func gitIn(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestWithWorktreeObjectsPolicy(t *testing.T) {
+	main := realTemp(t)
+	git := filepath.Join(main, ".git")
+	tree(t, main, ".git/HEAD", ".git/objects/", ".git/worktrees/a/HEAD")
+	pol := FromSettings(settings.Sandbox{}, []string{realTemp(t)}, "", "").WithGitDir(git).WithWorktreeObjects(git, filepath.Join(git, "worktrees", "a"))
+	if !slices.Contains(pol.ReadOnly, filepath.Join(git, "objects")) {
+		t.Errorf("the shared objects are not read-only: %v", pol.ReadOnly)
+	}
+	private := filepath.Join(git, "worktrees", "a", "ouro-objects")
+	if pol.Objects == nil || pol.Objects.Private != private || pol.Objects.Shared != filepath.Join(git, "objects") {
+		t.Fatalf("objects %+v", pol.Objects)
+	}
+	if st, err := os.Stat(filepath.Join(private, "pack")); err != nil || !st.IsDir() {
+		t.Errorf("the private folder was not made: %v", err)
+	}
+	env := pol.Objects.env()
+	if env["GIT_OBJECT_DIRECTORY"] != private || env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] != filepath.Join(git, "objects") {
+		t.Errorf("env %v", env)
+	}
+	// A worktree git dir outside the repository's worktrees/ (a lying .git file): the
+	// shared objects stay read-only, and no private folder is made there.
+	other := realTemp(t)
+	pol = FromSettings(settings.Sandbox{}, []string{realTemp(t)}, "", "").WithGitDir(git).WithWorktreeObjects(git, other)
+	if pol.Objects != nil || !slices.Contains(pol.ReadOnly, filepath.Join(git, "objects")) {
+		t.Errorf("objects %+v, read-only %v", pol.Objects, pol.ReadOnly)
+	}
+	if _, err := os.Stat(filepath.Join(other, "ouro-objects")); err == nil {
+		t.Error("a private folder was made outside the repository")
+	}
+}
+
+// Objects written to the private folder reach the shared store; a lying one (a file
+// named after an object of the user's history, holding other content) does not replace
+// that object, and lands, if at all, under its true hash.
+func TestMigrateObjectsRecomputesHashes(t *testing.T) {
+	main, wt, wtGit := gitRepoWithWorktree(t)
+	git := filepath.Join(main, ".git")
+	pol := Policy{}.WithWorktreeObjects(git, wtGit)
+	if pol.Objects == nil {
+		t.Fatal("no private object folder")
+	}
+	var env []string
+	for k, v := range pol.Objects.env() {
+		env = append(env, k+"="+v)
+	}
+	// An ordinary commit in the worktree, with the sandbox's environment.
+	if err := os.WriteFile(filepath.Join(wt, "b.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, wt, env, "add", "b.txt")
+	gitIn(t, wt, env, "-c", "user.name=u", "-c", "user.email=u@example.com", "commit", "-q", "-m", "two")
+	head := gitIn(t, wt, env, "rev-parse", "HEAD")
+	if _, err := os.Stat(filepath.Join(git, "objects", head[:2], head[2:])); err == nil {
+		t.Fatal("the commit was written to the shared store directly")
+	}
+	// A lying object: content that is not what its file name says. The name is one
+	// the shared store lacks (the shared folder itself is read-only in the sandbox).
+	blob := gitIn(t, main, nil, "rev-parse", "HEAD:a.txt")
+	evilBlob := writeLoose(t, pol.Objects.Private, "evil content\n")
+	lie, err := os.ReadFile(filepath.Join(pol.Objects.Private, evilBlob[:2], evilBlob[2:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(pol.Objects.Private, evilBlob[:2], evilBlob[2:]))
+	fake := strings.Repeat("ab", 20)
+	os.MkdirAll(filepath.Join(pol.Objects.Private, fake[:2]), 0o755)
+	if err := os.WriteFile(filepath.Join(pol.Objects.Private, fake[:2], fake[2:]), lie, 0o444); err != nil {
+		t.Fatal(err)
+	}
+
+	note := pol.MigrateObjects()
+	if !strings.Contains(note, fake) {
+		t.Errorf("the lying object is not reported: %q", note)
+	}
+	// From the main checkout, without the sandbox's environment: the worktree's commit
+	// and its tree are there, the user's blob unchanged, the lie absent under its name.
+	if got := gitIn(t, main, nil, "log", "--format=%s", "ouro/w"); got != "two\none" {
+		t.Errorf("log of ouro/w from main: %q", got)
+	}
+	if got := gitIn(t, main, nil, "cat-file", "-p", blob); got != "original" {
+		t.Errorf("the user's blob reads %q", got)
+	}
+	if out, err := exec.Command("git", "-C", main, "cat-file", "-e", fake).CombinedOutput(); err == nil {
+		t.Errorf("the lying object was copied under its lying name: %s", out)
+	}
+	if got := gitIn(t, main, nil, "cat-file", "-p", evilBlob); got != "evil content" {
+		t.Errorf("the lying object's content under its true hash: %q", got)
+	}
+	// The private folder is empty again, and a second migration has nothing to do.
+	if files := pol.Objects.objectFiles(); len(files) != 0 {
+		t.Errorf("left in the private folder: %v", files)
+	}
+	if note := pol.MigrateObjects(); note != "" {
+		t.Errorf("second migration: %q", note)
+	}
+}
+
+// writeLoose writes a blob as a loose object into the object folder dir, with git.
+func writeLoose(t *testing.T, dir, content string) string {
+	t.Helper()
+	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+	cmd.Env = append(os.Environ(), "GIT_OBJECT_DIRECTORY="+dir)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(content)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}

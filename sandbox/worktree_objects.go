@@ -142,7 +142,7 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 	var linked []string
 	for _, f := range files {
 		dst := filepath.Join(staging, f)
-		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || os.Link(filepath.Join(o.Private, f), dst) != nil {
+		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || linkOrCopy(filepath.Join(o.Private, f), dst) != nil {
 			continue
 		}
 		linked = append(linked, f)
@@ -222,14 +222,30 @@ func (o *WorktreeObjects) objectFiles() []string {
 }
 
 // copyPack packs the staged objects and indexes the pack into the shared store:
-// index-pack computes each object's hash from its content.
+// index-pack computes each object's hash from its content. The pack streams from one
+// to the other (a clone's may be large).
 func (o *WorktreeObjects) copyPack(ctx context.Context, staging string, list []string) error {
-	pack, err := o.git(ctx, staging, []byte(strings.Join(list, "\n")+"\n"), "pack-objects", "--stdout", "-q")
-	if err != nil {
+	pack := o.gitCmd(ctx, staging, "pack-objects", "--stdout", "-q")
+	pack.Stdin = strings.NewReader(strings.Join(list, "\n") + "\n")
+	index := o.gitCmd(ctx, "", "index-pack", "--stdin")
+	r, w := io.Pipe()
+	pack.Stdout, index.Stdin = w, r
+	var packErr, indexErr bytes.Buffer
+	pack.Stderr, index.Stderr = &packErr, &indexErr
+	if err := index.Start(); err != nil {
 		return err
 	}
-	_, err = o.git(ctx, "", pack, "index-pack", "--stdin")
-	return err
+	perr := pack.Run()
+	w.CloseWithError(perr)
+	ierr := index.Wait()
+	r.Close()
+	if perr != nil {
+		return fmt.Errorf("git pack-objects: %v %s", perr, firstLine(packErr.Bytes()))
+	}
+	if ierr != nil {
+		return fmt.Errorf("git index-pack: %v %s", ierr, firstLine(indexErr.Bytes()))
+	}
+	return nil
 }
 
 // copyEach copies the staged objects one by one with hash-object, which computes the
@@ -249,6 +265,31 @@ func (o *WorktreeObjects) copyEach(ctx context.Context, staging string, list []s
 	}
 }
 
+// linkOrCopy hard-links src to dst, or copies it where a link cannot be made (the shared
+// objects folder on another file system).
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", src)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // remove deletes the migrated files from Private (indexes before their packs).
 func (o *WorktreeObjects) remove(files []string) {
 	for i := len(files) - 1; i >= 0; i-- {
@@ -259,15 +300,7 @@ func (o *WorktreeObjects) remove(files []string) {
 // git runs git on the shared git dir with a clean git environment; objects, when set,
 // is the only object folder it reads (no alternates).
 func (o *WorktreeObjects) git(ctx context.Context, objects string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + o.GitDir}, args...)...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	if objects != "" {
-		cmd.Env = append(cmd.Env, "GIT_OBJECT_DIRECTORY="+objects)
-	}
+	cmd := o.gitCmd(ctx, objects, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -281,6 +314,19 @@ func (o *WorktreeObjects) git(ctx context.Context, objects string, stdin []byte,
 		return nil, fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out.Bytes(), nil
+}
+
+func (o *WorktreeObjects) gitCmd(ctx context.Context, objects string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + o.GitDir}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if objects != "" {
+		cmd.Env = append(cmd.Env, "GIT_OBJECT_DIRECTORY="+objects)
+	}
+	return cmd
 }
 
 func firstLine(b []byte) string {

@@ -66,3 +66,38 @@ func TestAttackWorktreeCannotOverwriteSharedObjects(t *testing.T) {
 		}
 	}
 }
+
+// The same for a child with isolation "worktree": its attack on a shared object fails,
+// and its commit reaches the lead's summary (read from the main checkout's store).
+func TestAttackIsolatedChildCannotOverwriteSharedObjects(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	file := strings.Fields(wtGit(t, e.dir, "ls-files"))[0]
+	want := wtGit(t, e.dir, "cat-file", "-p", "HEAD:"+file)
+	blob := strings.TrimSpace(wtGit(t, e.dir, "rev-parse", "HEAD:"+file))
+	overwrite := `o=$(git rev-parse --path-format=absolute --git-common-dir)/objects; e=$(echo evil | git hash-object -w --stdin); src=${GIT_OBJECT_DIRECTORY:-$o}/${e:0:2}/${e:2}; f=$o/` +
+		blob[:2] + `/` + blob[2:] + `; chmod u+w "$f" 2>&1; cat "$src" > "$f" && echo OVERWROTE`
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("work", false)}},
+		scripted.Turn{ToolCalls: bash(overwrite)},
+		scripted.Turn{ToolCalls: bash("echo x > f.txt && git add f.txt && " + commitAs + " 'child work'")},
+		scripted.Turn{Text: "CHILD DONE"},
+		scripted.Turn{Text: "done"})
+	out, stderr, code := e.run("", "-p", "delegate", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "sandbox") && strings.Contains(stderr, "not available") {
+		t.Skip("no OS sandbox here: " + stderr)
+	}
+	res := wtResults(srv)
+	if strings.Contains(res["toolu_02_01"], "OVERWROTE") {
+		t.Errorf("the child overwrote a shared object: %s", res["toolu_02_01"])
+	}
+	if got := wtGit(t, e.dir, "cat-file", "-p", "HEAD:"+file); got != want {
+		t.Errorf("main's %s now reads %q, want %q", file, got, want)
+	}
+	if r := res["toolu_01_01"]; !strings.Contains(r, "child work") || !strings.Contains(r, "f.txt | 1 +") {
+		t.Errorf("the lead's result lacks the child's commit:\n%s", r)
+	}
+}

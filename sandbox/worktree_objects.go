@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,11 +90,22 @@ var migrateMu sync.Mutex
 // migrateTimeout bounds one migration (git on a huge clone).
 const migrateTimeout = 5 * time.Minute
 
-var (
-	fanoutName = regexp.MustCompile(`^[0-9a-f]{2}$`)
-	looseName  = regexp.MustCompile(`^[0-9a-f]{38}$|^[0-9a-f]{62}$`)
-	packIdx    = regexp.MustCompile(`^pack-[0-9a-f]{40}\.idx$|^pack-[0-9a-f]{64}\.idx$`)
-)
+// The names git gives objects when done writing them (its temporary files differ).
+func fanoutName(n string) bool { return len(n) == 2 && isHex(n) }
+func looseName(n string) bool  { return (len(n) == 38 || len(n) == 62) && isHex(n) }
+func packIdx(n string) bool {
+	h, ok := strings.CutPrefix(strings.TrimSuffix(n, ".idx"), "pack-")
+	return ok && strings.HasSuffix(n, ".idx") && (len(h) == 40 || len(h) == 64) && isHex(h)
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // MigrateObjects copies the objects sandboxed commands wrote to the private folder (see
 // WorktreeObjects) into the shared store and removes them from the private one. Call it
@@ -156,7 +166,7 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 		// Unreadable packs: the loose objects' names at least.
 		list = nil
 		for _, f := range linked {
-			if d, n := filepath.Split(f); fanoutName.MatchString(filepath.Clean(d)) {
+			if d, n := filepath.Split(f); fanoutName(filepath.Clean(d)) {
 				list = append(list, filepath.Clean(d)+n)
 			}
 		}
@@ -198,19 +208,19 @@ func (o *WorktreeObjects) objectFiles() []string {
 	var out []string
 	dirs, _ := os.ReadDir(o.Private)
 	for _, d := range dirs {
-		if !d.IsDir() || !fanoutName.MatchString(d.Name()) {
+		if !d.IsDir() || !fanoutName(d.Name()) {
 			continue
 		}
 		entries, _ := os.ReadDir(filepath.Join(o.Private, d.Name()))
 		for _, e := range entries {
-			if e.Type().IsRegular() && looseName.MatchString(e.Name()) {
+			if e.Type().IsRegular() && looseName(e.Name()) {
 				out = append(out, filepath.Join(d.Name(), e.Name()))
 			}
 		}
 	}
 	packs, _ := os.ReadDir(filepath.Join(o.Private, "pack"))
 	for _, e := range packs {
-		if !e.Type().IsRegular() || !packIdx.MatchString(e.Name()) {
+		if !e.Type().IsRegular() || !packIdx(e.Name()) {
 			continue
 		}
 		pack := strings.TrimSuffix(e.Name(), ".idx") + ".pack"

@@ -100,7 +100,7 @@ func TestMigrateObjectsRecomputesHashes(t *testing.T) {
 	// A lying object: content that is not what its file name says. The name is one
 	// the shared store lacks (the shared folder itself is read-only in the sandbox).
 	blob := gitIn(t, main, nil, "rev-parse", "HEAD:a.txt")
-	evilBlob := writeLoose(t, pol.Objects.Private, "evil content\n")
+	evilBlob := writeLoose(t, main, pol.Objects.Private, "evil content\n")
 	lie, err := os.ReadFile(filepath.Join(pol.Objects.Private, evilBlob[:2], evilBlob[2:]))
 	if err != nil {
 		t.Fatal(err)
@@ -139,16 +139,59 @@ func TestMigrateObjectsRecomputesHashes(t *testing.T) {
 	}
 }
 
-// writeLoose writes a blob as a loose object into the object folder dir, with git.
-func writeLoose(t *testing.T, dir, content string) string {
+// writeLoose writes a blob as a loose object into the object folder dir, with git run
+// in the repository repo.
+func writeLoose(t *testing.T, repo, dir, content string) string {
 	t.Helper()
 	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
 	cmd.Env = append(os.Environ(), "GIT_OBJECT_DIRECTORY="+dir)
-	cmd.Dir = dir
+	cmd.Dir = repo
 	cmd.Stdin = strings.NewReader(content)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// A private folder a command replaced with a symbolic link (to the shared store, or
+// anywhere) is not read: it is made again, empty, and the migration says so.
+func TestMigrateObjectsPrivateReplacedBySymlink(t *testing.T) {
+	main, _, wtGit := gitRepoWithWorktree(t)
+	git := filepath.Join(main, ".git")
+	pol := Policy{}.WithWorktreeObjects(git, wtGit)
+	if pol.Objects == nil {
+		t.Fatal("no private object folder")
+	}
+	elsewhere := realTemp(t)
+	writeLoose(t, main, elsewhere, "from elsewhere\n")
+	if err := os.RemoveAll(pol.Objects.Private); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, pol.Objects.Private); err != nil {
+		t.Fatal(err)
+	}
+	if note := pol.MigrateObjects(); !strings.Contains(note, "was not a folder") {
+		t.Errorf("note %q", note)
+	}
+	if st, err := os.Lstat(pol.Objects.Private); err != nil || !st.IsDir() {
+		t.Errorf("the private folder was not made again: %v", err)
+	}
+	if files, _ := os.ReadDir(elsewhere); len(files) == 0 {
+		t.Error("the link's target was emptied")
+	}
+	if out, err := exec.Command("git", "-C", main, "cat-file", "-e", strings.TrimSpace(gitHash(t, "from elsewhere\n"))).CombinedOutput(); err == nil {
+		t.Errorf("an object behind the link was copied: %s", out)
+	}
+}
+
+func gitHash(t *testing.T, content string) string {
+	t.Helper()
+	cmd := exec.Command("git", "hash-object", "--stdin")
+	cmd.Stdin = strings.NewReader(content)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

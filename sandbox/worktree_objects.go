@@ -87,6 +87,9 @@ func (o *WorktreeObjects) env() map[string]string {
 // end together).
 var migrateMu sync.Mutex
 
+// stagingPrefix names the staging folders inside the shared objects folder.
+const stagingPrefix = "ouro-incoming-"
+
 // migrateTimeout bounds one migration (git on a huge clone).
 const migrateTimeout = 5 * time.Minute
 
@@ -142,9 +145,10 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 	if len(files) == 0 {
 		return nil
 	}
+	o.dropStaleStaging()
 	// Staged inside the shared objects folder, which sandboxed commands cannot write, as
 	// hard links: the same file system, and the originals stay readable meanwhile.
-	staging, err := os.MkdirTemp(o.Shared, "ouro-incoming-")
+	staging, err := os.MkdirTemp(o.Shared, stagingPrefix)
 	if err != nil {
 		return []string{fmt.Sprintf("the git objects written in this worktree could not be copied to the repository (%v); they stay in %s.", err, o.Private)}
 	}
@@ -200,6 +204,20 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 			len(bad), strings.Join(shown, ", ")))
 	}
 	return notes
+}
+
+// dropStaleStaging removes the staging folders of migrations that can no longer be
+// running (ouro killed midway): their objects are still in Private, and are copied now.
+func (o *WorktreeObjects) dropStaleStaging() {
+	entries, _ := os.ReadDir(o.Shared)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), stagingPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 2*migrateTimeout {
+			os.RemoveAll(filepath.Join(o.Shared, e.Name()))
+		}
+	}
 }
 
 // objectFiles lists the loose objects and pack indexes (with their packs) in Private,

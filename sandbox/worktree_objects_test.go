@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/settings"
 )
@@ -194,4 +195,26 @@ func gitHash(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// A staging folder left by a migration that was killed midway is removed by a later one
+// once it cannot be running any more; a recent one is left alone.
+func TestMigrateObjectsDropsStaleStaging(t *testing.T) {
+	main, _, wtGit := gitRepoWithWorktree(t)
+	git := filepath.Join(main, ".git")
+	pol := Policy{}.WithWorktreeObjects(git, wtGit)
+	stale, recent := filepath.Join(git, "objects", stagingPrefix+"1"), filepath.Join(git, "objects", stagingPrefix+"2")
+	tree(t, git, "objects/"+stagingPrefix+"1/ab/x", "objects/"+stagingPrefix+"2/ab/x")
+	old := time.Now().Add(-3 * migrateTimeout)
+	os.Chtimes(stale, old, old)
+	writeLoose(t, main, pol.Objects.Private, "new\n")
+	if note := pol.MigrateObjects(); note != "" {
+		t.Errorf("note %q", note)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale staging folder is still there")
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("a recent staging folder was removed: %v", err)
+	}
 }

@@ -176,10 +176,10 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 		}
 	}
 	if len(list) == 0 {
-		o.remove(linked)
-		return []string{"git objects written in this worktree could not be read, and were dropped."}
+		return []string{fmt.Sprintf("git objects written in this worktree could not be read (%v); they stay in %s.", err, o.Private)}
 	}
-	if err := o.copyPack(ctx, staging, list); err != nil {
+	packed := o.copyPack(ctx, staging, list) == nil
+	if !packed {
 		o.copyEach(ctx, staging, list)
 	}
 	// What the shared store does not have now was not what its name says (or could not
@@ -194,7 +194,17 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 			bad = append(bad, name)
 		}
 	}
-	o.remove(linked)
+	if packed || len(bad) == 0 {
+		// Every object was read and stored under the hash of its content: what is missing
+		// under its file name lied about it.
+		o.remove(linked)
+	} else {
+		// Some could not be read: those stay (and so do the packs) for the next time.
+		o.remove(slices.DeleteFunc(linked, func(f string) bool {
+			d, n := filepath.Split(f)
+			return !fanoutName(filepath.Clean(d)) || slices.Contains(bad, filepath.Clean(d)+n)
+		}))
+	}
 	if len(bad) > 0 {
 		shown := bad
 		if len(shown) > 5 {

@@ -218,3 +218,24 @@ func TestMigrateObjectsDropsStaleStaging(t *testing.T) {
 		t.Errorf("a recent staging folder was removed: %v", err)
 	}
 }
+
+// An unreadable object (not zlib data) fails the pack; the others still get copied one
+// by one, and it stays in the private folder, reported, for a later try.
+func TestMigrateObjectsUnreadableObject(t *testing.T) {
+	main, _, wtGit := gitRepoWithWorktree(t)
+	git := filepath.Join(main, ".git")
+	pol := Policy{}.WithWorktreeObjects(git, wtGit)
+	good := writeLoose(t, main, pol.Objects.Private, "good\n")
+	junk := strings.Repeat("cd", 20)
+	tree(t, pol.Objects.Private, junk[:2]+"/"+junk[2:])
+	note := pol.MigrateObjects()
+	if !strings.Contains(note, junk) || strings.Contains(note, good) {
+		t.Errorf("note %q", note)
+	}
+	if got := gitIn(t, main, nil, "cat-file", "-p", good); got != "good" {
+		t.Errorf("the readable object reads %q from main", got)
+	}
+	if files := pol.Objects.objectFiles(); !slices.Equal(files, []string{filepath.Join(junk[:2], junk[2:])}) {
+		t.Errorf("left in the private folder: %v", files)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,22 +133,24 @@ func (p Policy) MigrateObjects() string {
 }
 
 func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
-	if st, err := os.Lstat(o.Private); err != nil || !st.IsDir() {
+	root, err := o.openPrivate()
+	if err != nil {
 		// Replaced by a symbolic link or a file: made again, and nothing is read there.
 		os.RemoveAll(o.Private)
 		_ = os.MkdirAll(filepath.Join(o.Private, "pack"), 0o755)
-		if err == nil {
+		if errors.Is(err, errNotFolder) {
 			return []string{fmt.Sprintf("%s was not a folder; it was made again empty, and nothing in it was copied to the repository.", o.Private)}
 		}
 		return nil
 	}
-	files := o.objectFiles()
+	defer root.Close()
+	files := objectFiles(root)
 	if len(files) == 0 {
 		return nil
 	}
 	o.dropStaleStaging()
-	// Staged inside the shared objects folder, which sandboxed commands cannot write, as
-	// hard links: the same file system, and the originals stay readable meanwhile.
+	// Copied inside the shared objects folder, which sandboxed commands cannot write:
+	// what git reads there can no longer change, nor lead it elsewhere.
 	staging, err := os.MkdirTemp(o.Shared, stagingPrefix)
 	if err != nil {
 		return []string{fmt.Sprintf("the git objects written in this worktree could not be copied to the repository (%v); they stay in %s.", err, o.Private)}
@@ -156,7 +159,7 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 	var linked []string
 	for _, f := range files {
 		dst := filepath.Join(staging, f)
-		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || linkOrCopy(filepath.Join(o.Private, f), dst) != nil {
+		if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || copyOut(root, f, dst) != nil {
 			continue
 		}
 		linked = append(linked, f)
@@ -197,10 +200,10 @@ func (o *WorktreeObjects) migrate(ctx context.Context) (notes []string) {
 	if packed || len(bad) == 0 {
 		// Every object was read and stored under the hash of its content: what is missing
 		// under its file name lied about it.
-		o.remove(linked)
+		removeAll(root, linked)
 	} else {
 		// Some could not be read: those stay (and so do the packs) for the next time.
-		o.remove(slices.DeleteFunc(linked, func(f string) bool {
+		removeAll(root, slices.DeleteFunc(linked, func(f string) bool {
 			d, n := filepath.Split(f)
 			return !fanoutName(filepath.Clean(d)) || slices.Contains(bad, filepath.Clean(d)+n)
 		}))
@@ -230,33 +233,92 @@ func (o *WorktreeObjects) dropStaleStaging() {
 	}
 }
 
-// objectFiles lists the loose objects and pack indexes (with their packs) in Private,
-// relative to it: regular files only, and only the names git gives them when done.
-func (o *WorktreeObjects) objectFiles() []string {
+var errNotFolder = errors.New("not a folder")
+
+// openPrivate opens Private as a root (os.Root) that nothing inside it can lead out of:
+// a command may swap the folder, or anything in it, for a symbolic link while ouro reads
+// it, and what ouro removes after copying must be the private copy, never a file the
+// link points to (an object of the shared store). It is checked to be the folder named
+// Private, not a link, after opening.
+func (o *WorktreeObjects) openPrivate() (*os.Root, error) {
+	root, err := os.OpenRoot(o.Private)
+	if err != nil {
+		return nil, err
+	}
+	in, err1 := root.Stat(".")
+	at, err2 := os.Lstat(o.Private)
+	if err1 != nil || err2 != nil || !at.IsDir() || !os.SameFile(in, at) {
+		root.Close()
+		return nil, errNotFolder
+	}
+	return root, nil
+}
+
+// objectFiles lists the loose objects and pack indexes (with their packs) in the private
+// folder, relative to it: regular files only, and only the names git gives them when done.
+func objectFiles(root *os.Root) []string {
 	var out []string
-	dirs, _ := os.ReadDir(o.Private)
+	dirs, _ := readDir(root, ".")
 	for _, d := range dirs {
 		if !d.IsDir() || !fanoutName(d.Name()) {
 			continue
 		}
-		entries, _ := os.ReadDir(filepath.Join(o.Private, d.Name()))
+		entries, _ := readDir(root, d.Name())
 		for _, e := range entries {
 			if e.Type().IsRegular() && looseName(e.Name()) {
 				out = append(out, filepath.Join(d.Name(), e.Name()))
 			}
 		}
 	}
-	packs, _ := os.ReadDir(filepath.Join(o.Private, "pack"))
+	packs, _ := readDir(root, "pack")
 	for _, e := range packs {
 		if !e.Type().IsRegular() || !packIdx(e.Name()) {
 			continue
 		}
-		pack := strings.TrimSuffix(e.Name(), ".idx") + ".pack"
-		if st, err := os.Lstat(filepath.Join(o.Private, "pack", pack)); err == nil && st.Mode().IsRegular() {
-			out = append(out, filepath.Join("pack", pack), filepath.Join("pack", e.Name()))
+		pack := filepath.Join("pack", strings.TrimSuffix(e.Name(), ".idx")+".pack")
+		if st, err := root.Lstat(pack); err == nil && st.Mode().IsRegular() {
+			out = append(out, pack, filepath.Join("pack", e.Name()))
 		}
 	}
 	return out
+}
+
+func readDir(root *os.Root, dir string) ([]os.DirEntry, error) {
+	f, err := root.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// copyOut copies the file f of root to dst.
+func copyOut(root *os.Root, f, dst string) error {
+	in, err := root.Open(f)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", f)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// removeAll deletes the migrated files from the private folder (indexes before their
+// packs).
+func removeAll(root *os.Root, files []string) {
+	for i := len(files) - 1; i >= 0; i-- {
+		root.Remove(files[i])
+	}
 }
 
 // copyPack packs the staged objects and indexes the pack into the shared store:
@@ -300,38 +362,6 @@ func (o *WorktreeObjects) copyEach(ctx context.Context, staging string, list []s
 			continue
 		}
 		_, _ = o.git(ctx, "", body, "hash-object", "-w", "-t", t, "--stdin")
-	}
-}
-
-// linkOrCopy hard-links src to dst, or copies it where a link cannot be made (the shared
-// objects folder on another file system).
-func linkOrCopy(src, dst string) error {
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", src)
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// remove deletes the migrated files from Private (indexes before their packs).
-func (o *WorktreeObjects) remove(files []string) {
-	for i := len(files) - 1; i >= 0; i-- {
-		os.Remove(filepath.Join(o.Private, files[i]))
 	}
 }
 

@@ -132,7 +132,7 @@ func TestMigrateObjectsRecomputesHashes(t *testing.T) {
 		t.Errorf("the lying object's content under its true hash: %q", got)
 	}
 	// The private folder is empty again, and a second migration has nothing to do.
-	if files := pol.Objects.objectFiles(); len(files) != 0 {
+	if files := privateFiles(t, pol.Objects); len(files) != 0 {
 		t.Errorf("left in the private folder: %v", files)
 	}
 	if note := pol.MigrateObjects(); note != "" {
@@ -235,7 +235,47 @@ func TestMigrateObjectsUnreadableObject(t *testing.T) {
 	if got := gitIn(t, main, nil, "cat-file", "-p", good); got != "good" {
 		t.Errorf("the readable object reads %q from main", got)
 	}
-	if files := pol.Objects.objectFiles(); !slices.Equal(files, []string{filepath.Join(junk[:2], junk[2:])}) {
+	if files := privateFiles(t, pol.Objects); !slices.Equal(files, []string{filepath.Join(junk[:2], junk[2:])}) {
 		t.Errorf("left in the private folder: %v", files)
+	}
+}
+
+func privateFiles(t *testing.T, o *WorktreeObjects) []string {
+	t.Helper()
+	root, err := o.openPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	return objectFiles(root)
+}
+
+// A fan-out folder of the private folder swapped for a link into the shared store (say
+// while a migration runs, between listing and removing) leads nothing there: the user's
+// loose object is neither listed nor removed.
+func TestMigrateObjectsFanoutLinkToSharedStore(t *testing.T) {
+	main, _, wtGit := gitRepoWithWorktree(t)
+	git := filepath.Join(main, ".git")
+	pol := Policy{}.WithWorktreeObjects(git, wtGit)
+	blob := gitIn(t, main, nil, "rev-parse", "HEAD:a.txt")
+	obj := filepath.Join(git, "objects", blob[:2], blob[2:])
+	if err := os.Symlink(filepath.Join(git, "objects", blob[:2]), filepath.Join(pol.Objects.Private, blob[:2])); err != nil {
+		t.Fatal(err)
+	}
+	if files := privateFiles(t, pol.Objects); len(files) != 0 {
+		t.Errorf("listed through the link: %v", files)
+	}
+	pol.MigrateObjects()
+	root, err := pol.Objects.openPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	removeAll(root, []string{filepath.Join(blob[:2], blob[2:])}) // as if listed before the swap
+	if err := copyOut(root, filepath.Join(blob[:2], blob[2:]), filepath.Join(t.TempDir(), "x")); err == nil {
+		t.Error("copied through the link")
+	}
+	if _, err := os.Stat(obj); err != nil {
+		t.Errorf("the user's loose object is gone: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func (p Policy) WithGitDir(dir string) Policy {
 		ro[i] = realPath(r)
 	}
 	p.ReadOnly = outermost(ro)
-	if own := ouroRefs(dir); own != "" {
+	for _, own := range ouroRefs(dir) {
 		p.Content = appendNew(slices.Clone(p.Content), own)
 	}
 	return p
@@ -38,30 +38,38 @@ func (p Policy) WithGitDir(dir string) Policy {
 // worktrees/<name>/ and stay writable. Without this a sandboxed command in a worktree
 // could move the user's main branch (git update-ref, git branch -f), create a branch
 // the user never made, drop the user's stash, or stage changes in the main checkout.
+// The reflogs (logs/, but for logs/refs/heads/ouro/) and info/ (exclude, attributes,
+// sparse-checkout: how the main checkout's files are seen and checked out) are the main
+// checkout's too; a worktree keeps its own under worktrees/<name>/.
 // The cost: git stash fails in a sandboxed worktree (the stash ref is shared by every
 // checkout).
 func sharedRefs(dir string) []string {
 	return []string{filepath.Join(dir, "HEAD"), filepath.Join(dir, "index"), filepath.Join(dir, "packed-refs"),
-		filepath.Join(dir, "refs")}
+		filepath.Join(dir, "refs"), filepath.Join(dir, "logs"), filepath.Join(dir, "info")}
 }
 
-// ouroRefs makes sure refs/heads/ouro exists as a real folder in the git dir (a branch
-// of ouro's may be packed, leaving no folder) and returns it: the one part of the shared
-// refs/ a sandboxed command may write, as a content folder inside the read-only refs/
-// (see Policy.Content). "" when it cannot be made or is not a real folder there.
-func ouroRefs(dir string) string {
-	own := filepath.Join(dir, "refs", "heads", "ouro")
-	if err := os.MkdirAll(own, 0o755); err != nil {
-		return ""
+// ouroRefs makes sure refs/heads/ouro and logs/refs/heads/ouro exist as real folders in
+// the git dir (a branch of ouro's may be packed, leaving no folder) and returns them: the
+// parts of the shared refs/ and logs/ a sandboxed command may write (a commit on an ouro/
+// branch updates the branch and appends to its reflog), as content folders inside the
+// read-only ones (see Policy.Content). One that cannot be made, or is no real folder
+// there, is left out.
+func ouroRefs(dir string) []string {
+	var out []string
+	for _, own := range []string{filepath.Join(dir, "refs", "heads", "ouro"), filepath.Join(dir, "logs", "refs", "heads", "ouro")} {
+		if err := os.MkdirAll(own, 0o755); err != nil {
+			continue
+		}
+		if st, err := os.Lstat(own); err != nil || !st.IsDir() {
+			continue
+		}
+		out = append(out, own)
 	}
-	if st, err := os.Lstat(own); err != nil || !st.IsDir() {
-		return ""
-	}
-	return own
+	return out
 }
 
-// sharedRef reports whether path lies in the refs/ of a shared git dir (one WithGitDir
-// added), outside ouro's writable branches.
+// sharedRef reports whether path lies in the refs/ or logs/refs/ of a shared git dir (one
+// WithGitDir added), outside ouro's writable branches.
 func (p Policy) sharedRef(path string) bool {
 	return slices.ContainsFunc(p.Content, func(c string) bool {
 		return filepath.Base(c) == "ouro" && filepath.Base(filepath.Dir(c)) == "heads" &&

@@ -52,12 +52,13 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
-	proc     *proc  // the lead's side of a teammate in its own process (process.go)
-	worker   bool   // runs as its own process (ouro team worker)
-	stay     bool   // a worker its lead started: it stays until told to stop
-	maxTasks int    // a worker stops after claiming this many (0: no bound)
-	claims   int    // tasks claimed
-	hookStop string // why a TeammateIdle hook stopped it (continue:false)
+	proc     *proc      // the lead's side of a teammate in its own process (process.go)
+	worker   bool       // runs as its own process (ouro team worker)
+	stay     bool       // a worker its lead started: it stays until told to stop
+	maxTasks int        // a worker stops after claiming this many (0: no bound)
+	claims   int        // tasks claimed
+	hookStop string     // why a TeammateIdle hook stopped it (continue:false)
+	fleet    *fleetWork // a worker's record and per-task worktrees (fleet.go); nil otherwise
 }
 
 // holder is the teammate's identity in task claims.
@@ -76,6 +77,12 @@ func (tm *teammate) build(description string) error {
 		Persist:   func() error { return tm.m.Sync() },
 		OnDeliver: tm.delivered,
 		OnError:   func(err error) { t.cfg.Warn(tm.name + ": " + err.Error()) }}
+	return tm.newMember(description)
+}
+
+// newMember makes the teammate's agent (again, when a worker moves to a task's worktree).
+func (tm *teammate) newMember(description string) error {
+	t := tm.team
 	tools := append(task.NewTools(task.NewLazy(func() (*task.Board, error) { return tm.board, nil })),
 		&sendTool{team: t, from: tm.name})
 	var gates []agent.Gate
@@ -179,8 +186,8 @@ func (tm *teammate) delivered(ms []mailbox.Message) {
 func (tm *teammate) loop(prompt string) {
 	t := tm.team
 	defer t.wg.Done()
-	defer tm.m.Close()
-	defer tm.finishWorktree()
+	defer func() { tm.m.Close() }() // the member of the last task, for a worker with --repo
+	defer tm.finishTask()
 	go tm.board.KeepAlive(t.ctx, func(err error) { t.cfg.Warn(tm.name + " renewing task claims: " + err.Error()) })
 	var input []llm.Block
 	if prompt != "" {
@@ -198,6 +205,7 @@ func (tm *teammate) loop(prompt string) {
 			out := tm.m.Run(ctx, input...)
 			cancel()
 			tm.account(out)
+			tm.afterRun()
 			if tm.ended(out) {
 				return
 			}
@@ -354,6 +362,9 @@ func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
 		tm.current = "#" + t.ID + " " + t.Subject
 		tm.claims++
 		tm.mu.Unlock()
+		if !tm.enterTask(ctx, out.Task) {
+			return task.Task{}, false
+		}
 		tm.m.Record("team_claim", map[string]string{"task": t.ID, "teammate": tm.name, "holder": tm.holder()})
 		return out.Task, true
 	}
@@ -412,6 +423,7 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 			unblocked = append(unblocked, "#"+b.ID+" "+b.Subject)
 		}
 	}
+	tm.fleet.completed()
 	text := fmt.Sprintf("Completed task #%s: %s.", t.ID, t.Subject)
 	if len(unblocked) > 0 {
 		text += " Unblocked: " + strings.Join(unblocked, ", ") + "."
@@ -483,6 +495,7 @@ func (tm *teammate) account(out agent.Outcome) {
 	t.cost += out.CostUSD
 	t.turns += out.Turns
 	t.mu.Unlock()
+	tm.fleet.spent(out)
 }
 
 // stopper ends a run before its next model call once a shutdown was requested: the tool

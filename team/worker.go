@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team/registry"
 )
 
 // WorkerSpec is a teammate that runs as its own process (ouro team worker) for a team
@@ -33,6 +37,19 @@ type WorkerSpec struct {
 	// Report, when set, receives its state after each change; Observe its events.
 	Report  func(Member)
 	Observe func(agent.Event)
+
+	// Registry, when set, keeps the worker's record (ouro team status): written when it
+	// starts, renewed as it renews its task leases, and once more when it stops. Host,
+	// PID and Repo go into the record.
+	Registry registry.Store
+	Host     string
+	PID      int
+	Repo     string
+	// TaskIsolation, when set, gives each task the worker claims a worktree of its own:
+	// the worker's agent is made afresh there for the task, and once the task is
+	// completed or given back the Isolation's Finish runs (it pushes the task's branch)
+	// and what it returns is sent to the lead.
+	TaskIsolation func(ctx context.Context, taskID string) (*subagent.Isolation, error)
 }
 
 // Work runs this process as teammate spec.Name of the team until a shutdown request
@@ -67,7 +84,7 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 		}
 	}
 	tm := &teammate{team: t, name: spec.Name, def: def, status: StatusStarting, wake: make(chan struct{}, 1),
-		worker: true, maxTasks: spec.MaxTasks, stay: spec.Stay}
+		worker: true, maxTasks: spec.MaxTasks, stay: spec.Stay, fleet: &fleetWork{spec: spec, started: time.Now().UTC()}}
 	t.mu.Lock()
 	t.members[tm.name] = tm
 	t.order = append(t.order, tm.name)
@@ -94,9 +111,27 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 	tm.inbox.AfterPersist = spec.AfterPersist
 	stop := context.AfterFunc(ctx, t.cancel)
 	defer stop()
+	var beats sync.WaitGroup
+	bctx, endBeats := context.WithCancel(t.ctx)
+	if spec.Registry != nil {
+		beats.Add(1)
+		go func() {
+			defer beats.Done()
+			tm.heartbeat(bctx)
+		}()
+	}
 	t.wg.Add(1)
 	tm.loop("")
+	endBeats()
+	beats.Wait()
 	st := tm.state()
+	if spec.Registry != nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if err := spec.Registry.Put(wctx, tm.record(st.Reason)); err != nil {
+			t.cfg.Warn(tm.name + " writing its last worker record: " + err.Error())
+		}
+		cancel()
+	}
 	return st.Reason, nil
 }
 

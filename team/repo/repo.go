@@ -31,8 +31,8 @@ const packCmd = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
 type Repo struct {
 	// Remote is the shared repository as given; Dir the clone.
 	Remote, Dir string
-	git        string
-	env        []string
+	git         string
+	env         []string
 }
 
 // CheckRemote refuses a remote git would read as an option or run a program for.

@@ -247,6 +247,7 @@ type Session struct {
 
 	workflows *workflows // nil unless offered
 	team      *teamWork
+	wts       *worktrees
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -408,7 +409,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps, team: tw,
+		mcp: mcps, team: tw, wts: wts,
 	}
 	source := "startup"
 	if s.Resumed {

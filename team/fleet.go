@@ -94,7 +94,7 @@ func (tm *teammate) enterTask(ctx context.Context, t task.Task) bool {
 	if tm.fleet == nil || tm.fleet.spec.TaskIsolation == nil {
 		return true
 	}
-	iso, err := tm.fleet.spec.TaskIsolation(ctx, t.ID)
+	iso, err := tm.fleet.spec.TaskIsolation(ctx, t.ID, tm.def)
 	if err == nil {
 		old := tm.m
 		tm.mu.Lock()

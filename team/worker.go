@@ -49,7 +49,7 @@ type WorkerSpec struct {
 	// the worker's agent is made afresh there for the task, and once the task is
 	// completed or given back the Isolation's Finish runs (it pushes the task's branch)
 	// and what it returns is sent to the lead.
-	TaskIsolation func(ctx context.Context, taskID string) (*subagent.Isolation, error)
+	TaskIsolation func(ctx context.Context, taskID string, d subagent.Definition) (*subagent.Isolation, error)
 }
 
 // Work runs this process as teammate spec.Name of the team until a shutdown request

@@ -63,7 +63,7 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 			return nil
 		},
 	}
-	c.AddCommand(newTeamWorkerCmd())
+	c.AddCommand(newTeamWorkerCmd(), newTeamStatusCmd())
 	c.Flags().StringVar(&list, "list", "", "the team's task list name")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the team's state as JSON")
 	return c

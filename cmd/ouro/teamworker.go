@@ -14,15 +14,17 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/team/repo"
 )
 
 // newTeamWorkerCmd is `ouro team worker`: a teammate in its own process, sharing the
 // team's task list and mailboxes through state.db or --store.
 func newTeamWorkerCmd() *cobra.Command {
 	var spec team.WorkerSpec
-	var name, store, model, settings, mode string
+	var name, store, model, settings, mode, repoURL string
 	var allowed, disallowed []string
 	var leadPID int
 	var budget agent.Limits
@@ -33,7 +35,13 @@ func newTeamWorkerCmd() *cobra.Command {
 ready task with a lease it renews, work it, complete it and report to the lead; repeat.
 It stops on the lead's shutdown request, after --max-tasks tasks, or when no open task
 remains and no message waits. Permissions come from this directory's settings and the
-flags; nobody is asked: a call that would ask is refused and reported to the lead.`,
+flags; nobody is asked: a call that would ask is refused and reported to the lead.
+
+With --repo it clones the team's repository (or fetches into the clone it made before,
+under ~/.ouro/fleet/), works each task in a worktree of its own on branch
+ouro/<name>/<task>, pushes that branch to the repository and tells the lead its commits
+and diffstat. Uncommitted files are reported, never committed or pushed. Nothing the
+repository controls runs: not its hooks, config or settings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := task.ValidListName(name); err != nil || name == "" {
@@ -46,6 +54,31 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 				return fmt.Errorf("--max-tasks is %d; give a count of tasks, or 0 for no bound", spec.MaxTasks)
 			}
 			errOut := cmd.ErrOrStderr()
+			home, err := session.Home()
+			if err != nil {
+				return err
+			}
+			url, err := harness.CLIStore(store)
+			if err != nil {
+				return err
+			}
+			var clone *repo.Repo
+			if repoURL != "" && spec.Worktree {
+				return fmt.Errorf("--repo gives each task a worktree of its own already; leave out --worktree")
+			}
+			if repoURL != "" {
+				if clone, err = repo.Sync(cmd.Context(), repoURL, harness.WorkerRepoDir(home, name, spec.Name)); err != nil {
+					return err
+				}
+				spec.Repo = clone.Remote
+			}
+			reg, err := harness.OpenRegistry(cmd.Context(), url, home)
+			if err != nil {
+				return err
+			}
+			defer reg.Close()
+			spec.Registry, spec.PID = reg, os.Getpid()
+			spec.Host, _ = os.Hostname()
 			sess, err := harness.Open(harness.Options{
 				Model: harness.ModelOptions{Name: model},
 				Access: harness.Access{Settings: settings, Allow: splitRules(allowed), Deny: splitRules(disallowed),
@@ -61,6 +94,9 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 			}
 			if os.Getenv(crashAfterPersistEnv) == "1" {
 				spec.AfterPersist = crashNow
+			}
+			if clone != nil {
+				spec.TaskIsolation = sess.TaskWorktrees(clone, spec.Name)
 			}
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
@@ -88,6 +124,7 @@ flags; nobody is asked: a call that would ask is refused and reported to the lea
 	fl.StringVar(&spec.AgentType, "agent", "", "the agent definition to run (default the general one)")
 	fl.IntVar(&spec.MaxTasks, "max-tasks", 0, "stop after this many tasks (0: until none remains)")
 	fl.BoolVar(&spec.Worktree, "worktree", false, "work in a git worktree of its own")
+	fl.StringVar(&repoURL, "repo", "", "the team's repository (git URL or path): each task in its own worktree, its branch pushed there")
 	fl.StringVar(&store, "store", "", "the team's store: nats://HOST:PORT (default $OURO_STORE, else ~/.ouro/state.db)")
 	fl.StringVar(&model, "model", "", "the model to use")
 	fl.StringVar(&settings, "settings", "", "extra settings: a JSON file or an inline JSON object")

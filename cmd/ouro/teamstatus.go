@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/natsjs"
+	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/team/registry"
+)
+
+// fleetStatus is what `ouro team status` shows: the team's worker processes, the tasks
+// they hold, the queue and what is spent.
+type fleetStatus struct {
+	Team    string        `json:"team"`
+	Store   string        `json:"store"`
+	Now     time.Time     `json:"now"`
+	Workers []fleetWorker `json:"workers"`
+	Claimed []fleetClaim  `json:"claimed"`
+	Queue   fleetQueue    `json:"queue"`
+	// Pending are the undelivered messages per recipient (the lead is "main").
+	Pending map[string]int `json:"pending_messages"`
+	Tokens  int            `json:"tokens"`
+	CostUSD float64        `json:"cost_usd"`
+}
+
+type fleetWorker struct {
+	registry.Worker
+	State registry.State `json:"state"`
+	// HeartbeatAge is how long ago it was last heard from.
+	HeartbeatAge string `json:"heartbeat_age"`
+}
+
+type fleetClaim struct {
+	ID         string    `json:"id"`
+	Subject    string    `json:"subject"`
+	Owner      string    `json:"owner"`
+	Holder     string    `json:"holder"`
+	LeaseUntil time.Time `json:"lease_until"`
+	Lapsed     bool      `json:"lapsed"`
+}
+
+type fleetQueue struct {
+	Ready      int `json:"ready"`
+	Blocked    int `json:"blocked"`
+	InProgress int `json:"in_progress"`
+	Completed  int `json:"completed"`
+	Total      int `json:"total"`
+}
+
+func newTeamStatusCmd() *cobra.Command {
+	var name, store string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status [--team NAME] [--store URL]",
+		Short: "Show a team's fleet: worker processes, claimed tasks, queue depth, cost",
+		Long: `Show the worker processes of team NAME (ouro team worker) wherever they run: each
+one's host and pid, whether it is alive (its heartbeat is younger than its task lease),
+the task it holds and what it did and spent; the claimed tasks with their holders and
+lease expiry; how many tasks are ready, blocked, in progress and completed; and the
+messages waiting for each recipient. The store is --store, else $OURO_STORE, else
+store.url in your settings, else ~/.ouro/state.db (the workers of this machine).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if name != "" {
+				if err := task.ValidListName(name); err != nil {
+					return fmt.Errorf("--team: %w", err)
+				}
+			}
+			name, err := cliTaskList(name)
+			if err != nil {
+				return err
+			}
+			url, err := harness.CLIStore(store)
+			if err != nil {
+				return err
+			}
+			home, err := session.Home()
+			if err != nil {
+				return err
+			}
+			st, err := readFleet(cmd.Context(), url, home, name)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			renderFleet(cmd.OutOrStdout(), st)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&name, "team", "", "the team (its task list name, as given to ouro team worker --team)")
+	c.Flags().StringVar(&store, "store", "", "the team's store: nats://HOST:PORT (default $OURO_STORE, else ~/.ouro/state.db)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return c
+}
+
+// readFleet gathers the status of team name from the store at url ("" → state.db). A
+// team the store knows nothing of is an error, and nothing is created for it.
+func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error) {
+	st := fleetStatus{Team: name, Store: harness.StatePath(home), Now: time.Now().UTC(), Pending: map[string]int{}}
+	if url != "" {
+		cfg, err := natsjs.Parse(url)
+		if err != nil {
+			return st, err
+		}
+		st.Store = "nats://" + cfg.Where()
+		conn, err := natsjs.Connect(ctx, cfg, "ouro team status")
+		if err != nil {
+			return st, err
+		}
+		known := false
+		for _, kind := range []string{"workers", "tasks"} {
+			ok, err := conn.HasBucket(ctx, cfg.Name(kind, name))
+			if err != nil {
+				conn.Close()
+				return st, fmt.Errorf("JetStream at %s: %w", cfg.Where(), err)
+			}
+			known = known || ok
+		}
+		conn.Close()
+		if !known {
+			return st, unknownTeam(name, st.Store)
+		}
+	}
+	reg, err := harness.OpenRegistry(ctx, url, home)
+	if err != nil {
+		return st, err
+	}
+	defer reg.Close()
+	workers, err := reg.List(ctx, name)
+	if err != nil {
+		return st, err
+	}
+	ts, err := harness.OpenTaskStore(ctx, url, home)
+	if err != nil {
+		return st, err
+	}
+	defer ts.Close()
+	tasks, err := ts.All(ctx, name)
+	if err != nil {
+		return st, err
+	}
+	if len(workers) == 0 && len(tasks) == 0 {
+		return st, unknownTeam(name, st.Store)
+	}
+	recipients := map[string]bool{team.Lead: true}
+	for _, w := range workers {
+		st.Workers = append(st.Workers, fleetWorker{Worker: w, State: w.StateAt(st.Now), HeartbeatAge: age(st.Now.Sub(w.Heartbeat))})
+		st.Tokens += w.Tokens
+		st.CostUSD += w.CostUSD
+		recipients[w.Name] = true
+	}
+	done := map[string]bool{}
+	for _, t := range tasks {
+		if t.Status == task.Completed {
+			done[t.ID] = true
+		}
+	}
+	for _, t := range tasks {
+		st.Queue.Total++
+		lapsed := t.Owner != "" && !t.LeaseUntil.IsZero() && t.LeaseUntil.Before(st.Now)
+		switch {
+		case t.Status == task.Completed:
+			st.Queue.Completed++
+		case t.Owner != "" && !lapsed:
+			st.Queue.InProgress++
+		case allDoneIn(t.BlockedBy, done):
+			st.Queue.Ready++
+		default:
+			st.Queue.Blocked++
+		}
+		if t.Owner != "" && t.Status != task.Completed {
+			recipients[t.Owner] = true
+			st.Claimed = append(st.Claimed, fleetClaim{ID: t.ID, Subject: t.Subject, Owner: t.Owner, Holder: t.Holder, LeaseUntil: t.LeaseUntil, Lapsed: lapsed})
+		}
+	}
+	ms, err := harness.OpenMailStore(ctx, url, home)
+	if err != nil {
+		return st, err
+	}
+	defer ms.Close()
+	for r := range recipients {
+		if len(r) > mailbox.MaxName {
+			continue
+		}
+		n, err := waiting(ctx, ms, name, r)
+		if err != nil {
+			return st, fmt.Errorf("the messages waiting for %s: %w", r, err)
+		}
+		st.Pending[r] = n
+	}
+	return st, nil
+}
+
+// waiting counts to's undelivered messages without taking them from it.
+func waiting(ctx context.Context, ms mailbox.Store, team, to string) (int, error) {
+	if c, ok := ms.(interface {
+		Waiting(ctx context.Context, team, to string) (int, error)
+	}); ok {
+		return c.Waiting(ctx, team, to)
+	}
+	p, err := ms.Pending(ctx, team, to)
+	return len(p), err
+}
+
+func unknownTeam(name, where string) error {
+	return fmt.Errorf("team %q is unknown in %s: no worker has joined it and its task list is empty; name the team a worker was started with (ouro team worker --team NAME), and the same --store", name, where)
+}
+
+func allDoneIn(ids []string, done map[string]bool) bool {
+	for _, id := range ids {
+		if !done[id] {
+			return false
+		}
+	}
+	return true
+}
+
+func age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return d.Round(100*time.Millisecond).String() + " ago"
+	}
+	return d.Round(time.Second).String() + " ago"
+}
+
+func renderFleet(w io.Writer, st fleetStatus) {
+	q := st.Queue
+	fmt.Fprintf(w, "Team %s (%s): %d worker(s), %d task(s): %d ready, %d blocked, %d in progress, %d completed. %d tokens, $%.4f.\n",
+		st.Team, st.Store, len(st.Workers), q.Total, q.Ready, q.Blocked, q.InProgress, q.Completed, st.Tokens, st.CostUSD)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	if len(st.Workers) > 0 {
+		fmt.Fprintln(w, "\nWorkers")
+		fmt.Fprintln(tw, "NAME\tHOST\tPID\tSTATE\tHEARTBEAT\tTASK\tDONE\tTOKENS\tCOST")
+		for _, x := range st.Workers {
+			state := string(x.State)
+			if x.State == registry.Stopped {
+				state += ": " + clipText(x.Stopped, 40)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t$%.4f\n", x.Name, x.Host, x.PID, state, x.HeartbeatAge, orDash(clipText(x.Task, 30)), x.TasksDone, x.Tokens, x.CostUSD)
+		}
+		tw.Flush()
+	}
+	if len(st.Claimed) > 0 {
+		fmt.Fprintln(w, "\nClaimed tasks")
+		fmt.Fprintln(tw, "TASK\tOWNER\tHOLDER\tLEASE")
+		for _, c := range st.Claimed {
+			lease := "expires in " + c.LeaseUntil.Sub(st.Now).Round(100*time.Millisecond).String()
+			if c.Lapsed {
+				lease = "lapsed " + age(st.Now.Sub(c.LeaseUntil)) + " (the task is free again)"
+			}
+			fmt.Fprintf(tw, "#%s %s\t%s\t%s\t%s\n", c.ID, clipText(c.Subject, 30), c.Owner, c.Holder, lease)
+		}
+		tw.Flush()
+	}
+	var names []string
+	for n := range st.Pending {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, st.Pending[n]))
+	}
+	fmt.Fprintf(w, "\nMessages waiting: %s\n", strings.Join(parts, ", "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -36,9 +36,19 @@ func OpenMailStore(ctx context.Context, url, home string) (mailbox.Store, error)
 	return mailsql.Open(StatePath(home), 0)
 }
 
-// WorkerRepoDir is where worker name of team keeps its clone of the team's repository.
-func WorkerRepoDir(home, team, name string) string {
-	return filepath.Join(home, "fleet", natsjs.Escape(team), natsjs.Escape(name), "repo")
+// WorkerRepoDir is where worker name of team keeps its clone of the team's repository:
+// under $XDG_DATA_HOME/ouro/fleet (~/.local/share/ouro/fleet), not under ~/.ouro, whose
+// files the agent may never write.
+func WorkerRepoDir(team, name string) (string, error) {
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" || !filepath.IsAbs(data) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("where to keep the clone of the team's repository: %w", err)
+		}
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "ouro", "fleet", natsjs.Escape(team), natsjs.Escape(name), "repo"), nil
 }
 
 // TaskWorktrees gives a worker (ouro team worker --repo) a worktree of its clone r for

@@ -38,7 +38,7 @@ remains and no message waits. Permissions come from this directory's settings an
 flags; nobody is asked: a call that would ask is refused and reported to the lead.
 
 With --repo it clones the team's repository (or fetches into the clone it made before,
-under ~/.ouro/fleet/), works each task in a worktree of its own on branch
+under ~/.local/share/ouro/fleet/), works each task in a worktree of its own on branch
 ouro/<name>/<task>, pushes that branch to the repository and tells the lead its commits
 and diffstat. Uncommitted files are reported, never committed or pushed. Nothing the
 repository controls runs: not its hooks, config or settings.`,
@@ -67,7 +67,11 @@ repository controls runs: not its hooks, config or settings.`,
 				return fmt.Errorf("--repo gives each task a worktree of its own already; leave out --worktree")
 			}
 			if repoURL != "" {
-				if clone, err = repo.Sync(cmd.Context(), repoURL, harness.WorkerRepoDir(home, name, spec.Name)); err != nil {
+				dir, err := harness.WorkerRepoDir(name, spec.Name)
+				if err != nil {
+					return err
+				}
+				if clone, err = repo.Sync(cmd.Context(), repoURL, dir); err != nil {
 					return err
 				}
 				spec.Repo = clone.Remote

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/natstest"
+	"github.com/ouroagent/ouro/llm/fakeserver"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mailbox"
+	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
+	"github.com/ouroagent/ouro/task"
+)
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}
+
+// sharedRepo makes a bare repository with one commit, as a team's shared remote.
+func sharedRepo(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	seed := filepath.Join(root, "seed")
+	os.Mkdir(seed, 0o755)
+	os.WriteFile(filepath.Join(seed, "README"), []byte("shared\n"), 0o644)
+	wtGit(t, seed, "init", "-q", "-b", "main")
+	wtGit(t, seed, "add", ".")
+	wtGit(t, seed, "commit", "-qm", "init")
+	bare := filepath.Join(root, "shared.git")
+	wtGit(t, root, "clone", "-q", "--bare", seed, bare)
+	return bare
+}
+
+// repoTurns is one task's script for a worker with --repo: write a file in the task's
+// worktree, commit it, complete the task.
+func repoTurns(id string) []scripted.Turn {
+	file := "task-" + id + ".txt"
+	return []scripted.Turn{
+		{ExpectContains: "You claimed task #" + id, ToolCalls: []scripted.ToolCall{idCall("write"+id, "Write", map[string]string{"file_path": file, "content": "work of task " + id + "\n"})}},
+		{ToolCalls: []scripted.ToolCall{idCall("commit"+id, "Bash", map[string]string{"command": "git add " + file + " && " + commitAs + " 'task " + id + "' && git log -1 --format=%s"})}},
+		{ExpectContains: "task " + id, ToolCalls: []scripted.ToolCall{idCall("done"+id, "TaskUpdate", map[string]any{"taskId": id, "status": "completed"})}},
+		{Text: "Task " + id + " committed."},
+	}
+}
+
+// The fleet: three `ouro team worker --repo` processes, each on its own machine (HOME),
+// share a 3-node JetStream cluster and a bare repository. They complete a 30-task graph
+// with dependencies while one NATS node is killed: every task's script is used exactly
+// once (no task was claimed twice), every task's branch ouro/<worker>/<task> reaches the
+// repository with its commit, every message reaches its recipient exactly once, and
+// `ouro team status` shows the three workers and the 30 tasks completed.
+func TestFleetThreeWorkersThirtyTasksNodeKilled(t *testing.T) {
+	c := natstest.Start3(t)
+	url := c.URL() + "?timeout=20s"
+	bare := sharedRepo(t)
+	ctx := context.Background()
+
+	ts, err := harness.OpenTaskStore(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := task.NewBoard(task.Config{Store: ts, List: "fleet", Holder: "lead"})
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+	m.lead = m.server(scripted.Turn{Text: "unused"})
+	for i := 1; i <= 30; i++ {
+		id := fmt.Sprint(i)
+		if _, err := board.Create(ctx, "part "+id, "Write task-"+id+".txt and commit it.", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		m.byTask[id] = m.server(repoTurns(id)...)
+	}
+	// Three chains (#4 after #1, #7 after #4 ...), and #30 after #27, #28 and #29.
+	for i := 4; i <= 30; i++ {
+		by := []string{fmt.Sprint(i - 3)}
+		if i == 30 {
+			by = []string{"27", "28", "29"}
+		}
+		if _, err := board.Update(ctx, fmt.Sprint(i), task.Update{AddBlockedBy: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts.Close()
+
+	mail, err := mailnats.Open(ctx, url, mailnats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mail.Close()
+	workers := []string{"w1", "w2", "w3"}
+	for _, w := range workers {
+		m.byName[w] = m.server(scripted.Turn{ExpectContains: "Welcome, " + w + ".", Text: "Noted."})
+		if _, err := mail.Send(ctx, "fleet", mailbox.Message{From: "main", To: w, Text: "Welcome, " + w + ". Commit each part on its own.", Summary: "welcome"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	machines := make([]*env, 3)
+	for i := range machines {
+		machines[i] = newEnv(t)
+		machines[i].vars = append(machines[i].vars, "OURO_TASK_LEASE=15s")
+		machines[i].teamFake(m)
+	}
+	var wg sync.WaitGroup
+	outs := make([]*lockedBuffer, 3)
+	errs := make([]error, 3)
+	start := time.Now()
+	for i, w := range workers {
+		cmd := machines[i].cmd("team", "worker", "--store", url, "--team", "fleet", "--name", w, "--repo", bare,
+			"--permission-mode", "acceptEdits", "--allowedTools", "Bash(git *)")
+		outs[i] = &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = cmd.Wait()
+		}()
+	}
+	// A node dies once the work is well under way.
+	if !waitFor(30*time.Second, func() bool {
+		n := 0
+		for _, s := range m.byTask {
+			n += len(s.Requests())
+		}
+		return n >= 30
+	}) {
+		t.Fatalf("the workers made no progress:\n%s\n%s\n%s", outs[0], outs[1], outs[2])
+	}
+	c.Kill(2)
+	wg.Wait()
+	t.Logf("30 tasks in %s", time.Since(start).Round(time.Millisecond))
+	for i := range outs {
+		if errs[i] != nil || !strings.Contains(outs[i].String(), workers[i]+" stopped: no open task remains") {
+			t.Fatalf("worker %s: %v\n%s", workers[i], errs[i], clipOut(outs[i].String()))
+		}
+	}
+
+	// Each task's script was used exactly once: no task was worked twice.
+	for id, s := range m.byTask {
+		if n := len(s.Requests()); n != 4 || s.Remaining() != 0 {
+			t.Errorf("task #%s was worked with %d requests (%d turns left), want exactly its 4", id, n, s.Remaining())
+		}
+	}
+	// The lead's message reached each worker exactly once, and only in its own conversation.
+	for _, w := range workers {
+		reqs := m.byName[w].Requests()
+		if len(reqs) != 1 || strings.Count(string(reqs[0].Body), "Welcome, "+w+".") != 1 {
+			t.Errorf("%s's welcome: %d requests", w, len(reqs))
+		}
+		if n, _ := mail.Waiting(ctx, "fleet", w); n != 0 {
+			t.Errorf("%s's welcome was not acknowledged (%d waiting)", w, n)
+		}
+	}
+	for id, s := range m.byTask {
+		for _, r := range s.Requests() {
+			if strings.Contains(string(r.Body), "Welcome, ") {
+				t.Errorf("a welcome reached task #%s's conversation too", id)
+			}
+		}
+	}
+
+	// Every task's branch is on the shared repository, once, with its commit.
+	refs := strings.Fields(wtGit(t, bare, "for-each-ref", "--format=%(refname:short)", "refs/heads/ouro/"))
+	branchRE := regexp.MustCompile(`^ouro/(w[123])/(\d+)$`)
+	owner := map[string]string{}
+	for _, ref := range refs {
+		sm := branchRE.FindStringSubmatch(ref)
+		if sm == nil {
+			t.Errorf("unexpected branch %s", ref)
+			continue
+		}
+		if owner[sm[2]] != "" {
+			t.Errorf("task #%s was pushed by %s and %s", sm[2], owner[sm[2]], sm[1])
+		}
+		owner[sm[2]] = sm[1]
+		if log := wtGit(t, bare, "log", "--format=%s", "-1", ref); log != "task "+sm[2]+"\n" {
+			t.Errorf("%s holds %q, want the commit of task %s", ref, log, sm[2])
+		}
+		if got := wtGit(t, bare, "show", ref+":task-"+sm[2]+".txt"); got != "work of task "+sm[2]+"\n" {
+			t.Errorf("%s: task-%s.txt holds %q", ref, sm[2], got)
+		}
+	}
+	if len(owner) != 30 {
+		t.Fatalf("%d of 30 task branches reached the repository: %v", len(owner), refs)
+	}
+
+	// The lead got one completion report and one push report per task.
+	lead, err := mailnats.Open(ctx, url, mailnats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lead.Close()
+	msgs, err := lead.Pending(ctx, "fleet", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, msg := range msgs {
+		all = append(all, msg.From+": "+msg.Text)
+	}
+	text := strings.Join(all, "\n")
+	for id, w := range owner {
+		if n := strings.Count(text, w+": Completed task #"+id+":"); n != 1 {
+			t.Errorf("task #%s: %d completion reports from %s", id, n, w)
+		}
+		if n := strings.Count(text, w+" pushed branch ouro/"+w+"/"+id+" for task #"+id+" "); n != 1 {
+			t.Errorf("task #%s: %d push reports from %s", id, n, w)
+		}
+	}
+	if len(msgs) != 60 {
+		t.Errorf("the lead has %d messages, want 60 (a completion and a push report per task):\n%s", len(msgs), clipOut(text))
+	}
+
+	// ouro team status from a fourth machine shows the fleet.
+	viewer := newEnv(t)
+	out, errOut, code := viewer.run("", "team", "status", "--store", url, "--team", "fleet", "--json")
+	if code != 0 {
+		t.Fatalf("team status: exit %d\n%s", code, errOut)
+	}
+	var st fleetStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("team status --json: %v\n%s", err, out)
+	}
+	if len(st.Workers) != 3 || st.Queue.Completed != 30 || st.Queue.Total != 30 || len(st.Claimed) != 0 {
+		t.Fatalf("team status: %d workers, %d of %d completed, %d claimed:\n%s", len(st.Workers), st.Queue.Completed, st.Queue.Total, len(st.Claimed), out)
+	}
+	done := 0
+	for _, w := range st.Workers {
+		done += w.TasksDone
+		if w.State != "stopped" || w.Host == "" || w.PID == 0 || w.Repo != bare {
+			t.Errorf("worker record: %+v", w)
+		}
+	}
+	if done != 30 {
+		t.Errorf("the workers' records count %d tasks done, want 30", done)
+	}
+	human, _, _ := viewer.run("", "team", "status", "--store", url, "--team", "fleet")
+	for _, want := range []string{"30 completed", "w1", "w2", "w3", "stopped"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("team status does not show %q:\n%s", want, human)
+		}
+	}
+}

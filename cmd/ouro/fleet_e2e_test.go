@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/natsjs"
 	"github.com/ouroagent/ouro/internal/natstest"
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -370,5 +371,78 @@ func TestFleetHostileRepoRunsNothing(t *testing.T) {
 	status, errOut, code := e.run("", "team", "status", "--team", "crew")
 	if code != 0 || !strings.Contains(status, "1 completed") || !strings.Contains(status, "w1") || !strings.Contains(status, "stopped") {
 		t.Fatalf("team status on the local store: exit %d\n%s%s", code, status, errOut)
+	}
+}
+
+// A worker killed with -9 shows as stale once its heartbeat is older than its lease, and
+// the task it held with its lease lapsed; bad store URLs, unknown teams and bad --repo
+// values are refused with what to do instead, and nothing is made for an unknown team.
+func TestFleetStatusStaleWorkerAndBadInputs(t *testing.T) {
+	e := newEnv(t)
+	e.vars = append(e.vars, "OURO_TASK_LEASE=1s")
+	if out, errOut, code := e.run("", "tasks", "--list", "crew", "add", "Hang"); code != 0 {
+		t.Fatalf("tasks add: exit %d\n%s%s", code, out, errOut)
+	}
+	srv, a := e.fakeAlso(scripted.Turn{ExpectContains: "You claimed task #1", ToolCalls: bash("sleep 30")})
+	w1 := a.cmd("team", "worker", "--team", "crew", "--name", "w1", "--allowedTools", "Bash(sleep *)")
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w1.Process.Kill() })
+	if !waitFor(20*time.Second, func() bool { return len(srv.Requests()) >= 1 }) {
+		t.Fatal("w1 sent no request")
+	}
+	live, errOut, code := e.run("", "team", "status", "--team", "crew", "--json")
+	if code != 0 {
+		t.Fatalf("team status: exit %d %s", code, errOut)
+	}
+	var st fleetStatus
+	if err := json.Unmarshal([]byte(live), &st); err != nil || len(st.Workers) != 1 || st.Workers[0].State != "alive" ||
+		st.Workers[0].Task != "#1 Hang" || len(st.Claimed) != 1 || st.Claimed[0].Owner != "w1" || st.Queue.InProgress != 1 {
+		t.Fatalf("a live worker holding #1: %v\n%s", err, live)
+	}
+	w1.Process.Kill()
+	w1.Wait()
+	time.Sleep(1500 * time.Millisecond)
+	out, errOut, code := e.run("", "team", "status", "--team", "crew")
+	if code != 0 || !strings.Contains(out, "stale") || !strings.Contains(out, "lapsed") || !strings.Contains(out, "1 ready") {
+		t.Fatalf("after kill -9 and a lease: exit %d\n%s%s", code, out, errOut)
+	}
+
+	srvNATS := natstest.Server(t).URL()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"team", "status", "--team", "crew", "--store", "redis://h:1"}, "no store URL"},
+		{[]string{"team", "status", "--team", "crew", "--store", "nats://127.0.0.1:1?timeout=300ms"}, "cannot reach a NATS server"},
+		{[]string{"team", "status", "--team", "nope"}, `team "nope" is unknown`},
+		{[]string{"team", "status", "--team", "nope", "--store", srvNATS}, `team "nope" is unknown`},
+		{[]string{"team", "status", "--team", "../x"}, "--team"},
+		{[]string{"team", "worker", "--team", "crew", "--repo", "ext::sh -c touch% /tmp/x"}, "remote helper"},
+		{[]string{"team", "worker", "--team", "crew", "--repo", "--upload-pack=touch /tmp/x"}, "starts with '-'"},
+		{[]string{"team", "worker", "--team", "crew", "--repo", "/no/such/repo"}, "cloning /no/such/repo"},
+		{[]string{"team", "worker", "--team", "crew", "--repo", ".", "--worktree"}, "leave out --worktree"},
+	} {
+		_, errOut, code := e.run("", c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("ouro %s: exit %d, %s; want an error saying %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+	// Asking about an unknown team made nothing on the server.
+	cfg, _ := natsjs.Parse(srvNATS)
+	conn, err := natsjs.Connect(context.Background(), cfg, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, kind := range []string{"workers", "tasks", "mail"} {
+		name := "KV_ouro-" + kind + "-nope"
+		if kind == "mail" {
+			name = "ouro-mail-nope"
+		}
+		if _, err := conn.JS.Stream(context.Background(), name); err == nil {
+			t.Errorf("ouro team status made %s for an unknown team", name)
+		}
 	}
 }

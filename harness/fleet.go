@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,11 +12,13 @@ import (
 	"github.com/ouroagent/ouro/mailbox"
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/team/registry"
 	regnats "github.com/ouroagent/ouro/team/registry/natsstore"
 	regsql "github.com/ouroagent/ouro/team/registry/sqlitestore"
 	"github.com/ouroagent/ouro/team/repo"
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/worktree"
 )
 
@@ -65,7 +68,7 @@ func (s *Session) TaskWorktrees(r *repo.Repo, worker string) func(ctx context.Co
 	say := func(msg string) { fmt.Fprintf(s.warn, "ouro: %s\n", msg) }
 	isolate := rw.isolate(say, s.grants.allow)
 	return func(ctx context.Context, taskID string, d subagent.Definition) (*subagent.Isolation, error) {
-		if _, err := repo.Sync(ctx, r.Remote, r.Dir); err != nil {
+		if _, err := repo.Sync(ctx, r.Remote, r.Dir, r.Check); err != nil {
 			say(fmt.Sprintf("team worker %s: %v; task #%s starts from the last commit fetched", worker, err, taskID))
 		}
 		iso, err := isolate(ctx, worker+"/"+taskID, d)
@@ -76,6 +79,18 @@ func (s *Session) TaskWorktrees(r *repo.Repo, worker string) func(ctx context.Co
 		iso.Finish = func(ctx context.Context) string { return publish(ctx, mgr, r, dir, taskID, worker) }
 		return iso, nil
 	}
+}
+
+// GitAllowed refuses a git command the worker runs itself (clone, fetch, push of --repo)
+// when the session's permission rules deny it as a Bash command: --repo asks for those
+// commands, so what would only ask goes ahead, but a deny rule holds.
+func (s *Session) GitAllowed(command string) error {
+	in, _ := json.Marshal(map[string]string{"command": command})
+	v := s.guard.policy.Check(context.Background(), tool.Call{Name: "Bash", Input: in})
+	if v.Behavior == permission.Deny && !v.FromMode {
+		return fmt.Errorf("%s is refused by the permission rules (%s): %s", command, v.Source, v.Reason)
+	}
+	return nil
 }
 
 // publish pushes a task's branch and says what it holds; a worktree with nothing left

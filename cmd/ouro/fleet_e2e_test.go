@@ -424,7 +424,7 @@ func TestFleetStatusStaleWorkerAndBadInputs(t *testing.T) {
 		{[]string{"team", "worker", "--team", "crew", "--repo", "/no/such/repo"}, "cloning /no/such/repo"},
 		{[]string{"team", "worker", "--team", "crew", "--repo", ".", "--worktree"}, "leave out --worktree"},
 	} {
-		_, errOut, code := e.run("", c.args...)
+		_, errOut, code := a.run("", c.args...) // a has a model: only the bad input can fail
 		if code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("ouro %s: exit %d, %s; want an error saying %q", strings.Join(c.args, " "), code, errOut, c.want)
 		}
@@ -444,5 +444,35 @@ func TestFleetStatusStaleWorkerAndBadInputs(t *testing.T) {
 		if _, err := conn.JS.Stream(context.Background(), name); err == nil {
 			t.Errorf("ouro team status made %s for an unknown team", name)
 		}
+	}
+}
+
+// The worker's own permission rules hold for the git commands --repo runs: with git push
+// denied, the task is done and committed but its branch is not pushed, and the lead is
+// told why.
+func TestFleetPushDeniedByRule(t *testing.T) {
+	bare := sharedRepo(t)
+	e := newEnv(t)
+	if out, errOut, code := e.run("", "tasks", "--list", "crew", "add", "Write the part"); code != 0 {
+		t.Fatalf("tasks add: exit %d\n%s%s", code, out, errOut)
+	}
+	m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{"1": nil}}
+	m.lead = m.server(scripted.Turn{Text: "unused"})
+	m.byTask["1"] = m.server(repoTurns("1")...)
+	e.teamFake(m)
+	out, err := e.cmd("team", "worker", "--team", "crew", "--name", "w1", "--repo", bare, "--permission-mode", "acceptEdits",
+		"--allowedTools", "Bash(git *)", "--disallowedTools", "Bash(git push *)").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "w1 stopped: no open task remains") || m.byTask["1"].Remaining() != 0 {
+		t.Fatalf("w1: %v\n%s", err, out)
+	}
+	if refs := wtGit(t, bare, "for-each-ref", "refs/heads/ouro/"); refs != "" {
+		t.Fatalf("a denied push reached the repository: %s", refs)
+	}
+	var all []string
+	for _, msg := range leadMessages(t, e) {
+		all = append(all, msg.Text)
+	}
+	if text := strings.Join(all, "\n"); !strings.Contains(text, "branch ouro/w1/1 was not pushed") || !strings.Contains(text, "refused by the permission rules") {
+		t.Fatalf("the lead was not told why nothing was pushed:\n%s", text)
 	}
 }

@@ -62,19 +62,13 @@ repository controls runs: not its hooks, config or settings.`,
 			if err != nil {
 				return err
 			}
-			var clone *repo.Repo
 			if repoURL != "" && spec.Worktree {
 				return fmt.Errorf("--repo gives each task a worktree of its own already; leave out --worktree")
 			}
 			if repoURL != "" {
-				dir, err := harness.WorkerRepoDir(name, spec.Name)
-				if err != nil {
+				if err := repo.CheckRemote(repoURL); err != nil {
 					return err
 				}
-				if clone, err = repo.Sync(cmd.Context(), repoURL, dir); err != nil {
-					return err
-				}
-				spec.Repo = clone.Remote
 			}
 			reg, err := harness.OpenRegistry(cmd.Context(), url, home)
 			if err != nil {
@@ -99,8 +93,15 @@ repository controls runs: not its hooks, config or settings.`,
 			if os.Getenv(crashAfterPersistEnv) == "1" {
 				spec.AfterPersist = crashNow
 			}
-			if clone != nil {
-				spec.TaskIsolation = sess.TaskWorktrees(clone, spec.Name)
+			if repoURL != "" {
+				// After the session opened: its permission rules decide about the git
+				// commands (a deny rule on Bash(git push *) holds for the worker too).
+				clone, err := cloneFor(cmd.Context(), sess, repoURL, name, spec.Name)
+				if err != nil {
+					sess.Close()
+					return err
+				}
+				spec.Repo, spec.TaskIsolation = clone.Remote, sess.TaskWorktrees(clone, spec.Name)
 			}
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
@@ -169,4 +170,13 @@ func leadReport(w io.Writer) (func(team.Member), func(agent.Event)) {
 				write(l)
 			}
 		}
+}
+
+// cloneFor clones (or fetches) the team's repository for worker name.
+func cloneFor(ctx context.Context, sess *harness.Session, remote, team, name string) (*repo.Repo, error) {
+	dir, err := harness.WorkerRepoDir(team, name)
+	if err != nil {
+		return nil, err
+	}
+	return repo.Sync(ctx, remote, dir, sess.GitAllowed)
 }

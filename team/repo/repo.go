@@ -31,8 +31,11 @@ const packCmd = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
 type Repo struct {
 	// Remote is the shared repository as given; Dir the clone.
 	Remote, Dir string
-	git         string
-	env         []string
+	// Check, when set, may refuse a git command before it runs (the worker's permission
+	// rules: a deny rule on Bash(git push *) stops pushes).
+	Check func(command string) error
+	git   string
+	env   []string
 }
 
 // CheckRemote refuses a remote git would read as an option or run a program for.
@@ -67,8 +70,8 @@ func local(remote string) bool {
 
 // Sync makes dir a clone of remote: cloned when dir holds none, else fetched (a clone of
 // another remote is refused). The clone's checkout moves to the remote's default branch,
-// which the tasks' worktrees start from.
-func Sync(ctx context.Context, remote, dir string) (*Repo, error) {
+// which the tasks' worktrees start from. check, when set, may refuse the clone or fetch.
+func Sync(ctx context.Context, remote, dir string, check func(command string) error) (*Repo, error) {
 	if err := CheckRemote(remote); err != nil {
 		return nil, err
 	}
@@ -80,13 +83,16 @@ func Sync(ctx context.Context, remote, dir string) (*Repo, error) {
 		}
 		remote = abs
 	}
-	r := &Repo{Remote: remote, Dir: dir, git: "git", env: cleanEnv()}
+	r := &Repo{Remote: remote, Dir: dir, Check: check, git: "git", env: cleanEnv()}
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		got, err := r.run(ctx, dir, "config", "--get", "remote.origin.url")
 		if got = strings.TrimSpace(got); err != nil || got != remote {
 			return nil, fmt.Errorf("%s holds a clone of %q, not of %q; remove it (nothing is lost there that was pushed) or start this worker under another --name", dir, got, remote)
 		}
 		if err := r.packConfig(ctx); err != nil {
+			return nil, err
+		}
+		if err := r.check("git fetch origin"); err != nil {
 			return nil, err
 		}
 		if _, err := r.run(ctx, dir, "fetch", "--quiet", "--prune", "--no-recurse-submodules", "origin"); err != nil {
@@ -99,6 +105,9 @@ func Sync(ctx context.Context, remote, dir string) (*Repo, error) {
 			return nil, fmt.Errorf("moving %s to the default branch of %s: %w", dir, remote, err)
 		}
 		return r, nil
+	}
+	if err := r.check("git clone " + remote); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, err
@@ -144,11 +153,21 @@ func (r *Repo) Push(ctx context.Context, branch string) error {
 	if strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ": \n") {
 		return fmt.Errorf("%q is no branch to push", branch)
 	}
+	if err := r.check("git push origin " + branch); err != nil {
+		return err
+	}
 	ref := "refs/heads/" + branch
 	if _, err := r.run(ctx, r.Dir, "push", "--quiet", "--no-recurse-submodules", "origin", ref+":"+ref); err != nil {
 		return fmt.Errorf("pushing %s to %s: %w", branch, r.Remote, err)
 	}
 	return nil
+}
+
+func (r *Repo) check(command string) error {
+	if r.Check == nil {
+		return nil
+	}
+	return r.Check(command)
 }
 
 func cleanEnv() []string {

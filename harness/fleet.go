@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ouroagent/ouro/internal/natsjs"
@@ -13,12 +15,15 @@ import (
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/team/registry"
 	regnats "github.com/ouroagent/ouro/team/registry/natsstore"
 	regsql "github.com/ouroagent/ouro/team/registry/sqlitestore"
 	"github.com/ouroagent/ouro/team/repo"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/workspace"
 	"github.com/ouroagent/ouro/worktree"
 )
 
@@ -68,7 +73,7 @@ func (s *Session) TaskWorktrees(r *repo.Repo, worker string) func(ctx context.Co
 	say := func(msg string) { fmt.Fprintf(s.warn, "ouro: %s\n", msg) }
 	isolate := rw.isolate(say, s.grants.allow)
 	return func(ctx context.Context, taskID string, d subagent.Definition) (*subagent.Isolation, error) {
-		if _, err := repo.Sync(ctx, r.Remote, r.Dir, r.Check); err != nil {
+		if _, err := repo.Sync(ctx, r.Remote, r.Dir, r.Options()); err != nil {
 			say(fmt.Sprintf("team worker %s: %v; task #%s starts from the last commit fetched", worker, err, taskID))
 		}
 		iso, err := isolate(ctx, worker+"/"+taskID, d)
@@ -91,6 +96,36 @@ func (s *Session) GitAllowed(command string) error {
 		return fmt.Errorf("%s is refused by the permission rules (%s): %s", command, v.Source, v.Reason)
 	}
 	return nil
+}
+
+// GitOptions are how the session has its say over the git commands a worker runs
+// itself: its permission rules (GitAllowed) and its OS sandbox, in which they run as the
+// agent's commands do, writing only the worker's clone (and a remote on this machine
+// they push to), reaching the network as the sandbox's network settings allow.
+func (s *Session) GitOptions() repo.Options {
+	return repo.Options{Check: s.GitAllowed, Command: s.gitCommand}
+}
+
+func (s *Session) gitCommand(ctx context.Context, writable []string, name string, args ...string) (*exec.Cmd, error) {
+	g := s.guard
+	if g.sandbox == nil {
+		return exec.CommandContext(ctx, name, args...), nil
+	}
+	home, _ := os.UserHomeDir()
+	sb := anchored(g.settings.Sandbox, s.CWD)
+	pol := sandbox.FromSettings(sb, writable[:1], home, g.tmpDir)
+	if g.proxy != nil {
+		pol = pol.WithProxy(g.proxy)
+	}
+	// A remote on this machine is written by git's receive-pack. It is no workspace (no
+	// placeholder is made in it), so it is added after, unless the sandbox's
+	// filesystem.denyWrite covers it (as it would a workspace root).
+	for _, p := range writable[1:] {
+		if probe := sandbox.FromSettings(sb, []string{p}, home, ""); slices.ContainsFunc(probe.WriteRoots, func(w string) bool { return workspace.Within(w, realPath(p)) }) {
+			pol.WriteRoots = append(pol.WriteRoots, p)
+		}
+	}
+	return sandbox.Command(ctx, pol, name, args...)
 }
 
 // publish pushes a task's branch and says what it holds; a worktree with nothing left
@@ -127,4 +162,30 @@ func publish(ctx context.Context, mgr *worktree.Manager, r *repo.Repo, dir, task
 		_ = mgr.Remove(ctx, wt.Name, true)
 	}
 	return text + dirty
+}
+
+// anchored rewrites the sandbox's filesystem paths that are relative to the project
+// ("x", "/x") as absolute ones ("//dir/x"), so that they mean for git, whose sandbox root
+// is the clone's folder, what they mean for the agent's commands in the session's folder.
+func anchored(sb settings.Sandbox, project string) settings.Sandbox {
+	fix := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if p != "" && !strings.HasPrefix(p, "//") && p != "~" && !strings.HasPrefix(p, "~/") {
+				p = "/" + filepath.Join(project, p)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	sb.Filesystem.AllowWrite = fix(sb.Filesystem.AllowWrite)
+	sb.Filesystem.DenyWrite = fix(sb.Filesystem.DenyWrite)
+	return sb
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

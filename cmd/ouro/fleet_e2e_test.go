@@ -19,6 +19,7 @@ import (
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/mailbox"
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
+	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/task"
 )
 
@@ -474,5 +475,47 @@ func TestFleetPushDeniedByRule(t *testing.T) {
 	}
 	if text := strings.Join(all, "\n"); !strings.Contains(text, "branch ouro/w1/1 was not pushed") || !strings.Contains(text, "refused by the permission rules") {
 		t.Fatalf("the lead was not told why nothing was pushed:\n%s", text)
+	}
+}
+
+// The git commands a worker runs itself are in its OS sandbox, under its own sandbox
+// settings: with the shared repository in sandbox.filesystem.denyWrite ("//" + an
+// absolute path, as Claude Code writes one), the push cannot
+// write it (and without that setting the same push lands).
+func TestFleetPushConfinedBySandbox(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	for _, deny := range []bool{true, false} {
+		bare := sharedRepo(t)
+		e := newEnv(t)
+		if out, errOut, code := e.run("", "tasks", "--list", "crew", "add", "Write the part"); code != 0 {
+			t.Fatalf("tasks add: exit %d\n%s%s", code, out, errOut)
+		}
+		m := &teamModel{t: t, byName: map[string]*fakeserver.Server{}, byTask: map[string]*fakeserver.Server{}}
+		m.lead = m.server(scripted.Turn{Text: "unused"})
+		m.byTask["1"] = m.server(repoTurns("1")...)
+		e.teamFake(m)
+		args := []string{"team", "worker", "--team", "crew", "--name", "w1", "--repo", bare, "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git *)"}
+		if deny {
+			settings, _ := json.Marshal(map[string]any{"sandbox": map[string]any{"filesystem": map[string]any{"denyWrite": []string{"/" + bare}}}})
+			args = append(args, "--settings", string(settings))
+		}
+		out, err := e.cmd(args...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "w1 stopped: no open task remains") || m.byTask["1"].Remaining() != 0 {
+			t.Fatalf("w1 (denyWrite %v): %v\n%s", deny, err, out)
+		}
+		refs := wtGit(t, bare, "for-each-ref", "--format=%(refname:short)", "refs/heads/ouro/")
+		var all []string
+		for _, msg := range leadMessages(t, e) {
+			all = append(all, msg.Text)
+		}
+		text := strings.Join(all, "\n")
+		if deny && (refs != "" || !strings.Contains(text, "branch ouro/w1/1 was not pushed")) {
+			t.Fatalf("a push into a denyWrite folder: refs %q, the lead was told:\n%s\n%s", refs, text, out)
+		}
+		if !deny && refs != "ouro/w1/1\n" {
+			t.Fatalf("without denyWrite the push should land: refs %q, the lead was told:\n%s", refs, text)
+		}
 	}
 }

@@ -178,5 +178,5 @@ func cloneFor(ctx context.Context, sess *harness.Session, remote, team, name str
 	if err != nil {
 		return nil, err
 	}
-	return repo.Sync(ctx, remote, dir, sess.GitAllowed)
+	return repo.Sync(ctx, remote, dir, sess.GitOptions())
 }

@@ -31,11 +31,20 @@ const packCmd = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
 type Repo struct {
 	// Remote is the shared repository as given; Dir the clone.
 	Remote, Dir string
+	opts        Options
+	git         string
+	env         []string
+}
+
+// Options are how the worker's session has its say over git.
+type Options struct {
 	// Check, when set, may refuse a git command before it runs (the worker's permission
 	// rules: a deny rule on Bash(git push *) stops pushes).
 	Check func(command string) error
-	git   string
-	env   []string
+	// Command, when set, makes the process of a git call (in the session's OS sandbox);
+	// writable are the folders that call writes (the clone's folder first, then a remote
+	// on this machine it pushes to). nil runs git directly.
+	Command func(ctx context.Context, writable []string, name string, args ...string) (*exec.Cmd, error)
 }
 
 // CheckRemote refuses a remote git would read as an option or run a program for.
@@ -70,8 +79,8 @@ func local(remote string) bool {
 
 // Sync makes dir a clone of remote: cloned when dir holds none, else fetched (a clone of
 // another remote is refused). The clone's checkout moves to the remote's default branch,
-// which the tasks' worktrees start from. check, when set, may refuse the clone or fetch.
-func Sync(ctx context.Context, remote, dir string, check func(command string) error) (*Repo, error) {
+// which the tasks' worktrees start from.
+func Sync(ctx context.Context, remote, dir string, o Options) (*Repo, error) {
 	if err := CheckRemote(remote); err != nil {
 		return nil, err
 	}
@@ -83,7 +92,7 @@ func Sync(ctx context.Context, remote, dir string, check func(command string) er
 		}
 		remote = abs
 	}
-	r := &Repo{Remote: remote, Dir: dir, Check: check, git: "git", env: cleanEnv()}
+	r := &Repo{Remote: remote, Dir: dir, opts: o, git: "git", env: cleanEnv()}
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		got, err := r.run(ctx, dir, "config", "--get", "remote.origin.url")
 		if got = strings.TrimSpace(got); err != nil || got != remote {
@@ -109,7 +118,9 @@ func Sync(ctx context.Context, remote, dir string, check func(command string) er
 	if err := r.check("git clone " + remote); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+	// The clone's folder is made here, empty: in a sandbox whose root is the folder
+	// holding it, a command may not create entries directly in the root.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	args := append([]string{"clone", "--quiet", "--no-recurse-submodules"}, r.pack("upload")...)
@@ -163,11 +174,25 @@ func (r *Repo) Push(ctx context.Context, branch string) error {
 	return nil
 }
 
+// Options are the options the clone was synced with.
+func (r *Repo) Options() Options { return r.opts }
+
 func (r *Repo) check(command string) error {
-	if r.Check == nil {
+	if r.opts.Check == nil {
 		return nil
 	}
-	return r.Check(command)
+	return r.opts.Check(command)
+}
+
+// writable are the folders a git call may write: the folder holding the clone (so that
+// its .git is not the sandbox's protected one: ouro writes the clone's config itself),
+// and a remote on this machine, which a push writes into.
+func (r *Repo) writable() []string {
+	w := []string{filepath.Dir(r.Dir)}
+	if local(r.Remote) {
+		w = append(w, strings.TrimPrefix(r.Remote, "file://"))
+	}
+	return w
 }
 
 func cleanEnv() []string {
@@ -183,7 +208,16 @@ func cleanEnv() []string {
 }
 
 func (r *Repo) run(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, r.git, append(append([]string(nil), safe...), args...)...)
+	full := append(append([]string(nil), safe...), args...)
+	var cmd *exec.Cmd
+	if r.opts.Command != nil {
+		var err error
+		if cmd, err = r.opts.Command(ctx, r.writable(), r.git, full...); err != nil {
+			return "", fmt.Errorf("git %s: %w", args[0], err)
+		}
+	} else {
+		cmd = exec.CommandContext(ctx, r.git, full...)
+	}
 	cmd.Dir = dir
 	cmd.Env = r.env
 	var out, errb bytes.Buffer

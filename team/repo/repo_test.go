@@ -77,7 +77,7 @@ func TestHostileRemoteRunsNothing(t *testing.T) {
 	remote, marks := hostile(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "w1", "repo")
-	r, err := Sync(ctx, remote, dir, nil)
+	r, err := Sync(ctx, remote, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestHostileRemoteRunsNothing(t *testing.T) {
 		t.Fatalf("the branch did not arrive: %q", log)
 	}
 	git(t, dir, "checkout", "-q", "main")
-	if _, err := Sync(ctx, remote, dir, nil); err != nil {
+	if _, err := Sync(ctx, remote, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	noMarks(t, marks, "on fetch")
@@ -107,25 +107,25 @@ func TestHostileRemoteRunsNothing(t *testing.T) {
 func TestBadRemotes(t *testing.T) {
 	ctx := context.Background()
 	for _, bad := range []string{"", "--upload-pack=touch /tmp/x", "ext::sh -c touch% /tmp/pwned", "fd::3", "a\nb"} {
-		if _, err := Sync(ctx, bad, filepath.Join(t.TempDir(), "c"), nil); err == nil {
+		if _, err := Sync(ctx, bad, filepath.Join(t.TempDir(), "c"), Options{}); err == nil {
 			t.Errorf("Sync(%q) was accepted", bad)
 		}
 	}
 	remote, _ := hostile(t)
 	dir := filepath.Join(t.TempDir(), "c")
-	if _, err := Sync(ctx, remote, dir, nil); err != nil {
+	if _, err := Sync(ctx, remote, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	other, _ := hostile(t)
-	if _, err := Sync(ctx, other, dir, nil); err == nil || !strings.Contains(err.Error(), "holds a clone of") {
+	if _, err := Sync(ctx, other, dir, Options{}); err == nil || !strings.Contains(err.Error(), "holds a clone of") {
 		t.Fatalf("a clone of another remote was reused: %v", err)
 	}
 	empty := filepath.Join(t.TempDir(), "empty.git")
 	git(t, filepath.Dir(empty), "init", "-q", "--bare", empty)
-	if _, err := Sync(ctx, empty, filepath.Join(t.TempDir(), "e"), nil); err == nil || !strings.Contains(err.Error(), "no commits") {
+	if _, err := Sync(ctx, empty, filepath.Join(t.TempDir(), "e"), Options{}); err == nil || !strings.Contains(err.Error(), "no commits") {
 		t.Fatalf("an empty remote: %v", err)
 	}
-	if p, err := Sync(ctx, "/does/not/exist", filepath.Join(t.TempDir(), "n"), nil); err == nil || !strings.Contains(err.Error(), "cloning") {
+	if p, err := Sync(ctx, "/does/not/exist", filepath.Join(t.TempDir(), "n"), Options{}); err == nil || !strings.Contains(err.Error(), "cloning") {
 		t.Fatalf("a missing remote: %v %v", p, err)
 	}
 }
@@ -140,7 +140,7 @@ func TestCheckRefuses(t *testing.T) {
 		}
 		return nil
 	}
-	r, err := Sync(ctx, remote, filepath.Join(t.TempDir(), "c"), no)
+	r, err := Sync(ctx, remote, filepath.Join(t.TempDir(), "c"), Options{Check: no})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestCheckRefuses(t *testing.T) {
 	if out := git(t, remote, "branch", "--list", "ouro/*"); out != "" {
 		t.Fatalf("the denied push reached the remote: %q", out)
 	}
-	if _, err := Sync(ctx, remote, filepath.Join(t.TempDir(), "d"), func(string) error { return fmt.Errorf("no") }); err == nil {
+	if _, err := Sync(ctx, remote, filepath.Join(t.TempDir(), "d"), Options{Check: func(string) error { return fmt.Errorf("no") }}); err == nil {
 		t.Fatal("a denied clone ran")
 	}
 }

@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +95,8 @@ func (tm *teammate) enterTask(ctx context.Context, t task.Task) bool {
 	if tm.fleet == nil || tm.fleet.spec.TaskIsolation == nil {
 		return true
 	}
+	// A worktree still open (its task's end went unnoticed) is published first.
+	tm.finishTask()
 	iso, err := tm.fleet.spec.TaskIsolation(ctx, t.ID, tm.def)
 	if err == nil {
 		old := tm.m
@@ -125,9 +128,25 @@ func (tm *teammate) afterRun() {
 	tm.mu.Lock()
 	cur := tm.current
 	tm.mu.Unlock()
-	if cur == "" {
-		tm.finishTask()
+	if cur != "" {
+		// The task looks held. Its completion may have gone unnoticed (the store could not
+		// list the tasks just after the change, as while a node fails over): ask the task.
+		id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
+		t, err := tm.board.Get(tm.team.ctx, id)
+		if err != nil || (t.Status != task.Completed && t.Owner == tm.name) {
+			return // still its task, or the store cannot say: the worktree stays
+		}
+		if all, err := tm.board.All(tm.team.ctx); err == nil {
+			tm.tasksChanged(all) // reports the completion and lets the task go
+		}
+		tm.mu.Lock()
+		cur = tm.current
+		tm.mu.Unlock()
+		if cur != "" {
+			return
+		}
 	}
+	tm.finishTask()
 }
 
 // finishTask ends the worktree the teammate works in: a worker's task worktree is

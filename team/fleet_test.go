@@ -61,7 +61,9 @@ func TestWorkerPublishesEachTaskOnceAndKeepsItsRecord(t *testing.T) {
 		}
 	}
 	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
-		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, tasks, 300 * time.Millisecond, nil },
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
+			return f.mail, tasks, 300 * time.Millisecond, nil
+		},
 		Warn: func(s string) { t.Log("warn: " + s) }})
 	t.Cleanup(f.team.Close)
 	reg, err := regsql.Open(filepath.Join(t.TempDir(), "state.db"), 0)

@@ -160,7 +160,13 @@ func TestFleetThreeWorkersThirtyTasksNodeKilled(t *testing.T) {
 	t.Logf("30 tasks in %s", time.Since(start).Round(time.Millisecond))
 	for i := range outs {
 		if errs[i] != nil || !strings.Contains(outs[i].String(), workers[i]+" stopped: no open task remains") {
-			t.Fatalf("worker %s: %v\n%s", workers[i], errs[i], clipOut(outs[i].String()))
+			for _, w := range workers {
+				for _, r := range m.byName[w].Requests() {
+					b := string(r.Body)
+					t.Logf("%s got: ...%s", w, b[max(0, len(b)-3000):])
+				}
+			}
+			t.Fatalf("worker %s: %v\n%q", workers[i], errs[i], outs[i].String())
 		}
 	}
 
@@ -212,6 +218,21 @@ func TestFleetThreeWorkersThirtyTasksNodeKilled(t *testing.T) {
 	if len(owner) != 30 {
 		t.Fatalf("%d of 30 task branches reached the repository: %v", len(owner), refs)
 	}
+	// The task list agrees: each task completed by the worker that pushed its branch.
+	ts, err = harness.OpenTaskStore(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := ts.All(ctx, "fleet")
+	ts.Close()
+	if err != nil || len(final) != 30 {
+		t.Fatalf("the task list: %d tasks, %v", len(final), err)
+	}
+	for _, tk := range final {
+		if tk.Status != task.Completed || tk.Owner != owner[tk.ID] {
+			t.Errorf("task #%s is %s, owned by %q; its branch was pushed by %q", tk.ID, tk.Status, tk.Owner, owner[tk.ID])
+		}
+	}
 
 	// The lead got one completion report and one push report per task.
 	lead, err := mailnats.Open(ctx, url, mailnats.Options{})
@@ -260,8 +281,8 @@ func TestFleetThreeWorkersThirtyTasksNodeKilled(t *testing.T) {
 			t.Errorf("worker record: %+v", w)
 		}
 	}
-	if done != 30 {
-		t.Errorf("the workers' records count %d tasks done, want 30", done)
+	if done != 30 || st.Tokens <= 0 {
+		t.Errorf("the workers' records count %d tasks done and %d tokens, want 30 and some", done, st.Tokens)
 	}
 	human, _, _ := viewer.run("", "team", "status", "--store", url, "--team", "fleet")
 	for _, want := range []string{"30 completed", "w1", "w2", "w3", "stopped"} {

@@ -81,7 +81,7 @@ store.url in your settings, else ~/.ouro/state.db (the workers of this machine).
 			}
 			name, err := cliTaskList(name)
 			if err != nil {
-				return err
+				return fmt.Errorf("which team? name it with --team NAME (as given to ouro team worker --team): %w", err)
 			}
 			url, err := harness.CLIStore(store)
 			if err != nil {

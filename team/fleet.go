@@ -110,7 +110,9 @@ func (tm *teammate) enterTask(ctx context.Context, t task.Task) bool {
 			tm.fleet.mu.Unlock()
 			return true
 		}
+		tm.mu.Lock()
 		tm.m = old
+		tm.mu.Unlock()
 		tm.finishWorktree()
 	}
 	tm.team.cfg.Warn(fmt.Sprintf("%s: task #%s has no worktree: %v", tm.name, t.ID, err))

@@ -104,7 +104,9 @@ func (tm *teammate) newMember(description string) error {
 	if err != nil {
 		return err
 	}
+	tm.mu.Lock() // state() reads it from other goroutines; a worker replaces it per task
 	tm.m = m
+	tm.mu.Unlock()
 	return nil
 }
 

@@ -12,7 +12,8 @@ import (
 
 // Waiting counts the messages to an agent not yet acknowledged, without taking them
 // (Pending would hold them from their recipient for the ack wait) and without making
-// the team's stream or the agent's consumer (ouro team status).
+// the team's stream or the agent's consumer (ouro team status). It is the consumer's
+// count, which follows a send or an acknowledgement within moments.
 func (s *Store) Waiting(ctx context.Context, team, agent string) (int, error) {
 	st, err := s.conn.JS.Stream(ctx, s.stream(team))
 	if errors.Is(err, jetstream.ErrStreamNotFound) {

@@ -21,6 +21,8 @@ import (
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team/registry"
+	regsql "github.com/ouroagent/ouro/team/registry/sqlitestore"
 )
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -414,14 +416,21 @@ func TestFleetStatusStaleWorkerAndBadInputs(t *testing.T) {
 	if !waitFor(20*time.Second, func() bool { return len(srv.Requests()) >= 1 }) {
 		t.Fatal("w1 sent no request")
 	}
-	live, errOut, code := e.run("", "team", "status", "--team", "crew", "--json")
-	if code != 0 {
-		t.Fatalf("team status: exit %d %s", code, errOut)
-	}
-	var st fleetStatus
-	if err := json.Unmarshal([]byte(live), &st); err != nil || len(st.Workers) != 1 || st.Workers[0].State != "alive" ||
-		st.Workers[0].Task != "#1 Hang" || len(st.Claimed) != 1 || st.Claimed[0].Owner != "w1" || st.Queue.InProgress != 1 {
-		t.Fatalf("a live worker holding #1: %v\n%s", err, live)
+	// The record follows the claim within moments.
+	var live string
+	ok := waitFor(5*time.Second, func() bool {
+		out, errOut, code := e.run("", "team", "status", "--team", "crew", "--json")
+		if code != 0 {
+			t.Fatalf("team status: exit %d %s", code, errOut)
+		}
+		live = out
+		var st fleetStatus
+		err := json.Unmarshal([]byte(live), &st)
+		return err == nil && len(st.Workers) == 1 && st.Workers[0].State == "alive" &&
+			st.Workers[0].Task == "#1 Hang" && len(st.Claimed) == 1 && st.Claimed[0].Owner == "w1" && st.Queue.InProgress == 1
+	})
+	if !ok {
+		t.Fatalf("a live worker holding #1:\n%s", live)
 	}
 	w1.Process.Kill()
 	w1.Wait()
@@ -450,6 +459,20 @@ func TestFleetStatusStaleWorkerAndBadInputs(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("ouro %s: exit %d, %s; want an error saying %q", strings.Join(c.args, " "), code, errOut, c.want)
 		}
+	}
+	// A record is written by another machine: its terminal escapes are not printed.
+	reg, err := regsql.Open(filepath.Join(e.home, ".ouro", "state.db"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = reg.Put(context.Background(), registry.Worker{Team: "crew", Name: "w9", Host: "box\x1b]0;pwned\x07\x1b[2J", Heartbeat: time.Now(), Task: "#1 \x1b[31mred", Stopped: "bye\nforged line"})
+	reg.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = e.run("", "team", "status", "--team", "crew")
+	if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, "\nforged line") || !strings.Contains(out, "w9") {
+		t.Fatalf("a record's control characters reached the terminal:\n%q", out)
 	}
 	// Asking about an unknown team made nothing on the server.
 	cfg, _ := natsjs.Parse(srvNATS)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -255,7 +256,7 @@ func renderFleet(w io.Writer, st fleetStatus) {
 			if x.State == registry.Stopped {
 				state += ": " + clipText(x.Stopped, 40)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t$%.4f\n", x.Name, x.Host, x.PID, state, x.HeartbeatAge, orDash(clipText(x.Task, 30)), x.TasksDone, x.Tokens, x.CostUSD)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t$%.4f\n", clipText(x.Name, 40), clipText(x.Host, 30), x.PID, state, x.HeartbeatAge, orDash(clipText(x.Task, 30)), x.TasksDone, x.Tokens, x.CostUSD)
 		}
 		tw.Flush()
 	}
@@ -267,7 +268,7 @@ func renderFleet(w io.Writer, st fleetStatus) {
 			if c.Lapsed {
 				lease = "lapsed " + age(st.Now.Sub(c.LeaseUntil)) + " (the task is free again)"
 			}
-			fmt.Fprintf(tw, "#%s %s\t%s\t%s\t%s\n", c.ID, clipText(c.Subject, 30), c.Owner, c.Holder, lease)
+			fmt.Fprintf(tw, "#%s %s\t%s\t%s\t%s\n", c.ID, clipText(c.Subject, 30), clipText(c.Owner, 40), clipText(c.Holder, 60), lease)
 		}
 		tw.Flush()
 	}
@@ -278,7 +279,7 @@ func renderFleet(w io.Writer, st fleetStatus) {
 	sort.Strings(names)
 	var parts []string
 	for _, n := range names {
-		parts = append(parts, fmt.Sprintf("%s %d", n, st.Pending[n]))
+		parts = append(parts, fmt.Sprintf("%s %d", clipText(n, 40), st.Pending[n]))
 	}
 	fmt.Fprintf(w, "\nMessages waiting: %s\n", strings.Join(parts, ", "))
 }
@@ -290,9 +291,17 @@ func orDash(s string) string {
 	return s
 }
 
+// clipText shortens s for a table, with control characters (a record's terminal
+// escapes, newlines) shown as '?': records are written by other machines.
 func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	r := []rune(s)
+	if len(r) > n {
+		r = append(r[:n], '…')
 	}
-	return s
+	for i, c := range r {
+		if unicode.IsControl(c) {
+			r[i] = '?'
+		}
+	}
+	return string(r)
 }

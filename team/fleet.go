@@ -129,12 +129,6 @@ func (tm *teammate) afterRun() {
 	if tm.fleet == nil || tm.fleet.spec.TaskIsolation == nil {
 		return
 	}
-	tm.fleet.mu.Lock()
-	inTask := tm.fleet.taskID != ""
-	tm.fleet.mu.Unlock()
-	if !inTask {
-		return // a run between tasks (its messages)
-	}
 	tm.mu.Lock()
 	cur := tm.current
 	tm.mu.Unlock()
@@ -157,27 +151,17 @@ func (tm *teammate) afterRun() {
 		}
 	}
 	tm.finishTask()
-	// Between tasks it answers its messages from its own folder, not from the task's
-	// worktree, which may be gone.
-	old := tm.m
-	if err := tm.newMember("team worker"); err != nil {
-		tm.team.cfg.Warn(tm.name + ": " + err.Error())
-		return
-	}
-	old.Close()
 }
 
 // finishTask ends the worktree the teammate works in: a worker's task worktree is
 // published and the lead gets its report; any other worktree just ends.
 func (tm *teammate) finishTask() {
 	text := tm.finishWorktree()
-	if tm.fleet == nil || tm.fleet.spec.TaskIsolation == nil {
+	if tm.fleet == nil || tm.fleet.spec.TaskIsolation == nil || text == "" {
 		return
 	}
 	tm.fleet.mu.Lock()
 	tm.fleet.taskID = ""
 	tm.fleet.mu.Unlock()
-	if text != "" {
-		tm.report(text)
-	}
+	tm.report(text)
 }

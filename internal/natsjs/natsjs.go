@@ -287,6 +287,7 @@ type Bucket struct {
 	Name   string
 	KV     jetstream.KeyValue
 	Stream jetstream.Stream
+	conn   *Conn // reads ride out a leader election (Read)
 }
 
 // Bucket opens the KV bucket called name, creating it if it does not exist: the stream a
@@ -329,7 +330,7 @@ func (c *Conn) Bucket(ctx context.Context, name, description string) (*Bucket, e
 	if err != nil {
 		return nil, c.explainBucket(name, err)
 	}
-	return &Bucket{Name: name, KV: kv, Stream: st}, nil
+	return &Bucket{Name: name, KV: kv, Stream: st, conn: c}, nil
 }
 
 // waitStreamLeader waits, within ctx, until the stream has a leader: a replicated stream
@@ -363,6 +364,18 @@ type Entry struct {
 // as "t.*"), deleted keys left out, read from the stream's leader: its subjects first,
 // then each one's last message.
 func (b *Bucket) Latest(ctx context.Context, filter string) ([]Entry, error) {
+	if b.conn == nil {
+		return b.latest(ctx, filter)
+	}
+	var out []Entry
+	err := b.conn.Read(ctx, func() (err error) {
+		out, err = b.latest(ctx, filter)
+		return err
+	})
+	return out, err
+}
+
+func (b *Bucket) latest(ctx context.Context, filter string) ([]Entry, error) {
 	prefix := "$KV." + b.Name + "."
 	info, err := b.Stream.Info(ctx, jetstream.WithSubjectFilter(prefix+filter))
 	if err != nil {

@@ -157,7 +157,11 @@ func (s *Store) Get(ctx context.Context, list, id string) (task.Task, error) {
 	if err != nil {
 		return task.Task{}, err
 	}
-	e, err := kv.Get(ctx, taskPrefix+id)
+	var e jetstream.KeyValueEntry
+	err = s.conn.Read(ctx, func() (err error) {
+		e, err = kv.Get(ctx, taskPrefix+id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return task.Task{}, task.ErrNotFound
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Read runs op, a read of a stream, again while the stream cannot answer because it
-// has no leader (its leader's node just died and the others are electing one): nobody
-// takes the request, or the cluster says it is temporarily unavailable. Within the
-// timeout, as Batch does for writes, so that a node dying does not fail a read.
+// Read runs op, a read of a stream (or a publish, which nobody taking it means was not
+// stored), again while the stream cannot answer because it has no leader (its leader's
+// node just died and the others are electing one): nobody takes the request, or the
+// cluster says it is temporarily unavailable. Within the timeout, as Batch does for
+// writes, so that a node dying does not fail the call.
 func (c *Conn) Read(ctx context.Context, op func() error) error {
 	deadline := time.Now().Add(c.timeout())
 	for {

@@ -138,7 +138,13 @@ func (s *Store) Send(ctx context.Context, team string, m mailbox.Message) (mailb
 	if err != nil {
 		return mailbox.Message{}, err
 	}
-	info, err := c.Info(ctx)
+	// Both ride out a leader election (a node just died): nobody took the request, so
+	// nothing was read or stored yet.
+	var info *jetstream.ConsumerInfo
+	err = s.conn.Read(ctx, func() (err error) {
+		info, err = c.Info(ctx)
+		return err
+	})
 	if err != nil {
 		return mailbox.Message{}, fmt.Errorf("%s's mailbox in team %s: %w", m.To, team, err)
 	}
@@ -153,7 +159,11 @@ func (s *Store) Send(ctx context.Context, team string, m mailbox.Message) (mailb
 	if err != nil {
 		return mailbox.Message{}, err
 	}
-	ack, err := s.conn.JS.Publish(ctx, s.subject(team, m.To), data)
+	var ack *jetstream.PubAck
+	err = s.conn.Read(ctx, func() (err error) {
+		ack, err = s.conn.JS.Publish(ctx, s.subject(team, m.To), data)
+		return err
+	})
 	if err != nil {
 		return mailbox.Message{}, fmt.Errorf("sending to %s in team %s: %w", m.To, team, err)
 	}

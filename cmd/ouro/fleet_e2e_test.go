@@ -165,7 +165,7 @@ func TestFleetThreeWorkersThirtyTasksNodeKilled(t *testing.T) {
 			for _, w := range workers {
 				for _, r := range m.byName[w].Requests() {
 					b := string(r.Body)
-					t.Logf("%s got: ...%s", w, b[max(0, len(b)-3000):])
+					t.Logf("%s got: %s...", w, b[:min(len(b), 4000)])
 				}
 			}
 			t.Fatalf("worker %s: %v\n%q", workers[i], errs[i], outs[i].String())

@@ -9,7 +9,6 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -91,9 +90,6 @@ func Check(w Worker) error {
 	}
 	return nil
 }
-
-// ErrUnknownTeam: no record names the team.
-var ErrUnknownTeam = errors.New("no worker has joined this team")
 
 // SortByName orders records by worker name.
 func SortByName(ws []Worker) {

@@ -35,3 +35,28 @@ func leaderless(err error) bool {
 	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.As(err, &apiErr) && apiErr.ErrorCode == 10008 // JetStream system temporarily unavailable
 }
+
+// Retry runs op, a request that may safely be sent again (a read, or a publish carrying
+// a message id the stream deduplicates), in attempts of at most 2 s within the timeout:
+// again while the stream has no leader, and again when an attempt's answer did not come
+// (the request went to a node that died, or the answer was lost on the way).
+func (c *Conn) Retry(ctx context.Context, op func(context.Context) error) error {
+	deadline := time.Now().Add(c.timeout())
+	for {
+		actx, cancel := context.WithTimeout(ctx, min(2*time.Second, c.timeout()))
+		err := op(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		lost := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+		if !leaderless(err) && !lost {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

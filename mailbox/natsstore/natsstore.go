@@ -11,6 +11,8 @@ package natsstore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,16 +161,31 @@ func (s *Store) Send(ctx context.Context, team string, m mailbox.Message) (mailb
 	if err != nil {
 		return mailbox.Message{}, err
 	}
-	var ack *jetstream.PubAck
-	err = s.conn.Read(ctx, func() (err error) {
-		ack, err = s.conn.JS.Publish(ctx, s.subject(team, m.To), data)
-		return err
-	})
+	ack, err := s.publish(ctx, s.subject(team, m.To), data)
 	if err != nil {
 		return mailbox.Message{}, fmt.Errorf("sending to %s in team %s: %w", m.To, team, err)
 	}
 	m.ID = strconv.FormatUint(ack.Sequence, 10)
 	return m, nil
+}
+
+// publish stores one message, exactly once, within the connection's timeout. It carries
+// an id of its own (Nats-Msg-Id), so that it can be sent again when its answer was lost:
+// to a node that died with the request, or past a leader election. The stream drops the
+// copy of a message it already holds (its duplicate window) and answers with the first
+// one's sequence.
+func (s *Store) publish(ctx context.Context, subject string, data []byte) (*jetstream.PubAck, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	id := hex.EncodeToString(b[:])
+	var ack *jetstream.PubAck
+	err := s.conn.Retry(ctx, func(actx context.Context) (err error) {
+		ack, err = s.conn.JS.Publish(actx, subject, data, jetstream.WithMsgID(id))
+		return err
+	})
+	return ack, err
 }
 
 func decode(data []byte, seq uint64) (mailbox.Message, bool) {

@@ -1,0 +1,70 @@
+package natsjs_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ouroagent/ouro/internal/natsjs"
+	"github.com/ouroagent/ouro/internal/natstest"
+)
+
+// A request whose answer was lost (a timeout) or that nobody took (a leader election) is
+// sent again; any other error is not; a publish sent twice with one message id is
+// stored once.
+func TestRetry(t *testing.T) {
+	c := &natsjs.Conn{Cfg: natsjs.Config{Timeout: 5 * time.Second}}
+	for _, first := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrNoResponders} {
+		n := 0
+		err := c.Retry(context.Background(), func(context.Context) error {
+			n++
+			if n == 1 {
+				return first
+			}
+			return nil
+		})
+		if err != nil || n != 2 {
+			t.Errorf("after %v: %d attempts, %v", first, n, err)
+		}
+	}
+	n := 0
+	bad := errors.New("bad request")
+	if err := c.Retry(context.Background(), func(context.Context) error { n++; return bad }); err != bad || n != 1 {
+		t.Errorf("a plain error: %d attempts, %v", n, err)
+	}
+
+	srv := natstest.Server(t)
+	cfg, err := natsjs.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := natsjs.Connect(context.Background(), cfg, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	st, err := conn.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "dedup", Subjects: []string{"dedup.>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second send stands for one whose first answer was lost
+		if err := conn.Retry(ctx, func(actx context.Context) error {
+			_, err := conn.JS.Publish(actx, "dedup.x", []byte("once"), jetstream.WithMsgID("m1"))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Fatalf("%d messages stored, want 1", info.State.Msgs)
+	}
+}

@@ -44,10 +44,21 @@ func (c *Conn) Batch(ctx context.Context, bucket string, ws []Write) (uint64, er
 	}
 	var err error
 	leaderless := time.Now().Add(c.timeout())
+	msgID := nuid.Next() // one write, however often it is sent (see errLost)
+	lost := false
 	for attempt := 1; attempt <= 50; attempt++ {
 		var seq uint64
-		seq, err = c.batchOnce(ctx, bucket, ws)
-		if errors.Is(err, nats.ErrNoResponders) && time.Now().Before(leaderless) {
+		seq, err = c.batchOnce(ctx, bucket, ws, msgID)
+		if errors.Is(err, errLost) {
+			lost = true
+		}
+		if lost && errors.Is(err, ErrConflict) {
+			// The revision moved since the lost attempt: by that attempt itself?
+			if seq, ok := c.storedBy(ctx, bucket, ws[0].Key, msgID); ok {
+				return seq, nil
+			}
+		}
+		if (errors.Is(err, nats.ErrNoResponders) || errors.Is(err, errLost)) && time.Now().Before(leaderless) {
 			// Nobody took the write, so nothing was written: a replicated stream
 			// between leaders (just made, or its leader's node just died). Wait for
 			// the election, within the timeout, before calling the bucket gone.
@@ -77,6 +88,13 @@ func (c *Conn) Batch(ctx context.Context, bucket string, ws []Write) (uint64, er
 
 var errRetry = errors.New("retry")
 
+// errLost is a single write whose acknowledgement did not come within its attempt (the
+// request went to a node that died, or the answer was lost): it is sent again, with the
+// same message id. Had the first been stored, the stream refuses the second for its
+// revision (it compares revisions before it looks for duplicates), and the key's last
+// message, carrying that id, says the write is done.
+var errLost = errors.New("the acknowledgement was lost")
+
 type pubAck struct {
 	Seq   uint64 `json:"seq"`
 	Error *struct {
@@ -94,7 +112,7 @@ const (
 	codeTooManyInflight           = 10210
 )
 
-func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write) (uint64, error) {
+func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write, msgID string) (uint64, error) {
 	// One write needs no batch: a plain publish with its expected revision is as atomic,
 	// and the server stages no batch for it (a batch costs ~10ms more on one server).
 	single := len(ws) == 1
@@ -126,7 +144,9 @@ func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write) (uint64
 		} else {
 			m.Data = w.Value
 		}
-		if !single {
+		if single {
+			m.Header.Set("Nats-Msg-Id", msgID)
+		} else {
 			m.Header.Set("Nats-Batch-Id", id)
 			m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
 		}
@@ -139,7 +159,11 @@ func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write) (uint64
 		if !single {
 			m.Header.Set("Nats-Batch-Commit", "1")
 		}
-		rctx, cancel := context.WithTimeout(ctx, c.timeout())
+		wait := c.timeout()
+		if single {
+			wait = min(2*time.Second, wait)
+		}
+		rctx, cancel := context.WithTimeout(ctx, wait)
 		resp, err := c.NC.RequestMsgWithContext(rctx, m)
 		cancel()
 		if err != nil {
@@ -148,6 +172,9 @@ func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write) (uint64
 			}
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
+			}
+			if single {
+				return 0, fmt.Errorf("JetStream bucket %s did not acknowledge a write within %s: %w", bucket, c.timeout(), errLost)
 			}
 			// A timeout leaves the outcome unknown: the batch may have been applied. The
 			// caller's next compare-and-set reads what is there.
@@ -171,4 +198,24 @@ func (c *Conn) batchOnce(ctx context.Context, bucket string, ws []Write) (uint64
 		return ack.Seq, nil
 	}
 	return 0, nil
+}
+
+// storedBy reports whether the last write of key in bucket is the message msgID, and its
+// sequence (the key's revision).
+func (c *Conn) storedBy(ctx context.Context, bucket, key, msgID string) (uint64, bool) {
+	var seq uint64
+	var ok bool
+	_ = c.Retry(ctx, func(ctx context.Context) error {
+		st, err := c.JS.Stream(ctx, "KV_"+bucket)
+		if err != nil {
+			return err
+		}
+		m, err := st.GetLastMsgForSubject(ctx, "$KV."+bucket+"."+key)
+		if err != nil {
+			return err
+		}
+		seq, ok = m.Sequence, m.Header.Get("Nats-Msg-Id") == msgID
+		return nil
+	})
+	return seq, ok
 }

@@ -368,7 +368,7 @@ func (b *Bucket) Latest(ctx context.Context, filter string) ([]Entry, error) {
 		return b.latest(ctx, filter)
 	}
 	var out []Entry
-	err := b.conn.Read(ctx, func() (err error) {
+	err := b.conn.Retry(ctx, func(ctx context.Context) (err error) {
 		out, err = b.latest(ctx, filter)
 		return err
 	})

@@ -9,26 +9,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Read runs op, a read of a stream (or a publish, which nobody taking it means was not
-// stored), again while the stream cannot answer because it has no leader (its leader's
-// node just died and the others are electing one): nobody takes the request, or the
-// cluster says it is temporarily unavailable. Within the timeout, as Batch does for
-// writes, so that a node dying does not fail the call.
-func (c *Conn) Read(ctx context.Context, op func() error) error {
-	deadline := time.Now().Add(c.timeout())
-	for {
-		err := op()
-		if err == nil || !leaderless(err) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 // leaderless reports whether err is a stream (or the cluster) between leaders.
 func leaderless(err error) bool {
 	var apiErr *jetstream.APIError

@@ -3,6 +3,8 @@ package natsjs_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +68,57 @@ func TestRetry(t *testing.T) {
 	}
 	if info.State.Msgs != 1 {
 		t.Fatalf("%d messages stored, want 1", info.State.Msgs)
+	}
+}
+
+// A compare-and-set write sent again after it was stored (its answer lost) is refused
+// for its revision — the stream compares revisions before it looks for duplicates — and
+// the key's last message, carrying the write's id, shows it was stored: Batch then
+// answers with that revision instead of a conflict.
+func TestWriteSentTwiceIsStoredOnce(t *testing.T) {
+	srv := natstest.Server(t)
+	cfg, err := natsjs.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := natsjs.Connect(context.Background(), cfg, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	b, err := conn.Bucket(ctx, "twice", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := conn.Batch(ctx, b.Name, []natsjs.Write{{Key: "k", Value: []byte("v1"), Rev: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() string {
+		m := nats.NewMsg("$KV." + b.Name + ".k")
+		m.Header.Set("Nats-Expected-Last-Subject-Sequence", fmt.Sprint(rev))
+		m.Header.Set("Nats-Msg-Id", "same-write")
+		m.Data = []byte("v2")
+		r, err := conn.NC.RequestMsg(m, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Data)
+	}
+	first, again := send(), send()
+	if !strings.Contains(again, "wrong last sequence") {
+		t.Fatalf("the second send: %s (first %s)", again, first)
+	}
+	seq, ok := natsjs.StoredBy(conn, ctx, b.Name, "k", "same-write")
+	if !ok || seq != rev+1 {
+		t.Fatalf("the stored write was not recognised: %d %v (first answer %s)", seq, ok, first)
+	}
+	if _, ok := natsjs.StoredBy(conn, ctx, b.Name, "k", "another-write"); ok {
+		t.Fatal("another write was taken for this one")
+	}
+	es, err := b.Latest(ctx, "k")
+	if err != nil || len(es) != 1 || string(es[0].Value) != "v2" {
+		t.Fatalf("%+v %v", es, err)
 	}
 }

@@ -143,7 +143,7 @@ func (s *Store) Send(ctx context.Context, team string, m mailbox.Message) (mailb
 	// Both ride out a leader election (a node just died): nobody took the request, so
 	// nothing was read or stored yet.
 	var info *jetstream.ConsumerInfo
-	err = s.conn.Read(ctx, func() (err error) {
+	err = s.conn.Retry(ctx, func(ctx context.Context) (err error) {
 		info, err = c.Info(ctx)
 		return err
 	})

@@ -158,7 +158,7 @@ func (s *Store) Get(ctx context.Context, list, id string) (task.Task, error) {
 		return task.Task{}, err
 	}
 	var e jetstream.KeyValueEntry
-	err = s.conn.Read(ctx, func() (err error) {
+	err = s.conn.Retry(ctx, func(ctx context.Context) (err error) {
 		e, err = kv.Get(ctx, taskPrefix+id)
 		return err
 	})

@@ -1,0 +1,4 @@
+package natsjs
+
+// StoredBy is storedBy, for the tests of package natsjs_test.
+var StoredBy = (*Conn).storedBy

@@ -33,6 +33,7 @@ type teamWork struct {
 	// statusPath is the team's status file (a worker process writes its own, beside
 	// the lead's, so neither overwrites the other).
 	statusPath string
+	roster     *roster
 }
 
 // TeamsDir is where each team's state is written for `ouro team`.
@@ -42,7 +43,8 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 	var statusMu sync.Mutex
 	// Teammates outliving a run must not write after its final result (stream-json).
 	obs := bg.duringRuns(opts.UI.TeammateObserver)
-	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.name+".json")}
+	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.name+".json"),
+		roster: &roster{dir: TeamsDir(d.home), team: tl.name, store: opts.Store, home: d.home}}
 	var launch func(team.WorkerSpec) (*exec.Cmd, error)
 	if opts.TeamProcess {
 		launch = teamLauncher(d, tl.name, opts)
@@ -83,7 +85,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		},
 		Observer: obs,
 		Hooks:    tl.hooks,
-		Roster:   func(context.Context) []string { return teamRoster(TeamsDir(d.home), tl.name) },
+		Roster:   tw.roster.names,
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 		Launch:   launch,
 	})
@@ -132,6 +134,7 @@ func writeTeamStatus(path string, s team.Snapshot, warn io.Writer) {
 func (tw *teamWork) close() {
 	if tw != nil {
 		tw.t.Close()
+		tw.roster.close()
 	}
 }
 

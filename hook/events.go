@@ -30,7 +30,7 @@ func (r *Runner) PreToolUse(ctx context.Context, c tool.Call) permission.HookVer
 	if h := r.Halted(); h != nil {
 		return permission.HookVerdict{Decision: "deny", Reason: "Not run: " + h.Error() + ".", Source: h.Command}
 	}
-	in := r.input(PreToolUse)
+	in := r.input(ctx, PreToolUse)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v permission.HookVerdict
 	var votes votes
@@ -95,7 +95,7 @@ func (o Output) preToolDecision() (decision, reason string) {
 // user: hookSpecificOutput.decision.behavior allow|deny answers for the user (deny >
 // allow); exit code 2 denies with stderr; interrupt with deny also stops the agent.
 func (r *Runner) PermissionRequest(ctx context.Context, c tool.Call) permission.HookVerdict {
-	in := r.input(PermissionRequest)
+	in := r.input(ctx, PermissionRequest)
 	in.ToolName, in.ToolInput, in.ToolUseID = c.Name, c.Input, c.ID
 	var v permission.HookVerdict
 	var votes votes
@@ -140,10 +140,10 @@ func (r *Runner) AfterTool(ctx context.Context, c tool.Call, res *tool.Result) {
 // the PreToolUse additionalContext kept for this call) is appended to the result.
 func (r *Runner) PostToolUse(ctx context.Context, c tool.Call, res *tool.Result) {
 	event := PostToolUse
-	in := r.input(event)
+	in := r.input(ctx, event)
 	if res.IsError {
 		event = PostToolUseFailure
-		in = r.input(event)
+		in = r.input(ctx, event)
 		in.Error = res.Text()
 	} else {
 		in.ToolResponse = toolResponse(c, res, r.cfg.CWD)
@@ -218,7 +218,7 @@ func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Sto
 	active := s.Continued > 0 && r.stopBlocked[s.Conv]
 	delete(r.stopBlocked, s.Conv)
 	r.mu.Unlock()
-	in := r.input(event)
+	in := r.input(ctx, event)
 	in.StopHookActive, in.AgentType, in.LastAssistantMessage = active, c.Type, s.Final.Text()
 	if event == SubagentStop {
 		in.AgentID, in.AgentTranscriptPath = c.ID, c.TranscriptPath
@@ -275,7 +275,7 @@ func (r *Runner) stopAs(ctx context.Context, event string, c Child, s *agent.Sto
 // earlier run is forgotten: a new prompt starts anew.
 func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraContext string, blocked bool, reason string, err error) {
 	r.ClearHalt()
-	in := r.input(UserPromptSubmit)
+	in := r.input(ctx, UserPromptSubmit)
 	in.Prompt = prompt
 	var extra, reasons []string
 	for _, x := range r.fire(ctx, in) {
@@ -308,7 +308,7 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (extraCont
 // SessionStart runs the SessionStart hooks (source: startup, resume, clear or compact)
 // and returns what they add to the context: plain stdout and additionalContext.
 func (r *Runner) SessionStart(ctx context.Context, source string) (extraContext string) {
-	in := r.input(SessionStart)
+	in := r.input(ctx, SessionStart)
 	in.Source = source
 	return r.context(ctx, in)
 }
@@ -331,7 +331,7 @@ func (r *Runner) context(ctx context.Context, in Input) string {
 // SubagentStart runs the SubagentStart hooks for a subagent of agentType and returns the
 // additionalContext they give the subagent.
 func (r *Runner) SubagentStart(ctx context.Context, c Child) (extraContext string) {
-	in := r.input(SubagentStart)
+	in := r.input(ctx, SubagentStart)
 	in.AgentType, in.AgentID = c.Type, c.ID
 	var extra []string
 	for _, x := range r.fire(ctx, in) {
@@ -345,7 +345,7 @@ func (r *Runner) SubagentStart(ctx context.Context, c Child) (extraContext strin
 // PreCompact runs the PreCompact hooks (trigger manual or auto) before compaction;
 // exit code 2, decision "block" or continue:false block it, with the reason.
 func (r *Runner) PreCompact(ctx context.Context, trigger, instructions string) (blocked bool, reason string) {
-	in := r.input(PreCompact)
+	in := r.input(ctx, PreCompact)
 	in.Trigger, in.CustomInstructions = trigger, instructions
 	var reasons []string
 	for _, x := range r.fire(ctx, in) {
@@ -366,21 +366,21 @@ func (r *Runner) PreCompact(ctx context.Context, trigger, instructions string) (
 
 // PostCompact runs the PostCompact hooks after a compaction.
 func (r *Runner) PostCompact(ctx context.Context, trigger string) {
-	in := r.input(PostCompact)
+	in := r.input(ctx, PostCompact)
 	in.Trigger = trigger
 	r.fire(ctx, in)
 }
 
 // Notification runs the Notification hooks with a message the user should see.
 func (r *Runner) Notification(ctx context.Context, message string) {
-	in := r.input(Notification)
+	in := r.input(ctx, Notification)
 	in.Message = message
 	r.fire(ctx, in)
 }
 
 // SessionEnd runs the SessionEnd hooks (reason: clear, logout, prompt_input_exit, other).
 func (r *Runner) SessionEnd(ctx context.Context, reason string) {
-	in := r.input(SessionEnd)
+	in := r.input(ctx, SessionEnd)
 	in.Reason = reason
 	r.fire(ctx, in)
 }

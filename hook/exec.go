@@ -34,7 +34,7 @@ type result struct {
 }
 
 // input returns the payload skeleton for event, with the common fields.
-func (r *Runner) input(event string) Input {
+func (r *Runner) input(ctx context.Context, event string) Input {
 	mode := "default"
 	if r.cfg.PermissionMode != nil {
 		if m := r.cfg.PermissionMode(); m != "" {
@@ -44,6 +44,11 @@ func (r *Runner) input(event string) Input {
 	cwd := r.cfg.CWD
 	if p := r.cwd.Load(); p != nil && *p != "" {
 		cwd = *p
+	}
+	if r.cfg.CWDOf != nil && ctx != nil {
+		if d := r.cfg.CWDOf(ctx); d != "" {
+			cwd = d // an agent working in a worktree of its own
+		}
 	}
 	return Input{Event: event, SessionID: r.cfg.SessionID, TranscriptPath: r.cfg.TranscriptPath, CWD: cwd, PermissionMode: mode}
 }

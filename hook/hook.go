@@ -107,6 +107,10 @@ type Config struct {
 	// ProjectDir is where command hooks run and what CLAUDE_PROJECT_DIR and
 	// OURO_PROJECT_DIR say; empty means the current directory.
 	ProjectDir string
+	// CWDOf, when set, names the working directory of the agent a context belongs to when
+	// it is not the session's (a subagent or teammate in its own worktree): the payload's
+	// cwd for that agent's events.
+	CWDOf func(context.Context) string
 	// SessionID, TranscriptPath and CWD go into every payload; CWD defaults to ProjectDir.
 	SessionID      string
 	TranscriptPath string

@@ -97,7 +97,7 @@ func (r *Runner) postToolBatch(ctx context.Context, t *agent.Turn) error {
 		calls = append(calls, batchCall{ToolName: u.Name, ToolInput: input, ToolUseID: u.ID,
 			ToolResponse: r.fit(llm.Message{Content: res.Content}.Text(), PostToolBatch), IsError: res.IsError})
 	}
-	in := r.input(PostToolBatch)
+	in := r.input(ctx, PostToolBatch)
 	in.ToolCalls, _ = json.Marshal(calls)
 	var reasons, extra []string
 	for _, x := range r.fire(ctx, in) {
@@ -138,7 +138,7 @@ func (r *Runner) takeHaltOr(h *HaltError) *HaltError {
 // unknown), which matchers select; code the short error (an HTTP status); message the
 // error's text. Their output and exit codes are ignored, as in Claude Code.
 func (r *Runner) StopFailure(ctx context.Context, errorType, code, message, lastAssistant string) {
-	in := r.input(StopFailure)
+	in := r.input(ctx, StopFailure)
 	in.ErrorType, in.Error, in.ErrorMessage, in.LastAssistantMessage = errorType, code, message, lastAssistant
 	r.fire(ctx, in)
 }
@@ -147,7 +147,7 @@ func (r *Runner) StopFailure(ctx context.Context, errorType, code, message, last
 // --maintenance) and returns what they add to the context: plain stdout and
 // additionalContext.
 func (r *Runner) Setup(ctx context.Context, trigger string) (extraContext string) {
-	in := r.input(Setup)
+	in := r.input(ctx, Setup)
 	in.Trigger = trigger
 	return r.context(ctx, in)
 }

@@ -46,7 +46,7 @@ func (r *Runner) taskEvent(ctx context.Context, event string, ev TaskEvent) Verd
 	if !r.Has(event) {
 		return Verdict{}
 	}
-	in := r.input(event)
+	in := r.input(ctx, event)
 	in.TaskID, in.TaskSubject, in.TaskDescription = ev.ID, ev.Subject, ev.Description
 	in.TeammateName, in.TeamName = ev.Teammate, ev.Team
 	return r.teamVerdict(ctx, in)
@@ -58,7 +58,7 @@ func (r *Runner) TeammateIdle(ctx context.Context, teammate, team string) Verdic
 	if !r.Has(TeammateIdle) {
 		return Verdict{}
 	}
-	in := r.input(TeammateIdle)
+	in := r.input(ctx, TeammateIdle)
 	in.TeammateName, in.TeamName = teammate, team
 	return r.teamVerdict(ctx, in)
 }

@@ -16,7 +16,7 @@ func (r *Runner) WorktreeCreate(ctx context.Context, name string) (path string, 
 	if !r.Has(WorktreeCreate) {
 		return "", false, nil
 	}
-	in := r.input(WorktreeCreate)
+	in := r.input(ctx, WorktreeCreate)
 	in.Name = name
 	res := r.fire(ctx, in)
 	if len(res) == 0 {
@@ -53,7 +53,7 @@ func (r *Runner) WorktreeCreate(ctx context.Context, name string) (path string, 
 // WorktreeRemove runs the WorktreeRemove hooks for a worktree folder being removed. They
 // cannot stop it; their output is ignored, as in Claude Code.
 func (r *Runner) WorktreeRemove(ctx context.Context, path string) {
-	in := r.input(WorktreeRemove)
+	in := r.input(ctx, WorktreeRemove)
 	in.WorktreePath = path
 	r.fire(ctx, in)
 }

@@ -108,7 +108,7 @@ func (t *Tool) NewMember(s MemberSpec) (*Member, error) {
 
 // Run runs the member on its conversation with input (none: it answers what its seams add).
 func (m *Member) Run(ctx context.Context, input ...llm.Block) agent.Outcome {
-	out := m.b.a.Run(withAgent(ctx, m.b.child.ID), m.Conv, input...)
+	out := m.b.a.Run(withAgent(ctx, m.b.child.ID, m.b.dir), m.Conv, input...)
 	m.sh.addUsage(out.Usage, out.CostUSD)
 	m.mu.Lock()
 	m.usage = m.usage.Add(out.Usage)

@@ -118,7 +118,7 @@ func (sh *shared) runOutcome(ctx context.Context, d Definition, in taskInput, x 
 	if conv == nil {
 		conv = &agent.Conversation{}
 	}
-	out := b.a.Run(withAgent(ctx, b.child.ID), conv, prompt...)
+	out := b.a.Run(withAgent(ctx, b.child.ID, b.dir), conv, prompt...)
 	sh.addUsage(out.Usage, out.CostUSD)
 	return out, b.nested
 }
@@ -146,6 +146,7 @@ type built struct {
 	tr     *transcript
 	child  Child
 	model  string
+	dir    string // its worktree, when isolated ("": the session's directory)
 }
 
 // build makes the agent of one child of type d, its tools, seams and transcript.
@@ -269,7 +270,11 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		}
 		return nil, err
 	}
-	return &built{a: a, reg: reg, nested: nested, tr: tr, child: child, model: model}, nil
+	b := &built{a: a, reg: reg, nested: nested, tr: tr, child: child, model: model}
+	if ov.iso != nil {
+		b.dir = ov.iso.Dir
+	}
+	return b, nil
 }
 
 func (iso *Isolation) tool(name string) (tool.Tool, bool) {

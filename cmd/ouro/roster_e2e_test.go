@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +75,44 @@ func TestWorkersOnTwoMachinesMessageByName(t *testing.T) {
 	}
 	if n := strings.Count(last, "hello from w1 on the other machine"); n != 1 {
 		t.Fatalf("w2's conversation holds the message %d times:\n%s", n, out2)
+	}
+}
+
+// A hook's payload says where the agent that made the call works: the session's
+// directory for the lead, its own worktree for a subagent with isolation "worktree"
+// (Claude Code's cwd field; a verifying hook reads it to look at the right tree).
+func TestHookPayloadCWDIsTheAgentsWorktree(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	log := filepath.Join(t.TempDir(), "hook-inputs.jsonl")
+	os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755)
+	settings := fmt.Sprintf(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"cat >> %s; echo >> %s"}]}]}}`, log, log)
+	os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644)
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("lead1", "Bash", map[string]string{"command": "pwd"})}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("look around", false)}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{idCall("child1", "Bash", map[string]string{"command": "pwd"})}},
+		scripted.Turn{Text: "CHILD DONE"},
+		scripted.Turn{Text: "done"},
+	)
+	if out, stderr, code := e.run("", "-p", "delegate", "--allowedTools", "Bash(pwd)"); code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	data, _ := os.ReadFile(log)
+	cwds := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var in struct {
+			CWD       string `json:"cwd"`
+			ToolUseID string `json:"tool_use_id"`
+		}
+		if json.Unmarshal([]byte(line), &in) == nil {
+			cwds[in.ToolUseID] = in.CWD
+		}
+	}
+	if cwds["lead1"] != e.dir {
+		t.Errorf("the lead's call: cwd %q, want %s (%s)", cwds["lead1"], e.dir, data)
+	}
+	if !strings.Contains(cwds["child1"], filepath.Join(".ouro", "worktrees", "agent-")) {
+		t.Errorf("the isolated child's call: cwd %q, want its worktree (%s)", cwds["child1"], data)
 	}
 }

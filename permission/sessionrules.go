@@ -1,7 +1,12 @@
+// Rules added while a session runs: a skill's for the rest of a turn (per agent), the
+// user's answers for the session, and "always" answers saved to the local settings.
+
 package permission
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/ouroagent/ouro/settings"
@@ -34,4 +39,107 @@ func (p *Policy) AddSessionRuleKind(kind, text string) error {
 		*list = append(*list, r)
 	}
 	return nil
+}
+
+// SourceSession is the source of the rules added for this session only.
+const SourceSession = "this session"
+
+// AddTurnRule allows what text matches until ClearTurnRules (a skill's allowed-tools,
+// granted for the rest of the turn that invoked it), for the calls of the agent ctx
+// belongs to only (SetTurnOwner): a subagent's or teammate's skill grants its parent
+// nothing, nor the other way round.
+func (p *Policy) AddTurnRule(ctx context.Context, text string) error {
+	if p.base != nil {
+		return p.base.AddTurnRule(ctx, text)
+	}
+	r, err := ParseRule(settings.Rule{Text: text, Source: SourceTurn, Root: p.projectDir})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r.owner = p.ownerOf(ctx)
+	p.ses = append(p.ses, r)
+	return nil
+}
+
+// SetTurnOwner tells the policy which agent a context belongs to ("" for the session's
+// own), so that turn rules stay with the agent that got them.
+func (p *Policy) SetTurnOwner(f func(context.Context) string) {
+	if p.base != nil {
+		p.base.SetTurnOwner(f)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.turnOwner = f
+}
+
+// ownerOf is the agent ctx belongs to. p.mu is held.
+func (p *Policy) ownerOf(ctx context.Context) string {
+	if p.turnOwner == nil || ctx == nil {
+		return ""
+	}
+	return p.turnOwner(ctx)
+}
+
+// ClearTurnRules removes every rule added by AddTurnRule.
+func (p *Policy) ClearTurnRules() {
+	if p.base != nil {
+		p.base.ClearTurnRules()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	kept := p.ses[:0]
+	for _, r := range p.ses {
+		if r.Source != SourceTurn {
+			kept = append(kept, r)
+		}
+	}
+	p.ses = kept
+}
+
+// SourceTurn is the source of rules granted for the current turn only.
+const SourceTurn = "this turn (a skill's allowed-tools)"
+
+// AddSessionRule allows what text matches for the rest of the session ("yes, and don't
+// ask again this session").
+func (p *Policy) AddSessionRule(text string) error {
+	if p.base != nil {
+		return p.base.AddSessionRule(text)
+	}
+	r, err := ParseRule(settings.Rule{Text: text, Source: SourceSession, Root: p.projectDir})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, old := range p.ses {
+		if old.Text == r.Text {
+			return nil
+		}
+	}
+	p.ses = append(p.ses, r)
+	return nil
+}
+
+// LocalSettingsPath is the file "always" answers are written to.
+func (p *Policy) LocalSettingsPath() string {
+	return filepath.Join(p.projectDir, ".ouro", "settings.local.json")
+}
+
+// AddLocalRule allows what text matches from now on: for this session, and in the
+// project's .ouro/settings.local.json for the sessions to come.
+func (p *Policy) AddLocalRule(text string) error {
+	if p.base != nil {
+		return p.base.AddLocalRule(text)
+	}
+	if _, err := ParseRule(settings.Rule{Text: text, Source: p.LocalSettingsPath()}); err != nil {
+		return err
+	}
+	if err := AppendAllowRule(p.LocalSettingsPath(), text); err != nil {
+		return err
+	}
+	return p.AddSessionRule(text)
 }

@@ -52,11 +52,7 @@ type Store struct {
 
 // Open connects to the store URL raw (see natsjs.Parse).
 func Open(ctx context.Context, raw string, o Options) (*Store, error) {
-	cfg, err := natsjs.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := natsjs.Connect(ctx, cfg, "ouro mailbox")
+	conn, err := natsjs.Dial(ctx, raw, "ouro mailbox")
 	if err != nil {
 		return nil, err
 	}

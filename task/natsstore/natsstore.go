@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -30,19 +29,13 @@ const (
 
 // Store is a task.Store on JetStream.
 type Store struct {
-	conn *natsjs.Conn
-
-	mu      sync.Mutex
-	buckets map[string]*natsjs.Bucket
+	conn    *natsjs.Conn
+	buckets *natsjs.Buckets
 }
 
 // Open connects to the JetStream servers of the store URL raw (see natsjs.Parse).
 func Open(ctx context.Context, raw string) (*Store, error) {
-	cfg, err := natsjs.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := natsjs.Connect(ctx, cfg, "ouro tasks")
+	conn, err := natsjs.Dial(ctx, raw, "ouro tasks")
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +44,7 @@ func Open(ctx context.Context, raw string) (*Store, error) {
 
 // New returns a Store on an open connection, which Close closes.
 func New(conn *natsjs.Conn) *Store {
-	return &Store{conn: conn, buckets: map[string]*natsjs.Bucket{}}
+	return &Store{conn: conn, buckets: natsjs.NewBuckets(conn)}
 }
 
 // Close implements task.Store.
@@ -72,21 +65,7 @@ func (s *Store) bucket(ctx context.Context, list string) (jetstream.KeyValue, st
 }
 
 func (s *Store) open(ctx context.Context, list string) (*natsjs.Bucket, error) {
-	name := s.Bucket(list)
-	s.mu.Lock()
-	b := s.buckets[name]
-	s.mu.Unlock()
-	if b != nil {
-		return b, nil
-	}
-	b, err := s.conn.Bucket(ctx, name, "ouro task list "+list)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.buckets[name] = b
-	s.mu.Unlock()
-	return b, nil
+	return s.buckets.Open(ctx, s.Bucket(list), "ouro task list "+list)
 }
 
 // Create implements task.Store: the id counter is advanced by compare-and-set, so

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/ouroagent/ouro/internal/natsjs"
 	"github.com/ouroagent/ouro/team/registry"
@@ -18,44 +17,24 @@ const prefix = "w."
 
 // Store is a registry.Store on JetStream.
 type Store struct {
-	conn *natsjs.Conn
-
-	mu      sync.Mutex
-	buckets map[string]*natsjs.Bucket
+	conn    *natsjs.Conn
+	buckets *natsjs.Buckets
 }
 
 // Open connects to the JetStream servers of the store URL raw (see natsjs.Parse).
 func Open(ctx context.Context, raw string) (*Store, error) {
-	cfg, err := natsjs.Parse(raw)
+	conn, err := natsjs.Dial(ctx, raw, "ouro worker registry")
 	if err != nil {
 		return nil, err
 	}
-	conn, err := natsjs.Connect(ctx, cfg, "ouro worker registry")
-	if err != nil {
-		return nil, err
-	}
-	return &Store{conn: conn, buckets: map[string]*natsjs.Bucket{}}, nil
+	return &Store{conn: conn, buckets: natsjs.NewBuckets(conn)}, nil
 }
 
 // Bucket is the name of team's bucket.
 func (s *Store) Bucket(team string) string { return s.conn.Cfg.Name("workers", team) }
 
 func (s *Store) open(ctx context.Context, team string) (*natsjs.Bucket, error) {
-	name := s.Bucket(team)
-	s.mu.Lock()
-	b := s.buckets[name]
-	s.mu.Unlock()
-	if b != nil {
-		return b, nil
-	}
-	b, err := s.conn.Bucket(ctx, name, "ouro workers of team "+team)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.buckets[name] = b
-	s.mu.Unlock()
-	return b, nil
+	return s.buckets.Open(ctx, s.Bucket(team), "ouro workers of team "+team)
 }
 
 // Put implements registry.Store.

@@ -4,6 +4,7 @@
 package helperbin
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,4 +29,18 @@ func Locate(name, env, neededFor string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s run in the %s helper, which is not installed next to ouro or on PATH: install it with `go install github.com/ouroagent/ouro/cmd/%s@latest` (or set %s to its path)", neededFor, name, name, env)
+}
+
+// Head keeps the first N bytes written to B (a helper's stderr, for the error that
+// reports its failure) and drops the rest, never failing the write.
+type Head struct {
+	B *bytes.Buffer
+	N int
+}
+
+func (h *Head) Write(p []byte) (int, error) {
+	if room := h.N - h.B.Len(); room > 0 {
+		h.B.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }

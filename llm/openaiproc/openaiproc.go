@@ -111,7 +111,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{b: &stderr, n: 8 << 10}
+	cmd.Stderr = &helperbin.Head{B: &stderr, N: 8 << 10}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("openai: the %s helper (%s) did not start: %w", HelperName, p.bin, err)
 	}
@@ -232,17 +232,4 @@ func Serve(in io.Reader, out io.Writer, newProvider func(endpoint.Endpoint) (llm
 		return send(reply{Error: &wireError{Message: err.Error()}})
 	}
 	return send(reply{Response: resp})
-}
-
-// limited keeps the first n bytes written to b (the helper's own messages, for an error).
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (t *limited) Write(p []byte) (int, error) {
-	if room := t.n - t.b.Len(); room > 0 {
-		t.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

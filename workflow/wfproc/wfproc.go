@@ -116,7 +116,7 @@ func (c Client) start(ctx context.Context, req request) (*conn, error) {
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{b: &stderr, n: 64 << 10}
+	cmd.Stderr = &helperbin.Head{B: &stderr, N: 64 << 10}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("the workflow helper %s did not start: %w", c.Bin, err)
 	}
@@ -278,17 +278,4 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 			return workflow.Result{}, errors.New(m.Error)
 		}
 	}
-}
-
-// limited keeps the first n bytes written.
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

@@ -122,3 +122,21 @@ func TestWriteSentTwiceIsStoredOnce(t *testing.T) {
 		t.Fatalf("%+v %v", es, err)
 	}
 }
+
+// An attempt that needs longer than the first one's 2 s gets it on a later attempt.
+func TestRetryGivesSlowRequestsTime(t *testing.T) {
+	c := &natsjs.Conn{Cfg: natsjs.Config{Timeout: 10 * time.Second}}
+	n := 0
+	err := c.Retry(context.Background(), func(ctx context.Context) error {
+		n++
+		select {
+		case <-time.After(3 * time.Second): // slower than the first attempt allows
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("%d attempts, %v", n, err)
+	}
+}

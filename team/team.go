@@ -175,12 +175,20 @@ func (t *Team) changes() <-chan struct{} {
 var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Spawn implements subagent.Spawner: it starts a teammate for an Agent call.
+// CheckName says whether name may name a teammate: letters, digits, '.', '_' and '-', at
+// most 64, and not "main" in any case (a teammate called "Main" would sign its messages
+// with a name the others read as the lead's).
+func CheckName(name string) error {
+	if !nameRE().MatchString(name) || strings.EqualFold(name, Lead) {
+		return fmt.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q in any case)", name, Lead)
+	}
+	return nil
+}
+
 func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) tool.Result {
 	name := strings.TrimSpace(in.Name)
-	// Not "main" in any case: a teammate called "Main" would sign its messages with a
-	// name the others read as the lead's.
-	if !nameRE().MatchString(name) || strings.EqualFold(name, Lead) {
-		return tool.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q in any case).", in.Name, Lead)
+	if err := CheckName(name); err != nil {
+		return tool.Errorf("%v.", err)
 	}
 	t.used.Store(true)
 	if err := t.open(); err != nil {

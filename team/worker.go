@@ -3,7 +3,6 @@ package team
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -56,8 +55,8 @@ type WorkerSpec struct {
 // arrives, ctx ends, it did MaxTasks tasks, or no open task remains and no message waits.
 // It returns why it stopped.
 func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
-	if !nameRE().MatchString(spec.Name) || strings.EqualFold(spec.Name, Lead) {
-		return "", fmt.Errorf("%q cannot name a teammate: use letters, digits, '.', '_' and '-' (at most 64, not %q in any case)", spec.Name, Lead)
+	if err := CheckName(spec.Name); err != nil {
+		return "", err
 	}
 	t.used.Store(true)
 	if err := t.open(); err != nil {

@@ -50,6 +50,9 @@ repository controls runs: not its hooks, config or settings.`,
 			if spec.Name == "" {
 				spec.Name = fmt.Sprintf("worker-%d", os.Getpid())
 			}
+			if err := team.CheckName(spec.Name); err != nil {
+				return fmt.Errorf("--name: %w", err)
+			}
 			if spec.MaxTasks < 0 {
 				return fmt.Errorf("--max-tasks is %d; give a count of tasks, or 0 for no bound", spec.MaxTasks)
 			}

@@ -78,13 +78,20 @@ func New(cfg Config) (*Provider, error) {
 	}
 	// The environment was read above; the SDK must not add credentials or headers of its
 	// own from it. Its retries are off because Complete retries with ouro's policy.
+	// The production base URL comes first: the message service built alone (not through
+	// sdk.NewClient) gets no defaults, and without it every request failed with "base url
+	// is not set" when only a key was configured.
 	opts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
 		option.WithoutEnvironmentDefaults(),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		// The API documents one header for a key, x-api-key, and it is the one Claude Code
+		// sends; this SDK version's WithAPIKey sends the key as a bearer token instead, the
+		// form the API takes for OAuth tokens (ANTHROPIC_AUTH_TOKEN), not for keys.
+		opts = append(opts, option.WithHeader("X-Api-Key", cfg.APIKey))
 	} else {
 		opts = append(opts, option.WithAuthToken(authToken))
 	}

@@ -38,9 +38,9 @@ func TestNewReadsEnvironment(t *testing.T) {
 	if resp.Message.Text() != "from env" {
 		t.Errorf("answer %q", resp.Message.Text())
 	}
-	// This SDK version sends the API key as a bearer token.
-	if h := fs.Requests()[0].Header; !strings.Contains(h.Get("authorization")+h.Get("x-api-key"), "sk-env") {
-		t.Errorf("the key from the environment was not sent: %v", h)
+	// A key goes in x-api-key, the header the API documents for keys, and nowhere else.
+	if h := fs.Requests()[0].Header; h.Get("x-api-key") != "sk-env" || h.Get("authorization") != "" {
+		t.Errorf("the key from the environment was not sent as x-api-key alone: %v", h)
 	}
 }
 

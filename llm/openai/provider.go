@@ -60,8 +60,10 @@ func New(cfg Config) (*Provider, error) {
 		return nil, err
 	}
 	// The SDK's own retries are off: ours follow llm.RetryPolicy and tell the UI when a
-	// half-streamed answer starts over.
-	opts := []option.RequestOption{option.WithMaxRetries(0)}
+	// half-streamed answer starts over. The production base URL comes first: the chat
+	// service built alone (not through sdk.NewClient) gets no defaults, and without it every
+	// request to the OpenAI API failed with "base url is not set".
+	opts := []option.RequestOption{option.WithEnvironmentProduction(), option.WithMaxRetries(0)}
 	if e.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(e.BaseURL))
 	}

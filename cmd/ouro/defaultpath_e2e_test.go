@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// connectRecorder is an HTTPS proxy that records each CONNECT target and refuses it:
+// through HTTPS_PROXY it shows where ouro would send a request, with no network at all.
+type connectRecorder struct {
+	ln      net.Listener
+	mu      sync.Mutex
+	targets []string
+	got     chan struct{} // closed at the first CONNECT
+	once    sync.Once
+}
+
+func newConnectRecorder(t *testing.T) *connectRecorder {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &connectRecorder{ln: ln, got: make(chan struct{})}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go r.serve(c)
+		}
+	}()
+	return r
+}
+
+func (r *connectRecorder) serve(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	r.targets = append(r.targets, req.Method+" "+req.Host)
+	r.mu.Unlock()
+	r.once.Do(func() { close(r.got) })
+	_, _ = c.Write([]byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+}
+
+func (r *connectRecorder) Targets() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.targets...)
+}
+
+func (r *connectRecorder) URL() string { return "http://" + r.ln.Addr().String() }
+
+// runThroughProxy runs ouro -p with only the key vars set (no base URL, no settings) and
+// HTTPS_PROXY at a recorder, and returns what the recorder saw at the first request.
+func runThroughProxy(t *testing.T, keyVars []string, args ...string) ([]string, string) {
+	t.Helper()
+	e := newEnv(t)
+	rec := newConnectRecorder(t)
+	var vars []string
+	for _, kv := range e.vars {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(k) {
+		case "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY":
+			continue
+		}
+		vars = append(vars, kv)
+	}
+	e.vars = append(append(vars, keyVars...), "HTTPS_PROXY="+rec.URL(), "NO_PROXY=")
+	c := e.cmd(append([]string{"-p", "hi"}, args...)...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	select {
+	case <-rec.got:
+		// The first request is all this test needs; the rest would be retries.
+		_ = c.Process.Kill()
+		<-exited
+	case err := <-exited:
+		t.Fatalf("ouro ended (%v) without sending a request through HTTPS_PROXY:\n%s", err, out.String())
+	case <-time.After(2 * time.Minute):
+		_ = c.Process.Kill()
+		<-exited
+		t.Fatalf("no request reached HTTPS_PROXY in 2 minutes:\n%s", out.String())
+	}
+	return rec.Targets(), out.String()
+}
+
+// Issue 25: with only a key set, as the README's "real use" lines do, the request must
+// leave for the provider's real host. Before the fix it never left the machine:
+// "requestconfig: base url is not set".
+func TestDefaultPathAnthropicGoesToTheRealHost(t *testing.T) {
+	targets, out := runThroughProxy(t, []string{"ANTHROPIC_API_KEY=sk-ant-e2e"})
+	if len(targets) == 0 || targets[0] != "CONNECT api.anthropic.com:443" {
+		t.Fatalf("proxy saw %q, want CONNECT api.anthropic.com:443 first\n%s", targets, out)
+	}
+	if strings.Contains(out, "base url is not set") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestDefaultPathOpenAIGoesToTheRealHost(t *testing.T) {
+	withOpenAIHelper(t)
+	targets, out := runThroughProxy(t, []string{"OPENAI_API_KEY=sk-openai-e2e"}, "--model", "openai:gpt-4o")
+	if len(targets) == 0 || targets[0] != "CONNECT api.openai.com:443" {
+		t.Fatalf("proxy saw %q, want CONNECT api.openai.com:443 first\n%s", targets, out)
+	}
+}

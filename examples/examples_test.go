@@ -5,6 +5,7 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,16 +217,52 @@ var examples = map[string]example{
 	}},
 }
 
-func TestExamples(t *testing.T) {
+// exampleDirs are the example programs: the directories here with a main.go.
+func exampleDirs() ([]string, error) {
 	entries, err := os.ReadDir(".")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var dirs []string
 	for _, e := range entries {
 		if _, err := os.Stat(filepath.Join(e.Name(), "main.go")); e.IsDir() && err == nil {
 			dirs = append(dirs, e.Name())
 		}
+	}
+	return dirs, nil
+}
+
+// exampleBin holds the examples TestMain built, or buildErr says why it could not.
+var exampleBin, buildErr = "", error(nil)
+
+// TestMain builds every example once, before m.Run starts the -timeout clock: a cold
+// build on a busy 2-core machine must not eat the tests' time.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ouro-examples-")
+	if err != nil {
+		panic(err)
+	}
+	exampleBin = dir
+	dirs, err := exampleDirs()
+	if err != nil {
+		panic(err)
+	}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+	}
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestExamples(t *testing.T) {
+	dirs, err := exampleDirs()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, d := range dirs {
 		if _, ok := examples[d]; !ok {
@@ -241,14 +278,10 @@ func TestExamples(t *testing.T) {
 		return
 	}
 
-	bin := t.TempDir()
-	args := []string{"build", "-o", bin + string(filepath.Separator)}
-	for _, d := range dirs {
-		args = append(args, "./"+d)
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := exampleBin
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -290,5 +323,36 @@ func TestExamples(t *testing.T) {
 				t.Logf("output:\n%s\nstderr:\n%s", out, stderr.String())
 			}
 		})
+	}
+}
+
+// The README's test command is the one a newcomer types: .ci/run must run exactly it.
+func TestReadmeTestCommandIsWhatCIRuns(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md does not open with a sh block")
+	}
+	var test string
+	for _, l := range strings.Split(string(m[1]), "\n") {
+		if cmd, _, _ := strings.Cut(l, "#"); strings.HasPrefix(cmd, "go test") {
+			test = strings.TrimSpace(cmd)
+		}
+	}
+	if test == "" {
+		t.Fatalf("the README's first block has no go test command:\n%s", m[1])
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(test) + `$`).Match(ci) {
+		t.Errorf(".ci/run does not run the README's test command %q as a line of its own", test)
+	}
+	if !strings.Contains(test, "-timeout") {
+		t.Errorf("%q carries no -timeout: go test's default 10 minutes per package is too short cold on 2 cores", test)
 	}
 }

@@ -40,13 +40,30 @@ func TestMain(m *testing.M) {
 			goEnv = append(goEnv, k+"="+strings.TrimSpace(string(v)))
 		}
 	}
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	// Every program the tests run is built here, once, in one go command (which builds
+	// them in parallel and shares their packages), before m.Run starts the -timeout clock:
+	// built inside a test, a helper's cold compile on a busy 2-core machine used up the
+	// package's 10-minute limit while the test itself had not started. The helpers land
+	// next to ouro, where it looks for them.
+	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../ouro-openai", "../ouro-workflow",
+		"../../mcpclient/testdata/server", "../../mcpclient/testdata/conformance").CombinedOutput()
 	if err != nil {
-		panic("build ouro: " + err.Error() + "\n" + string(out))
+		panic("build ouro and its test programs: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// testProgram is the path of a program TestMain built: "server" (the MCP test server of
+// mcpclient/testdata) or "conformance" (the MCP conformance client).
+func testProgram(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(binary), name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("TestMain did not build %s: %v", name, err)
+	}
+	return p
 }
 
 // env is a clean environment: no keys or model settings leak in from the developer's.

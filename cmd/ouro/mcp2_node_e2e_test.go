@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -154,10 +153,7 @@ func TestMCPNodeElicitationE2E(t *testing.T) {
 // are in the baseline, each with its reason.
 func TestMCPConformanceAuthScenarios(t *testing.T) {
 	dir := mcpNode(t)
-	client := filepath.Join(t.TempDir(), "conformance-client")
-	if out, err := exec.Command("go", "build", "-o", client, "../../mcpclient/testdata/conformance").CombinedOutput(); err != nil {
-		t.Fatalf("build the conformance client: %v\n%s", err, out)
-	}
+	client := testProgram(t, "conformance")
 	scenarios := []string{
 		"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
 		"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",

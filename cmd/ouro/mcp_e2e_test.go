@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,32 +15,8 @@ import (
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
-// mcpTestServer builds the Go SDK test server of mcpclient/testdata.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ouro-mcp-server-")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "server")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../../mcpclient/testdata/server").CombinedOutput(); err != nil {
-			mcpServerErr = err
-			t.Log(string(out))
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatalf("build the MCP test server: %v", mcpServerErr)
-	}
-	return mcpServerBin
-}
+// mcpTestServer is the Go SDK test server of mcpclient/testdata, built by TestMain.
+func mcpTestServer(t *testing.T) string { return testProgram(t, "server") }
 
 // mcpConfig is an --mcp-config value with one test server per name → mode.
 func mcpConfig(t *testing.T, servers map[string]string, env map[string]string) string {

@@ -65,10 +65,7 @@ func baseline(t *testing.T) string {
 
 func TestMCPConformanceClientSuite(t *testing.T) {
 	dir := mcpNode(t)
-	client := filepath.Join(t.TempDir(), "conformance-client")
-	if out, err := exec.Command("go", "build", "-o", client, "../../mcpclient/testdata/conformance").CombinedOutput(); err != nil {
-		t.Fatalf("build the conformance client: %v\n%s", err, out)
-	}
+	client := testProgram(t, "conformance")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := nodeCmd(t, dir, ctx, conformance(dir), "client", "--suite", "core", "--command", client,

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,24 +20,9 @@ import (
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
-var openaiHelperOnce sync.Once
-
-// withOpenAIHelper builds the ouro-openai helper next to the e2e binary, where ouro
-// looks for it.
-func withOpenAIHelper(t *testing.T) {
-	t.Helper()
-	var err error
-	var out []byte
-	openaiHelperOnce.Do(func() {
-		out, err = exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(binary), openaiproc.HelperName), "../ouro-openai").CombinedOutput()
-	})
-	if err != nil {
-		t.Fatalf("build ouro-openai: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(binary), openaiproc.HelperName)); err != nil {
-		t.Fatal("the ouro-openai helper was not built")
-	}
-}
+// withOpenAIHelper checks that the ouro-openai helper TestMain built is next to the e2e
+// binary, where ouro looks for it.
+func withOpenAIHelper(t *testing.T) { testProgram(t, openaiproc.HelperName) }
 
 // inittraceLine is one package's line of GODEBUG=inittrace=1:
 // "init PACKAGE @0.9 ms, 0.01 ms clock, 4128 bytes, 3 allocs".

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,23 +38,9 @@ func sameTurns(n int) []scripted.Turn {
 
 var wfRunID = regexp.MustCompile(`workflow (wf_[a-z0-9-]+) `)
 
-var helperOnce sync.Once
-
-// withHelper builds the ouro-workflow helper next to the e2e binary, where ouro looks.
-func withHelper(t *testing.T) {
-	t.Helper()
-	var err error
-	var out []byte
-	helperOnce.Do(func() {
-		out, err = exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(binary), "ouro-workflow"), "../ouro-workflow").CombinedOutput()
-	})
-	if err != nil {
-		t.Fatalf("build ouro-workflow: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(binary), "ouro-workflow")); err != nil {
-		t.Fatal("the ouro-workflow helper was not built")
-	}
-}
+// withHelper checks that the ouro-workflow helper TestMain built is next to the e2e
+// binary, where ouro looks for it.
+func withHelper(t *testing.T) { testProgram(t, "ouro-workflow") }
 
 func TestWorkflowReferenceRunsThroughTheBinary(t *testing.T) {
 	withHelper(t)

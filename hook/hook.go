@@ -239,6 +239,9 @@ type entry struct {
 	async, rewake bool
 	// pluginRoot is CLAUDE_PLUGIN_ROOT for a plugin's hook.
 	pluginRoot string
+	// argv is the exec form's program and arguments (no shell); nil for the shell form,
+	// command.
+	argv []string
 }
 
 func (e entry) name() string {
@@ -247,6 +250,9 @@ func (e entry) name() string {
 	}
 	if e.url != "" {
 		return "http:" + e.url
+	}
+	if e.argv != nil {
+		return strings.Join(e.argv, " ")
 	}
 	return e.command
 }
@@ -442,12 +448,27 @@ func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]
 					errs = append(errs, fmt.Errorf("hook: %s: %s hook %q has a negative timeout", src, ev, h.Command))
 					continue
 				}
+				if h.Shell != "" && h.Shell != "bash" && h.Args == nil {
+					warnings = append(warnings, fmt.Sprintf("%s: a %s hook with \"shell\": %q is skipped: ouro runs the shell form in bash", src, ev, h.Shell))
+					continue
+				}
 				e := entry{match: mt, matcher: m.Matcher, source: m.Source, command: h.Command, timeout: time.Duration(h.Timeout * float64(time.Second)),
 					async: h.Async || h.AsyncRewake, rewake: h.AsyncRewake, pluginRoot: m.PluginRoot}
-				if m.PluginRoot != "" {
-					// As in Claude Code: the placeholder is replaced in the text, and the
-					// variable is set for what the command runs.
-					e.command = strings.ReplaceAll(e.command, "${CLAUDE_PLUGIN_ROOT}", m.PluginRoot)
+				if h.Args != nil {
+					// Claude Code's exec form: one program and its arguments, no shell; the
+					// placeholders are replaced inside each element as plain text, so a
+					// folder whose name holds shell syntax stays a name.
+					e.argv = make([]string, 0, 1+len(h.Args))
+					for _, a := range append([]string{h.Command}, h.Args...) {
+						e.argv = append(e.argv, r.placeholders(a, m.PluginRoot))
+					}
+				}
+				// The shell form is not edited: the shell expands $CLAUDE_PLUGIN_ROOT and
+				// $CLAUDE_PROJECT_DIR from the environment, as a value, never as program
+				// text (a plugin folder named $(touch x) stays a name).
+				if why := programTaken(e.command, e.argv); why != "" {
+					warnings = append(warnings, fmt.Sprintf("%s: a %s hook (%s) is skipped: %s; a hook's input is the event's JSON, which holds what the model wrote, and must never run as a program", src, ev, e.name(), why))
+					continue
 				}
 				if strings.TrimSpace(h.If) != "" {
 					if events[ev] != "tool_name" {
@@ -464,6 +485,16 @@ func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]
 		}
 	}
 	return out, warnings, errs
+}
+
+// placeholders replaces ${CLAUDE_PROJECT_DIR} and ${CLAUDE_PLUGIN_ROOT} in one element
+// of an exec-form hook, as plain text.
+func (r *Runner) placeholders(s, pluginRoot string) string {
+	s = strings.ReplaceAll(s, "${CLAUDE_PROJECT_DIR}", r.cfg.ProjectDir)
+	if pluginRoot != "" {
+		s = strings.ReplaceAll(s, "${CLAUDE_PLUGIN_ROOT}", pluginRoot)
+	}
+	return s
 }
 
 // KnownEvent reports whether name is a hook event ouro runs hooks for.

@@ -23,10 +23,11 @@ func ownProcessGroup(cmd *exec.Cmd, guarded bool) {
 	}
 }
 
-// groupGuard is the shell script an async hook runs under ($1 the shell, $2 the hook's
-// command): the command runs as a child with the hook's stdin, and a SIGTERM (sent when
-// ouro dies) kills the whole process group. Its exit status is the command's.
-const groupGuard = `exec 3<&0; trap 'kill -KILL 0' TERM; "$1" -c "$2" 0<&3 3<&- & wait $!; exit $?`
+// groupGuard is the shell script an async hook runs under (its arguments the hook's argv:
+// the shell, -c and the command, or the exec form's program and arguments): the hook runs
+// as a child with the hook's stdin, and a SIGTERM (sent when ouro dies) kills the whole
+// process group. Its exit status is the hook's.
+const groupGuard = `exec 3<&0; trap 'kill -KILL 0' TERM; "$@" 0<&3 3<&- & wait $!; exit $?`
 
 // superviseCancel makes a cancellation of a hook under the launcher ask the launcher to
 // kill the hook's whole tree (SIGHUP, its "stop everything now"; see sandbox.Supervised)

@@ -18,15 +18,20 @@ import (
 // cancellation kills; on Linux without the launcher its leader dies with ouro too, and an
 // async hook runs under groupGuard, which takes its whole group along.
 func (r *Runner) hookCommand(ctx context.Context, e entry) *exec.Cmd {
-	if cmd, err := sandbox.Supervised(ctx, r.shell, "-c", e.command); err == nil {
+	argv := e.argv
+	if argv == nil {
+		argv = []string{r.shell, "-c", e.command}
+	}
+	if cmd, err := sandbox.Supervised(ctx, argv[0], argv[1:]...); err == nil {
 		superviseCancel(cmd)
 		return cmd
 	}
-	cmd := exec.CommandContext(ctx, r.shell, "-c", e.command)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if e.async && guardsGroup {
 		// An async hook runs under a shell that kills the hook's whole process group
-		// when ouro dies (even by kill -9): nothing it started outlives the session.
-		cmd = exec.CommandContext(ctx, r.shell, "-c", groupGuard, "ouro-hook", r.shell, e.command)
+		// when ouro dies (even by kill -9): nothing it started outlives the session. The
+		// hook's argv reaches it as arguments, never as program text.
+		cmd = exec.CommandContext(ctx, "sh", append([]string{"-c", groupGuard, "ouro-hook"}, argv...)...)
 	}
 	ownProcessGroup(cmd, e.async && guardsGroup)
 	return cmd

@@ -141,15 +141,21 @@ type HookMatcher struct {
 	Hooks   []HookCommand `json:"hooks"`
 	Source  string        `json:"-"` // the settings file it came from
 	// PluginRoot is the folder of the plugin the hooks came from ("" for settings files):
-	// its commands run with CLAUDE_PLUGIN_ROOT set to it, and ${CLAUDE_PLUGIN_ROOT} in
-	// a command is replaced by it.
+	// its commands run with CLAUDE_PLUGIN_ROOT set to it, which the shell expands (never
+	// pasted into the command line as text); the exec form's args get it as plain text.
 	PluginRoot string `json:"-"`
 }
 
 // HookCommand is one hook to run.
 type HookCommand struct {
-	Type    string  `json:"type"` // "command" (Claude Code's "prompt" and "agent" are read, not run)
-	Command string  `json:"command"`
+	Type    string `json:"type"` // "command" (Claude Code's "prompt" and "agent" are read, not run)
+	Command string `json:"command"`
+	// Args is Claude Code's exec form: when present (even empty), Command is one program
+	// started with these arguments, no shell in between; ${CLAUDE_PROJECT_DIR} and
+	// ${CLAUDE_PLUGIN_ROOT} are replaced inside each element as plain text.
+	Args []string `json:"args,omitempty"`
+	// Shell is the shell of the shell form: "bash" (the default) or "powershell".
+	Shell   string  `json:"shell,omitempty"`
 	Prompt  string  `json:"prompt,omitempty"`  // for type "prompt"/"agent"
 	Model   string  `json:"model,omitempty"`   // for type "prompt": the judging model
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means the default (600)

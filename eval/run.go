@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/credenv"
 	"io"
 	"io/fs"
 	"os"
@@ -487,7 +488,7 @@ func runTest(ctx context.Context, dir, command string, timeout time.Duration) st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = append(credenv.Strip(os.Environ()), "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return ""

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/credenv"
 	"net/url"
 	"os"
 	"os/exec"
@@ -308,7 +309,9 @@ func New(cfg Config) (*Runner, error) {
 	if p, err := exec.LookPath("bash"); err == nil {
 		r.shell = p
 	}
-	r.env = append(append(os.Environ(), cfg.Env...),
+	// ouro's credentials are kept from hooks: a hook's output reaches the model. (An
+	// http hook's headers still expand the variables its allowedEnvVars name.)
+	r.env = append(credenv.Strip(append(os.Environ(), cfg.Env...)),
 		"CLAUDE_PROJECT_DIR="+cfg.ProjectDir, "OURO_PROJECT_DIR="+cfg.ProjectDir)
 	r.bg = newBackground()
 	r.cwd = &atomic.Pointer[string]{}

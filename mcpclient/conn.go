@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/credenv"
 	"io"
 	"net/http"
 	"os"
@@ -210,7 +211,8 @@ func (m *Manager) command(cfg mcpconf.Server) (*exec.Cmd, bool, error) {
 	}
 	cmd.SysProcAttr.Setpgid = true
 	cmd.Dir = m.opts.CWD
-	cmd.Env = append(os.Environ(), m.opts.Env...)
+	// ouro's credentials are not the server's: only those its own "env" names reach it.
+	cmd.Env = credenv.Strip(append(os.Environ(), m.opts.Env...))
 	keys := make([]string, 0, len(cfg.Env))
 	for k := range cfg.Env {
 		keys = append(keys, k)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/credenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -315,7 +316,8 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		return tool.Result{}, err
 	}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), b.cfg.Env...)
+	// ouro's own credentials never reach the command (nor the model, through it).
+	cmd.Env = credenv.Strip(append(os.Environ(), b.cfg.Env...))
 	// One writer for both streams: os/exec then gives the child a single pipe, so the
 	// order of stdout and stderr lines is the order they were written in.
 	cmd.Stdout, cmd.Stderr = out, out

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/credenv"
 	"io"
 	"os"
 	"os/exec"
@@ -65,8 +66,8 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 		return nil, err
 	}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), b.cfg.Env...)
-	cmd.Stdout, cmd.Stderr = out, out // one pipe: the order they were written in
+	cmd.Env = credenv.Strip(append(os.Environ(), b.cfg.Env...)) // no ouro credentials
+	cmd.Stdout, cmd.Stderr = out, out                           // one pipe: the order they were written in
 	cmd.Stdin = nil
 	cmd.SysProcAttr.Setpgid = true
 	cmd.WaitDelay = orphanPipeWait

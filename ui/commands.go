@@ -83,20 +83,25 @@ func (r *REPL) status() {
 }
 
 // reopen closes the session and opens it again with other options (another model, an
-// earlier session); if that fails, the session is opened again as it was.
+// earlier session); if that fails, the session is opened again as it was. Either way the
+// permission mode and the rules answered "for this session" stay as they were: the user
+// is still in the same session at the same terminal.
 func (r *REPL) reopen(change func(o *harness.Options)) error {
 	old := r.Options
 	id := r.sess.ID()
+	carried := r.sess.Policy().Carry()
 	if err := r.sess.Close(); err != nil {
 		fmt.Fprintln(r.Err, "ouro: closing the transcript:", err)
 	}
 	change(&r.Options)
+	r.carry = &carried
 	err := r.open()
 	if err == nil {
 		return nil
 	}
 	r.Options = old
 	r.Options.Resume = harness.Resume{ID: id}
+	r.carry = &carried
 	if err2 := r.open(); err2 != nil {
 		return fmt.Errorf("%v; reopening the session as it was failed too: %v", err, err2)
 	}

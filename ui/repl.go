@@ -18,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tools"
 )
@@ -43,6 +44,8 @@ type REPL struct {
 	runs    int
 	midLine bool
 	woke    bool // the prompt read last is a turn a mechanism asked for, not the user's
+	// carry is what the next open keeps of the session before it (see reopen).
+	carry *permission.Carried
 }
 
 const replHelp = `Commands:
@@ -267,6 +270,12 @@ func (r *REPL) open() error {
 	s, err := harness.Open(opts)
 	if err != nil {
 		return err
+	}
+	if c := r.carry; c != nil {
+		r.carry = nil
+		if err := s.Policy().Restore(*c); err != nil {
+			fmt.Fprintf(r.Err, "ouro: not everything of the permissions carried over: %v\n", err)
+		}
 	}
 	r.sess = s
 	if r.Screen != nil {

@@ -61,3 +61,34 @@ func TestTUIModelSwitchKeepsModeAndSessionRules(t *testing.T) {
 	}
 	r.exit()
 }
+
+// Another provider's model without its prefix (gpt-4o, o3, llama3), from --model, the
+// settings or OURO_MODEL, is refused with the name it was meant as before any request is
+// made, instead of a 404 from the Anthropic API.
+func TestNonClaudeModelWithoutPrefixIsHinted(t *testing.T) {
+	for _, c := range []struct {
+		name, model string
+		args        []string
+		settings    string
+		vars        []string
+	}{
+		{name: "flag", model: "gpt-4o", args: []string{"--model", "gpt-4o"}},
+		{name: "settings", model: "o3", settings: `{"model": "o3"}`},
+		{name: "env", model: "llama3", vars: []string{"OURO_MODEL=llama3"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.vars = append(append(e.vars, "ANTHROPIC_API_KEY=test-key", "HTTPS_PROXY=http://127.0.0.1:9"), c.vars...)
+			if c.settings != "" {
+				writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), c.settings)
+			}
+			out, errOut, code := e.run("", append([]string{"-p", "hi"}, c.args...)...)
+			if code == 0 || !strings.Contains(errOut, "did you mean openai:"+c.model+"?") || !strings.Contains(errOut, "PROVIDER:NAME") {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			if strings.Contains(errOut, "404") || strings.Contains(errOut, "proxy") {
+				t.Fatalf("a request was tried:\n%s", errOut)
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ import (
 var Commands = [][2]string{
 	{"/help", "the commands and keys"},
 	{"/status", "model, session, mode, context and cost"},
-	{"/model", "show the model, or switch: /model NAME"},
+	{"/model", "pick the model, or switch: /model NAME (/model --force NAME: one ouro does not know)"},
 	{"/resume", "pick an earlier session of this folder to continue"},
 	{"/rewind", "put code and/or conversation back to before a prompt"},
 	{"/permissions", "the mode and rules; /permissions allow|ask|deny RULE saves one, remove RULE drops one"},
@@ -108,13 +108,34 @@ func (r *REPL) reopen(change func(o *harness.Options)) error {
 	return err
 }
 
-func (r *REPL) model(name string) error {
-	if name == "" {
-		fmt.Fprintf(r.Out, "model: %s (switch with /model NAME: a Claude model name, or openai:NAME)\n", r.sess.Model)
-		return nil
+// model shows the model and offers the others to pick from (/model), or switches to one
+// a provider knows (/model NAME); /model --force NAME takes a name ouro does not know.
+func (r *REPL) model(args string) error {
+	force := false
+	if rest, ok := strings.CutPrefix(args, "--force"); ok && (rest == "" || rest[0] == ' ') {
+		force, args = true, strings.TrimSpace(rest)
+		if args == "" {
+			return errors.New("usage: /model --force NAME, for a model ouro's table does not know")
+		}
 	}
 	if r.Options.Model.Provider != nil {
+		if args == "" {
+			fmt.Fprintf(r.Out, "model: %s\n", r.sess.Model)
+			return nil
+		}
 		return errors.New("/model: this session's provider was set by its caller; the model cannot be switched")
+	}
+	name := args
+	if name == "" {
+		picked, ok, err := r.pickModel()
+		if err != nil || !ok {
+			return err
+		}
+		name = picked
+	} else if !force {
+		if err := r.sess.CheckModel(name); err != nil {
+			return fmt.Errorf("/model: %w", err)
+		}
 	}
 	id := r.sess.ID()
 	if err := r.reopen(func(o *harness.Options) { o.Model.Name = name; o.Resume = harness.Resume{ID: id} }); err != nil {
@@ -122,6 +143,45 @@ func (r *REPL) model(name string) error {
 	}
 	fmt.Fprintf(r.Out, "model: %s (the conversation goes on)\n", r.sess.Model)
 	return nil
+}
+
+// pickModel offers the models of the providers configured; ok is false when none was
+// picked (or the one picked is the session's).
+func (r *REPL) pickModel() (string, bool, error) {
+	choices := r.sess.ModelChoices()
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.Name
+		if c.Current {
+			labels[i] += " (current)"
+		}
+	}
+	title := "Switch to which model? (/model NAME names another; /model --force NAME one ouro does not know)"
+	var i int
+	var ok bool
+	if p, isPicker := r.Screen.(Picker); isPicker {
+		i, ok = p.Pick(title, labels)
+	} else {
+		fmt.Fprintln(r.Out, title)
+		for n, l := range labels {
+			fmt.Fprintf(r.Out, "  %2d. %s\n", n+1, l)
+		}
+		r.inMu.Lock()
+		choice, err := r.ask("Which? (its number; Enter cancels) ")
+		r.inMu.Unlock()
+		if err != nil || choice == "" {
+			ok = false
+		} else if n, err := strconv.Atoi(choice); err != nil || n < 1 || n > len(labels) {
+			return "", false, fmt.Errorf("/model: %q is not a number from 1 to %d", choice, len(labels))
+		} else {
+			i, ok = n-1, true
+		}
+	}
+	if !ok || choices[i].Current {
+		fmt.Fprintf(r.Out, "model: %s (unchanged)\n", r.sess.Model)
+		return "", false, nil
+	}
+	return choices[i].Name, true, nil
 }
 
 // resume lists this folder's sessions, newest first, and continues the one picked.

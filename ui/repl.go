@@ -61,7 +61,9 @@ const replHelp = `Commands:
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
   /status          model, session, mode, context and cost
-  /model [NAME]    show the model, or switch to another one
+  /model [NAME]    pick the model from those of the providers configured, or switch to
+                   NAME; a name no provider knows is refused (with the close ones):
+                   /model --force NAME uses it as it is
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
                    /permissions remove RULE drops one

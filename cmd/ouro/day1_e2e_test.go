@@ -92,3 +92,68 @@ func TestNonClaudeModelWithoutPrefixIsHinted(t *testing.T) {
 		})
 	}
 }
+
+// /model NAME refuses a name no provider knows, naming the close ones and how to force
+// it, and keeps the model; /model --force NAME takes it; /model alone lists the models
+// of the providers configured and switches to the number typed.
+func TestModelRefusesTyposAndPicks(t *testing.T) {
+	e := newRewindEnv(t)
+	srv := e.fake(scripted.Turn{Text: "on the forced one"}, scripted.Turn{Text: "on the picked one"})
+	out, errOut, code := e.run("/model claude-sonet-4-5\n/status\n/model --force claude-nova-9\nhi\n/model\n2\nagain\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`"claude-sonet-4-5"`, "did you mean claude-sonnet-4-5", "/model --force claude-sonet-4-5"} {
+		if !strings.Contains(errOut, want) {
+			t.Fatalf("no %q in the refusal:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "model       claude-sonnet-5-5") {
+		t.Fatalf("the refused name changed the model:\n%s", out)
+	}
+	for _, want := range []string{"model: claude-nova-9 (the conversation goes on)", " 1. claude-nova-9 (current)", " 2. claude-opus-5-5",
+		"openai:gpt-5", "model: claude-opus-5-5 (the conversation goes on)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	var models []string
+	for _, r := range srv.Requests() {
+		var body struct{ Model string }
+		_ = json.Unmarshal(r.Body, &body)
+		models = append(models, body.Model)
+	}
+	if strings.Join(models, ",") != "claude-nova-9,claude-opus-5-5" {
+		t.Fatalf("requests went to %v", models)
+	}
+}
+
+// In the terminal interface /model alone opens a picker: Down and Enter switch to the
+// model marked, Esc leaves the model as it is.
+func TestTUIModelPicker(t *testing.T) {
+	e := newRewindEnv(t)
+	srv := e.fake(scripted.Turn{Text: "picked model answers"})
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("/model")
+	r.waitFor(m, "Switch to which model?")
+	r.waitFor(m, "claude-sonnet-5-5 (current)")
+	r.send("\x1b") // Esc
+	r.waitFor(m, "model: claude-sonnet-5-5 (unchanged)")
+	m = r.mark()
+	r.typeLine("/model")
+	r.waitFor(m, "Esc cancels")
+	r.send("\x1b[B") // Down
+	r.send("\r")
+	r.waitFor(m, "model: claude-opus-5-5 (the conversation goes on)")
+	m = r.mark()
+	r.typeLine("hello")
+	r.waitFor(m, "picked model answers")
+	reqs := srv.Requests()
+	var body struct{ Model string }
+	if err := json.Unmarshal(reqs[len(reqs)-1].Body, &body); err != nil || body.Model != "claude-opus-5-5" {
+		t.Fatalf("the request went to %q (%v)", body.Model, err)
+	}
+	r.exit()
+}

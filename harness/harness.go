@@ -229,6 +229,7 @@ type Session struct {
 
 	provider llm.Provider
 	env      func(string) string // the connection variables (nil: the provider was given)
+	conn     Connection
 	warn     io.Writer
 	writer   *session.Writer
 	guard    *guard
@@ -270,9 +271,14 @@ func Open(opts Options) (*Session, error) {
 	if opts.Store, err = ResolveStore(opts.Store, set); err != nil {
 		return nil, err
 	}
-	m, err := connect(opts.Model, set.Model, settingsEnv(set, warn), warn)
+	env := settingsEnv(set, warn)
+	m, err := connect(opts.Model, set.Model, env, warn)
 	if err != nil {
 		return nil, err
+	}
+	conn := Connection{Provider: "given by the caller"}
+	if !m.explicit {
+		conn = connection(modelName(opts.Model.Name, set.Model, env), set, env)
 	}
 	ws, err := workspace.New(dirs.cwd)
 	if err != nil {
@@ -312,6 +318,7 @@ func Open(opts Options) (*Session, error) {
 		tr.w.Close()
 		return nil, err
 	}
+	s.conn = conn
 	return s, nil
 }
 

@@ -157,3 +157,41 @@ func TestTUIModelPicker(t *testing.T) {
 	}
 	r.exit()
 }
+
+// ouro doctor exits 1 when no key is set (a run could not start) and says what to set;
+// with one it says where requests go and where the key comes from (the variable, the
+// environment or a settings file's env), never the key itself.
+func TestDoctorShowsBaseURLAndKeySource(t *testing.T) {
+	e := newEnv(t)
+	out, errOut, code := e.run("", "doctor")
+	if code != 1 || !strings.Contains(out, "base URL  https://api.anthropic.com (the default)") || !strings.Contains(out, "key       none: set ANTHROPIC_API_KEY") ||
+		!strings.Contains(out, "ouro demo") {
+		t.Fatalf("no key: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	const key = "sk-ant-test-0123456789-wxyz"
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY="+key, "ANTHROPIC_BASE_URL=http://127.0.0.1:9/gateway")
+	out, errOut, code = e.run("", "doctor")
+	if code != 0 || !strings.Contains(out, "base URL  http://127.0.0.1:9/gateway (ANTHROPIC_BASE_URL (environment))") ||
+		!strings.Contains(out, "key       ANTHROPIC_API_KEY (environment), …wxyz") {
+		t.Fatalf("a key in the environment: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, key) || strings.Contains(out+errOut, "0123456789") {
+		t.Fatalf("doctor showed the key:\n%s", out)
+	}
+
+	e2 := newEnv(t)
+	user := filepath.Join(e2.home, ".claude", "settings.json")
+	writeFile(t, user, `{"env": {"ANTHROPIC_AUTH_TOKEN": "token-from-the-settings-9876"}}`)
+	out, errOut, code = e2.run("", "doctor")
+	if code != 0 || !strings.Contains(out, "key       ANTHROPIC_AUTH_TOKEN (env in "+user+"), …9876, sent as a bearer token") {
+		t.Fatalf("a token from the settings: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	e3 := newEnv(t)
+	writeFile(t, filepath.Join(e3.home, ".claude", "settings.json"), `{"apiKeyHelper": "~/bin/get-key.sh"}`)
+	out, _, code = e3.run("", "doctor")
+	if code != 1 || !strings.Contains(out, "apiKeyHelper") || !strings.Contains(out, "not run by ouro") {
+		t.Fatalf("apiKeyHelper: exit %d\n%s", code, out)
+	}
+}

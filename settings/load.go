@@ -246,7 +246,7 @@ type file struct {
 	Workflows *bool                    `json:"workflows"`
 	// APIKeyHelper is read only to say that ouro does not run it.
 	APIKeyHelper *string `json:"apiKeyHelper"`
-	Store     struct {
+	Store        struct {
 		URL *string `json:"url"`
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.

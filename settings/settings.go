@@ -31,10 +31,10 @@ type Settings struct {
 	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), and
 	// APIKeyHelperSource the file that set it: ouro does not run it, and says so when no
 	// key is set.
-	APIKeyHelper       string `json:"-"`
-	APIKeyHelperSource string `json:"-"`
-	Sandbox    Sandbox           `json:"sandbox"`
-	Model      string            `json:"model,omitempty"`
+	APIKeyHelper       string  `json:"-"`
+	APIKeyHelperSource string  `json:"-"`
+	Sandbox            Sandbox `json:"sandbox"`
+	Model              string  `json:"model,omitempty"`
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`

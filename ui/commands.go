@@ -22,7 +22,7 @@ import (
 // completes them).
 var Commands = [][2]string{
 	{"/help", "the commands and keys"},
-	{"/status", "model, session, mode, context and cost"},
+	{"/status", "model, where requests go and the key comes from, session, mode, context and cost"},
 	{"/model", "pick the model, or switch: /model NAME (/model --force NAME: one ouro does not know)"},
 	{"/resume", "pick an earlier session of this folder to continue"},
 	{"/rewind", "put code and/or conversation back to before a prompt"},
@@ -76,6 +76,20 @@ func (r *REPL) status() {
 	s := r.sess
 	fmt.Fprintf(r.Out, "ouro %s\n  model       %s\n  session     %s\n  transcript  %s\n  folder      %s\n  mode        %s\n",
 		r.Version, s.Model, s.ID(), s.TranscriptPath(), s.CWD, s.Policy().Mode())
+	c := s.Connection()
+	fmt.Fprintf(r.Out, "  provider    %s\n", c.Provider)
+	switch {
+	case c.BaseURL != "":
+		fmt.Fprintf(r.Out, "  base URL    %s (%s)\n", c.BaseURL, c.BaseFrom)
+	case c.BaseFrom != "":
+		fmt.Fprintf(r.Out, "  base URL    %s\n", c.BaseFrom)
+	}
+	switch {
+	case c.Key != "":
+		fmt.Fprintf(r.Out, "  key         %s\n", c.Key)
+	case c.Note != "":
+		fmt.Fprintf(r.Out, "  key         %s\n", c.Note)
+	}
 	if w := llm.LookupModel(s.Model).ContextWindow; w > 0 {
 		fmt.Fprintf(r.Out, "  context     %d messages, window %d tokens\n", len(s.Conv.Messages), w)
 	}

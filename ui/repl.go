@@ -60,7 +60,8 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
-  /status          model, session, mode, context and cost
+  /status          model, where requests go (base URL) and where the key comes from,
+                   session, mode, context and cost
   /model [NAME]    pick the model from those of the providers configured, or switch to
                    NAME; a name no provider knows is refused (with the close ones):
                    /model --force NAME uses it as it is

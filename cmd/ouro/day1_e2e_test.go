@@ -195,3 +195,24 @@ func TestDoctorShowsBaseURLAndKeySource(t *testing.T) {
 		t.Fatalf("apiKeyHelper: exit %d\n%s", code, out)
 	}
 }
+
+// /status says where requests go and where the key comes from, as doctor does, without
+// the key.
+func TestStatusShowsBaseURLAndKeySource(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(scripted.Turn{Text: "hi"})
+	const key = "sk-ant-status-0123456789-q7r8"
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY="+key) // after the fake's test-key: the last one wins
+	out, errOut, code := e.run("/status\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"provider    Anthropic", "base URL    http://127.0.0.1:", "(ANTHROPIC_BASE_URL (environment))", "key         ANTHROPIC_API_KEY (environment), …q7r8"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+errOut, key) {
+		t.Fatalf("/status showed the key:\n%s", out)
+	}
+}

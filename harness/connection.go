@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -102,3 +103,24 @@ func (c Connection) Lines() []string {
 
 // Connection is how this session reaches its model.
 func (s *Session) Connection() Connection { return s.conn }
+
+// CheckConnection resolves the model and its provider as Open would (the settings, their
+// env, the name), without opening anything: an interactive start calls it before it asks
+// whether the folder is trusted, so that a missing key or a model that cannot be reached
+// is said first, not after a question whose answer would not matter. A problem with the
+// settings themselves is left to Open, which reports it after the question.
+func CheckConnection(opts Options) error {
+	if opts.Model.Provider != nil {
+		return nil
+	}
+	d, err := locate(opts.Dirs)
+	if err != nil {
+		return nil
+	}
+	set, err := loadSettings(d, opts.Access, io.Discard)
+	if err != nil {
+		return nil
+	}
+	_, err = connect(opts.Model, set.Model, settingsEnv(set, io.Discard), io.Discard)
+	return err
+}

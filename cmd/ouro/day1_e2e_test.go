@@ -216,3 +216,23 @@ func TestStatusShowsBaseURLAndKeySource(t *testing.T) {
 		t.Fatalf("/status showed the key:\n%s", out)
 	}
 }
+
+// With no key set, an interactive start says so (what to set, and that ouro demo needs
+// none) before it asks whether the folder is trusted, and asks nothing.
+func TestNoKeyIsSaidBeforeTheTrustQuestion(t *testing.T) {
+	e := newEnv(t)
+	screen, code := ptyRun(t, e, nil)
+	if code == 0 || strings.Contains(screen, "Do you trust") {
+		t.Fatalf("exit %d; the screen shows:\n%s", code, screen)
+	}
+	for _, want := range []string{"no API key", "ANTHROPIC_API_KEY", "ouro demo"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("no %q on the screen:\n%s", want, screen)
+		}
+	}
+	// The same for the terminal interface's flags, and a model no provider serves.
+	screen, code = ptyRun(t, e, nil, "--model", "gpt-4o")
+	if code == 0 || strings.Contains(screen, "Do you trust") || !strings.Contains(screen, "did you mean openai:gpt-4o?") {
+		t.Fatalf("gpt-4o: exit %d; the screen shows:\n%s", code, screen)
+	}
+}

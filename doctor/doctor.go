@@ -53,6 +53,9 @@ type Section struct {
 	// Fatal is the error that stops a run from starting (a broken project settings
 	// file); "" when a run would start.
 	Fatal string `json:"fatal,omitempty"`
+	// Info are facts that are no file (where model requests go, where the key comes
+	// from), one a line.
+	Info []string `json:"info,omitempty"`
 }
 
 // Source is one configuration mechanism. Check loads its configuration exactly as a run
@@ -189,7 +192,10 @@ func (r Report) WriteText(w io.Writer) error {
 		if s.Fatal != "" {
 			fmt.Fprintf(b, "  FATAL: %s\n", s.Fatal)
 		}
-		if len(s.Files) == 0 && s.Fatal == "" && len(s.Warnings) == 0 {
+		for _, x := range s.Info {
+			fmt.Fprintf(b, "  %s\n", x)
+		}
+		if len(s.Files) == 0 && s.Fatal == "" && len(s.Warnings) == 0 && len(s.Info) == 0 {
 			fmt.Fprintf(b, "  (no files)\n")
 		}
 		for _, f := range s.Files {

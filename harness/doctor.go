@@ -106,18 +106,19 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 	return s
 }
 
-// model resolves the model and its provider as a run does. A missing key is a warning
-// (doctor is useful before one is set); any other error would stop a run.
+// model resolves the model and its provider as a run does, and says where requests go
+// and where the key comes from. A missing key is fatal: no run could start.
 func (c *checkup) model(warn io.Writer) doctor.Section {
 	if s, skip := c.skippedSettings(); skip {
 		return s
 	}
-	m, err := connect(c.opts.Model, c.set.Model, c.env, warn)
-	if errors.Is(err, ErrNoKey) {
-		return doctor.Section{Warnings: []string{err.Error()}}
+	var info []string
+	if c.opts.Model.Provider == nil {
+		info = connection(modelName(c.opts.Model.Name, c.set.Model, c.env), c.set, c.env).Lines()
 	}
+	m, err := connect(c.opts.Model, c.set.Model, c.env, warn)
 	if err != nil {
-		return doctor.Section{Fatal: err.Error()}
+		return doctor.Section{Fatal: err.Error(), Info: info}
 	}
 	c.m = m
 	from := c.set.ModelSource
@@ -131,7 +132,7 @@ func (c *checkup) model(warn io.Writer) doctor.Section {
 	case from == "":
 		from = "(default)"
 	}
-	return doctor.Section{Files: []doctor.File{{Path: from, Status: doctor.Loaded, Detail: m.name}}}
+	return doctor.Section{Files: []doctor.File{{Path: from, Status: doctor.Loaded, Detail: m.name}}, Info: info}
 }
 
 // skippedSettings is what later sections say when the settings could not be loaded.

@@ -107,8 +107,10 @@ func settingsEnv(set *settings.Settings, warn io.Writer) func(string) string {
 			fmt.Fprintf(warn, "ouro: settings: %s sets env %s, which decides where ouro sends your API key; a project's file may not, so it is ignored (set it in ~/.claude/settings.json or your shell)\n", src, k)
 			if v, ok := set.EnvTrusted[k]; ok {
 				set.Env[k] = v // the user's own value stands
+				set.EnvSource[k] = set.EnvTrustedSource[k]
 			} else {
 				delete(set.Env, k)
+				delete(set.EnvSource, k)
 			}
 		}
 	}

@@ -228,6 +228,8 @@ type Session struct {
 	Background *background.Manager
 
 	provider llm.Provider
+	env      func(string) string // the connection variables (nil: the provider was given)
+	conn     Connection
 	warn     io.Writer
 	writer   *session.Writer
 	guard    *guard
@@ -269,9 +271,14 @@ func Open(opts Options) (*Session, error) {
 	if opts.Store, err = ResolveStore(opts.Store, set); err != nil {
 		return nil, err
 	}
-	m, err := connect(opts.Model, set.Model, settingsEnv(set, warn), warn)
+	env := settingsEnv(set, warn)
+	m, err := connect(opts.Model, set.Model, env, warn)
 	if err != nil {
 		return nil, err
+	}
+	conn := Connection{Provider: "given by the caller"}
+	if !m.explicit {
+		conn = connection(modelName(opts.Model.Name, set.Model, env), set, env)
 	}
 	ws, err := workspace.New(dirs.cwd)
 	if err != nil {
@@ -311,6 +318,7 @@ func Open(opts Options) (*Session, error) {
 		tr.w.Close()
 		return nil, err
 	}
+	s.conn = conn
 	return s, nil
 }
 
@@ -407,7 +415,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
+		provider: m.provider, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
 		mcp: mcps, team: tw, wts: wts,
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -77,6 +78,9 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		}
 		return scripted.New(s), "scripted", nil
 	default:
+		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
+			return nil, "", err
+		}
 		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
 			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL")})
 		if err != nil {
@@ -99,6 +103,32 @@ func checkModelName(model string) error {
 		return fmt.Errorf("model %q: %q is not a model prefix; %s", model, prefix+":", forms)
 	}
 	return nil
+}
+
+// AnthropicAPI is where Claude models are served when ANTHROPIC_BASE_URL names no other
+// server.
+const AnthropicAPI = "https://api.anthropic.com"
+
+// checkClaudeName refuses, before any request, a model without a prefix that is no Claude
+// model (gpt-4o, o3, llama3) when it would go to the Anthropic API itself, which serves
+// only Claude models and would answer 404: the user meant another provider's. An
+// Anthropic-compatible server of the user's (ANTHROPIC_BASE_URL) may serve any name.
+func checkClaudeName(model, baseURL string) error {
+	if llm.IsClaude(model) || !officialAnthropic(baseURL) {
+		return nil
+	}
+	return fmt.Errorf("model %q is not a Claude model, and a name without a prefix goes to the Anthropic API (%s), which serves only Claude models: did you mean openai:%s? models of other providers are named PROVIDER:NAME (openai:NAME for OpenAI and compatible servers such as Ollama)",
+		model, AnthropicAPI, model)
+}
+
+// officialAnthropic reports whether requests to the Anthropic provider go to the
+// Anthropic API itself: no ANTHROPIC_BASE_URL, or one on api.anthropic.com.
+func officialAnthropic(baseURL string) bool {
+	if baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Hostname(), "api.anthropic.com")
 }
 
 var modelPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)

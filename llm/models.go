@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // ModelInfo describes what a run needs to know about a model: how much context it
 // takes, how much it may write, and what it costs (USD per million tokens).
@@ -36,6 +39,35 @@ var modelTable = []ModelInfo{
 	{Name: "gpt-5", ContextWindow: 400_000, MaxOutput: 128_000, InputPerMTok: 1.25, OutputPerMTok: 10, CacheRead: 0.125},
 	{Name: "o3", ContextWindow: 200_000, MaxOutput: 100_000, InputPerMTok: 2, OutputPerMTok: 8, CacheRead: 0.5},
 	{Name: "o4-mini", ContextWindow: 200_000, MaxOutput: 100_000, InputPerMTok: 1.1, OutputPerMTok: 4.4, CacheRead: 0.275},
+}
+
+// listed are the models offered by name (the /model picker), newest first within each
+// provider; each is in the table. The Claude ones go to the Anthropic API as they are
+// named; the others are OpenAI's and are named openai:NAME.
+var listed = []string{
+	"claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5",
+	"openai:gpt-5", "openai:gpt-5-mini", "openai:gpt-4.1", "openai:gpt-4.1-mini", "openai:gpt-4o", "openai:gpt-4o-mini",
+	"openai:o3", "openai:o4-mini",
+}
+
+// ListedModels are the models ouro offers by name: Claude models as they are sent to the
+// Anthropic API, then OpenAI's as openai:NAME.
+func ListedModels() []string { return append([]string(nil), listed...) }
+
+// Aliases are the model aliases ResolveAlias knows, sorted.
+func Aliases() []string {
+	out := make([]string, 0, len(aliases))
+	for a := range aliases {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsClaude reports whether model (without a provider prefix) names a Claude model: what
+// the Anthropic API itself serves.
+func IsClaude(model string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ResolveAlias(model))), "claude-")
 }
 
 // DefaultModel is the model used when neither --model nor OURO_MODEL names one.

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/llm"
@@ -115,5 +116,28 @@ func TestCost(t *testing.T) {
 				t.Errorf("Cost(%+v) = %v, want %v", tt.u, got, tt.want)
 			}
 		})
+	}
+}
+
+// Every model offered by name is in the table (its window and price are known), Claude
+// ones plain and the others as openai:NAME; every alias stands for a Claude model.
+func TestListedModelsAreKnown(t *testing.T) {
+	for _, m := range llm.ListedModels() {
+		if !llm.LookupModel(m).Known {
+			t.Errorf("%s is listed but not in the model table", m)
+		}
+		if claude := llm.IsClaude(m); claude == strings.HasPrefix(m, "openai:") {
+			t.Errorf("%s: IsClaude = %v", m, claude)
+		}
+	}
+	for _, a := range llm.Aliases() {
+		if !llm.IsClaude(a) {
+			t.Errorf("alias %s does not stand for a Claude model", a)
+		}
+	}
+	for _, m := range []string{"gpt-4o", "o3", "llama3", "openai:gpt-5"} {
+		if llm.IsClaude(m) {
+			t.Errorf("IsClaude(%s) = true", m)
+		}
 	}
 }

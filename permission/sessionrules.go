@@ -5,6 +5,7 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -142,4 +143,60 @@ func (p *Policy) AddLocalRule(text string) error {
 		return err
 	}
 	return p.AddSessionRule(text)
+}
+
+// Carried is what the user decided while a session ran: the mode they switched to and
+// the rules they answered "for this session". It outlives the session's policy when the
+// same interactive session is opened again (/model, /resume), so a switch neither resets
+// the mode nor asks again what was already allowed or refused.
+type Carried struct {
+	Mode  Mode
+	Rules []CarriedRule
+}
+
+// CarriedRule is one session rule: Kind is "allow", "ask" or "deny".
+type CarriedRule struct{ Kind, Text string }
+
+// Carry is the policy's mode and its session rules (not a turn's: those end with it).
+func (p *Policy) Carry() Carried {
+	c := Carried{Mode: p.Mode()}
+	for p.base != nil {
+		p = p.base
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, g := range []struct {
+		kind  string
+		rules []Rule
+	}{{"deny", p.deny}, {"ask", p.ask}, {"allow", p.ses}} {
+		for _, r := range g.rules {
+			if r.Source == SourceSession {
+				c.Rules = append(c.Rules, CarriedRule{Kind: g.kind, Text: r.Text})
+			}
+		}
+	}
+	return c
+}
+
+// Restore puts what Carry took into this policy: the session rules join its own (but for those
+// its settings already hold), and the mode replaces the settings' (an empty mode keeps it). Every rule is tried; the errors
+// are joined.
+func (p *Policy) Restore(c Carried) error {
+	var errs []error
+	deny, ask, allow := p.Rules()
+	have := map[string][]Rule{"deny": deny, "ask": ask, "allow": allow}
+	for _, r := range c.Rules {
+		if slices.ContainsFunc(have[r.Kind], func(o Rule) bool { return o.Text == r.Text }) {
+			continue // the settings hold it already (an "always" answer saved to the local file)
+		}
+		if err := p.AddSessionRuleKind(r.Kind, r.Text); err != nil {
+			errs = append(errs, fmt.Errorf("session rule %s %s: %w", r.Kind, r.Text, err))
+		}
+	}
+	if c.Mode != "" && c.Mode != p.Mode() {
+		if err := p.SetMode(c.Mode); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

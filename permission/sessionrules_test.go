@@ -73,3 +73,56 @@ func TestTurnRulesStayWithTheirAgent(t *testing.T) {
 		t.Errorf("a turn rule outlived ClearTurnRules: %+v", v)
 	}
 }
+
+// Carry takes the mode and the session's own rules (not the settings', not a turn's);
+// Restore puts them into a fresh policy, where they decide as before, without doubling
+// a rule the fresh policy's settings already hold.
+func TestCarryAndRestore(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "default", rules{allow: []string{"Read"}})
+	if err := p.SetMode(ModeAcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]string{{"allow", "Bash(go test *)"}, {"deny", "Bash(rm *)"}, {"ask", "Bash(git push *)"}, {"allow", "Read"}} {
+		if err := p.AddSessionRuleKind(r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.AddTurnRule(context.Background(), "Bash(make *)"); err != nil {
+		t.Fatal(err)
+	}
+	c := p.Carry()
+	if c.Mode != ModeAcceptEdits || len(c.Rules) != 4 {
+		t.Fatalf("carried %+v", c)
+	}
+	fresh := e.policy(t, "default", rules{allow: []string{"Read"}})
+	if err := fresh.Restore(c); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Mode() != ModeAcceptEdits {
+		t.Errorf("mode after Restore = %s", fresh.Mode())
+	}
+	ctx := context.Background()
+	if v := fresh.Check(ctx, e.call("Bash", bash("go test ./..."))); v.Behavior != Allow {
+		t.Errorf("go test after Restore: %+v", v)
+	}
+	if v := fresh.Check(ctx, e.call("Bash", bash("rm -rf x"))); v.Behavior != Deny {
+		t.Errorf("rm after Restore: %+v", v)
+	}
+	if v := fresh.Check(ctx, e.call("Bash", bash("git push"))); v.Behavior != Ask || !v.FromAskRule {
+		t.Errorf("git push after Restore: %+v", v)
+	}
+	if v := fresh.Check(ctx, e.call("Bash", bash("make all"))); v.Behavior == Allow {
+		t.Errorf("a turn rule was carried: %+v", v)
+	}
+	_, _, allow := fresh.Rules()
+	n := 0
+	for _, r := range allow {
+		if r.Text == "Read" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("Read is listed %d times after Restore: %+v", n, allow)
+	}
+}

@@ -244,7 +244,9 @@ type file struct {
 	Env       map[string]string        `json:"env"`
 	Model     *string                  `json:"model"`
 	Workflows *bool                    `json:"workflows"`
-	Store     struct {
+	// APIKeyHelper is read only to say that ouro does not run it.
+	APIKeyHelper *string `json:"apiKeyHelper"`
+	Store        struct {
 		URL *string `json:"url"`
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.
@@ -276,6 +278,14 @@ type file struct {
 			AllowManagedDomainsOnly *bool    `json:"allowManagedDomainsOnly"`
 		} `json:"network"`
 	} `json:"sandbox"`
+}
+
+// setSource records in *m that key came from path.
+func setSource(m *map[string]string, key, path string) {
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[key] = path
 }
 
 // parseFile decodes one file; errors name the file and the line:column of the problem.
@@ -383,10 +393,12 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 			}
 			if _, set := s.EnvTrusted[k]; !set {
 				s.EnvTrusted[k] = v
+				setSource(&s.EnvTrustedSource, k, l.path)
 			}
 		}
 		if _, set := s.Env[k]; !set {
 			s.Env[k] = v
+			setSource(&s.EnvSource, k, l.path)
 			if !l.user && !l.flag {
 				if s.EnvProject == nil {
 					s.EnvProject = map[string]string{}
@@ -394,6 +406,9 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 				s.EnvProject[k] = l.path
 			}
 		}
+	}
+	if f.APIKeyHelper != nil && s.APIKeyHelperSource == "" {
+		s.APIKeyHelper, s.APIKeyHelperSource = *f.APIKeyHelper, l.path
 	}
 	if f.Model != nil && !m.modelSet {
 		s.Model, m.modelSet = *f.Model, true

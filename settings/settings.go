@@ -24,8 +24,17 @@ type Settings struct {
 	// EnvTrusted holds, for each variable, the most specific value the user's own files
 	// or --settings give: what stands when a project's value may not.
 	EnvTrusted map[string]string `json:"-"`
-	Sandbox    Sandbox           `json:"sandbox"`
-	Model      string            `json:"model,omitempty"`
+	// EnvSource and EnvTrustedSource name the file each Env and EnvTrusted value came
+	// from (where a key comes from, for ouro doctor and /status).
+	EnvSource        map[string]string `json:"-"`
+	EnvTrustedSource map[string]string `json:"-"`
+	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), and
+	// APIKeyHelperSource the file that set it: ouro does not run it, and says so when no
+	// key is set.
+	APIKeyHelper       string  `json:"-"`
+	APIKeyHelperSource string  `json:"-"`
+	Sandbox            Sandbox `json:"sandbox"`
+	Model              string  `json:"model,omitempty"`
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`

@@ -22,8 +22,8 @@ import (
 // completes them).
 var Commands = [][2]string{
 	{"/help", "the commands and keys"},
-	{"/status", "model, session, mode, context and cost"},
-	{"/model", "show the model, or switch: /model NAME"},
+	{"/status", "model, where requests go and the key comes from, session, mode, context and cost"},
+	{"/model", "pick the model, or switch: /model NAME (/model --force NAME: one ouro does not know)"},
 	{"/resume", "pick an earlier session of this folder to continue"},
 	{"/rewind", "put code and/or conversation back to before a prompt"},
 	{"/permissions", "the mode and rules; /permissions allow|ask|deny RULE saves one, remove RULE drops one"},
@@ -76,6 +76,20 @@ func (r *REPL) status() {
 	s := r.sess
 	fmt.Fprintf(r.Out, "ouro %s\n  model       %s\n  session     %s\n  transcript  %s\n  folder      %s\n  mode        %s\n",
 		r.Version, s.Model, s.ID(), s.TranscriptPath(), s.CWD, s.Policy().Mode())
+	c := s.Connection()
+	fmt.Fprintf(r.Out, "  provider    %s\n", c.Provider)
+	switch {
+	case c.BaseURL != "":
+		fmt.Fprintf(r.Out, "  base URL    %s (%s)\n", c.BaseURL, c.BaseFrom)
+	case c.BaseFrom != "":
+		fmt.Fprintf(r.Out, "  base URL    %s\n", c.BaseFrom)
+	}
+	switch {
+	case c.Key != "":
+		fmt.Fprintf(r.Out, "  key         %s\n", c.Key)
+	case c.Note != "":
+		fmt.Fprintf(r.Out, "  key         %s\n", c.Note)
+	}
 	if w := llm.LookupModel(s.Model).ContextWindow; w > 0 {
 		fmt.Fprintf(r.Out, "  context     %d messages, window %d tokens\n", len(s.Conv.Messages), w)
 	}
@@ -83,33 +97,59 @@ func (r *REPL) status() {
 }
 
 // reopen closes the session and opens it again with other options (another model, an
-// earlier session); if that fails, the session is opened again as it was.
+// earlier session); if that fails, the session is opened again as it was. Either way the
+// permission mode and the rules answered "for this session" stay as they were: the user
+// is still in the same session at the same terminal.
 func (r *REPL) reopen(change func(o *harness.Options)) error {
 	old := r.Options
 	id := r.sess.ID()
+	carried := r.sess.Policy().Carry()
 	if err := r.sess.Close(); err != nil {
 		fmt.Fprintln(r.Err, "ouro: closing the transcript:", err)
 	}
 	change(&r.Options)
+	r.carry = &carried
 	err := r.open()
 	if err == nil {
 		return nil
 	}
 	r.Options = old
 	r.Options.Resume = harness.Resume{ID: id}
+	r.carry = &carried
 	if err2 := r.open(); err2 != nil {
 		return fmt.Errorf("%v; reopening the session as it was failed too: %v", err, err2)
 	}
 	return err
 }
 
-func (r *REPL) model(name string) error {
-	if name == "" {
-		fmt.Fprintf(r.Out, "model: %s (switch with /model NAME: a Claude model name, or openai:NAME)\n", r.sess.Model)
-		return nil
+// model shows the model and offers the others to pick from (/model), or switches to one
+// a provider knows (/model NAME); /model --force NAME takes a name ouro does not know.
+func (r *REPL) model(args string) error {
+	force := false
+	if rest, ok := strings.CutPrefix(args, "--force"); ok && (rest == "" || rest[0] == ' ') {
+		force, args = true, strings.TrimSpace(rest)
+		if args == "" {
+			return errors.New("usage: /model --force NAME, for a model ouro's table does not know")
+		}
 	}
 	if r.Options.Model.Provider != nil {
+		if args == "" {
+			fmt.Fprintf(r.Out, "model: %s\n", r.sess.Model)
+			return nil
+		}
 		return errors.New("/model: this session's provider was set by its caller; the model cannot be switched")
+	}
+	name := args
+	if name == "" {
+		picked, ok, err := r.pickModel()
+		if err != nil || !ok {
+			return err
+		}
+		name = picked
+	} else if !force {
+		if err := r.sess.CheckModel(name); err != nil {
+			return fmt.Errorf("/model: %w", err)
+		}
 	}
 	id := r.sess.ID()
 	if err := r.reopen(func(o *harness.Options) { o.Model.Name = name; o.Resume = harness.Resume{ID: id} }); err != nil {
@@ -117,6 +157,45 @@ func (r *REPL) model(name string) error {
 	}
 	fmt.Fprintf(r.Out, "model: %s (the conversation goes on)\n", r.sess.Model)
 	return nil
+}
+
+// pickModel offers the models of the providers configured; ok is false when none was
+// picked (or the one picked is the session's).
+func (r *REPL) pickModel() (string, bool, error) {
+	choices := r.sess.ModelChoices()
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.Name
+		if c.Current {
+			labels[i] += " (current)"
+		}
+	}
+	title := "Switch to which model? (/model NAME names another; /model --force NAME one ouro does not know)"
+	var i int
+	var ok bool
+	if p, isPicker := r.Screen.(Picker); isPicker {
+		i, ok = p.Pick(title, labels)
+	} else {
+		fmt.Fprintln(r.Out, title)
+		for n, l := range labels {
+			fmt.Fprintf(r.Out, "  %2d. %s\n", n+1, l)
+		}
+		r.inMu.Lock()
+		choice, err := r.ask("Which? (its number; Enter cancels) ")
+		r.inMu.Unlock()
+		if err != nil || choice == "" {
+			ok = false
+		} else if n, err := strconv.Atoi(choice); err != nil || n < 1 || n > len(labels) {
+			return "", false, fmt.Errorf("/model: %q is not a number from 1 to %d", choice, len(labels))
+		} else {
+			i, ok = n-1, true
+		}
+	}
+	if !ok || choices[i].Current {
+		fmt.Fprintf(r.Out, "model: %s (unchanged)\n", r.sess.Model)
+		return "", false, nil
+	}
+	return choices[i].Name, true, nil
 }
 
 // resume lists this folder's sessions, newest first, and continues the one picked.

@@ -18,6 +18,7 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tools"
 )
@@ -43,6 +44,8 @@ type REPL struct {
 	runs    int
 	midLine bool
 	woke    bool // the prompt read last is a turn a mechanism asked for, not the user's
+	// carry is what the next open keeps of the session before it (see reopen).
+	carry *permission.Carried
 }
 
 const replHelp = `Commands:
@@ -57,8 +60,11 @@ const replHelp = `Commands:
   /remember        save durable facts from this conversation to the project's memory
   /rewind [N]      put the code and/or conversation back to before prompt N
   /cost            tokens, cost and time of this session
-  /status          model, session, mode, context and cost
-  /model [NAME]    show the model, or switch to another one
+  /status          model, where requests go (base URL) and where the key comes from,
+                   session, mode, context and cost
+  /model [NAME]    pick the model from those of the providers configured, or switch to
+                   NAME; a name no provider knows is refused (with the close ones):
+                   /model --force NAME uses it as it is
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
                    /permissions remove RULE drops one
@@ -267,6 +273,12 @@ func (r *REPL) open() error {
 	s, err := harness.Open(opts)
 	if err != nil {
 		return err
+	}
+	if c := r.carry; c != nil {
+		r.carry = nil
+		if err := s.Policy().Restore(*c); err != nil {
+			fmt.Fprintf(r.Err, "ouro: not everything of the permissions carried over: %v\n", err)
+		}
 	}
 	r.sess = s
 	if r.Screen != nil {

@@ -26,3 +26,9 @@ type Screen interface {
 	RunStarted(prompt string)
 	RunEnded(o, totals agent.Outcome)
 }
+
+// Picker is a Screen that offers a choice itself (arrows and Enter, or a digit; Esc
+// cancels) instead of the REPL's numbered list: Pick returns the index chosen, or false.
+type Picker interface {
+	Pick(title string, options []string) (int, bool)
+}

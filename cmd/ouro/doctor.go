@@ -25,8 +25,13 @@ loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, w
 every warning, and where tasks, messages and journals are kept (a shared NATS store is
 connected to, to see that it answers). Nothing is run: no hook, no model call.
 
+The model section says where model requests go (the base URL: https://api.anthropic.com
+unless ANTHROPIC_BASE_URL, or OPENAI_BASE_URL for openai:NAME, names another) and where
+the key comes from (the variable, and whether the environment or a settings file's env
+set it; never the key, at most its last four characters).
+
 Exit status: 0 when a session would start (warnings or not), 1 when a problem would stop
-it (a broken project settings file, an invalid hook).`,
+it (no API key, a broken project settings file, an invalid hook).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := harness.Doctor(opts)
@@ -47,7 +52,7 @@ it (a broken project settings file, an invalid hook).`,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().StringVar(&opts.Access.Settings, "settings", "", "a settings file or inline JSON, as for a session")
-	c.Flags().StringVar(&opts.Model.Name, "model", "", "the model whose context window sizes the instruction budget")
+	c.Flags().StringVar(&opts.Model.Name, "model", "", "the model to check: its provider, key and base URL, and the context window that sizes the instruction budget")
 	c.Flags().StringSliceVar(&opts.Dirs.Add, "add-dir", nil, "more working directories, as for a session")
 	c.Flags().StringArrayVar(&opts.Plugins, "plugin-dir", nil, "a Claude Code plugin folder, as for a session (repeatable)")
 	return c

@@ -324,6 +324,7 @@ func TestNATSEvalOnThreeWorkers(t *testing.T) {
 // reached, one it cannot reach (a warning), one without JetStream, and a bad URL (fatal).
 func TestDoctorShowsTheStore(t *testing.T) {
 	e := newEnv(t)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=test-key") // without a key doctor exits 1 (a run could not start)
 	if out, _, code := e.run("", "doctor"); code != 0 || !strings.Contains(out, "state.db on this machine") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

@@ -63,6 +63,7 @@ func TestClaudeCodeCommandsRun(t *testing.T) {
 // skills and agents, and a folder that is not a plugin as skipped with why.
 func TestDoctorReportsPlugins(t *testing.T) {
 	e := newEnv(t)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=test-key") // without a key doctor exits 1 (a run could not start)
 	plug := filepath.Join(e.dir, "plug")
 	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name":"myplug","version":"1.2.0"}`)
 	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: say hello\n---\nHello $ARGUMENTS\n")

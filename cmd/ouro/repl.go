@@ -6,13 +6,20 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/ui"
 	"github.com/ouroagent/ouro/ui/tui"
 )
 
 // runREPL runs the terminal interface when standard input and output are both terminals
-// (OURO_TUI=0 asks for the line mode), and the line mode otherwise.
+// (OURO_TUI=0 asks for the line mode), and the line mode otherwise, once the model can be
+// reached and the folder is trusted.
 func runREPL(cmd *cobra.Command, f *runFlags, first string) error {
+	// No key, or a model no provider could serve: said before the trust question, whose
+	// answer would not matter.
+	if err := harness.CheckConnection(f.options()); err != nil {
+		return err
+	}
 	if err := checkTrust(cmd); err != nil {
 		return err
 	}

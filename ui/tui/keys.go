@@ -12,6 +12,16 @@ import (
 
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
+	if m.picker != nil {
+		if i, done := m.picker.key(ks); done {
+			m.picker.reply <- i
+			if i >= 0 {
+				m.print(m.th.dim.Render("  picked " + m.picker.options[i]))
+			}
+			m.picker = nil
+		}
+		return nil
+	}
 	if m.dialog != nil {
 		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
 			return tea.Quit

@@ -89,6 +89,7 @@ type model struct {
 	lastTools []*toolBlock // finished, for Ctrl-O
 	partial   string       // REPL output not yet ended by a newline (a question)
 	dialog    *dialog
+	picker    *picker
 	todoTitle string
 	todos     []todo.Item
 	bg        bgMsg
@@ -182,6 +183,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.saveTo = ".ouro/settings.local.json"
 		}
 		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo}
+	case pickMsg:
+		m.flushStream()
+		if len(msg.options) == 0 {
+			msg.reply <- -1
+			break
+		}
+		m.picker = &picker{title: clean(msg.title), options: msg.options, reply: msg.reply}
 	case approveDoneMsg:
 		if m.dialog != nil && m.dialog.reply == msg.reply {
 			m.dialog = nil

@@ -62,6 +62,8 @@ func key(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "up":
 		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "shift+tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "ctrl+c":
@@ -488,5 +490,53 @@ func TestFrameTeamPanel(t *testing.T) {
 		if !strings.Contains(frame, want) {
 			t.Errorf("no %q in the frame:\n%s", want, frame)
 		}
+	}
+}
+
+// The model picker (/model alone): Down and Enter take the next one, a digit takes its
+// option at once, Esc takes none; while it shows, keys go to it, not to the input.
+func TestPickerKeys(t *testing.T) {
+	m, eng, printed := testModel(t, 80)
+	opts := []string{"claude-sonnet-5-5 (current)", "claude-haiku-4-5", "openai:gpt-5"}
+	pick := func(keys ...string) int {
+		reply := make(chan int, 1)
+		m.Update(pickMsg{title: "Switch to which model?", options: opts, reply: reply})
+		if m.picker == nil {
+			t.Fatal("no picker shown")
+		}
+		if f := ansi.Strip(m.render()); !strings.Contains(f, "Switch to which model?") || !strings.Contains(f, "› 1. claude-sonnet-5-5 (current)") || !strings.Contains(f, "Esc cancels") {
+			t.Fatalf("the picker shows:\n%s", f)
+		}
+		for _, k := range keys {
+			m.Update(key(k))
+		}
+		select {
+		case i := <-reply:
+			if m.picker != nil {
+				t.Error("the picker stayed after its answer")
+			}
+			return i
+		default:
+			t.Fatalf("no answer after %v", keys)
+			return 0
+		}
+	}
+	if i := pick("down", "enter"); i != 1 {
+		t.Errorf("down, enter: %d", i)
+	}
+	if i := pick("3"); i != 2 {
+		t.Errorf("3: %d", i)
+	}
+	if i := pick("down", "up", "up", "enter"); i != 2 {
+		t.Errorf("up wraps around: %d", i)
+	}
+	if i := pick("x", "esc"); i != -1 {
+		t.Errorf("esc: %d", i)
+	}
+	if m.input.Value() != "" || len(eng.lines) != 0 {
+		t.Errorf("keys reached the input: %q %v", m.input.Value(), eng.lines)
+	}
+	if p := strings.Join(*printed, "\n"); !strings.Contains(ansi.Strip(p), "picked openai:gpt-5") {
+		t.Errorf("the choice is not shown: %q", p)
 	}
 }

@@ -241,6 +241,21 @@ func (e *replEngine) Approve(ctx context.Context, p permission.Prompt) (permissi
 	}
 }
 
+// Pick offers the options in the screen (ui.Picker) and waits for the choice.
+func (e *replEngine) Pick(title string, options []string) (int, bool) {
+	if e.stopped.Load() {
+		return 0, false
+	}
+	reply := make(chan int, 1)
+	e.send(pickMsg{title: title, options: options, reply: reply})
+	select {
+	case i := <-reply:
+		return i, i >= 0
+	case <-e.ctx.Done():
+		return 0, false
+	}
+}
+
 func (e *replEngine) Todos(title string, items []todo.Item) {
 	e.send(todosMsg{title: title, items: append([]todo.Item(nil), items...)})
 }

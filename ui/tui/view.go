@@ -40,6 +40,9 @@ func (m *model) render() string {
 	if m.dialog != nil {
 		parts = append(parts, m.dialog.view(m.th, m.width, m.height))
 	}
+	if m.picker != nil {
+		parts = append(parts, m.picker.view(m.th, m.width, m.height))
+	}
 	if m.running {
 		el := m.now().Sub(m.runStart).Round(time.Second)
 		tok := m.outTokens + m.outChars/4

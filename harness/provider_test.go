@@ -1,0 +1,71 @@
+package harness
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// Another provider's model named without its prefix is refused before any request when
+// it would go to the Anthropic API itself, with the name it was meant as; a server of
+// the user's (ANTHROPIC_BASE_URL) may serve any name, and Claude names pass.
+func TestNonClaudeNameOnTheAnthropicAPI(t *testing.T) {
+	key := map[string]string{"ANTHROPIC_API_KEY": "sk-test"}
+	for _, name := range []string{"gpt-4o", "o3", "llama3"} {
+		_, _, err := newProvider(name, "", envOf(key))
+		if err == nil || !strings.Contains(err.Error(), "did you mean openai:"+name+"?") || !strings.Contains(err.Error(), "PROVIDER:NAME") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	official := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": "https://api.anthropic.com/"}
+	if _, _, err := newProvider("gpt-4o", "", envOf(official)); err == nil {
+		t.Error("gpt-4o to api.anthropic.com named explicitly was accepted")
+	}
+	gateway := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": "http://127.0.0.1:4000"}
+	if _, name, err := newProvider("gpt-4o", "", envOf(gateway)); err != nil || name != "gpt-4o" {
+		t.Errorf("gpt-4o to the user's own server: %q, %v", name, err)
+	}
+	for _, name := range []string{"claude-haiku-4-5", "claude-sonnet-5-5"} {
+		if _, _, err := newProvider(name, "", envOf(key)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// connection says where requests go and where the key comes from, never the key: the
+// default Anthropic API, a base URL of the environment's or a settings file's, a local
+// OpenAI-compatible server that needs no key, and what to set when there is none.
+func TestConnection(t *testing.T) {
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
+		if v, ok := os.LookupEnv(k); ok { // what the developer's shell holds is not the test's
+			os.Unsetenv(k)
+			t.Cleanup(func() { os.Setenv(k, v) })
+		}
+	}
+	set := &settings.Settings{EnvSource: map[string]string{"OPENAI_BASE_URL": "/home/u/.claude/settings.json"}}
+	c := connection("claude-haiku-4-5", set, envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-0123456789abcdef"}))
+	if c.BaseURL != AnthropicAPI || c.BaseFrom != "the default" || c.Key != "ANTHROPIC_API_KEY, …cdef" || c.NoKey != "" {
+		t.Errorf("anthropic: %+v", c)
+	}
+	c = connection("openai:llama3", set, envOf(map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"}))
+	if c.BaseURL != "http://localhost:11434/v1" || c.BaseFrom != "OPENAI_BASE_URL (env in /home/u/.claude/settings.json)" || c.Key != "" || c.NoKey != "" || !strings.Contains(c.Note, "needs none") {
+		t.Errorf("local server: %+v", c)
+	}
+	c = connection("openai:gpt-5", set, envOf(map[string]string{"OPENAI_API_KEY": "short"}))
+	if c.BaseURL != "https://api.openai.com/v1" || c.Key != "OPENAI_API_KEY, value hidden" {
+		t.Errorf("openai: %+v", c)
+	}
+	c = connection("sonnet", &settings.Settings{APIKeyHelper: "get-key", APIKeyHelperSource: "/s.json"}, envOf(nil))
+	if !strings.Contains(c.NoKey, "ANTHROPIC_API_KEY") || !strings.Contains(c.NoKey, "ouro demo") || !strings.Contains(c.Note, "apiKeyHelper (/s.json)") {
+		t.Errorf("no key: %+v", c)
+	}
+	for _, l := range c.Lines() {
+		if strings.Contains(l, "get-key") {
+			t.Errorf("the helper command is shown: %s", l)
+		}
+	}
+}

@@ -81,8 +81,12 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
 			return nil, "", err
 		}
+		first, idle, err := llm.StreamIdleBounds()
+		if err != nil {
+			return nil, "", err
+		}
 		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
-			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL")})
+			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle})
 		if err != nil {
 			return nil, "", keyHint(err)
 		}

@@ -20,7 +20,11 @@ import (
 
 func main() {
 	err := openaiproc.Serve(os.Stdin, os.Stdout, func(e endpoint.Endpoint) (llm.Provider, error) {
-		return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
+		first, idle, err := llm.StreamIdleBounds()
+		if err != nil {
+			return nil, err
+		}
+		return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL, StreamFirst: first, StreamIdle: idle})
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ouro-openai:", err)

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -74,7 +75,7 @@ func kindForType(t string) string {
 // isConnectionError reports failures of the transport rather than of the request:
 // connections refused, reset or dropped, and answers cut before their end.
 func isConnectionError(err error) bool {
-	if errors.Is(err, errStreamCut) || errors.Is(err, errBadStream) ||
+	if errors.Is(err, errStreamCut) || errors.Is(err, errBadStream) || errors.Is(err, llm.ErrStreamIdle) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
 		return true
@@ -85,4 +86,11 @@ func isConnectionError(err error) bool {
 	}
 	var urlErr *url.Error
 	return errors.As(err, &urlErr)
+}
+
+// isJSONError reports a failure to decode JSON: in a stream, a frame that is not JSON.
+func isJSONError(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -40,6 +40,10 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client with a 10-minute response-header
 	// timeout, the SDK's own default.
 	HTTPClient *http.Client
+	// StreamIdle bounds the silence between two events of a streamed answer, StreamFirst
+	// the wait for its first event; past either, the attempt is retried like a dropped
+	// connection. 0 means llm.DefaultStreamIdle and llm.DefaultStreamFirst.
+	StreamIdle, StreamFirst time.Duration
 	// NoStream asks for whole JSON answers instead of server-sent events, for proxies
 	// that do not pass streams through. Deltas are then delivered once the answer is in.
 	NoStream bool
@@ -112,6 +116,18 @@ func defaultHTTPClient() *http.Client {
 		return &http.Client{Transport: t}
 	}
 	return &http.Client{}
+}
+
+// idle returns the stream's idle bounds: the configured ones, else the defaults.
+func (p *Provider) idle() (first, idle time.Duration) {
+	first, idle = p.cfg.StreamFirst, p.cfg.StreamIdle
+	if idle <= 0 {
+		idle = llm.DefaultStreamIdle
+	}
+	if first <= 0 {
+		first = max(llm.DefaultStreamFirst, idle)
+	}
+	return first, idle
 }
 
 // Name implements llm.Provider.

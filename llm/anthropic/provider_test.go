@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -463,4 +464,30 @@ func TestContextCancelledBeforeCall(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// Issue 33 items 5 and 9: a stream that goes quiet after its first delta, and a stream
+// frame that is not JSON, are transient: the attempt is retried like a dropped connection.
+func TestQuietAndMalformedStreamsAreRetried(t *testing.T) {
+	for _, fault := range []string{`{"stall":true}`, `{"bad_frame":true}`} {
+		p, fs := newTestProvider(t, `{"turns":[{"fault":`+fault+`},{"text":"second try"}]}`, Config{StreamIdle: 100 * time.Millisecond})
+		d := &deltaLog{}
+		resp, err := complete(t, p, userReq("claude-test", "hi"), d)
+		if err != nil {
+			t.Fatalf("%s: %v", fault, err)
+		}
+		if resp.Message.Text() != "second try" || len(fs.Requests()) != 2 {
+			t.Errorf("%s: answer %q after %d requests", fault, resp.Message.Text(), len(fs.Requests()))
+		}
+		if !strings.Contains(fmt.Sprint(d.deltas), "retry") {
+			t.Errorf("%s: no retry delta told the caller to drop the first attempt's text: %v", fault, d.deltas)
+		}
+	}
+	// Given up on, a quiet stream says so and names the bound's variable.
+	p, _ := newTestProvider(t, `{"turns":[{"fault":{"stall":true},"times":4}]}`, Config{StreamIdle: 50 * time.Millisecond})
+	_, err := complete(t, p, userReq("claude-test", "hi"), nil)
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.ErrKindConnection || !strings.Contains(err.Error(), "OURO_STREAM_IDLE_TIMEOUT") {
+		t.Errorf("after every attempt stalled: %v", err)
+	}
 }

@@ -23,7 +23,10 @@ var errBadStream = errors.New("malformed stream")
 // stream makes one streamed request and accumulates the answer, passing text and
 // thinking deltas to onDelta as they arrive.
 func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
-	st := p.messages.NewStreaming(ctx, params)
+	first, idle := p.idle()
+	sctx, watch, stop := llm.WatchIdle(ctx, first, idle)
+	defer stop()
+	st := p.messages.NewStreaming(sctx, params)
 	defer st.Close()
 
 	var msg sdk.Message
@@ -32,6 +35,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDe
 	inputs := map[int64]*strings.Builder{}
 	stopped := false
 	for st.Next() {
+		watch.Touch()
 		ev := st.Current()
 		if err := msg.Accumulate(ev); err != nil {
 			return nil, fmt.Errorf("%w: %w", errBadStream, err)
@@ -63,6 +67,14 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDe
 		}
 	}
 	if err := st.Err(); err != nil {
+		if err := llm.IdleCause(sctx, err, idle); errors.Is(err, llm.ErrStreamIdle) {
+			return nil, err
+		}
+		var apiErr *sdk.Error
+		if !errors.As(err, &apiErr) && isJSONError(err) {
+			// A frame whose data is not JSON: the stream broke, the request did not.
+			return nil, fmt.Errorf("%w: %w", errBadStream, err)
+		}
 		return nil, err
 	}
 	if !stopped {

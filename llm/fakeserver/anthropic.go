@@ -129,6 +129,10 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 			} else {
 				cutAnthropicBody(w, id, req.Model)
 			}
+		case (f.BadFrame || f.Stall) && req.Stream:
+			brokenAnthropicStream(w, r, id, req.Model, f.Stall)
+		case f.BadFrame || f.Stall:
+			cutAnthropicBody(w, id, req.Model)
 		default:
 			writeAnthropicError(w, anthropicFault(f), f.RetryAfter)
 		}
@@ -499,6 +503,23 @@ func cutAnthropicStream(w http.ResponseWriter, id, model string) {
 	}
 	// ErrAbortHandler makes net/http close the connection without ending the response.
 	panic(http.ErrAbortHandler)
+}
+
+// brokenAnthropicStream starts a streamed answer and its first delta, then either sends a
+// frame whose data is not JSON and ends, or (stall) keeps the connection open and silent
+// until the client leaves.
+func brokenAnthropicStream(w http.ResponseWriter, r *http.Request, id, model string, stall bool) {
+	sse := newAnthropicSSE(w)
+	_ = sse.event("message_start", anthropicStartMessage(id, model, llm.Usage{InputTokens: 1}))
+	start, deltas := anthropicBlockEvents(llm.TextBlock(anthropicCutText), "")
+	_ = sse.event("content_block_start", map[string]any{"index": 0, "content_block": start})
+	_ = sse.event("content_block_delta", map[string]any{"index": 0, "delta": deltas[0]})
+	if stall {
+		<-r.Context().Done()
+		return
+	}
+	fmt.Fprint(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\n\n")
+	_ = sse.rc.Flush()
 }
 
 // cutAnthropicBody sends the first part of a JSON answer and drops the connection.

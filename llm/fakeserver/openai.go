@@ -149,6 +149,10 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 			} else {
 				out.cutBody(w)
 			}
+		case (f.BadFrame || f.Stall) && req.Stream:
+			out.brokenStream(w, r, f.Stall)
+		case f.BadFrame || f.Stall:
+			out.cutBody(w)
 		default:
 			writeOpenAIError(w, openaiFault(f), f.RetryAfter)
 		}

@@ -267,6 +267,21 @@ func (o openaiOutput) cutStream(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
+// brokenStream starts a streamed answer, then either sends a chunk whose data is not JSON
+// and ends, or (stall) keeps the connection open and silent until the client leaves.
+func (o openaiOutput) brokenStream(w http.ResponseWriter, r *http.Request, stall bool) {
+	s := o.startSSE(w)
+	empty := ""
+	_ = s.delta(openaiDelta{Role: "assistant", Content: &empty}, "")
+	piece := openaiCutText[:len(openaiCutText)/2]
+	_ = s.delta(openaiDelta{Content: &piece}, "")
+	if stall {
+		<-r.Context().Done()
+		return
+	}
+	_ = s.data([]byte(`{"id":"x","choices":[{"delta":{"content`))
+}
+
 // cutBody announces a whole answer but drops the connection halfway through its body.
 func (o openaiOutput) cutBody(w http.ResponseWriter) {
 	data, err := json.Marshal(o.completion(llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock(openaiCutText)}}, llm.StopEndTurn, llm.Usage{}))

@@ -78,7 +78,7 @@ func isContextLengthError(e *sdk.Error) bool {
 }
 
 func isConnectionError(err error) bool {
-	if errors.Is(err, errStreamIncomplete) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+	if errors.Is(err, errStreamIncomplete) || errors.Is(err, llm.ErrStreamIdle) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}

@@ -5,6 +5,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -38,6 +39,11 @@ type Config struct {
 	// NoStream asks for whole answers instead of server-sent events, for servers whose
 	// streaming is broken.
 	NoStream bool
+	// StreamIdle bounds the silence between two chunks of a streamed answer, StreamFirst
+	// the wait for the first (a local model on a CPU may read for minutes first); past
+	// either, the attempt is retried like a dropped connection. 0 means
+	// llm.DefaultStreamIdle and llm.DefaultStreamFirst.
+	StreamIdle, StreamFirst time.Duration
 }
 
 // Provider is an llm.Provider speaking Chat Completions. It is safe for concurrent use.
@@ -48,6 +54,8 @@ type Provider struct {
 	retry     llm.RetryPolicy
 	maxTokens int
 	noStream  bool
+	// streamFirst and streamIdle are the stream's idle bounds (Config.StreamFirst, StreamIdle).
+	streamFirst, streamIdle time.Duration
 	// maxCompletionField sends max_completion_tokens, which OpenAI's reasoning models
 	// require; compatible servers get the older max_tokens, which all of them accept.
 	maxCompletionField bool
@@ -78,6 +86,8 @@ func New(cfg Config) (*Provider, error) {
 		retry:              cfg.Retry,
 		maxTokens:          cfg.MaxTokens,
 		noStream:           cfg.NoStream,
+		streamIdle:         cmp.Or(cfg.StreamIdle, llm.DefaultStreamIdle),
+		streamFirst:        cmp.Or(cfg.StreamFirst, max(llm.DefaultStreamFirst, cmp.Or(cfg.StreamIdle, llm.DefaultStreamIdle))),
 		maxCompletionField: e.Official,
 	}, nil
 }
@@ -147,11 +157,14 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 // stream makes one streamed attempt. delivered reports whether deltas reached onDelta,
 // so a retry can tell the UI to drop them.
 func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta llm.StreamFunc) (resp *llm.Response, delivered bool, err error) {
-	s := p.chat.NewStreaming(ctx, params)
+	sctx, watch, stop := llm.WatchIdle(ctx, p.streamFirst, p.streamIdle)
+	defer stop()
+	s := p.chat.NewStreaming(sctx, params)
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
 	var reasoning strings.Builder
 	for s.Next() {
+		watch.Touch()
 		chunk := s.Current()
 		if !acc.AddChunk(chunk) {
 			return nil, delivered, fmt.Errorf("%w: chunk %q does not continue the stream", errMalformed, chunk.ID)
@@ -174,7 +187,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, delivered, err
+		return nil, delivered, llm.IdleCause(sctx, err, p.streamIdle)
 	}
 	if len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
 		return nil, delivered, errStreamIncomplete

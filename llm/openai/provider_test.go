@@ -551,3 +551,27 @@ func TestBadGatewayPageIsRetried(t *testing.T) {
 		t.Errorf("text %q after %d calls", resp.Message.Text(), calls.Load())
 	}
 }
+
+// Issue 33 items 5 and 9: a stream that goes quiet after its first chunk, and a chunk that
+// is not JSON, are retried like a dropped connection.
+func TestQuietAndMalformedStreamsAreRetried(t *testing.T) {
+	for _, fault := range []string{`{"stall":true}`, `{"bad_frame":true}`} {
+		srv, base := fake(t, `{"turns":[{"fault":`+fault+`},{"text":"second try"}]}`)
+		p := newProvider(t, Config{BaseURL: base, StreamIdle: 100 * time.Millisecond})
+		var got collect
+		resp, err := p.Complete(context.Background(), userReq("hi"), got.add)
+		if err != nil {
+			t.Fatalf("%s: %v", fault, err)
+		}
+		if resp.Message.Text() != "second try" || len(srv.Requests()) != 2 || got.count("retry") != 1 {
+			t.Errorf("%s: answer %q after %d requests, %d retry deltas", fault, resp.Message.Text(), len(srv.Requests()), got.count("retry"))
+		}
+	}
+	_, base := fake(t, `{"turns":[{"fault":{"stall":true},"times":4}]}`)
+	p := newProvider(t, Config{BaseURL: base, StreamIdle: 50 * time.Millisecond})
+	_, err := p.Complete(context.Background(), userReq("hi"), nil)
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.ErrKindConnection || !strings.Contains(err.Error(), "OURO_STREAM_IDLE_TIMEOUT") {
+		t.Errorf("after every attempt stalled: %v", err)
+	}
+}

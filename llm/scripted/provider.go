@@ -112,6 +112,10 @@ func FaultError(f *Fault) error {
 		return &llm.Error{Kind: llm.ErrKindPromptTooLong, Status: 400, Message: "prompt is too long"}
 	case f.CutStream:
 		return &llm.Error{Kind: llm.ErrKindConnection, Message: "stream cut mid-way (scripted fault)"}
+	case f.BadFrame:
+		return &llm.Error{Kind: llm.ErrKindConnection, Message: "malformed stream frame (scripted fault)"}
+	case f.Stall:
+		return &llm.Error{Kind: llm.ErrKindConnection, Message: "the stream went quiet (scripted fault)"}
 	}
 	msg := f.Message
 	if msg == "" {

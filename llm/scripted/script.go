@@ -69,6 +69,11 @@ type Fault struct {
 	CutStream bool `json:"cut_stream,omitempty"`
 	// PromptTooLong answers 400 with the provider's "prompt is too long" error.
 	PromptTooLong bool `json:"prompt_too_long,omitempty"`
+	// BadFrame starts a streamed answer and then sends a frame whose data is not JSON.
+	BadFrame bool `json:"bad_frame,omitempty"`
+	// Stall starts a streamed answer, sends its first delta, then says nothing more until
+	// the client gives up (a server that went quiet with the socket open).
+	Stall bool `json:"stall,omitempty"`
 }
 
 // Load reads a JSON script file.
@@ -112,8 +117,8 @@ func (s *Script) Validate() error {
 				return fmt.Errorf("turn %d: a fault turn cannot also have text or tool calls", i+1)
 			}
 			f := t.Fault
-			if f.Status == 0 && !f.CutStream && !f.PromptTooLong {
-				return fmt.Errorf("turn %d: fault needs status, cut_stream or prompt_too_long", i+1)
+			if f.Status == 0 && !f.CutStream && !f.PromptTooLong && !f.BadFrame && !f.Stall {
+				return fmt.Errorf("turn %d: fault needs status, cut_stream, bad_frame, stall or prompt_too_long", i+1)
 			}
 			continue
 		}

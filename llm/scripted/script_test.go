@@ -86,7 +86,7 @@ func TestParseErrors(t *testing.T) {
 		{"fault with thinking", `{"turns": [{"fault": {"status": 500}, "thinking": "hmm"}]}`,
 			"turn 1: a fault turn cannot also have text or tool calls"},
 		{"fault with nothing to do", `{"turns": [{"text": "a"}, {"fault": {"message": "x"}}]}`,
-			"turn 2: fault needs status, cut_stream or prompt_too_long"},
+			"turn 2: fault needs status, cut_stream, bad_frame, stall or prompt_too_long"},
 		{"unknown stop_reason", `{"turns": [{"text": "hi", "stop_reason": "done"}]}`,
 			`turn 1: unknown stop_reason "done"`},
 		{"empty turn", `{"turns": [{"text": "a"}, {}]}`,

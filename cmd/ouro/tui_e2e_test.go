@@ -321,3 +321,47 @@ func TestTUIFirstPromptFromArgs(t *testing.T) {
 	r.waitFor(0, "got it")
 	r.exit()
 }
+
+// The permission dialog is answered with the arrow keys and Enter: Down then Enter
+// allows the command for the session; Up (round to "No") then Enter refuses the next.
+func TestTUIPermissionArrowsAndEnter(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch first.txt")},
+		scripted.Turn{Text: "made the first"},
+		scripted.Turn{ToolCalls: bash("rm first.txt")},
+		scripted.Turn{ExpectContains: "the user said no", Text: "left it"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("make the first file")
+	r.waitFor(m, "Bash wants to:")
+	r.waitFor(m, "4. No, and tell the model why")
+	m = r.mark()
+	r.send("\x1b[B") // down
+	r.waitFor(m, "❯ 2. Yes, for this session")
+	time.Sleep(500 * time.Millisecond) // an Enter just as the dialog opens does not choose
+	r.send("\r")
+	r.waitFor(m, "allowed for this session")
+	r.waitFor(m, "made the first")
+	if _, err := os.Stat(filepath.Join(e.dir, "first.txt")); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+	m = r.mark()
+	r.typeLine("remove it")
+	r.waitFor(m, "Bash wants to:")
+	r.waitFor(m, "4. No, and tell the model why")
+	m = r.mark()
+	r.send("\x1b[A") // up, round to the last choice
+	r.waitFor(m, "❯ 4. No")
+	time.Sleep(500 * time.Millisecond)
+	r.send("\r")
+	r.waitFor(m, "Reason for the model")
+	r.send("\r")
+	r.waitFor(m, "left it")
+	if _, err := os.Stat(filepath.Join(e.dir, "first.txt")); err != nil {
+		t.Fatalf("the refused command ran: %v", err)
+	}
+	r.exit()
+}

@@ -25,7 +25,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.notice = "interrupting… (Ctrl-C again exits)"
 			return nil
 		}
-		if ans, ok := m.dialog.key(ks, k.Text); ok {
+		if ans, ok := m.dialog.key(ks, k.Text, m.now()); ok {
 			m.dialog.reply <- ans
 			m.print(m.th.dim.Render(fmt.Sprintf("  %s: %s", m.dialog.p.Call.Name, answerText(ans, m.dialog.saveTo))))
 			m.dialog = nil

@@ -181,7 +181,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.saveTo == "" {
 			msg.saveTo = ".ouro/settings.local.json"
 		}
-		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo}
+		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo, opened: m.now()}
 	case approveDoneMsg:
 		if m.dialog != nil && m.dialog.reply == msg.reply {
 			m.dialog = nil

@@ -62,6 +62,8 @@ func key(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "up":
 		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "shift+tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "ctrl+c":
@@ -130,7 +132,8 @@ func TestFrameStreaming(t *testing.T) {
 }
 
 // The permission dialog for an edit shows the path, the diff and the choices; keys that
-// are not answers answer nothing, and "no" takes a reason.
+// are not answers answer nothing (an Enter as the dialog opens neither), and "no" takes
+// a reason.
 func TestFrameDialog(t *testing.T) {
 	m, _, _ := testModel(t, 80)
 	in, _ := json.Marshal(map[string]string{"file_path": "/p/a.go", "old_string": "x := 1", "new_string": "x := 2"})
@@ -138,7 +141,7 @@ func TestFrameDialog(t *testing.T) {
 	reply := make(chan permission.Answer, 1)
 	m.Update(approveMsg{p: permission.Prompt{Call: call, Summary: "Edit /p/a.go", Reach: "writes /p/a.go", SuggestedRule: "Edit(/p/**)"}, diff: callDiff(&call), reply: reply})
 	golden(t, "dialog", m.render())
-	for _, k := range []string{"enter", "x", "up", " "} {
+	for _, k := range []string{"enter", "x", " "} {
 		m.Update(key(k))
 		select {
 		case a := <-reply:
@@ -158,6 +161,91 @@ func TestFrameDialog(t *testing.T) {
 	}
 	if m.dialog != nil {
 		t.Fatal("the dialog stayed")
+	}
+}
+
+// The arrow keys (and j/k) move the highlight over the dialog's choices, shown by a
+// marker; Enter takes the highlighted one, digits still answer at once.
+func TestDialogArrowsAndEnter(t *testing.T) {
+	open := func(rule string) (*model, chan permission.Answer) {
+		m, _, _ := testModel(t, 80)
+		in, _ := json.Marshal(map[string]string{"command": "python3 -m unittest -q"})
+		reply := make(chan permission.Answer, 1)
+		m.Update(approveMsg{p: permission.Prompt{Call: tool.Call{ID: "t1", Name: "Bash", Input: in},
+			Summary: "python3 -m unittest -q", SuggestedRule: rule}, reply: reply})
+		t0 := m.now()
+		m.now = func() time.Time { return t0.Add(time.Second) }
+		return m, reply
+	}
+	highlighted := func(m *model) string {
+		for _, l := range strings.Split(ansi.Strip(m.render()), "\n") {
+			if _, after, ok := strings.Cut(l, "❯ "); ok {
+				return strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(after), "│"), " ")
+			}
+		}
+		return ""
+	}
+	answered := func(reply chan permission.Answer) (permission.Answer, bool) {
+		select {
+		case a := <-reply:
+			return a, true
+		default:
+			return permission.Answer{}, false
+		}
+	}
+
+	m, reply := open("Bash(python3 -m unittest *)")
+	if h := highlighted(m); h != "1. Yes, once" {
+		t.Fatalf("highlighted at first: %q", h)
+	}
+	for _, step := range []struct{ key, want string }{
+		{"down", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+		{"down", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"down", "4. No, and tell the model why"},
+		{"down", "1. Yes, once"}, // round again
+		{"up", "4. No, and tell the model why"},
+		{"k", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"k", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+		{"j", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"up", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+	} {
+		m.Update(key(step.key))
+		if h := highlighted(m); h != step.want {
+			t.Fatalf("after %s the highlight is on %q, want %q", step.key, h, step.want)
+		}
+		if a, ok := answered(reply); ok {
+			t.Fatalf("%s answered %v", step.key, a)
+		}
+	}
+	m.Update(key("enter"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.Session {
+		t.Fatalf("Enter on the session choice answered %v (%v)", a, ok)
+	}
+	if m.dialog != nil {
+		t.Fatal("the dialog stayed")
+	}
+
+	// Without a rule to offer there are two choices; Enter on "No" asks for the reason.
+	m, reply = open("")
+	m.Update(key("down"))
+	if h := highlighted(m); h != "4. No, and tell the model why" {
+		t.Fatalf("highlighted: %q", h)
+	}
+	m.Update(key("enter"))
+	if _, ok := answered(reply); ok || !strings.Contains(m.render(), "Reason for the model") {
+		t.Fatalf("Enter on No did not ask for a reason:\n%s", ansi.Strip(m.render()))
+	}
+	m.Update(key("enter"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.No {
+		t.Fatalf("answered %v (%v)", a, ok)
+	}
+
+	// Digits still answer at once, wherever the highlight is.
+	m, reply = open("Bash(python3 -m unittest *)")
+	m.Update(key("down"))
+	m.Update(key("3"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.Always {
+		t.Fatalf("3 answered %v (%v)", a, ok)
 	}
 }
 

@@ -167,7 +167,8 @@ func TestTUIPermissionNoWithReason(t *testing.T) {
 	r.exit()
 }
 
-// An edit shows its diff: the removed and the added line.
+// An edit shows its diff: the removed and the added line, numbered as the file's lines,
+// with the lines around them.
 func TestTUIEditShowsDiff(t *testing.T) {
 	e := newRewindEnv(t)
 	if err := os.WriteFile(filepath.Join(e.dir, "hello.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
@@ -184,7 +185,7 @@ func TestTUIEditShowsDiff(t *testing.T) {
 	r.typeLine("change it")
 	r.waitFor(m, "edited")
 	s := r.text()[m:]
-	for _, want := range []string{"Edit(", "- two", "+ TWO"} {
+	for _, want := range []string{"Edit(", "1   one", "2 - two", "2 + TWO", "3   three"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("no %q in:\n%s", want, s)
 		}

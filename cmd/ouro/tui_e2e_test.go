@@ -291,7 +291,8 @@ func TestTUIShellNoteAndNoColor(t *testing.T) {
 	r.exit()
 }
 
-// The model's question (AskUserQuestion) is answered in the input; the answer reaches it.
+// The model's question (AskUserQuestion) is a picker: Down and Enter choose; the answer
+// reaches the model.
 func TestTUIAnswersAQuestion(t *testing.T) {
 	e := newRewindEnv(t)
 	ask, _ := json.Marshal(map[string]any{"questions": []map[string]any{{
@@ -307,8 +308,11 @@ func TestTUIAnswersAQuestion(t *testing.T) {
 	m := r.mark()
 	r.typeLine("set up storage")
 	r.waitFor(m, "Which database?")
-	r.waitFor(m, "or your own words")
-	r.typeLine("2")
+	r.waitFor(m, "3. Type something else")
+	m = r.mark()
+	r.send("\x1b[B") // down
+	r.waitFor(m, "❯ 2. SQLite")
+	r.send("\r")
 	r.waitFor(m, "SQLite it is")
 	r.exit()
 }

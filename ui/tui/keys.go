@@ -32,6 +32,25 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if q := m.question; q != nil {
+		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
+			return tea.Quit
+		}
+		if ks == "esc" && q.text == nil || ks == "ctrl+c" {
+			m.lastCtrlC = m.now()
+			m.eng.interrupt()
+			m.notice = "interrupting… (Ctrl-C again exits)"
+			return nil
+		}
+		if ans, ok := q.key(ks, k.Text); ok {
+			q.reply <- ans
+			for _, a := range ans {
+				m.print(m.th.dim.Render("  " + a.Question + " " + strings.TrimSpace(strings.Join(a.Labels, ", ")+" "+a.Text)))
+			}
+			m.question = nil
+		}
+		return nil
+	}
 	if m.search != nil {
 		return m.searchKey(k)
 	}

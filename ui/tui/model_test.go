@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden frames")
@@ -576,5 +578,86 @@ func TestFrameTeamPanel(t *testing.T) {
 		if !strings.Contains(frame, want) {
 			t.Errorf("no %q in the frame:\n%s", want, frame)
 		}
+	}
+}
+
+// The model's question is a picker: arrows and Enter, digits at once, the user's own
+// words on the last line, Space marking options of a multiSelect question.
+func TestQuestionPicker(t *testing.T) {
+	db := tools.Question{Question: "Which database?", Header: "DB", Options: []tools.Option{
+		{Label: "Postgres", Description: "server"}, {Label: "SQLite", Description: "file"}}}
+	langs := tools.Question{Question: "Which languages?", MultiSelect: true, Options: []tools.Option{
+		{Label: "Go"}, {Label: "Rust"}, {Label: "Zig"}}}
+	ask := func(qs ...tools.Question) (*model, *fakeEngine, chan []tools.Answer) {
+		m, eng, _ := testModel(t, 80)
+		reply := make(chan []tools.Answer, 1)
+		m.Update(askMsg{qs: qs, reply: reply})
+		return m, eng, reply
+	}
+	press := func(m *model, keys ...string) {
+		for _, k := range keys {
+			m.Update(key(k))
+		}
+	}
+	got := func(reply chan []tools.Answer) []tools.Answer {
+		select {
+		case a := <-reply:
+			return a
+		default:
+			return nil
+		}
+	}
+
+	m, _, reply := ask(db, langs)
+	f := ansi.Strip(m.render())
+	for _, want := range []string{"[DB] Which database? (1 of 2)", "❯ 1. Postgres — server", "  2. SQLite — file", "  3. Type something else"} {
+		if !strings.Contains(f, want) {
+			t.Fatalf("no %q in:\n%s", want, f)
+		}
+	}
+	press(m, "down", "down", "down", "up", "up") // round and back: SQLite
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "❯ 2. SQLite") {
+		t.Fatalf("the highlight is not on SQLite:\n%s", f)
+	}
+	press(m, "enter")
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "Which languages? (2 of 2)") || !strings.Contains(f, "❯ 1. [ ] Go") {
+		t.Fatalf("the second question does not show:\n%s", f)
+	}
+	press(m, "j", " ", "3", "enter") // Rust marked with Space, Zig with its digit
+	want := []tools.Answer{{Question: "Which database?", Labels: []string{"SQLite"}}, {Question: "Which languages?", Labels: []string{"Rust", "Zig"}}}
+	if a := got(reply); !reflect.DeepEqual(a, want) {
+		t.Fatalf("answers %+v, want %+v", a, want)
+	}
+	if m.question != nil {
+		t.Fatal("the picker stayed")
+	}
+
+	// A digit answers at once; the last line takes the user's own words.
+	m, _, reply = ask(db)
+	press(m, "2")
+	if a := got(reply); len(a) != 1 || !reflect.DeepEqual(a[0].Labels, []string{"SQLite"}) {
+		t.Fatalf("2 answered %+v", a)
+	}
+	m, _, reply = ask(db)
+	press(m, "up", "enter")
+	typeText(m, "DuckDB")
+	press(m, "enter")
+	if a := got(reply); len(a) != 1 || a[0].Text != "DuckDB" || a[0].Labels != nil {
+		t.Fatalf("own words answered %+v", a)
+	}
+
+	// Esc interrupts the turn, which ends the question.
+	m, eng, reply := ask(db)
+	press(m, "x")
+	if !strings.Contains(m.render(), "is not an answer") || got(reply) != nil {
+		t.Fatal("a stray key answered, or said nothing")
+	}
+	press(m, "esc")
+	if eng.interrupts != 1 || got(reply) != nil {
+		t.Fatalf("Esc: %d interrupts", eng.interrupts)
+	}
+	m.Update(askDoneMsg{reply: reply})
+	if m.question != nil {
+		t.Fatal("the picker stayed after the interrupt")
 	}
 }

@@ -130,7 +130,7 @@ func TestPolicyDefaultMode(t *testing.T) {
 		{"write protected", "Write", `{"file_path":"{P}/.git/config","content":""}`, Ask, "protected path", []string{""}},
 		{"bash read-only", "Bash", bash("ls -la src && git status"), Allow, "read-only command", nil},
 		{"bash needs rule", "Bash", bash("go test ./..."), Ask, "no matching rule", []string{"Bash(go test *)"}},
-		{"bash exact suggestion", "Bash", bash("npm run build"), Ask, "", []string{"Bash(npm run build)"}},
+		{"bash script suggestion", "Bash", bash("npm run build"), Ask, "", []string{"Bash(npm run build *)"}},
 		{"bash compound", "Bash", bash("ls -la\nrm -rf build"), Ask, "", []string{"Bash(rm *)"}},
 		{"bash two rules", "Bash", bash("go vet ./... && make lint"), Ask, "", []string{"Bash(go vet *)", "Bash(make lint)"}},
 		{"bash hard deny", "Bash", bash("rm -rf /"), Deny, "hard deny", nil},

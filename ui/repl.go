@@ -261,6 +261,9 @@ func (r *REPL) open() error {
 	}
 	if sc := r.Screen; sc != nil {
 		opts.UI.Approver = sc
+		if a, ok := sc.(tools.Asker); ok {
+			opts.UI.Asker = a // the screen's picker, not a question in its input
+		}
 		opts.UI.OnTodo = func(items []todo.Item) {
 			title := "Todos"
 			if r.sess != nil && r.sess.Todos.Tool() != todo.ToolName {

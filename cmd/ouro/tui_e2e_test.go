@@ -167,7 +167,8 @@ func TestTUIPermissionNoWithReason(t *testing.T) {
 	r.exit()
 }
 
-// An edit shows its diff: the removed and the added line.
+// An edit shows its diff: the removed and the added line, numbered as the file's lines,
+// with the lines around them.
 func TestTUIEditShowsDiff(t *testing.T) {
 	e := newRewindEnv(t)
 	if err := os.WriteFile(filepath.Join(e.dir, "hello.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
@@ -184,7 +185,7 @@ func TestTUIEditShowsDiff(t *testing.T) {
 	r.typeLine("change it")
 	r.waitFor(m, "edited")
 	s := r.text()[m:]
-	for _, want := range []string{"Edit(", "- two", "+ TWO"} {
+	for _, want := range []string{"Edit(", "1   one", "2 - two", "2 + TWO", "3   three"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("no %q in:\n%s", want, s)
 		}
@@ -290,7 +291,8 @@ func TestTUIShellNoteAndNoColor(t *testing.T) {
 	r.exit()
 }
 
-// The model's question (AskUserQuestion) is answered in the input; the answer reaches it.
+// The model's question (AskUserQuestion) is a picker: Down and Enter choose; the answer
+// reaches the model.
 func TestTUIAnswersAQuestion(t *testing.T) {
 	e := newRewindEnv(t)
 	ask, _ := json.Marshal(map[string]any{"questions": []map[string]any{{
@@ -306,8 +308,11 @@ func TestTUIAnswersAQuestion(t *testing.T) {
 	m := r.mark()
 	r.typeLine("set up storage")
 	r.waitFor(m, "Which database?")
-	r.waitFor(m, "or your own words")
-	r.typeLine("2")
+	r.waitFor(m, "3. Type something else")
+	m = r.mark()
+	r.send("\x1b[B") // down
+	r.waitFor(m, "❯ 2. SQLite")
+	r.send("\r")
 	r.waitFor(m, "SQLite it is")
 	r.exit()
 }
@@ -319,5 +324,49 @@ func TestTUIFirstPromptFromArgs(t *testing.T) {
 	r := e.startPTY("from the command line")
 	r.waitFor(0, "› from the command line")
 	r.waitFor(0, "got it")
+	r.exit()
+}
+
+// The permission dialog is answered with the arrow keys and Enter: Down then Enter
+// allows the command for the session; Up (round to "No") then Enter refuses the next.
+func TestTUIPermissionArrowsAndEnter(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch first.txt")},
+		scripted.Turn{Text: "made the first"},
+		scripted.Turn{ToolCalls: bash("rm first.txt")},
+		scripted.Turn{ExpectContains: "the user said no", Text: "left it"},
+	)
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("make the first file")
+	r.waitFor(m, "Bash wants to:")
+	r.waitFor(m, "4. No, and tell the model why")
+	m = r.mark()
+	r.send("\x1b[B") // down
+	r.waitFor(m, "❯ 2. Yes, for this session")
+	time.Sleep(500 * time.Millisecond) // an Enter just as the dialog opens does not choose
+	r.send("\r")
+	r.waitFor(m, "allowed for this session")
+	r.waitFor(m, "made the first")
+	if _, err := os.Stat(filepath.Join(e.dir, "first.txt")); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+	m = r.mark()
+	r.typeLine("remove it")
+	r.waitFor(m, "Bash wants to:")
+	r.waitFor(m, "4. No, and tell the model why")
+	m = r.mark()
+	r.send("\x1b[A") // up, round to the last choice
+	r.waitFor(m, "❯ 4. No")
+	time.Sleep(500 * time.Millisecond)
+	r.send("\r")
+	r.waitFor(m, "Reason for the model")
+	r.send("\r")
+	r.waitFor(m, "left it")
+	if _, err := os.Stat(filepath.Join(e.dir, "first.txt")); err != nil {
+		t.Fatalf("the refused command ran: %v", err)
+	}
 	r.exit()
 }

@@ -1,14 +1,11 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
@@ -103,116 +100,4 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return d.Round(time.Second).String()
-}
-
-// diffLine is one line of a diff: op is ' ', '-', '+' or '~' (skipped context).
-type diffLine struct {
-	op   byte
-	text string
-}
-
-// lineDiff is the line diff of a and b with two lines of context around each change.
-func lineDiff(a, b string) []diffLine {
-	dmp := diffmatchpatch.New()
-	ca, cb, lines := dmp.DiffLinesToChars(a, b)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
-	var all []diffLine
-	for _, d := range diffs {
-		op := byte(' ')
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			op = '-'
-		case diffmatchpatch.DiffInsert:
-			op = '+'
-		}
-		for _, l := range strings.SplitAfter(d.Text, "\n") {
-			if l == "" {
-				continue
-			}
-			all = append(all, diffLine{op: op, text: clean(strings.TrimSuffix(l, "\n"))})
-		}
-	}
-	// Keep two lines of context around changes.
-	keep := make([]bool, len(all))
-	for i, l := range all {
-		if l.op != ' ' {
-			for j := max(0, i-2); j <= min(len(all)-1, i+2); j++ {
-				keep[j] = true
-			}
-		}
-	}
-	var out []diffLine
-	skipped := false
-	for i, l := range all {
-		if keep[i] {
-			out = append(out, l)
-			skipped = false
-		} else if !skipped {
-			out = append(out, diffLine{op: '~'})
-			skipped = true
-		}
-	}
-	return out
-}
-
-// renderDiff draws at most maxLines of d, coloured, indented under a tool line.
-func renderDiff(d []diffLine, t *theme, width, maxLines int) []string {
-	var out []string
-	for i, l := range d {
-		if i == maxLines {
-			out = append(out, t.dim.Render(fmt.Sprintf("    … %d more diff lines", len(d)-i)))
-			break
-		}
-		text := ansi.Truncate(strings.ReplaceAll(l.text, "\t", "    "), max(width-2, 10), "…")
-		switch l.op {
-		case '-':
-			out = append(out, "    "+t.removed.Render("- "+text))
-		case '+':
-			out = append(out, "    "+t.added.Render("+ "+text))
-		case '~':
-			out = append(out, "    "+t.hunk.Render("⋯"))
-		default:
-			out = append(out, "    "+t.dim.Render("  "+text))
-		}
-	}
-	return out
-}
-
-// callDiff is the diff an Edit, MultiEdit or Write call would make (read from the file
-// on disk as it is now), or nil for other tools.
-func callDiff(c *tool.Call) []diffLine {
-	var in struct {
-		FilePath  string `json:"file_path"`
-		Content   *string
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Edits     []struct {
-			OldString string `json:"old_string"`
-			NewString string `json:"new_string"`
-		} `json:"edits"`
-	}
-	if json.Unmarshal(c.Input, &in) != nil {
-		return nil
-	}
-	switch c.Name {
-	case "Edit":
-		return lineDiff(in.OldString, in.NewString)
-	case "MultiEdit":
-		var out []diffLine
-		for _, e := range in.Edits {
-			out = append(out, lineDiff(e.OldString, e.NewString)...)
-		}
-		return out
-	case "Write":
-		if in.Content == nil {
-			return nil
-		}
-		old := ""
-		if fi, err := os.Stat(in.FilePath); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<20 {
-			data, _ := os.ReadFile(in.FilePath)
-			old = string(data)
-		}
-		return lineDiff(old, *in.Content)
-	}
-	return nil
 }

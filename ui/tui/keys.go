@@ -35,10 +35,29 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.notice = "interrupting… (Ctrl-C again exits)"
 			return nil
 		}
-		if ans, ok := m.dialog.key(ks, k.Text); ok {
+		if ans, ok := m.dialog.key(ks, k.Text, m.now()); ok {
 			m.dialog.reply <- ans
 			m.print(m.th.dim.Render(fmt.Sprintf("  %s: %s", m.dialog.p.Call.Name, answerText(ans, m.dialog.saveTo))))
 			m.dialog = nil
+		}
+		return nil
+	}
+	if q := m.question; q != nil {
+		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
+			return tea.Quit
+		}
+		if ks == "esc" && q.text == nil || ks == "ctrl+c" {
+			m.lastCtrlC = m.now()
+			m.eng.interrupt()
+			m.notice = "interrupting… (Ctrl-C again exits)"
+			return nil
+		}
+		if ans, ok := q.key(ks, k.Text); ok {
+			q.reply <- ans
+			for _, a := range ans {
+				m.print(m.th.dim.Render("  " + a.Question + " " + strings.TrimSpace(strings.Join(a.Labels, ", ")+" "+a.Text)))
+			}
+			m.question = nil
 		}
 		return nil
 	}

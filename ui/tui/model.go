@@ -13,6 +13,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
+	"github.com/ouroagent/ouro/tools"
 )
 
 // engine is what the screen drives: the REPL behind it (see run.go), or a fake in tests.
@@ -45,7 +46,12 @@ type (
 		saveTo string
 	}
 	approveDoneMsg struct{ reply chan permission.Answer }
-	todosMsg       struct {
+	askMsg         struct {
+		qs    []tools.Question
+		reply chan []tools.Answer
+	}
+	askDoneMsg struct{ reply chan []tools.Answer }
+	todosMsg   struct {
 		title string
 		items []todo.Item
 	}
@@ -90,6 +96,7 @@ type model struct {
 	partial   string       // REPL output not yet ended by a newline (a question)
 	dialog    *dialog
 	picker    *picker
+	question  *question // the model's question, while it waits for the answer
 	todoTitle string
 	todos     []todo.Item
 	bg        bgMsg
@@ -182,7 +189,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.saveTo == "" {
 			msg.saveTo = ".ouro/settings.local.json"
 		}
-		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo}
+		m.dialog = &dialog{p: msg.p, diff: msg.diff, reply: msg.reply, saveTo: msg.saveTo, opened: m.now()}
 	case pickMsg:
 		m.flushStream()
 		if len(msg.options) == 0 {
@@ -193,6 +200,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approveDoneMsg:
 		if m.dialog != nil && m.dialog.reply == msg.reply {
 			m.dialog = nil
+		}
+	case askMsg:
+		m.flushStream()
+		m.question = &question{qs: msg.qs, reply: msg.reply, marked: map[int]bool{}}
+	case askDoneMsg:
+		if m.question != nil && m.question.reply == msg.reply {
+			m.question = nil
 		}
 	case todosMsg:
 		m.todoTitle, m.todos = msg.title, msg.items
@@ -217,7 +231,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.ticking = false
 		m.frame++
-		if m.running || m.dialog != nil {
+		if m.running || m.dialog != nil || m.question != nil {
 			cmds = append(cmds, m.tick())
 		}
 	case printedMsg:

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden frames")
@@ -132,7 +134,8 @@ func TestFrameStreaming(t *testing.T) {
 }
 
 // The permission dialog for an edit shows the path, the diff and the choices; keys that
-// are not answers answer nothing, and "no" takes a reason.
+// are not answers answer nothing (an Enter as the dialog opens neither), and "no" takes
+// a reason.
 func TestFrameDialog(t *testing.T) {
 	m, _, _ := testModel(t, 80)
 	in, _ := json.Marshal(map[string]string{"file_path": "/p/a.go", "old_string": "x := 1", "new_string": "x := 2"})
@@ -140,7 +143,7 @@ func TestFrameDialog(t *testing.T) {
 	reply := make(chan permission.Answer, 1)
 	m.Update(approveMsg{p: permission.Prompt{Call: call, Summary: "Edit /p/a.go", Reach: "writes /p/a.go", SuggestedRule: "Edit(/p/**)"}, diff: callDiff(&call), reply: reply})
 	golden(t, "dialog", m.render())
-	for _, k := range []string{"enter", "x", "up", " "} {
+	for _, k := range []string{"enter", "x", " "} {
 		m.Update(key(k))
 		select {
 		case a := <-reply:
@@ -160,6 +163,91 @@ func TestFrameDialog(t *testing.T) {
 	}
 	if m.dialog != nil {
 		t.Fatal("the dialog stayed")
+	}
+}
+
+// The arrow keys (and j/k) move the highlight over the dialog's choices, shown by a
+// marker; Enter takes the highlighted one, digits still answer at once.
+func TestDialogArrowsAndEnter(t *testing.T) {
+	open := func(rule string) (*model, chan permission.Answer) {
+		m, _, _ := testModel(t, 80)
+		in, _ := json.Marshal(map[string]string{"command": "python3 -m unittest -q"})
+		reply := make(chan permission.Answer, 1)
+		m.Update(approveMsg{p: permission.Prompt{Call: tool.Call{ID: "t1", Name: "Bash", Input: in},
+			Summary: "python3 -m unittest -q", SuggestedRule: rule}, reply: reply})
+		t0 := m.now()
+		m.now = func() time.Time { return t0.Add(time.Second) }
+		return m, reply
+	}
+	highlighted := func(m *model) string {
+		for _, l := range strings.Split(ansi.Strip(m.render()), "\n") {
+			if _, after, ok := strings.Cut(l, "❯ "); ok {
+				return strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(after), "│"), " ")
+			}
+		}
+		return ""
+	}
+	answered := func(reply chan permission.Answer) (permission.Answer, bool) {
+		select {
+		case a := <-reply:
+			return a, true
+		default:
+			return permission.Answer{}, false
+		}
+	}
+
+	m, reply := open("Bash(python3 -m unittest *)")
+	if h := highlighted(m); h != "1. Yes, once" {
+		t.Fatalf("highlighted at first: %q", h)
+	}
+	for _, step := range []struct{ key, want string }{
+		{"down", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+		{"down", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"down", "4. No, and tell the model why"},
+		{"down", "1. Yes, once"}, // round again
+		{"up", "4. No, and tell the model why"},
+		{"k", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"k", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+		{"j", "3. Always: save Bash(python3 -m unittest *) to .ouro/settings.local.json"},
+		{"up", "2. Yes, for this session: allow Bash(python3 -m unittest *)"},
+	} {
+		m.Update(key(step.key))
+		if h := highlighted(m); h != step.want {
+			t.Fatalf("after %s the highlight is on %q, want %q", step.key, h, step.want)
+		}
+		if a, ok := answered(reply); ok {
+			t.Fatalf("%s answered %v", step.key, a)
+		}
+	}
+	m.Update(key("enter"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.Session {
+		t.Fatalf("Enter on the session choice answered %v (%v)", a, ok)
+	}
+	if m.dialog != nil {
+		t.Fatal("the dialog stayed")
+	}
+
+	// Without a rule to offer there are two choices; Enter on "No" asks for the reason.
+	m, reply = open("")
+	m.Update(key("down"))
+	if h := highlighted(m); h != "4. No, and tell the model why" {
+		t.Fatalf("highlighted: %q", h)
+	}
+	m.Update(key("enter"))
+	if _, ok := answered(reply); ok || !strings.Contains(m.render(), "Reason for the model") {
+		t.Fatalf("Enter on No did not ask for a reason:\n%s", ansi.Strip(m.render()))
+	}
+	m.Update(key("enter"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.No {
+		t.Fatalf("answered %v (%v)", a, ok)
+	}
+
+	// Digits still answer at once, wherever the highlight is.
+	m, reply = open("Bash(python3 -m unittest *)")
+	m.Update(key("down"))
+	m.Update(key("3"))
+	if a, ok := answered(reply); !ok || a.Choice != permission.Always {
+		t.Fatalf("3 answered %v (%v)", a, ok)
 	}
 }
 
@@ -538,5 +626,86 @@ func TestPickerKeys(t *testing.T) {
 	}
 	if p := strings.Join(*printed, "\n"); !strings.Contains(ansi.Strip(p), "picked openai:gpt-5") {
 		t.Errorf("the choice is not shown: %q", p)
+	}
+}
+
+// The model's question is a picker: arrows and Enter, digits at once, the user's own
+// words on the last line, Space marking options of a multiSelect question.
+func TestQuestionPicker(t *testing.T) {
+	db := tools.Question{Question: "Which database?", Header: "DB", Options: []tools.Option{
+		{Label: "Postgres", Description: "server"}, {Label: "SQLite", Description: "file"}}}
+	langs := tools.Question{Question: "Which languages?", MultiSelect: true, Options: []tools.Option{
+		{Label: "Go"}, {Label: "Rust"}, {Label: "Zig"}}}
+	ask := func(qs ...tools.Question) (*model, *fakeEngine, chan []tools.Answer) {
+		m, eng, _ := testModel(t, 80)
+		reply := make(chan []tools.Answer, 1)
+		m.Update(askMsg{qs: qs, reply: reply})
+		return m, eng, reply
+	}
+	press := func(m *model, keys ...string) {
+		for _, k := range keys {
+			m.Update(key(k))
+		}
+	}
+	got := func(reply chan []tools.Answer) []tools.Answer {
+		select {
+		case a := <-reply:
+			return a
+		default:
+			return nil
+		}
+	}
+
+	m, _, reply := ask(db, langs)
+	f := ansi.Strip(m.render())
+	for _, want := range []string{"[DB] Which database? (1 of 2)", "❯ 1. Postgres — server", "  2. SQLite — file", "  3. Type something else"} {
+		if !strings.Contains(f, want) {
+			t.Fatalf("no %q in:\n%s", want, f)
+		}
+	}
+	press(m, "down", "down", "down", "up", "up") // round and back: SQLite
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "❯ 2. SQLite") {
+		t.Fatalf("the highlight is not on SQLite:\n%s", f)
+	}
+	press(m, "enter")
+	if f := ansi.Strip(m.render()); !strings.Contains(f, "Which languages? (2 of 2)") || !strings.Contains(f, "❯ 1. [ ] Go") {
+		t.Fatalf("the second question does not show:\n%s", f)
+	}
+	press(m, "j", " ", "3", "enter") // Rust marked with Space, Zig with its digit
+	want := []tools.Answer{{Question: "Which database?", Labels: []string{"SQLite"}}, {Question: "Which languages?", Labels: []string{"Rust", "Zig"}}}
+	if a := got(reply); !reflect.DeepEqual(a, want) {
+		t.Fatalf("answers %+v, want %+v", a, want)
+	}
+	if m.question != nil {
+		t.Fatal("the picker stayed")
+	}
+
+	// A digit answers at once; the last line takes the user's own words.
+	m, _, reply = ask(db)
+	press(m, "2")
+	if a := got(reply); len(a) != 1 || !reflect.DeepEqual(a[0].Labels, []string{"SQLite"}) {
+		t.Fatalf("2 answered %+v", a)
+	}
+	m, _, reply = ask(db)
+	press(m, "up", "enter")
+	typeText(m, "DuckDB")
+	press(m, "enter")
+	if a := got(reply); len(a) != 1 || a[0].Text != "DuckDB" || a[0].Labels != nil {
+		t.Fatalf("own words answered %+v", a)
+	}
+
+	// Esc interrupts the turn, which ends the question.
+	m, eng, reply := ask(db)
+	press(m, "x")
+	if !strings.Contains(m.render(), "is not an answer") || got(reply) != nil {
+		t.Fatal("a stray key answered, or said nothing")
+	}
+	press(m, "esc")
+	if eng.interrupts != 1 || got(reply) != nil {
+		t.Fatalf("Esc: %d interrupts", eng.interrupts)
+	}
+	m.Update(askDoneMsg{reply: reply})
+	if m.question != nil {
+		t.Fatal("the picker stayed after the interrupt")
 	}
 }

@@ -19,6 +19,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/ui"
 )
 
@@ -253,6 +255,24 @@ func (e *replEngine) Pick(title string, options []string) (int, bool) {
 		return i, i >= 0
 	case <-e.ctx.Done():
 		return 0, false
+	}
+}
+
+// Ask puts the model's questions (AskUserQuestion) to the user as a picker.
+func (e *replEngine) Ask(ctx context.Context, qs []tools.Question) ([]tools.Answer, error) {
+	if e.stopped.Load() {
+		return nil, errors.New("the user left")
+	}
+	reply := make(chan []tools.Answer, 1)
+	e.send(askMsg{qs: qs, reply: reply})
+	select {
+	case a := <-reply:
+		return a, nil
+	case <-ctx.Done():
+		e.send(askDoneMsg{reply: reply})
+		return nil, fmt.Errorf("the user interrupted: %w", ctx.Err())
+	case <-e.ctx.Done():
+		return nil, fmt.Errorf("the user left: %w", e.ctx.Err())
 	}
 }
 

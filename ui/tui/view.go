@@ -39,6 +39,8 @@ func (m *model) render() string {
 	}
 	if m.dialog != nil {
 		parts = append(parts, m.dialog.view(m.th, m.width, m.height))
+	} else if m.question != nil {
+		parts = append(parts, m.question.view(m.th, m.width))
 	}
 	if m.picker != nil {
 		parts = append(parts, m.picker.view(m.th, m.width, m.height))

@@ -12,6 +12,10 @@ import (
 
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
+	if ks == "ctrl+l" { // clear the screen and draw it again, whatever else is open
+		m.redraw = true
+		return nil
+	}
 	if m.dialog != nil {
 		if ks == "ctrl+c" && m.now().Sub(m.lastCtrlC) < 2*time.Second {
 			return tea.Quit
@@ -257,6 +261,7 @@ func (m *model) submit() {
 
 const keysHelp = `Keys: Enter sends · Shift-Enter or Alt-Enter: new line · Up/Down: history · Ctrl-R: search it
 Tab: complete /commands and @paths · Shift-Tab: permission mode · Ctrl-O: the last tool result whole
+Ctrl-L: clear the screen and draw it again
 Esc: interrupt the turn · Esc Esc: /rewind · Ctrl-C twice or Ctrl-D: leave
 !cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember`
 

@@ -60,6 +60,7 @@ type (
 	doneMsg    struct{}
 	tickMsg    time.Time
 	printedMsg struct{}
+	redrawnMsg struct{}
 )
 
 type model struct {
@@ -116,6 +117,9 @@ type model struct {
 	outbox   []string
 	printing bool
 	printed  func(string) // tests: sees what is printed above the live area
+	recent   []string     // the last lines printed, for Ctrl-L to draw again
+	redraw   bool         // Ctrl-L asked for the screen to be cleared and drawn again
+	frameH   int          // the height of the live area drawn last
 }
 
 func newModel(eng engine, width, height int, dark, color bool, hist *history) *model {
@@ -214,6 +218,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case printedMsg:
 		m.printing = false
+	case redrawnMsg:
+		m.printing = false
+		// The renderer forgets what it drew, so the live area is drawn whole on the
+		// cleared screen: a size message (of the same size) makes it do that.
+		cmds = append(cmds, func() tea.Msg { return tea.WindowSizeMsg{Width: m.width, Height: m.height} })
 	case shellDoneMsg:
 		m.shelling = false
 		b := &toolBlock{name: "!", summary: msg.cmd, done: true, failed: msg.failed, result: strings.TrimRight(msg.out, "\n")}
@@ -240,28 +249,6 @@ func (m *model) tick() tea.Cmd {
 	}
 	m.ticking = true
 	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
-// print queues styled lines to go above the live area, in order.
-func (m *model) print(s string) {
-	if m.printed != nil {
-		m.printed(s)
-	}
-	m.outbox = append(m.outbox, s)
-}
-
-// printBlock prints s after a blank line, as the blocks of a conversation are spaced.
-func (m *model) printBlock(s string) { m.print("\n" + s) }
-
-// flush prints the queue; one print is in flight at a time, so the order holds.
-func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.outbox) == 0 {
-		return nil
-	}
-	text := strings.Join(m.outbox, "\n")
-	m.outbox = m.outbox[:0]
-	m.printing = true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
 }
 
 func (m *model) event(msg eventMsg) {

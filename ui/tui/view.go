@@ -13,8 +13,9 @@ import (
 )
 
 func (m *model) View() tea.View {
-	v := tea.NewView(m.render())
-	return v
+	frame := m.render()
+	m.frameH = strings.Count(frame, "\n") + 1
+	return tea.NewView(frame)
 }
 
 // render draws the live area: the answer's block being written, running tools, a

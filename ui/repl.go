@@ -95,6 +95,7 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 		r.Version, r.sess.Model, r.sess.ID(), r.sess.CWD)
 	if r.sess.Resumed {
 		fmt.Fprintf(r.Out, "(resumed: %d messages of history)\n", len(r.sess.Conv.Messages))
+		r.showHistory()
 	}
 
 	// Interrupts at the prompt: the first warns, a second within 2 s exits.

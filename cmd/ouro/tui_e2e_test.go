@@ -421,3 +421,80 @@ func TestTUITallOutputAndCtrlLKeepTheFrame(t *testing.T) {
 		r.exit()
 	}
 }
+
+// /rewind from Esc Esc: the prompt sent with a !command's output is listed as typed
+// ("! cmd", no tags), Enter alone cancels, and the next line typed is an ordinary prompt.
+func TestTUIRewindListsShellPromptsAndEnterCancels(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ExpectContains: "shell-said-7", Text: "it said seven"},
+		scripted.Turn{ExpectContains: "go on normally", Text: "an ordinary answer"},
+	)
+	r := e.startPTY("--permission-mode", "bypassPermissions")
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("!echo shell-said-$((3+4))")
+	r.waitFor(m, "with your next prompt")
+	r.typeLine("what did it say?")
+	r.waitFor(m, "it said seven")
+	m = r.mark()
+	r.send("\x1b")
+	r.send("\x1b")
+	r.waitFor(m, "Rewind to before which prompt?")
+	r.waitFor(m, `"! echo shell-said-$((3+4)) · what did it say?"`)
+	if s := r.text()[m:]; strings.Contains(s, "bash-input") || strings.Contains(s, "bash-stdout") {
+		t.Fatalf("the list shows the tags:\n%s", s)
+	}
+	r.send("\r") // Enter cancels
+	m = r.mark()
+	r.typeLine("go on normally")
+	r.waitFor(m, "an ordinary answer")
+	if s := r.text()[m:]; strings.Contains(s, "not a prompt number") {
+		t.Fatalf("the prompt after the cancel was taken for the answer:\n%s", s)
+	}
+	r.exit()
+}
+
+// A resumed session shows its conversation again before the input: the prompts, the
+// answers and the tool calls, in the terminal interface (ouro -c), the line mode and
+// /resume.
+func TestResumeShowsTheConversation(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo listed-it")},
+		scripted.Turn{Text: "The answer of the first session."},
+	)
+	if _, stderr, code := e.run("show me the files\n/exit\n", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := []string{"› show me the files", "Bash(echo listed-it)", "listed-it", "The answer of the first session."}
+	out, stderr, code := e.run("/exit\n", "-c")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Fatalf("ouro -c (line mode) does not show %q:\n%s", w, out)
+		}
+	}
+	out, _, _ = e.run("/resume 1\n/exit\n")
+	if !strings.Contains(out, "resumed session") || !strings.Contains(out, "The answer of the first session.") {
+		t.Fatalf("/resume does not show the conversation:\n%s", out)
+	}
+
+	r := e.startPTY("-c")
+	r.waitFor(0, "resumed here")
+	r.waitScreen("the earlier conversation above a clean frame", func(rows []string) bool {
+		if !cleanFrame(rows) {
+			return false
+		}
+		screen := strings.Join(rows, "\n")
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				return false
+			}
+		}
+		return true
+	})
+	r.exit()
+}

@@ -229,6 +229,10 @@ func (m *model) cycleMode() {
 func (m *model) submit() {
 	text := m.input.Value()
 	if strings.TrimSpace(text) == "" {
+		if m.partial != "" { // a question waits ("…; Enter cancels"): Enter alone answers it
+			m.input.Reset()
+			m.submitLine("")
+		}
 		return
 	}
 	m.input.Reset()

@@ -13,6 +13,8 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/ui"
 )
 
 // engine is what the screen drives: the REPL behind it (see run.go), or a fake in tests.
@@ -56,6 +58,10 @@ type (
 		mode           permission.Mode
 		window         int
 		commands       []command
+	}
+	historyMsg struct {
+		items   []ui.HistoryItem
+		skipped int
 	}
 	doneMsg    struct{}
 	tickMsg    time.Time
@@ -230,6 +236,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.lastTools = append(m.lastTools, b)
 		m.shellContext += fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>\n", msg.cmd, strings.TrimRight(msg.out, "\n"))
 		m.notice = "the output goes to the model with your next prompt"
+	case historyMsg:
+		m.history(msg)
 	case doneMsg:
 		m.flushStream()
 		m.flushTools(true)
@@ -315,6 +323,33 @@ func (m *model) flushTools(force bool) {
 		m.lastTools = m.lastTools[n-20:]
 	}
 	m.tools = nil
+}
+
+// history prints a resumed session's recent turns as they were shown when they ran.
+func (m *model) history(h historyMsg) {
+	m.flushStream()
+	head := "── the conversation so far"
+	if h.skipped > 0 {
+		head += fmt.Sprintf(" (%d earlier prompt(s) not shown)", h.skipped)
+	}
+	m.printBlock(m.th.dim.Render(head + " ──"))
+	for _, it := range h.items {
+		switch {
+		case it.Prompt != "":
+			m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(clean(it.Prompt), "\n", "\n  "))
+		case it.Answer != "":
+			m.printBlock(m.md.render(clean(it.ShortAnswer()), m.width))
+		case it.Call != nil:
+			b := newToolBlock(&tool.Call{ID: it.Call.ID, Name: it.Call.Name, Input: it.Call.Input}, nil, m.now())
+			b.done, b.past = true, true
+			if it.Result != nil {
+				b.result = clean(strings.TrimRight(it.Result.ResultText(), "\n"))
+				b.failed = it.Result.IsError
+			}
+			m.printBlock(b.render(m.th, m.width, "•", false))
+		}
+	}
+	m.printBlock(m.th.dim.Render("── resumed here ──"))
 }
 
 // output takes what the REPL printed: whole lines go above, a partial one (a question

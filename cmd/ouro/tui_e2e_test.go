@@ -498,3 +498,63 @@ func TestResumeShowsTheConversation(t *testing.T) {
 	})
 	r.exit()
 }
+
+// Esc interrupts without the Ctrl-C message and leaves no "interrupting…" once the turn
+// stopped; the banner and /help say what the keys do; a prompt typed while a turn runs
+// waits, shown as queued, and goes into the conversation after that turn's answer.
+func TestTUIEscQueuedPromptAndKeysHelp(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "after the interrupt"},
+		scripted.Turn{ToolCalls: bash("sleep 2")},
+		scripted.Turn{Text: "the first answer"},
+		scripted.Turn{ExpectContains: "typed while it ran", Text: "the queued answer"},
+	)
+	r := e.startPTY("--permission-mode", "bypassPermissions")
+	r.waitFor(0, "shift+tab")
+	if s := r.text(); !strings.Contains(s, "Esc interrupts") || strings.Contains(s, "Ctrl-D exits") {
+		t.Fatalf("the banner does not say what the keys do:\n%s", s)
+	}
+	m := r.mark()
+	r.typeLine("/help")
+	r.waitFor(m, "Esc or Ctrl-C: interrupt the turn")
+	r.waitFor(m, "/exit")
+	if s := r.text()[m:]; strings.Contains(s, "While the model works, Ctrl-C interrupts") {
+		t.Fatalf("/help tells the line mode's keys:\n%s", s)
+	}
+
+	m = r.mark()
+	r.typeLine("wait a while")
+	r.waitFor(m, "esc to interrupt")
+	r.send("\x1b")
+	r.waitFor(m, "turn interrupted")
+	r.waitScreen("no interrupting… left once the turn stopped", func(rows []string) bool {
+		return cleanFrame(rows) && !strings.Contains(strings.Join(rows, "\n"), "interrupting")
+	})
+	if s := r.text()[m:]; strings.Contains(s, "Ctrl-C again") {
+		t.Fatalf("Esc printed the Ctrl-C message:\n%s", s)
+	}
+	r.typeLine("go on")
+	r.waitFor(m, "after the interrupt")
+
+	m = r.mark()
+	r.typeLine("take two seconds")
+	r.waitFor(m, "esc to interrupt")
+	r.typeLine("typed while it ran")
+	r.waitFor(m, "queued › typed while it ran")
+	r.waitFor(m, "the queued answer")
+	r.waitScreen("the queued prompt after the first answer", func(rows []string) bool {
+		first, echo := -1, -1
+		for i, l := range rows {
+			if strings.Contains(l, "the first answer") {
+				first = i
+			}
+			if strings.HasPrefix(l, "› typed while it ran") {
+				echo = i
+			}
+		}
+		return first >= 0 && echo > first
+	})
+	r.exit()
+}

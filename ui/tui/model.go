@@ -63,10 +63,11 @@ type (
 		items   []ui.HistoryItem
 		skipped int
 	}
-	doneMsg    struct{}
-	tickMsg    time.Time
-	printedMsg struct{}
-	redrawnMsg struct{}
+	lineReadMsg struct{}
+	doneMsg     struct{}
+	tickMsg     time.Time
+	printedMsg  struct{}
+	redrawnMsg  struct{}
 )
 
 type model struct {
@@ -119,6 +120,7 @@ type model struct {
 	notice             string
 
 	shellContext string // !command output for the next prompt
+	sent         []sentLine
 
 	outbox   []string
 	printing bool
@@ -210,6 +212,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.flushTools(true)
 		m.running = false
 		m.cost = msg.totals.CostUSD
+		if strings.HasPrefix(m.notice, "interrupting") { // it stopped
+			m.notice = ""
+		}
 	case sessionMsg:
 		m.modelName, m.sessionID, m.cwd, m.mode, m.window = msg.model, msg.id, msg.cwd, msg.mode, msg.window
 		m.cmds = append(append([]command(nil), builtinCommands...), msg.commands...)
@@ -236,6 +241,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.lastTools = append(m.lastTools, b)
 		m.shellContext += fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>\n", msg.cmd, strings.TrimRight(msg.out, "\n"))
 		m.notice = "the output goes to the model with your next prompt"
+	case lineReadMsg:
+		m.lineRead()
 	case historyMsg:
 		m.history(msg)
 	case doneMsg:

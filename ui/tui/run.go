@@ -249,6 +249,8 @@ func (e *replEngine) History(items []ui.HistoryItem, skipped int) {
 	e.send(historyMsg{items: items, skipped: skipped})
 }
 
+func (e *replEngine) LineRead(string) { e.send(lineReadMsg{}) }
+
 func (e *replEngine) RunStarted(string) {
 	e.running.Store(true)
 	e.send(runStartMsg{})

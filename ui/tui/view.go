@@ -49,6 +49,11 @@ func (m *model) render() string {
 	if m.partial != "" {
 		parts = append(parts, m.th.warn.Render(ansi.Wrap(m.partial, m.width, "")))
 	}
+	for _, s := range m.sent {
+		if !s.echoed { // typed while a turn runs: shown in the conversation once sent
+			parts = append(parts, ansi.Truncate(m.th.dim.Render("queued › "+oneLine(s.text)), m.width, "…"))
+		}
+	}
 	bottom := m.bottom()
 	parts = append(parts, bottom)
 	return strings.Join(parts, "\n")

@@ -404,7 +404,7 @@ func TestTUITallOutputAndCtrlLKeepTheFrame(t *testing.T) {
 		e.fake(scripted.Turn{Text: "unused"})
 		r := e.startPTYSize(size[0], size[1])
 		r.waitFor(0, "shift+tab")
-		for _, c := range []struct{ cmd, last string }{{"/doctor", "A run would start"}, {"/help", "Ctrl-D: leave"}} {
+		for _, c := range []struct{ cmd, last string }{{"/doctor", "A run would start"}, {"/help", "Ctrl-D works too"}} {
 			m := r.mark()
 			r.typeLine(c.cmd)
 			r.waitFor(m, c.last)

@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ouroagent/ouro/internal/prompttext"
 )
 
 // Transcript entry types this package writes and reads back.
@@ -176,10 +178,17 @@ func (s *Store) Compacted() {
 	s.mu.Unlock()
 }
 
+// preview is a prompt in a line, as the person typed it (prompttext.Readable).
 func preview(prompt string) string {
-	line := strings.TrimSpace(prompt)
-	if i := strings.IndexByte(line, '\n'); i >= 0 {
-		line = strings.TrimSpace(line[:i]) + " …"
+	lines := strings.Split(prompttext.Readable(prompt), "\n")
+	// The !commands sent with a prompt come first: they show beside its first line.
+	n := 0
+	for n < len(lines)-1 && strings.HasPrefix(lines[n], "! ") {
+		n++
+	}
+	line := strings.Join(lines[:n+1], " · ")
+	if n+1 < len(lines) {
+		line += " …"
 	}
 	if r := []rune(line); len(r) > 60 {
 		line = string(r[:59]) + "…"

@@ -297,3 +297,17 @@ func TestACrashMidChangeIsSafe(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A prompt sent with a !command's output shows as typed: the command as "! cmd" beside
+// the prompt's first line, no tags, no output.
+func TestPreviewOfAShellPrompt(t *testing.T) {
+	for in, want := range map[string]string{
+		"<bash-input>ls</bash-input>\n<bash-stdout>a.go</bash-stdout>\n\nwhat is here?":       "! ls · what is here?",
+		"<bash-input>make</bash-input>\n<bash-stderr>no rule</bash-stderr>\n\nfix it\nplease": "! make · fix it …",
+		"just words": "just words",
+	} {
+		if got := preview(in); got != want {
+			t.Errorf("preview(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -244,6 +244,7 @@ func (r *REPL) resume(arg string) error {
 		return fmt.Errorf("/resume: %w", err)
 	}
 	fmt.Fprintf(r.Out, "resumed session %s (%d messages of history)\n", r.sess.ID(), len(r.sess.Conv.Messages))
+	r.showHistory()
 	return nil
 }
 

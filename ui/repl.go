@@ -76,8 +76,10 @@ const replHelp = `Commands:
                    /mcp login NAME logs in to a remote one (OAuth);
                    /mcp__<server>__<prompt> runs a prompt
   /clear           start a new session (the old transcript stays on disk)
-  /exit            leave (Ctrl-D works too)
-While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
+  /exit            leave (Ctrl-D works too)`
+
+// replKeys are the line mode's keys (the terminal interface prints its own).
+const replKeys = `While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.
 End a line with \ to continue the prompt on the next line.`
 
 // Run reads prompts until /exit or end of input. The first prompt may come from argv.
@@ -97,10 +99,14 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 	}
 	defer func() { r.closeSession() }()
 	defer r.rememberOnExit()
-	fmt.Fprintf(r.Out, "ouro %s · model %s · session %s\n%s\n/help for commands · Ctrl-C interrupts · Ctrl-D exits\n",
-		r.Version, r.sess.Model, r.sess.ID(), r.sess.CWD)
+	keys := "/help for commands · Ctrl-C interrupts · Ctrl-C twice or Ctrl-D leaves"
+	if r.Screen != nil {
+		keys = "/help for commands and keys · Esc interrupts · Esc Esc rewinds · Ctrl-C twice or Ctrl-D leaves"
+	}
+	fmt.Fprintf(r.Out, "ouro %s · model %s · session %s\n%s\n%s\n", r.Version, r.sess.Model, r.sess.ID(), r.sess.CWD, keys)
 	if r.sess.Resumed {
 		fmt.Fprintf(r.Out, "(resumed: %d messages of history)\n", len(r.sess.Conv.Messages))
+		r.showHistory()
 	}
 
 	// Interrupts at the prompt: the first warns, a second within 2 s exits.
@@ -125,7 +131,9 @@ func (r *REPL) Run(ctx context.Context, first string) error {
 				case c != nil:
 					cancelRun = nil
 					mu.Unlock()
-					fmt.Fprintln(r.Err, "\n[interrupting… press Ctrl-C again to leave]")
+					if r.Screen == nil { // the screen says it itself, for the key that was pressed
+						fmt.Fprintln(r.Err, "\n[interrupting… press Ctrl-C again to leave]")
+					}
 					c()
 					continue
 				case time.Since(lastIdle) < 2*time.Second:
@@ -303,6 +311,9 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	switch name {
 	case "/help", "/?":
 		fmt.Fprintln(r.Out, replHelp)
+		if r.Screen == nil {
+			fmt.Fprintln(r.Out, replKeys)
+		}
 	case "/exit", "/quit":
 		return true, nil
 	case "/skills":
@@ -422,7 +433,16 @@ func (r *REPL) readLine(ctx context.Context) (string, error) {
 		if !ok {
 			return "", io.EOF
 		}
+		r.took(l)
 		return l.line, l.err
+	}
+}
+
+// took tells the screen a line of input was taken (it shows a line typed while a turn
+// ran once the line is read, after that turn's answer).
+func (r *REPL) took(l lineOrErr) {
+	if r.Screen != nil && l.err == nil {
+		r.Screen.LineRead(l.line)
 	}
 }
 
@@ -454,6 +474,7 @@ func (r *REPL) readPrompt() (string, error) {
 				if !ok {
 					return "", io.EOF
 				}
+				r.took(l)
 				line, err = l.line, l.err
 			}
 		} else {

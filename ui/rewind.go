@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/checkpoint"
+	"github.com/ouroagent/ouro/internal/prompttext"
 )
 
 // rewind is /rewind [N [code|conversation|both]]: it lists the session's prompts with the
@@ -35,7 +36,7 @@ func (r *REPL) rewindAsking(args string) error {
 	}
 	fmt.Fprintln(r.Out, "Prompts, oldest first. Only changes made by ouro's Edit and Write are tracked: changes made by Bash or outside ouro are not, and a rewind does not undo them.")
 	for i, p := range prompts {
-		fmt.Fprintf(r.Out, "  %d. %q — %s\n", i+1, p.Preview, r.describeFiles(p))
+		fmt.Fprintf(r.Out, "  %d. %q — %s\n", i+1, previewText(p.Preview), r.describeFiles(p))
 	}
 	fields := strings.Fields(args)
 	arg := func(i int) string {
@@ -81,6 +82,17 @@ func (r *REPL) rewindAsking(args string) error {
 		fmt.Fprintf(r.Out, "%q is not one of the choices.\n", what)
 		what = ""
 	}
+}
+
+// previewText is a checkpoint's preview as the person typed the prompt: those recorded
+// before checkpoint.preview read !commands kept their tags (<bash-input>ls</bash-input> …).
+func previewText(s string) string {
+	more := strings.HasSuffix(s, " …")
+	s = strings.ReplaceAll(prompttext.Readable(strings.TrimSuffix(s, " …")), "\n", " · ")
+	if more {
+		s += " …"
+	}
+	return s
 }
 
 // ask prints question and reads one line (the caller holds inMu).
@@ -174,7 +186,7 @@ func (r *REPL) rewindCode(p checkpoint.Prompt) error {
 	if err != nil {
 		return fmt.Errorf("rewind: %w", err)
 	}
-	fmt.Fprintf(r.Out, "Code restored to before prompt %q (%d file(s)).\n", p.Preview, len(done))
+	fmt.Fprintf(r.Out, "Code restored to before prompt %q (%d file(s)).\n", previewText(p.Preview), len(done))
 	return nil
 }
 
@@ -183,6 +195,6 @@ func (r *REPL) rewindConversation(p checkpoint.Prompt) error {
 	if err != nil {
 		return fmt.Errorf("rewind: %w", err)
 	}
-	fmt.Fprintf(r.Out, "Conversation rewound to before prompt %q (%d message(s) kept).\n", p.Preview, kept)
+	fmt.Fprintf(r.Out, "Conversation rewound to before prompt %q (%d message(s) kept).\n", previewText(p.Preview), kept)
 	return nil
 }

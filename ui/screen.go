@@ -22,6 +22,12 @@ type Screen interface {
 	Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error)
 	// Todos shows the todo or task list, titled.
 	Todos(title string, items []todo.Item)
+	// History shows a resumed session's recent turns (History), skipped prompts before
+	// them, ahead of the input.
+	History(items []HistoryItem, skipped int)
+	// LineRead is called with each line of input the REPL takes, in order: a prompt,
+	// each continued line of one, an answer to a question.
+	LineRead(line string)
 	// RunStarted and RunEnded bound each run of a prompt; totals are the session's so far.
 	RunStarted(prompt string)
 	RunEnded(o, totals agent.Outcome)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,30 +14,40 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
-// tuiPTY is ouro running in a pseudo-terminal, as a person would use it.
+// tuiPTY is ouro running in a pseudo-terminal, as a person would use it. What it
+// writes goes to a terminal emulator too, so a test can see the screen as a person
+// would, not only the stream of text.
 type tuiPTY struct {
 	t    *testing.T
 	f    *os.File
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	out  bytes.Buffer
+	term *vt.Emulator
 	done chan struct{}
 }
 
 func (e *env) startPTY(args ...string) *tuiPTY {
 	e.t.Helper()
+	return e.startPTYSize(80, 24, args...) // the smallest screen it must work in
+}
+
+func (e *env) startPTYSize(cols, rows int, args ...string) *tuiPTY {
+	e.t.Helper()
 	c := e.cmd(args...)
 	c.Env = append(c.Env, "TERM=xterm-256color")
-	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 24, Cols: 80}) // the smallest screen it must work in
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	r := &tuiPTY{t: e.t, f: f, cmd: c, done: make(chan struct{})}
+	r := &tuiPTY{t: e.t, f: f, cmd: c, term: vt.NewEmulator(cols, rows), done: make(chan struct{})}
+	go func() { _, _ = io.Copy(io.Discard, r.term) }() // the emulator's answers to queries: not sent
 	go func() {
 		defer close(r.done)
 		buf := make([]byte, 4096)
@@ -43,6 +55,7 @@ func (e *env) startPTY(args ...string) *tuiPTY {
 			n, err := f.Read(buf)
 			r.mu.Lock()
 			r.out.Write(buf[:n])
+			_, _ = r.term.Write(buf[:n])
 			r.mu.Unlock()
 			if err != nil {
 				return
@@ -67,6 +80,66 @@ func (r *tuiPTY) text() string {
 }
 
 func (r *tuiPTY) mark() int { return len(r.text()) }
+
+// screen is what the terminal shows now, a string per row, without trailing spaces.
+func (r *tuiPTY) screen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rows := make([]string, r.term.Height())
+	for y := range rows {
+		var b strings.Builder
+		for x := 0; x < r.term.Width(); x++ {
+			c := r.term.CellAt(x, y)
+			switch {
+			case c == nil:
+				b.WriteByte(' ')
+			case c.Width == 0: // the rest of a wide character
+			case c.Content == "":
+				b.WriteByte(' ')
+			default:
+				b.WriteString(c.Content)
+			}
+		}
+		rows[y] = strings.TrimRight(b.String(), " ")
+	}
+	return rows
+}
+
+// waitScreen waits until ok accepts the screen; what is the condition, for the failure.
+func (r *tuiPTY) waitScreen(what string, ok func(rows []string) bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok(r.screen()) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.t.Fatalf("the screen never showed %s; it shows:\n%s", what, strings.Join(r.screen(), "\n"))
+}
+
+// cleanFrame reports whether the screen ends with the whole live area: a rule, the input
+// line, a rule and the footer, and nothing of the input or footer drawn anywhere else.
+func cleanFrame(rows []string) bool {
+	end := len(rows)
+	for end > 0 && rows[end-1] == "" {
+		end--
+	}
+	if end < 4 {
+		return false
+	}
+	rule := func(s string) bool { return s != "" && strings.Trim(s, "─") == "" }
+	foot, below, in, above := rows[end-1], rows[end-2], rows[end-3], rows[end-4]
+	if !strings.Contains(foot, "shift+tab") || !rule(below) || !rule(above) || !strings.HasPrefix(in, "› ") {
+		return false
+	}
+	for _, l := range rows[:end-4] {
+		if strings.Contains(l, "shift+tab") || strings.HasPrefix(l, "› Ask ouro") {
+			return false // an old frame left on the screen
+		}
+	}
+	return true
+}
 
 // waitFor waits until want shows up after the mark.
 func (r *tuiPTY) waitFor(from int, want string) {
@@ -368,5 +441,169 @@ func TestTUIPermissionArrowsAndEnter(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "first.txt")); err != nil {
 		t.Fatalf("the refused command ran: %v", err)
 	}
+	r.exit()
+}
+
+// A command whose output is taller than the screen (/doctor, /help) leaves a clean frame
+// under it, at 80x24 and at 120x40; Ctrl-L clears the screen and draws it again whole,
+// whatever else wrote to the terminal.
+func TestTUITallOutputAndCtrlLKeepTheFrame(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		e := newRewindEnv(t)
+		e.fake(scripted.Turn{Text: "unused"})
+		r := e.startPTYSize(size[0], size[1])
+		r.waitFor(0, "shift+tab")
+		for _, c := range []struct{ cmd, last string }{{"/doctor", "A run would start"}, {"/help", "Ctrl-D works too"}} {
+			m := r.mark()
+			r.typeLine(c.cmd)
+			r.waitFor(m, c.last)
+			r.waitScreen(fmt.Sprintf("a clean frame under %s at %dx%d", c.cmd, size[0], size[1]), cleanFrame)
+		}
+		// Something else writes over the screen; Ctrl-L repairs it.
+		r.mu.Lock()
+		_, _ = r.term.WriteString("\x1b[3;1Hstray output\x1b[1;1H")
+		r.mu.Unlock()
+		r.send("\x0c")
+		r.waitScreen("the screen redrawn by Ctrl-L", func(rows []string) bool {
+			return cleanFrame(rows) && !strings.Contains(strings.Join(rows, "\n"), "stray output")
+		})
+		r.exit()
+	}
+}
+
+// /rewind from Esc Esc: the prompt sent with a !command's output is listed as typed
+// ("! cmd", no tags), Enter alone cancels, and the next line typed is an ordinary prompt.
+func TestTUIRewindListsShellPromptsAndEnterCancels(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ExpectContains: "shell-said-7", Text: "it said seven"},
+		scripted.Turn{ExpectContains: "go on normally", Text: "an ordinary answer"},
+	)
+	r := e.startPTY("--permission-mode", "bypassPermissions")
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("!echo shell-said-$((3+4))")
+	r.waitFor(m, "with your next prompt")
+	r.typeLine("what did it say?")
+	r.waitFor(m, "it said seven")
+	m = r.mark()
+	r.send("\x1b")
+	r.send("\x1b")
+	r.waitFor(m, "Rewind to before which prompt?")
+	r.waitFor(m, `"! echo shell-said-$((3+4)) · what did it say?"`)
+	if s := r.text()[m:]; strings.Contains(s, "bash-input") || strings.Contains(s, "bash-stdout") {
+		t.Fatalf("the list shows the tags:\n%s", s)
+	}
+	r.send("\r") // Enter cancels
+	m = r.mark()
+	r.typeLine("go on normally")
+	r.waitFor(m, "an ordinary answer")
+	if s := r.text()[m:]; strings.Contains(s, "not a prompt number") {
+		t.Fatalf("the prompt after the cancel was taken for the answer:\n%s", s)
+	}
+	r.exit()
+}
+
+// A resumed session shows its conversation again before the input: the prompts, the
+// answers and the tool calls, in the terminal interface (ouro -c), the line mode and
+// /resume.
+func TestResumeShowsTheConversation(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo listed-it")},
+		scripted.Turn{Text: "The answer of the first session."},
+	)
+	if _, stderr, code := e.run("show me the files\n/exit\n", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := []string{"› show me the files", "Bash(echo listed-it)", "listed-it", "The answer of the first session."}
+	out, stderr, code := e.run("/exit\n", "-c")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Fatalf("ouro -c (line mode) does not show %q:\n%s", w, out)
+		}
+	}
+	out, _, _ = e.run("/resume 1\n/exit\n")
+	if !strings.Contains(out, "resumed session") || !strings.Contains(out, "The answer of the first session.") {
+		t.Fatalf("/resume does not show the conversation:\n%s", out)
+	}
+
+	r := e.startPTY("-c")
+	r.waitFor(0, "resumed here")
+	r.waitScreen("the earlier conversation above a clean frame", func(rows []string) bool {
+		if !cleanFrame(rows) {
+			return false
+		}
+		screen := strings.Join(rows, "\n")
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				return false
+			}
+		}
+		return true
+	})
+	r.exit()
+}
+
+// Esc interrupts without the Ctrl-C message and leaves no "interrupting…" once the turn
+// stopped; the banner and /help say what the keys do; a prompt typed while a turn runs
+// waits, shown as queued, and goes into the conversation after that turn's answer.
+func TestTUIEscQueuedPromptAndKeysHelp(t *testing.T) {
+	e := newRewindEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "after the interrupt"},
+		scripted.Turn{ToolCalls: bash("sleep 2")},
+		scripted.Turn{Text: "the first answer"},
+		scripted.Turn{ExpectContains: "typed while it ran", Text: "the queued answer"},
+	)
+	r := e.startPTY("--permission-mode", "bypassPermissions")
+	r.waitFor(0, "shift+tab")
+	if s := r.text(); !strings.Contains(s, "Esc interrupts") || strings.Contains(s, "Ctrl-D exits") {
+		t.Fatalf("the banner does not say what the keys do:\n%s", s)
+	}
+	m := r.mark()
+	r.typeLine("/help")
+	r.waitFor(m, "Esc or Ctrl-C: interrupt the turn")
+	r.waitFor(m, "/exit")
+	if s := r.text()[m:]; strings.Contains(s, "While the model works, Ctrl-C interrupts") {
+		t.Fatalf("/help tells the line mode's keys:\n%s", s)
+	}
+
+	m = r.mark()
+	r.typeLine("wait a while")
+	r.waitFor(m, "esc to interrupt")
+	r.send("\x1b")
+	r.waitFor(m, "turn interrupted")
+	r.waitScreen("no interrupting… left once the turn stopped", func(rows []string) bool {
+		return cleanFrame(rows) && !strings.Contains(strings.Join(rows, "\n"), "interrupting")
+	})
+	if s := r.text()[m:]; strings.Contains(s, "Ctrl-C again") {
+		t.Fatalf("Esc printed the Ctrl-C message:\n%s", s)
+	}
+	r.typeLine("go on")
+	r.waitFor(m, "after the interrupt")
+
+	m = r.mark()
+	r.typeLine("take two seconds")
+	r.waitFor(m, "esc to interrupt")
+	r.typeLine("typed while it ran")
+	r.waitFor(m, "queued › typed while it ran")
+	r.waitFor(m, "the queued answer")
+	r.waitScreen("the queued prompt after the first answer", func(rows []string) bool {
+		first, echo := -1, -1
+		for i, l := range rows {
+			if strings.Contains(l, "the first answer") {
+				first = i
+			}
+			if strings.HasPrefix(l, "› typed while it ran") {
+				echo = i
+			}
+		}
+		return first >= 0 && echo > first
+	})
 	r.exit()
 }

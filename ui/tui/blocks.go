@@ -20,6 +20,7 @@ type toolBlock struct {
 	start             time.Time
 	dur               time.Duration
 	done, failed      bool
+	past              bool   // shown again from an earlier run (on resume): no duration
 	result            string // the whole result text
 	diff              []diffLine
 }
@@ -59,7 +60,7 @@ func (b *toolBlock) renderMax(t *theme, width int, spin string, expanded bool, m
 		status = t.ok.Render("✓")
 	}
 	head := fmt.Sprintf("%s %s(%s)", status, t.bold.Render(b.name), oneLine(b.summary))
-	if b.done {
+	if b.done && !b.past {
 		head += t.dim.Render(" · " + fmtDur(b.dur))
 	}
 	lines := []string{ansi.Truncate(head, width, "…")}

@@ -12,6 +12,10 @@ import (
 
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
+	if ks == "ctrl+l" { // clear the screen and draw it again, whatever else is open
+		m.redraw = true
+		return nil
+	}
 	if m.picker != nil {
 		if i, done := m.picker.key(ks); done {
 			m.picker.reply <- i
@@ -32,7 +36,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.eng.stopShell()
 			}
 			m.eng.interrupt()
-			m.notice = "interrupting… (Ctrl-C again exits)"
+			m.notice = "interrupting… (Ctrl-C again leaves)"
 			return nil
 		}
 		if ans, ok := m.dialog.key(ks, k.Text, m.now()); ok {
@@ -73,13 +77,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.lastCtrlC = m.now()
 		if m.running {
 			m.eng.interrupt()
-			m.notice = "interrupting… press Ctrl-C again to exit"
+			m.notice = "interrupting… press Ctrl-C again to leave"
 		} else if m.shelling {
 			m.eng.stopShell()
-			m.notice = "stopping the command… press Ctrl-C again to exit"
+			m.notice = "stopping the command… press Ctrl-C again to leave"
 		} else {
 			m.input.Reset()
-			m.notice = "press Ctrl-C again to exit"
+			m.notice = "press Ctrl-C again to leave"
 		}
 		return nil
 	case "ctrl+d":
@@ -254,6 +258,10 @@ func (m *model) cycleMode() {
 func (m *model) submit() {
 	text := m.input.Value()
 	if strings.TrimSpace(text) == "" {
+		if m.partial != "" { // a question waits ("…; Enter cancels"): Enter alone answers it
+			m.input.Reset()
+			m.submitLine("")
+		}
 		return
 	}
 	m.input.Reset()
@@ -284,28 +292,79 @@ func (m *model) submit() {
 	}
 }
 
-const keysHelp = `Keys: Enter sends · Shift-Enter or Alt-Enter: new line · Up/Down: history · Ctrl-R: search it
-Tab: complete /commands and @paths · Shift-Tab: permission mode · Ctrl-O: the last tool result whole
-Esc: interrupt the turn · Esc Esc: /rewind · Ctrl-C twice or Ctrl-D: leave
+const keysHelp = `Keys: Enter sends (while a turn runs, the prompt waits for it) · Shift-Enter or Alt-Enter: new line
+Up/Down: history · Ctrl-R: search it · Tab: complete /commands and @paths · Shift-Tab: permission mode
+Esc or Ctrl-C: interrupt the turn (or stop a !command) · Esc Esc on an empty input: /rewind
+Ctrl-C twice, or Ctrl-D on an empty input: leave · Ctrl-O: the last tool result whole · Ctrl-L: redraw the screen
 !cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember`
 
-// submitLine echoes the line and hands it to the REPL. Lines after the first are sent
-// with the REPL's continuation (a trailing \), so a prompt of several lines stays one.
+// submitLine hands the line to the REPL and echoes it: at once when the REPL takes it at
+// once (nothing runs, or it answers the question asked), else once the REPL reads it
+// (lineReadMsg), so that a prompt typed while a turn runs shows after that turn's answer;
+// until then it shows as queued. Lines after the first are sent with the REPL's
+// continuation (a trailing \), so a prompt of several lines stays one.
 func (m *model) submitLine(text string) {
-	if m.partial == "" {
-		m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(text, "\n", "\n  "))
-	} else {
+	answer, echoed := m.partial != "", false
+	switch {
+	case answer:
 		m.print(m.th.dim.Render(m.partial) + text)
 		m.partial = ""
+		echoed = true
+	case !m.running && m.queued() == 0:
+		m.echo(text)
+		echoed = true
 	}
+	sent := text
+	if m.shellContext != "" && !strings.HasPrefix(text, "/") && !answer {
+		sent = m.shellContext + "\n" + text
+		m.shellContext = ""
+	}
+	sent = strings.ReplaceAll(sent, "\n", "\\\n")
+	m.sent = append(m.sent, sentLine{text: text, lines: strings.Count(sent, "\n") + 1, echoed: echoed})
+	m.eng.submit(sent)
+}
+
+// echo prints a line as typed (with the keys after /help).
+func (m *model) echo(text string) {
+	m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(text, "\n", "\n  "))
 	if strings.TrimSpace(text) == "/help" {
 		m.print(m.th.dim.Render(keysHelp))
 	}
-	if m.shellContext != "" && !strings.HasPrefix(text, "/") && m.partial == "" {
-		text = m.shellContext + "\n" + text
-		m.shellContext = ""
+}
+
+// sentLine is a line handed to the REPL that it has not read yet.
+type sentLine struct {
+	text   string
+	lines  int  // lines the REPL reads for it (a prompt of several is continued)
+	echoed bool // already shown
+}
+
+// queued is how many lines wait to be shown until the REPL reads them.
+func (m *model) queued() int {
+	n := 0
+	for _, s := range m.sent {
+		if !s.echoed {
+			n++
+		}
 	}
-	m.eng.submit(strings.ReplaceAll(text, "\n", "\\\n"))
+	return n
+}
+
+// lineRead counts a line the REPL read; a line typed while a turn ran shows now.
+func (m *model) lineRead() {
+	if len(m.sent) == 0 {
+		return
+	}
+	s := &m.sent[0]
+	if s.lines--; s.lines > 0 {
+		return
+	}
+	if !s.echoed {
+		m.flushStream()
+		m.flushTools(true)
+		m.echo(s.text)
+	}
+	m.sent = m.sent[1:]
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -13,7 +13,9 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/todo"
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/ui"
 )
 
 // engine is what the screen drives: the REPL behind it (see run.go), or a fake in tests.
@@ -63,9 +65,15 @@ type (
 		window         int
 		commands       []command
 	}
-	doneMsg    struct{}
-	tickMsg    time.Time
-	printedMsg struct{}
+	historyMsg struct {
+		items   []ui.HistoryItem
+		skipped int
+	}
+	lineReadMsg struct{}
+	doneMsg     struct{}
+	tickMsg     time.Time
+	printedMsg  struct{}
+	redrawnMsg  struct{}
 )
 
 type model struct {
@@ -120,10 +128,14 @@ type model struct {
 	notice             string
 
 	shellContext string // !command output for the next prompt
+	sent         []sentLine
 
 	outbox   []string
 	printing bool
 	printed  func(string) // tests: sees what is printed above the live area
+	recent   []string     // the last lines printed, for Ctrl-L to draw again
+	redraw   bool         // Ctrl-L asked for the screen to be cleared and drawn again
+	frameH   int          // the height of the live area drawn last
 }
 
 func newModel(eng engine, width, height int, dark, color bool, hist *history) *model {
@@ -222,6 +234,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.flushTools(true)
 		m.running = false
 		m.cost = msg.totals.CostUSD
+		if strings.HasPrefix(m.notice, "interrupting") { // it stopped
+			m.notice = ""
+		}
 	case sessionMsg:
 		m.modelName, m.sessionID, m.cwd, m.mode, m.window = msg.model, msg.id, msg.cwd, msg.mode, msg.window
 		m.cmds = append(append([]command(nil), builtinCommands...), msg.commands...)
@@ -236,6 +251,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case printedMsg:
 		m.printing = false
+	case redrawnMsg:
+		m.printing = false
+		// The renderer forgets what it drew, so the live area is drawn whole on the
+		// cleared screen: a size message (of the same size) makes it do that.
+		cmds = append(cmds, func() tea.Msg { return tea.WindowSizeMsg{Width: m.width, Height: m.height} })
 	case shellDoneMsg:
 		m.shelling = false
 		b := &toolBlock{name: "!", summary: msg.cmd, done: true, failed: msg.failed, result: strings.TrimRight(msg.out, "\n")}
@@ -243,6 +263,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.lastTools = append(m.lastTools, b)
 		m.shellContext += fmt.Sprintf("<bash-input>%s</bash-input>\n<bash-stdout>%s</bash-stdout>\n", msg.cmd, strings.TrimRight(msg.out, "\n"))
 		m.notice = "the output goes to the model with your next prompt"
+	case lineReadMsg:
+		m.lineRead()
+	case historyMsg:
+		m.history(msg)
 	case doneMsg:
 		m.flushStream()
 		m.flushTools(true)
@@ -262,28 +286,6 @@ func (m *model) tick() tea.Cmd {
 	}
 	m.ticking = true
 	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
-// print queues styled lines to go above the live area, in order.
-func (m *model) print(s string) {
-	if m.printed != nil {
-		m.printed(s)
-	}
-	m.outbox = append(m.outbox, s)
-}
-
-// printBlock prints s after a blank line, as the blocks of a conversation are spaced.
-func (m *model) printBlock(s string) { m.print("\n" + s) }
-
-// flush prints the queue; one print is in flight at a time, so the order holds.
-func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.outbox) == 0 {
-		return nil
-	}
-	text := strings.Join(m.outbox, "\n")
-	m.outbox = m.outbox[:0]
-	m.printing = true
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
 }
 
 func (m *model) event(msg eventMsg) {
@@ -350,6 +352,33 @@ func (m *model) flushTools(force bool) {
 		m.lastTools = m.lastTools[n-20:]
 	}
 	m.tools = nil
+}
+
+// history prints a resumed session's recent turns as they were shown when they ran.
+func (m *model) history(h historyMsg) {
+	m.flushStream()
+	head := "── the conversation so far"
+	if h.skipped > 0 {
+		head += fmt.Sprintf(" (%d earlier prompt(s) not shown)", h.skipped)
+	}
+	m.printBlock(m.th.dim.Render(head + " ──"))
+	for _, it := range h.items {
+		switch {
+		case it.Prompt != "":
+			m.printBlock(m.th.accent.Render("› ") + strings.ReplaceAll(clean(it.Prompt), "\n", "\n  "))
+		case it.Answer != "":
+			m.printBlock(m.md.render(clean(it.ShortAnswer()), m.width))
+		case it.Call != nil:
+			b := newToolBlock(&tool.Call{ID: it.Call.ID, Name: it.Call.Name, Input: it.Call.Input}, nil, m.now())
+			b.done, b.past = true, true
+			if it.Result != nil {
+				b.result = clean(strings.TrimRight(it.Result.ResultText(), "\n"))
+				b.failed = it.Result.IsError
+			}
+			m.printBlock(b.render(m.th, m.width, "•", false))
+		}
+	}
+	m.printBlock(m.th.dim.Render("── resumed here ──"))
 }
 
 // output takes what the REPL printed: whole lines go above, a partial one (a question

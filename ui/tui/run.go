@@ -280,6 +280,12 @@ func (e *replEngine) Todos(title string, items []todo.Item) {
 	e.send(todosMsg{title: title, items: append([]todo.Item(nil), items...)})
 }
 
+func (e *replEngine) History(items []ui.HistoryItem, skipped int) {
+	e.send(historyMsg{items: items, skipped: skipped})
+}
+
+func (e *replEngine) LineRead(string) { e.send(lineReadMsg{}) }
+
 func (e *replEngine) RunStarted(string) {
 	e.running.Store(true)
 	e.send(runStartMsg{})

@@ -13,8 +13,9 @@ import (
 )
 
 func (m *model) View() tea.View {
-	v := tea.NewView(m.render())
-	return v
+	frame := m.render()
+	m.frameH = strings.Count(frame, "\n") + 1
+	return tea.NewView(frame)
 }
 
 // render draws the live area: the answer's block being written, running tools, a
@@ -52,6 +53,11 @@ func (m *model) render() string {
 	}
 	if m.partial != "" {
 		parts = append(parts, m.th.warn.Render(ansi.Wrap(m.partial, m.width, "")))
+	}
+	for _, s := range m.sent {
+		if !s.echoed { // typed while a turn runs: shown in the conversation once sent
+			parts = append(parts, ansi.Truncate(m.th.dim.Render("queued › "+oneLine(s.text)), m.width, "…"))
+		}
 	}
 	bottom := m.bottom()
 	parts = append(parts, bottom)

@@ -2,7 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
 )
 
 // ouro team --json with no team prints the shape a team's state has, with no members,
@@ -28,5 +33,47 @@ func TestTeamJSONWithNoTeam(t *testing.T) {
 		if s.Team != c.team || s.Members == nil || len(s.Members) != 0 || s.Tokens == nil {
 			t.Fatalf("%v: %s", c.args, out)
 		}
+	}
+}
+
+// ouro workflow show takes the start of a run id (with or without wf_) or a workflow's
+// name; one that fits several runs lists them. --resume resumes the run shown with its
+// own script and args: a finished one replays every call, asking the model nothing.
+func TestWorkflowShowPrefixAndResume(t *testing.T) {
+	withHelper(t)
+	e := newEnv(t)
+	saved := filepath.Join(e.dir, ".ouro", "workflows")
+	if err := os.MkdirAll(saved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "export const meta = { name: 'audit', description: 'one agent' };\nreturn await agent('AUDIT-PROMPT ' + args.what, {label: 'auditor'});"
+	if err := os.WriteFile(filepath.Join(saved, "audit.js"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, what := range []string{"deps", "docs"} {
+		e.fake(scripted.Turn{Text: "audited " + what})
+		out, stderr, code := e.run("", "workflow", "run", "audit", "--args", `{"what":"`+what+`"}`)
+		m := wfRunID.FindStringSubmatch(stderr)
+		if code != 0 || m == nil {
+			t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+		}
+		ids = append(ids, m[1])
+	}
+	_, stderr, code := e.run("", "workflow", "show", "audit")
+	if code == 0 || !strings.Contains(stderr, `"audit" matches 2 workflow runs`) || !strings.Contains(stderr, ids[0]) || !strings.Contains(stderr, ids[1]) {
+		t.Fatalf("an ambiguous name: exit %d\n%s", code, stderr)
+	}
+	for _, prefix := range []string{ids[0][:11], strings.TrimPrefix(ids[0], "wf_")[:8]} {
+		show, stderr, code := e.run("", "workflow", "show", prefix)
+		if code != 0 || !strings.HasPrefix(show, ids[0]+"  audit  completed") || !strings.Contains(show, "audited deps") {
+			t.Fatalf("show %s: exit %d\n%s\n%s", prefix, code, show, stderr)
+		}
+	}
+	srv := e.fake(scripted.Turn{Text: "a model call a full replay must not make"})
+	out, stderr, code := e.run("", "workflow", "show", ids[1][:12], "--resume")
+	if code != 0 || !strings.Contains(out, ids[1]+"  audit  completed") || !strings.Contains(out, `"audited docs"`) ||
+		!strings.Contains(stderr, "resuming "+ids[1]) || !strings.Contains(stderr, "1 agents (1 replayed)") || len(srv.Requests()) != 0 {
+		t.Fatalf("show --resume: exit %d, %d requests\n%s\n%s", code, len(srv.Requests()), out, stderr)
 	}
 }

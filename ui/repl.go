@@ -476,7 +476,7 @@ func (r *REPL) observe(e agent.Event) {
 		}
 	case agent.EventToolStart:
 		r.endLine()
-		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, e.Call.Input))
+		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, RelInput(e.Call.Input, r.sess.CWD)))
 	case agent.EventToolProgress:
 		fmt.Fprintf(r.Out, "  ⋯ %s\n", Clip(strings.ReplaceAll(e.Progress.Message, "\n", " "), 100))
 	case agent.EventToolEnd:

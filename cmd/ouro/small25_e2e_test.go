@@ -77,3 +77,32 @@ func TestWorkflowShowPrefixAndResume(t *testing.T) {
 		t.Fatalf("show --resume: exit %d, %d requests\n%s\n%s", code, len(srv.Requests()), out, stderr)
 	}
 }
+
+// A tool block names a file inside the workspace relative to it, in the terminal
+// interface and in the line interface.
+func TestToolBlocksShowWorkspacePathsRelative(t *testing.T) {
+	e := newRewindEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.dir, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "pkg", "foo.go"), []byte("package pkg\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(e.dir, "pkg", "foo.go")
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{rwRead(abs)}}, scripted.Turn{Text: "READ-DONE"},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{rwRead(abs)}}, scripted.Turn{Text: "READ-AGAIN"})
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("read foo")
+	r.waitFor(m, "READ-DONE")
+	if s := r.text()[m:]; !strings.Contains(s, "Read(pkg/foo.go)") || strings.Contains(s, "Read("+e.dir) {
+		t.Fatalf("the terminal interface's tool block:\n%s", s)
+	}
+	r.exit()
+
+	out, errOut, code := e.run("read it again\n/exit\n")
+	if code != 0 || !strings.Contains(out, "⏺ Read(pkg/foo.go)") || strings.Contains(out, "Read("+e.dir) {
+		t.Fatalf("the line interface: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

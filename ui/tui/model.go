@@ -281,7 +281,7 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventToolStart:
 		m.flushStream()
 		if e.Call != nil {
-			m.tools = append(m.tools, newToolBlock(e.Call, msg.diff, m.now()))
+			m.tools = append(m.tools, newToolBlock(e.Call, msg.diff, m.now(), m.cwd))
 		}
 	case agent.EventToolEnd:
 		for _, b := range m.tools {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +107,37 @@ func TestToolBlocksShowWorkspacePathsRelative(t *testing.T) {
 	out, errOut, code := e.run("read it again\n/exit\n")
 	if code != 0 || !strings.Contains(out, "⏺ Read(pkg/foo.go)") || strings.Contains(out, "Read("+e.dir) {
 		t.Fatalf("the line interface: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// The tools `ouro mcp serve` lists are the ones README.md says it serves, no more, and
+// the instructions it gives the client name them.
+func TestMCPServeToolsAreTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`ouro mcp serve` offers ouro's own\\s+tools \\(([^)]*)\\)").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md no longer says which tools `ouro mcp serve` offers")
+	}
+	listed := strings.Join(strings.Fields(string(m[1])), " ")
+	want := strings.Split(listed, ", ")
+	slices.Sort(want)
+	e := newEnv(t)
+	cs := serveClient(t, e)
+	var got []string
+	for tl, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, tl.Name)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("tools/list = %v; README.md says %v", got, want)
+	}
+	if r := cs.InitializeResult(); r == nil || !strings.Contains(r.Instructions, "("+listed+")") {
+		t.Fatalf("the instructions do not name the served tools as README.md does: %+v", r)
 	}
 }

@@ -65,8 +65,17 @@ func TestFromSettingsDefaults(t *testing.T) {
 	if p.TempDir != tmp {
 		t.Errorf("TempDir = %q, want %q", p.TempDir, tmp)
 	}
-	// A fresh home has no caches yet: they are created so they can be granted.
-	for _, c := range []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")} {
+	// A fresh home has no caches yet: computing the policy creates none (a session that
+	// runs no command leaves the home folder alone); MakeCaches, before a command, makes
+	// them so they can be granted.
+	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")}
+	for _, c := range append(caches, filepath.Join(home, ".cache")) {
+		if _, err := os.Lstat(c); err == nil {
+			t.Errorf("computing the policy created %s", c)
+		}
+	}
+	p.MakeCaches()
+	for _, c := range caches {
 		if st, err := os.Stat(c); err != nil || !st.IsDir() {
 			t.Errorf("cache %s was not created: %v", c, err)
 		}

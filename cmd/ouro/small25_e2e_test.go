@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // ouro team --json with no team prints the shape a team's state has, with no members,
@@ -139,5 +140,59 @@ func TestMCPServeToolsAreTheREADMEs(t *testing.T) {
 	}
 	if r := cs.InitializeResult(); r == nil || !strings.Contains(r.Instructions, "("+listed+")") {
 		t.Fatalf("the instructions do not name the served tools as README.md does: %+v", r)
+	}
+}
+
+// freshHomeEnv is newEnv without the developer's Go cache locations: the go and npm
+// caches' defaults lie in the fresh HOME, as for someone who never ran go there.
+func freshHomeEnv(t *testing.T) *env {
+	e := newRewindEnv(t)
+	e.vars = slices.DeleteFunc(e.vars, func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return k == "GOCACHE" || k == "GOMODCACHE" || k == "GOPATH" || k == "XDG_CACHE_HOME" || strings.HasPrefix(k, "npm_config_")
+	})
+	return e
+}
+
+// caches lists the tool caches that exist in HOME.
+func (e *env) caches() []string {
+	var found []string
+	for _, c := range []string{"go", ".cache/go-build", ".npm"} {
+		if _, err := os.Lstat(filepath.Join(e.home, c)); err == nil {
+			found = append(found, "~/"+c)
+		}
+	}
+	return found
+}
+
+// Starting ouro (-p, and the terminal interface) creates no go or npm cache in HOME: they
+// are made when a sandboxed command first runs, which may need them.
+func TestFirstStartCreatesNoToolCachesInHome(t *testing.T) {
+	e := freshHomeEnv(t)
+	e.fake(scripted.Turn{Text: "HELLO-P"}, scripted.Turn{Text: "HELLO-TUI"})
+	out, errOut, code := e.run("", "-p", "hi")
+	if code != 0 || !strings.Contains(out, "HELLO-P") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if c := e.caches(); len(c) > 0 {
+		t.Fatalf("ouro -p created %v", c)
+	}
+	r := e.startPTY()
+	r.waitFor(0, "shift+tab")
+	m := r.mark()
+	r.typeLine("hello")
+	r.waitFor(m, "HELLO-TUI")
+	r.exit()
+	if c := e.caches(); len(c) > 0 {
+		t.Fatalf("the terminal interface created %v", c)
+	}
+	// A sandboxed command gets them: a build in it can write its cache.
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("no sandbox here: the caches a sandboxed command gets are not tried")
+	}
+	e.fake(scripted.Turn{ToolCalls: bash("echo built")}, scripted.Turn{Text: "RAN"})
+	out, errOut, code = e.run("", "-p", "run it", "--allowedTools", "Bash(echo *)")
+	if code != 0 || !strings.Contains(out, "RAN") || len(e.caches()) != 3 {
+		t.Fatalf("after a sandboxed command: exit %d, caches %v\n%s\n%s", code, e.caches(), out, errOut)
 	}
 }

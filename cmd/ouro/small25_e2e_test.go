@@ -196,3 +196,46 @@ func TestFirstStartCreatesNoToolCachesInHome(t *testing.T) {
 		t.Fatalf("after a sandboxed command: exit %d, caches %v\n%s\n%s", code, e.caches(), out, errOut)
 	}
 }
+
+// The commands Claude Code users type on day one: /config, /add-dir, /agents, /hooks,
+// /context, all in /help.
+func TestDayOneSlashCommands(t *testing.T) {
+	e := newEnv(t)
+	e.settings(".claude/settings.json", `{"memory": {"extractOnExit": false}, "model": "claude-sonnet-4-5",
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo HOOK-MARK"}]}]}}`)
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), []byte("---\nname: reviewer\ndescription: REVIEWS-CODE\n---\nReview.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "AGENTS.md"), []byte("# Notes\nINSTRUCTION-TEXT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "far.txt"), []byte("FAR-CONTENT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	far := filepath.Join(other, "far.txt")
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{rwRead(far)}}, scripted.Turn{ExpectContains: "FAR-CONTENT", Text: "READ-FAR"})
+	out, errOut, code := e.run("/help\n/config\n/hooks\n/agents\n/add-dir " + filepath.Join(e.dir, "missing") + "\n/add-dir " + other + "\nread far.txt\n/context\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	all := out + errOut
+	for _, want := range []string{
+		"/config", "/add-dir DIR", "/agents", "/hooks", "/context", // in /help
+		"Settings files (most binding first):\n  " + filepath.Join(e.dir, ".claude", "settings.json"),
+		"model             claude-sonnet-4-5 (from " + filepath.Join(e.dir, ".claude", "settings.json"),
+		"PreToolUse:\n  [Bash] command: echo HOOK-MARK  — " + filepath.Join(e.dir, ".claude", "settings.json"),
+		"reviewer  (project, " + filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), "REVIEWS-CODE", "Explore  (built-in",
+		"/add-dir: allowed directory " + filepath.Join(e.dir, "missing"),
+		"added " + other + " as a working directory",
+		"READ-FAR",
+		"Context: ~", "system prompt", "tools  ", "messages", "(4 messages)", "instructions: " + filepath.Join(e.dir, "AGENTS.md"),
+	} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("no %q in:\n%s", want, all)
+		}
+	}
+}

@@ -241,3 +241,31 @@ func TestFromSettingsGitMetadata(t *testing.T) {
 		}
 	}
 }
+
+// WithRoot (/add-dir) makes another directory writable as a workspace root is: its .git
+// metadata, .ouro and .claude stay read-only.
+func TestWithRootAddsAWritableRoot(t *testing.T) {
+	cleanGoEnv(t)
+	ws, other, home := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, other, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/")
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+	if p.Writable(filepath.Join(other, "a.go")) {
+		t.Fatal("writable before it was added")
+	}
+	q := p.WithRoot(other)
+	for path, want := range map[string]bool{
+		filepath.Join(other, "a.go"):                      true,
+		filepath.Join(other, ".git", "objects", "ab"):     true,
+		filepath.Join(other, ".git", "config"):            false,
+		filepath.Join(other, ".git", "hooks", "pre-push"): false,
+		filepath.Join(other, ".claude", "settings.json"):  false,
+		filepath.Join(ws, "main.go"):                      true,
+	} {
+		if got := q.Writable(path); got != want {
+			t.Errorf("Writable(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if p.Writable(filepath.Join(other, "a.go")) {
+		t.Error("WithRoot changed the policy it was called on")
+	}
+}

@@ -46,9 +46,13 @@ func (s *spending) with(u llm.Usage, cost float64) (llm.Usage, float64) {
 // contextParts are what keeps the context useful over a long session: instruction files,
 // cross-session memory and compaction.
 type contextParts struct {
-	stores    []*memory.Store
-	compactor *compact.Compactor
-	part      mechanism.Part
+	// instructions is the instruction files' text in the system prompt; sources the files.
+	instructions string
+	sources      []string
+	memoryIndex  string // the saved memories' index in the system prompt
+	stores       []*memory.Store
+	compactor    *compact.Compactor
+	part         mechanism.Part
 }
 
 // openContext loads the instruction files (AGENTS.md, CLAUDE.md, rules ...), opens the memory
@@ -98,8 +102,10 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 		AfterTool: []agent.AfterTool{later}}
 	if text != "" {
 		c.part.Prompt = "<instructions>\n" + text + "\n</instructions>"
+		c.instructions, c.sources = c.part.Prompt, in.Sources
 	}
 	if index := memory.Index(c.stores, memoryIndexBudget); index != "" {
+		c.memoryIndex = index
 		c.part.Prompt = strings.TrimPrefix(c.part.Prompt+"\n"+index, "\n")
 	}
 	return c

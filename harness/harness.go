@@ -250,6 +250,8 @@ type Session struct {
 	workflows *workflows // nil unless offered
 	team      *teamWork
 	wts       *worktrees
+	agents    []subagent.Definition // the definitions found, for /agents
+	system    string                // the system prompt, for /context
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -417,7 +419,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps, team: tw, wts: wts,
+		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system,
 	}
 	source := "startup"
 	if s.Resumed {

@@ -16,15 +16,18 @@ type Served struct {
 	names map[string]bool
 }
 
-// ServedTools are the tools a session would offer another agent: the built-in file,
-// search, shell and web tools (not the ones that only make sense in a conversation:
-// questions, todos, subagents, skills).
+// ServedToolNames are the tools `ouro mcp serve` offers, in this order: the built-in file,
+// search, shell and web tools. Not the ones that only make sense in a conversation
+// (questions, todos, tasks, subagents, skills, ToolSearch for deferred MCP tools, which a
+// served session does not have).
+var ServedToolNames = []string{"Read", "Grep", "Glob", "LS", "Edit", "Write", "Bash", "WebFetch"}
+
+// ServedTools are the tools a session would offer another agent: those of
+// ServedToolNames the session has (--disallowedTools can take one away).
 func (s *Session) ServedTools() *Served {
 	keep := map[string]bool{}
-	for _, n := range s.Tools.Names() {
-		switch n {
-		case "AskUserQuestion", "TodoWrite", "Task", "Agent", "Skill":
-		default:
+	for _, n := range ServedToolNames {
+		if _, ok := s.Tools.Get(n); ok {
 			keep[n] = true
 		}
 	}

@@ -171,4 +171,5 @@ func restrictTools(reg *tool.Registry, only []string, hidden func(string) bool) 
 type subagents struct {
 	task *subagent.Tool
 	part mechanism.Part
+	defs []subagent.Definition // the definitions found (files and plugins), built-ins apart
 }

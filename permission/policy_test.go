@@ -456,6 +456,17 @@ func TestSessionAndLocalRules(t *testing.T) {
 	if v := p.Check(context.Background(), e.call("Edit", `{"file_path":"{P}/src/x.go"}`)); v.Behavior != Allow {
 		t.Errorf("the always rule does not apply this session: %+v", v)
 	}
+	// The rule in force names the file it was saved to, once: not "this session".
+	_, _, allowed := p.Rules()
+	var sources []string
+	for _, r := range allowed {
+		if r.Text == "Edit(src/x.go)" {
+			sources = append(sources, r.Source)
+		}
+	}
+	if !reflect.DeepEqual(sources, []string{local}) {
+		t.Errorf("the saved rule's sources = %q, want [%s]", sources, local)
+	}
 	var doc struct {
 		Model       string
 		Hooks       map[string][]any

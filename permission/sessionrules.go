@@ -131,18 +131,26 @@ func (p *Policy) LocalSettingsPath() string {
 }
 
 // AddLocalRule allows what text matches from now on: for this session, and in the
-// project's .ouro/settings.local.json for the sessions to come.
+// project's .ouro/settings.local.json for the sessions to come. The rule in force names
+// that file as its source (not "this session"), as the next session's will.
 func (p *Policy) AddLocalRule(text string) error {
 	if p.base != nil {
 		return p.base.AddLocalRule(text)
 	}
-	if _, err := ParseRule(settings.Rule{Text: text, Source: p.LocalSettingsPath()}); err != nil {
+	local := p.LocalSettingsPath()
+	r, err := ParseRule(settings.Rule{Text: text, Source: local, Root: p.projectDir})
+	if err != nil {
 		return err
 	}
-	if err := AppendAllowRule(p.LocalSettingsPath(), text); err != nil {
+	if err := AppendAllowRule(local, text); err != nil {
 		return err
 	}
-	return p.AddSessionRule(text)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.ContainsFunc(p.allow, func(o Rule) bool { return o.Text == r.Text && o.Source == r.Source }) {
+		p.allow = append(p.allow, r)
+	}
+	return nil
 }
 
 // Carried is what the user decided while a session ran: the mode they switched to and

@@ -89,6 +89,7 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	if pr.namespaces {
 		mode = modeMount
 	}
+	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted
 	return command(ctx, p, mode, pr.pidNS, name, args...)
 }
 

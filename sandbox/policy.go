@@ -42,7 +42,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +81,11 @@ type Policy struct {
 	// nothing, and a missing one cannot be created. What a file there asks for is
 	// withheld until the user reviews it (package grant).
 	Content []string `json:"content,omitempty"`
+	// Caches are the build and package caches in WriteRoots (Go's, npm's, ~/.cache):
+	// those missing are created before a command runs (MakeCaches), since only an
+	// existing path can be granted, and not before, so that a session that runs no
+	// command leaves the home folder as it was.
+	Caches []string `json:"caches,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
@@ -159,8 +166,10 @@ var contentNames = []string{"skills", "agents", "commands"}
 // the file that names them, and any left are taken under the first root (the project).
 //
 // Go's caches are found without running go: $GOCACHE or the user cache dir's go-build,
-// and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default). The
-// caches (and ~/.cache, ~/.npm) are created when missing, so that they can be granted.
+// and $GOMODCACHE or the first $GOPATH entry's pkg/mod (~/go/pkg/mod by default). They
+// (and ~/.cache, ~/.npm) are granted, and listed in Caches: one missing is created when a
+// command first runs in the sandbox (Command), not here, so that starting ouro leaves
+// nothing in the home folder.
 func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp string) Policy {
 	project := ""
 	if len(roots) > 0 {
@@ -185,13 +194,14 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 	add(sessionTmp)
 	// A cache that does not exist yet cannot be made writable (the sandbox grants
-	// existing paths), and a build inside could then never create it: create them
-	// first, empty, as the tools would.
+	// existing paths), and a build inside could then never create it: Command creates
+	// them, empty, as the tools would, before a command runs.
+	var caches []string
 	for _, c := range []string{envOr("GOCACHE", joinIf(cacheHome, "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
 		cacheHome, joinIf(home, ".npm")} {
 		if c != "" && filepath.IsAbs(c) {
-			_ = os.MkdirAll(c, 0o755)
 			add(c)
+			caches = append(caches, write[len(write)-1])
 		}
 	}
 	var allowed []string
@@ -264,7 +274,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		}
 	}
 
-	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network}
+	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network, Caches: caches}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
 	}
@@ -479,4 +489,14 @@ func goPath(home string) string {
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// MakeCaches creates the caches that do not exist yet (see Caches), empty, as the tools
+// would; one that cannot be made is left out: the command then cannot write there.
+func (p Policy) MakeCaches() {
+	for _, c := range p.Caches {
+		if _, err := os.Lstat(c); errors.Is(err, fs.ErrNotExist) {
+			_ = os.MkdirAll(c, 0o755)
+		}
+	}
 }

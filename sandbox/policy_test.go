@@ -65,8 +65,17 @@ func TestFromSettingsDefaults(t *testing.T) {
 	if p.TempDir != tmp {
 		t.Errorf("TempDir = %q, want %q", p.TempDir, tmp)
 	}
-	// A fresh home has no caches yet: they are created so they can be granted.
-	for _, c := range []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")} {
+	// A fresh home has no caches yet: computing the policy creates none (a session that
+	// runs no command leaves the home folder alone); MakeCaches, before a command, makes
+	// them so they can be granted.
+	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")}
+	for _, c := range append(caches, filepath.Join(home, ".cache")) {
+		if _, err := os.Lstat(c); err == nil {
+			t.Errorf("computing the policy created %s", c)
+		}
+	}
+	p.MakeCaches()
+	for _, c := range caches {
 		if st, err := os.Stat(c); err != nil || !st.IsDir() {
 			t.Errorf("cache %s was not created: %v", c, err)
 		}
@@ -230,5 +239,33 @@ func TestFromSettingsGitMetadata(t *testing.T) {
 		if got := p.Writable(path); got != want {
 			t.Errorf("Writable(%s) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// WithRoot (/add-dir) makes another directory writable as a workspace root is: its .git
+// metadata, .ouro and .claude stay read-only.
+func TestWithRootAddsAWritableRoot(t *testing.T) {
+	cleanGoEnv(t)
+	ws, other, home := realTemp(t), realTemp(t), realTemp(t)
+	tree(t, other, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/")
+	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
+	if p.Writable(filepath.Join(other, "a.go")) {
+		t.Fatal("writable before it was added")
+	}
+	q := p.WithRoot(other)
+	for path, want := range map[string]bool{
+		filepath.Join(other, "a.go"):                      true,
+		filepath.Join(other, ".git", "objects", "ab"):     true,
+		filepath.Join(other, ".git", "config"):            false,
+		filepath.Join(other, ".git", "hooks", "pre-push"): false,
+		filepath.Join(other, ".claude", "settings.json"):  false,
+		filepath.Join(ws, "main.go"):                      true,
+	} {
+		if got := q.Writable(path); got != want {
+			t.Errorf("Writable(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if p.Writable(filepath.Join(other, "a.go")) {
+		t.Error("WithRoot changed the policy it was called on")
 	}
 }

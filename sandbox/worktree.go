@@ -76,3 +76,23 @@ func (p Policy) sharedRef(path string) bool {
 			within(path, filepath.Dir(filepath.Dir(c))) && !within(path, c)
 	})
 }
+
+// WithRoot returns the policy with dir writable as one more workspace root (/add-dir), its
+// .git metadata, .ouro, .claude and .mcp.json read-only as in the roots FromSettings gets.
+func (p Policy) WithRoot(dir string) Policy {
+	dir = realPath(dir)
+	if dir == "" || !filepath.IsAbs(dir) {
+		return p
+	}
+	p.WriteRoots = outermost(append(slices.Clone(p.WriteRoots), dir))
+	ro := append(slices.Clone(p.ReadOnly), gitMetadata(filepath.Join(dir, ".git"))...)
+	ro = append(ro, submoduleGitPaths(dir)...)
+	for _, n := range append(slices.Clone(protectedNames), protectedFiles...) {
+		ro = append(ro, filepath.Join(dir, n))
+	}
+	for i, r := range ro {
+		ro[i] = realPath(r)
+	}
+	p.ReadOnly = outermost(ro)
+	return p
+}

@@ -66,8 +66,8 @@ type layer struct {
 	path   string // the file read, or "--settings" for inline JSON
 	root   string // what `/path` rule specifiers are relative to
 	inline string // the JSON itself when given inline
-	// user marks the user's own files (in the home folder): one that cannot be used is
-	// skipped with a warning, so a typo there does not stop ouro in every project.
+	// user marks the user's own files (in the home folder). A user or project file that
+	// cannot be used is skipped with a warning, so a typo there does not stop ouro.
 	user bool
 	// flag marks --settings (inline or a file): given by whoever runs ouro.
 	flag bool
@@ -82,11 +82,12 @@ type layer struct {
 // are concatenated in that order, so a deny from any file still applies; a scalar comes
 // from the most specific file that sets it; env merges key by key. Every rule records
 // its file and the root its `/path` specifiers are relative to. Missing files are
-// skipped. A project file (or --settings) that cannot be read, is not a regular file, is
-// larger than regfile.MaxConfig or is not valid JSON is an error naming the file and,
-// for bad JSON, the line and column; the same problem in a user file (~/.ouro,
-// ~/.claude) leaves that file out and is reported in Settings.Warnings. Unknown keys are
-// ignored, and `${VAR}` is left as written.
+// skipped. A settings file of the project's (.ouro/, .claude/) or the user's (~/.ouro,
+// ~/.claude) that cannot be read, is not a regular file, is larger than
+// regfile.MaxConfig or is not valid JSON is left out and reported in Settings.Warnings
+// (naming the file and, for bad JSON, the line and column), so a broken file in a
+// repository does not stop the session; the same problem in --settings or a managed
+// file is an error. Unknown keys are ignored, and `${VAR}` is left as written.
 func Load(opts LoadOptions) (*Settings, error) {
 	layers, err := opts.layers()
 	if err != nil {
@@ -147,8 +148,12 @@ func Load(opts LoadOptions) (*Settings, error) {
 		if err == nil {
 			f, err = parseFile(l.path, data)
 		}
-		if err != nil && l.user {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%v; this user settings file is skipped, so none of its rules, hooks or other settings apply until it is fixed", err))
+		if err != nil && !l.flag {
+			kind := "user"
+			if !l.user {
+				kind = "project"
+			}
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%v; this %s settings file is skipped, so none of its rules, hooks or other settings apply until it is fixed", err, kind))
 			s.Skipped = append(s.Skipped, l.path)
 			continue
 		}

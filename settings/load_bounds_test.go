@@ -5,6 +5,7 @@ package settings
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,20 +86,42 @@ func TestUnusableUserSettingsWarnAndAreSkipped(t *testing.T) {
 	}
 }
 
-func TestUnusableProjectSettingsAreFatal(t *testing.T) {
+// A project file that cannot be used is reported once, naming it and the problem, and
+// left out: the session goes on with the user's own settings and the project's other
+// files. --settings that cannot be used stays an error (and managed files: managed_test).
+func TestUnusableProjectSettingsWarnAndAreSkipped(t *testing.T) {
 	for name, lay := range badFiles {
 		for _, f := range []string{".claude/settings.json", ".ouro/settings.json", ".ouro/settings.local.json", ".claude/settings.local.json"} {
 			t.Run(name+" in "+f, func(t *testing.T) {
 				tr := newTree(t)
 				path := filepath.Join(tr.proj, f)
 				want := lay(t, path)
-				_, err := loadSoon(t, tr.opts())
-				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
-					t.Errorf("err = %v, want one naming %s and %q", err, path, want)
+				write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"permissions":{"allow":["Grep"]}}`)
+				other := ".ouro/settings.json"
+				if f == other {
+					other = ".claude/settings.json"
+				}
+				write(t, filepath.Join(tr.proj, other), `{"permissions":{"deny":["WebFetch"]}}`)
+				s, err := loadSoon(t, tr.opts())
+				if err != nil {
+					t.Fatalf("a bad project file stops loading: %v", err)
+				}
+				if len(s.Permissions.Allow) != 1 || s.Permissions.Allow[0].Text != "Grep" || len(s.Permissions.Deny) != 1 || s.Permissions.Deny[0].Text != "WebFetch" {
+					t.Errorf("the other files' rules were lost: allow %+v, deny %+v", s.Permissions.Allow, s.Permissions.Deny)
+				}
+				if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], path) || !strings.Contains(s.Warnings[0], want) ||
+					!strings.Contains(s.Warnings[0], "project settings file is skipped") {
+					t.Errorf("warnings = %q, want one naming %s and %q", s.Warnings, path, want)
+				}
+				if !slices.Equal(s.Skipped, []string{path}) || slices.Contains(s.Files, path) {
+					t.Errorf("skipped %q, files %q", s.Skipped, s.Files)
 				}
 			})
 		}
 	}
+}
+
+func TestUnusableSettingsFlagIsFatal(t *testing.T) {
 	t.Run("--settings file", func(t *testing.T) {
 		tr := newTree(t)
 		path := filepath.Join(tr.proj, "mine.json")

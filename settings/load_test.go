@@ -237,11 +237,14 @@ func TestLoadErrorsNameFileAndPosition(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr := newTree(t)
 			path := write(t, filepath.Join(tr.proj, ".claude", "settings.json"), c.content)
-			_, err := Load(tr.opts())
-			if err == nil {
-				t.Fatal("no error")
+			s, err := Load(tr.opts())
+			if err != nil {
+				t.Fatalf("a broken project file stops loading: %v", err)
 			}
-			msg := err.Error()
+			if len(s.Warnings) != 1 {
+				t.Fatalf("warnings = %q, want one", s.Warnings)
+			}
+			msg := s.Warnings[0]
 			for _, w := range append(c.want, path) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error %q does not contain %q", msg, w)
@@ -282,8 +285,9 @@ func TestLoadUnreadableFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(tr.proj, ".ouro", "settings.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(tr.opts()); err == nil || !strings.Contains(err.Error(), filepath.Join(".ouro", "settings.json")) {
-		t.Errorf("err = %v", err)
+	s, err := Load(tr.opts())
+	if err != nil || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], filepath.Join(".ouro", "settings.json")) {
+		t.Errorf("err = %v, warnings %q", err, s.Warnings)
 	}
 }
 

@@ -34,7 +34,7 @@ type Member struct {
 // Snapshot is the team's state.
 type Snapshot struct {
 	Team    string    `json:"team"`
-	Updated time.Time `json:"updated"`
+	Updated time.Time `json:"updated,omitzero"`
 	Members []Member  `json:"members"`
 	Tokens  int       `json:"tokens"`
 	CostUSD float64   `json:"cost_usd"`

@@ -30,6 +30,11 @@ var Commands = [][2]string{
 	{"/memory", "what the project and you have remembered"},
 	{"/init", "write AGENTS.md from a scout of the repository"},
 	{"/doctor", "check the configuration"},
+	{"/config", "the effective settings and the files they came from"},
+	{"/add-dir", "another working directory for this session: /add-dir DIR"},
+	{"/agents", "the agent types found"},
+	{"/hooks", "the hooks configured and their files"},
+	{"/context", "what fills the context window, in tokens"},
 	{"/export", "write the conversation to a file: /export [PATH]"},
 	{"/compact", "summarise the conversation to free context"},
 	{"/cost", "tokens, cost and time of this session"},
@@ -66,6 +71,16 @@ func (r *REPL) moreCommand(name, line string) (handled bool, err error) {
 		return true, r.export(args)
 	case "/init":
 		return true, r.initAgents(args)
+	case "/config":
+		r.config()
+	case "/add-dir":
+		return true, r.addDir(args)
+	case "/agents":
+		r.agents()
+	case "/hooks":
+		r.hooks()
+	case "/context":
+		r.context()
 	default:
 		return false, nil
 	}

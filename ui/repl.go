@@ -71,6 +71,11 @@ const replHelp = `Commands:
   /memory          what the project and you have remembered
   /init [force]    write AGENTS.md from a read-only scout of the repository
   /doctor          check the configuration
+  /config          the effective settings and the files they came from
+  /add-dir DIR     another directory the tools may work in, for this session
+  /agents          the agent types (subagents) found
+  /hooks           the hooks configured and the file each came from
+  /context         what fills the context window: system prompt, tools, memory, messages
   /export [PATH]   write the conversation to a file
   /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
                    /mcp login NAME logs in to a remote one (OAuth);
@@ -512,7 +517,7 @@ func (r *REPL) observe(e agent.Event) {
 		}
 	case agent.EventToolStart:
 		r.endLine()
-		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, e.Call.Input))
+		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, RelInput(e.Call.Input, r.sess.CWD)))
 	case agent.EventToolProgress:
 		fmt.Fprintf(r.Out, "  ⋯ %s\n", Clip(strings.ReplaceAll(e.Progress.Message, "\n", " "), 100))
 	case agent.EventToolEnd:

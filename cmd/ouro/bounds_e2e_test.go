@@ -115,8 +115,9 @@ func TestInstructionImportsAreBoundedAndChecked(t *testing.T) {
 }
 
 // Issue 12, item 13: configuration files are bounded. An unusable user settings file
-// (too large, broken, a pipe) warns and is skipped; the same in a project file stops ouro
-// with the file and, for bad JSON, line:column.
+// (too large, broken, a pipe) warns and is skipped, naming the file and, for bad JSON,
+// line:column; so does a project file (the person's own settings still apply); a broken
+// managed file stops ouro.
 func TestUnusableSettingsFiles(t *testing.T) {
 	huge := `{"model": "claude-sonnet-4-5", "env": {"PAD": "` + strings.Repeat("x", 50<<20) + `"}}`
 	broken := "{\n  \"permissions\": {\n    \"allow\": [\"Bash\",]\n  }\n}\n"
@@ -149,19 +150,36 @@ func TestUnusableSettingsFiles(t *testing.T) {
 				t.Errorf("took %s", d)
 			}
 		})
-		t.Run("project "+name, func(t *testing.T) {
-			e := newEnv(t)
-			path := filepath.Join(e.dir, ".claude", "settings.json")
-			layout(t, path)
-			e.fake(scripted.Turn{Text: "ran"})
-			out, stderr, code := e.runWithin(60*time.Second, "-p", "hi")
-			if code == 0 || out != "" {
-				t.Fatalf("a bad project settings file did not stop ouro: exit %d, out %q", code, out)
-			}
-			if !strings.Contains(stderr, path) || !strings.Contains(stderr, want[name]) {
-				t.Errorf("stderr does not name %s and %q:\n%s", path, want[name], clipOut(stderr))
-			}
-		})
+		for _, f := range []string{".claude/settings.json", ".claude/settings.local.json"} {
+			t.Run("project "+f+" "+name, func(t *testing.T) {
+				e := newEnv(t)
+				path := filepath.Join(e.dir, f)
+				layout(t, path)
+				// The person's own settings still apply: their deny rule holds.
+				writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions": {"deny": ["Bash(echo *)"]}}`)
+				e.fake(scripted.Turn{ToolCalls: bash("echo RAN-IT")}, scripted.Turn{Text: "ran"})
+				out, stderr, code := e.runWithin(60*time.Second, "-p", "hi", "--permission-mode", "bypassPermissions")
+				if code != 0 || out != "ran\n" {
+					t.Fatalf("a bad project settings file stopped ouro: exit %d, out %q\n%s", code, out, clipOut(stderr))
+				}
+				if n := strings.Count(stderr, path); n != 1 || !strings.Contains(stderr, want[name]) || !strings.Contains(stderr, "project settings file is skipped") {
+					t.Errorf("stderr does not warn once (%d) about %s (%s):\n%s", n, path, want[name], clipOut(stderr))
+				}
+				if !strings.Contains(stderr, "Bash(echo *)") {
+					t.Errorf("the user's deny rule did not apply:\n%s", clipOut(stderr))
+				}
+			})
+		}
+	}
+	// A broken managed file still stops ouro: a policy must not lift itself.
+	e := newEnv(t)
+	managed := filepath.Join(e.home, "managed.json")
+	writeFile(t, managed, broken)
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
+	e.fake(scripted.Turn{Text: "ran"})
+	out, stderr, code := e.runWithin(60*time.Second, "-p", "hi")
+	if code == 0 || out != "" || !strings.Contains(stderr, managed) || !strings.Contains(stderr, "invalid JSON") {
+		t.Fatalf("a broken managed file: exit %d, out %q\n%s", code, out, clipOut(stderr))
 	}
 }
 

@@ -158,17 +158,34 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	}
 }
 
-// A broken project settings file stops a run; doctor says so and exits 1, and still
-// reports the other sources.
+// A broken project settings file is skipped with a warning: doctor reports it skipped
+// and the run goes on. A broken managed settings file stops a run; doctor says so and
+// exits 1, and still reports the other sources.
 func TestDoctorFatalProjectSettings(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"allow": "Bash"}}`)
+	project := filepath.Join(e.dir, ".claude", "settings.json")
+	writeFile(t, project, `{"permissions": {"allow": "Bash"}}`)
 	writeFile(t, filepath.Join(e.dir, "CLAUDE.md"), "hello")
 	r, stderr, code := runDoctor(t, e)
-	if code != 1 || !r.Fatal || !strings.Contains(stderr, "stops ouro from starting") {
-		t.Fatalf("exit %d, fatal %v\n%s", code, r.Fatal, stderr)
+	if code != 0 || r.Fatal {
+		t.Fatalf("a broken project file: exit %d, fatal %v\n%s", code, r.Fatal, stderr)
 	}
-	if r.Sections[0].Name != "settings" || !strings.Contains(r.Sections[0].Fatal, "settings.json") {
+	if st, w := r.status(project); st != "skipped" || !strings.Contains(w, "permissions.allow must be a list") {
+		t.Errorf("the broken project settings file: %q %q", st, w)
+	}
+	e.fake(scripted.Turn{Text: "ran"})
+	if out, runErr, runCode := e.run("", "-p", "hi"); runCode != 0 || out != "ran\n" || !strings.Contains(runErr, "project settings file is skipped") {
+		t.Errorf("a run: exit %d, out %q, stderr %q", runCode, out, runErr)
+	}
+
+	managed := filepath.Join(e.home, "managed.json")
+	writeFile(t, managed, `{"permissions": {"allow": "Bash"}}`)
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
+	r, stderr, code = runDoctor(t, e)
+	if code != 1 || !r.Fatal || !strings.Contains(stderr, "stops ouro from starting") {
+		t.Fatalf("a broken managed file: exit %d, fatal %v\n%s", code, r.Fatal, stderr)
+	}
+	if r.Sections[0].Name != "settings" || !strings.Contains(r.Sections[0].Fatal, "managed.json") {
 		t.Errorf("settings section: %+v", r.Sections[0])
 	}
 	if st, _ := r.status("/CLAUDE.md"); st != "loaded" {

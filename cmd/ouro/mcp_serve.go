@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,10 @@ func (noModel) Complete(context.Context, *llm.Request, llm.StreamFunc) (*llm.Res
 	return nil, errors.New("ouro mcp serve makes no model calls")
 }
 
-const serveInstructions = "These are ouro's tools (Read, Grep, Glob, LS, Edit, Write, Bash, WebFetch) working in one directory under ouro's permission rules and sandbox. A call the rules do not allow is refused with the reason; Edit and Write need a Read of the file first."
+// serveInstructions tell the client what the served tools are.
+func serveInstructions() string {
+	return "These are ouro's tools (" + strings.Join(harness.ServedToolNames, ", ") + ") working in one directory under ouro's permission rules and sandbox. A call the rules do not allow is refused with the reason; Edit and Write need a Read of the file first."
+}
 
 func newMCPServeCmd() *cobra.Command {
 	var settings, mode, httpAddr string
@@ -50,7 +54,7 @@ refused with the reason; allow what the client needs with --allowedTools or the 
 			defer sess.Close()
 			ctx, stop := notifyContext(cmd.Context())
 			defer stop()
-			srv := mcpserve.Server(sess.ServedTools(), version, serveInstructions)
+			srv := mcpserve.Server(sess.ServedTools(), version, serveInstructions())
 			if httpAddr != "" {
 				return mcpserve.ServeHTTP(ctx, srv, httpAddr, func(url string) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "ouro mcp serve: listening on %s\n", url)

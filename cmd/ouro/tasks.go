@@ -119,6 +119,9 @@ $CLAUDE_CODE_TASK_LIST_ID, else the one the most recent session in this director
 	return c
 }
 
+// errNoTaskList: no task list was named and no session has run in this directory.
+var errNoTaskList = errors.New("which task list? no session has run in this directory yet: name one with --list NAME (or $OURO_TASK_LIST)")
+
 // cliTaskList picks the list: the flag, the environment, else the list of the most
 // recent session in this directory.
 func cliTaskList(flag string) (string, error) {
@@ -140,7 +143,7 @@ func cliTaskList(flag string) (string, error) {
 	}
 	info, err := session.Latest(harness.ProjectDirFor(home, cwd))
 	if err != nil {
-		return "", fmt.Errorf("which task list? no session has run in this directory yet: name one with --list NAME (or $OURO_TASK_LIST)")
+		return "", errNoTaskList
 	}
 	name := info.ID
 	if t, err := session.Load(info.Path); err == nil {

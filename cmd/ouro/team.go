@@ -29,6 +29,9 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			name, err := cliTaskList(list)
+			if err != nil && asJSON && list == "" && errors.Is(err, errNoTaskList) {
+				return printNoTeam(cmd, "") // no session here: no team, said in JSON
+			}
 			if err != nil {
 				return err
 			}
@@ -42,6 +45,9 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 			if errors.Is(err, fs.ErrNotExist) && len(workers) > 0 && !asJSON {
 				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(workers, "\n"))
 				return nil
+			}
+			if errors.Is(err, fs.ErrNotExist) && asJSON {
+				return printNoTeam(cmd, name)
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(cmd.OutOrStdout(), "Team %s has no teammates (no session of it started one).\n", name)
@@ -67,6 +73,18 @@ $CLAUDE_CODE_TASK_LIST_ID, else the task list of the most recent session in this
 	c.Flags().StringVar(&list, "list", "", "the team's task list name")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the team's state as JSON")
 	return c
+}
+
+// printNoTeam prints, for --json, a team with no members in the shape a team's state has
+// (named when a task list is known), so a script reads one shape whether or not a team
+// was ever started.
+func printNoTeam(cmd *cobra.Command, name string) error {
+	data, err := json.Marshal(team.Snapshot{Team: name, Members: []team.Member{}})
+	if err != nil {
+		return err
+	}
+	_, err = cmd.OutOrStdout().Write(append(data, '\n'))
+	return err
 }
 
 // budgetFlag is --team-budget: parsed as it is given, so a bad value stops at the flags.

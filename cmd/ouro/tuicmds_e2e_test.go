@@ -28,6 +28,10 @@ func TestSlashCommandsStatusPermissionsMemoryExport(t *testing.T) {
 			t.Fatalf("no %q in:\n%s\n%s", want, out, errOut)
 		}
 	}
+	// The rule saved is listed with the file it went to, not as a session-only one.
+	if !strings.Contains(out, "Bash(go test:*)  — "+filepath.Join(e.dir, ".ouro", "settings.local.json")) || strings.Contains(out, "Bash(go test:*)  — this session") {
+		t.Fatalf("/permissions does not say where the rule was saved:\n%s", out)
+	}
 	if got := e.readFile("out.txt"); !strings.Contains(got, "hello there") || !strings.Contains(got, "hi") {
 		t.Fatalf("export = %q", got)
 	}

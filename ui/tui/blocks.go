@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ouroagent/ouro/llm"
-	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/ui"
 )
 
 // toolBlock is one tool call on screen: its name, the audit's one-line summary of its
@@ -27,8 +27,9 @@ type toolBlock struct {
 
 const resultPreviewLines = 3
 
-func newToolBlock(c *tool.Call, diff []diffLine, now time.Time) *toolBlock {
-	return &toolBlock{id: c.ID, name: clean(c.Name), summary: clean(permission.SummarizeInput(*c)), start: now, diff: diff}
+// newToolBlock shows c; paths inside cwd (the workspace) are shown relative to it.
+func newToolBlock(c *tool.Call, diff []diffLine, now time.Time, cwd string) *toolBlock {
+	return &toolBlock{id: c.ID, name: clean(c.Name), summary: clean(ui.ToolSummary(*c, cwd)), start: now, diff: diff}
 }
 
 func (b *toolBlock) finish(r *llm.Block, start, end time.Time) {

@@ -101,7 +101,7 @@ func TestToolBlockAndDialogShowNumbers(t *testing.T) {
 	p := numberedFile(t, 30, "\n")
 	in, _ := json.Marshal(map[string]string{"file_path": p, "old_string": "line 25", "new_string": "line 25 changed"})
 	call := tool.Call{ID: "t1", Name: "Edit", Input: in}
-	b := newToolBlock(&call, callDiff(&call), time.Now())
+	b := newToolBlock(&call, callDiff(&call), time.Now(), "")
 	b.done = true
 	block := ansi.Strip(b.render(newTheme(true, false), 80, "•", false))
 	m, _, _ := testModel(t, 80)

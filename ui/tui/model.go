@@ -305,7 +305,7 @@ func (m *model) event(msg eventMsg) {
 	case agent.EventToolStart:
 		m.flushStream()
 		if e.Call != nil {
-			m.tools = append(m.tools, newToolBlock(e.Call, msg.diff, m.now()))
+			m.tools = append(m.tools, newToolBlock(e.Call, msg.diff, m.now(), m.cwd))
 		}
 	case agent.EventToolEnd:
 		for _, b := range m.tools {
@@ -369,7 +369,7 @@ func (m *model) history(h historyMsg) {
 		case it.Answer != "":
 			m.printBlock(m.md.render(clean(it.ShortAnswer()), m.width))
 		case it.Call != nil:
-			b := newToolBlock(&tool.Call{ID: it.Call.ID, Name: it.Call.Name, Input: it.Call.Input}, nil, m.now())
+			b := newToolBlock(&tool.Call{ID: it.Call.ID, Name: it.Call.Name, Input: it.Call.Input}, nil, m.now(), m.cwd)
 			b.done, b.past = true, true
 			if it.Result != nil {
 				b.result = clean(strings.TrimRight(it.Result.ResultText(), "\n"))

@@ -709,3 +709,21 @@ func TestQuestionPicker(t *testing.T) {
 		t.Fatal("the picker stayed after the interrupt")
 	}
 }
+
+// A tool block shows a path inside the workspace relative to it, one outside as it is.
+func TestToolBlockPathRelativeToWorkspace(t *testing.T) {
+	m, _, printed := testModel(t, 80)
+	m.Update(sessionMsg{model: "claude-sonnet-4-5", id: "s1", cwd: "/abs/path/to/ws", mode: permission.ModeDefault, window: 200_000})
+	m.Update(runStartMsg{})
+	for i, p := range []string{"/abs/path/to/ws/pkg/foo.go", "/abs/elsewhere/bar.go"} {
+		in, _ := json.Marshal(map[string]string{"file_path": p})
+		call := &tool.Call{ID: fmt.Sprint("t", i), Name: "Read", Input: in}
+		m.Update(eventMsg{e: agent.Event{Type: agent.EventToolStart, Call: call}})
+		res := llm.Block{Type: llm.BlockToolResult, Content: []llm.Block{{Type: llm.BlockText, Text: "package foo"}}}
+		m.Update(eventMsg{e: agent.Event{Type: agent.EventToolEnd, Call: call, Result: &res}})
+	}
+	all := ansi.Strip(strings.Join(*printed, "\n"))
+	if !strings.Contains(all, "Read(pkg/foo.go)") || !strings.Contains(all, "Read(/abs/elsewhere/bar.go)") || strings.Contains(all, "/abs/path/to/ws") {
+		t.Fatalf("tool blocks:\n%s", all)
+	}
+}

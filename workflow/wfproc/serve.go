@@ -58,7 +58,11 @@ func Serve(in io.Reader, out io.Writer, b Backend) error {
 	defer cancel(nil)
 	switch req.Op {
 	case "journal":
-		rec, err := store.Run(ctx, req.RunID)
+		id, err := workflow.ResolveRunID(ctx, store, req.RunID)
+		if err != nil {
+			return fail(err)
+		}
+		rec, err := store.Run(ctx, id)
 		if err != nil {
 			return fail(err)
 		}
@@ -185,12 +189,17 @@ func List(ctx context.Context, w io.Writer, store workflow.Store, cwd string, ch
 	return nil
 }
 
-// Show writes a run: its phases, each agent's status, tokens and result.
-func Show(ctx context.Context, w io.Writer, store workflow.Store, id string) error {
-	r, err := store.Run(ctx, id)
+// Show writes a run (its id, or what workflow.ResolveRunID takes for one): its phases,
+// each agent's status, tokens and result.
+func Show(ctx context.Context, w io.Writer, store workflow.Store, arg string) error {
+	id, err := workflow.ResolveRunID(ctx, store, arg)
 	if errors.Is(err, workflow.ErrNotFound) {
-		return fmt.Errorf("there is no workflow run %s ('ouro workflow list' shows the runs)", id)
+		return fmt.Errorf("there is no workflow run %s ('ouro workflow list' shows the runs)", arg)
 	}
+	if err != nil {
+		return err
+	}
+	r, err := store.Run(ctx, id)
 	if err != nil {
 		return err
 	}

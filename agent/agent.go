@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -276,7 +277,7 @@ func (r *run) loop(ctx context.Context) {
 			continue
 		}
 
-		var broken map[string]int
+		var broken map[string]brokenInput
 		msg.Content, broken = repairInputs(msg.Content)
 		calls := msg.ToolUses()
 		if len(msg.Content) > 0 {
@@ -444,20 +445,45 @@ func withoutEmptyText(bs []llm.Block) []llm.Block {
 // broken input without being cut off) with {} before the message enters the history: the
 // API rejects the whole conversation otherwise. broken maps each such call's id to the
 // size of what the model sent, so the call is answered with an error, never run with {}.
-func repairInputs(bs []llm.Block) (out []llm.Block, broken map[string]int) {
+func repairInputs(bs []llm.Block) (out []llm.Block, broken map[string]brokenInput) {
 	out = bs
 	for i, b := range bs {
 		if b.Type != llm.BlockToolUse || len(b.Input) == 0 || json.Valid(b.Input) {
 			continue
 		}
 		if broken == nil {
-			broken = map[string]int{}
+			broken = map[string]brokenInput{}
 			out = append([]llm.Block(nil), bs...)
 		}
-		broken[b.ID] = len(b.Input)
+		broken[b.ID] = readBroken(b.Input)
 		out[i].Input = json.RawMessage(`{}`)
 	}
 	return out, broken
+}
+
+// brokenInput is what the model is told about a tool call's input that is not JSON.
+type brokenInput struct {
+	size int
+	why  string // the decoder's complaint, with where it stopped
+	head string // the start of what was sent, escaped
+}
+
+func readBroken(raw []byte) brokenInput {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	why := "it is not valid JSON"
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		why = fmt.Sprintf("%v, at byte %d", syn, syn.Offset)
+	case err != nil:
+		why = err.Error()
+	}
+	head := string(raw)
+	if len(head) > 200 {
+		head = head[:200] + "…"
+	}
+	return brokenInput{size: len(raw), why: why, head: strconv.Quote(head)}
 }
 
 func withoutToolUse(bs []llm.Block) []llm.Block {

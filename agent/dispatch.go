@@ -16,7 +16,7 @@ import (
 // in order; a run of consecutive read-only calls runs concurrently (bounded). It returns
 // the question of the first call that needs the user's input and the reason of the first
 // call that asks to abort the run, if any.
-func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string]int) (question, abort string) {
+func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string]brokenInput) (question, abort string) {
 	tools := r.a.cfg.Tools
 	results := make([]tool.Result, len(calls))
 	done := make([]bool, len(calls))
@@ -26,8 +26,14 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 	ok := make([]bool, len(calls))
 	for k, b := range calls {
 		c := callOf(b)
-		if n, bad := broken[c.ID]; bad {
-			results[k] = tool.Errorf("Invalid input for %s: the input is not valid JSON (%d bytes), so the call was not run (the history shows it as {}). Send the call again with complete JSON.", c.Name, n)
+		if bi, bad := broken[c.ID]; bad {
+			schema := ""
+			for _, sp := range tools.Specs() {
+				if s, err := json.Marshal(sp.InputSchema); sp.Name == c.Name && err == nil {
+					schema = " Its input must be one JSON object matching this schema: " + string(s)
+				}
+			}
+			results[k] = tool.Errorf("Invalid input for %s: the input could not be read: %s (%d bytes, starting %s), so the call was not run (the history shows it as {}). Send the call again as complete JSON, with double quotes and nothing after the closing brace.%s", c.Name, bi.why, bi.size, bi.head, schema)
 			continue
 		}
 		valid[k], results[k], ok[k] = tools.Check(c)

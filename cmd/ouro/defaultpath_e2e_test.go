@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ouroagent/ouro/llm/scripted"
 )
 
 // connectRecorder is an HTTPS proxy that records each CONNECT target and refuses it:
@@ -120,5 +122,30 @@ func TestDefaultPathOpenAIGoesToTheRealHost(t *testing.T) {
 	targets, out := runThroughProxy(t, []string{"OPENAI_API_KEY=sk-openai-e2e"}, "--model", "openai:gpt-4o")
 	if len(targets) == 0 || targets[0] != "CONNECT api.openai.com:443" {
 		t.Fatalf("proxy saw %q, want CONNECT api.openai.com:443 first\n%s", targets, out)
+	}
+}
+
+// Issue 29: a tool call whose arguments are not JSON (a small open model's single quotes,
+// JSON followed by text) does not end an openai:NAME run: the ouro-openai helper carries
+// the raw arguments back, and the model is told what was wrong, with the tool's schema,
+// and goes on. Before, the helper died: "json: error calling MarshalJSON for type
+// json.RawMessage".
+func TestBrokenToolArgumentsOnTheOpenAIPath(t *testing.T) {
+	withOpenAIHelper(t)
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{'command': 'ls'}`}}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{"command": "ls"} and then I will read it`}}},
+		scripted.Turn{ExpectContains: "could not be read", Text: "sent it again"},
+	)
+	out, errOut, code := e.run("", "-p", "list", "--model", "openai:gpt-5", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "sent it again\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	body := string(srv.Requests()[1].Body)
+	for _, want := range []string{"could not be read", "invalid character", `\"command\"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the model was not told %q:\n%s", want, body)
+		}
 	}
 }

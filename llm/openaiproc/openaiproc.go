@@ -65,7 +65,12 @@ type call struct {
 type reply struct {
 	Delta    *llm.Delta    `json:"delta,omitempty"`
 	Response *llm.Response `json:"response,omitempty"`
-	Error    *wireError    `json:"error,omitempty"`
+	// RawInputs are the tool calls' inputs that are not valid JSON (a small model's single
+	// quotes, a call cut off, JSON followed by text), by block index: JSON cannot carry
+	// them as the raw values they are, so the response holds {} there and ouro puts them
+	// back, for the agent to answer the call with what was wrong.
+	RawInputs map[int]string `json:"raw_inputs,omitempty"`
+	Error     *wireError     `json:"error,omitempty"`
 }
 
 // wireError is an *llm.Error (Kind set) or any other error (Kind empty) on the wire.
@@ -180,6 +185,11 @@ func read(r io.Reader, onDelta llm.StreamFunc) (*llm.Response, error) {
 				onDelta(*m.Delta)
 			}
 		case m.Response != nil:
+			for i, raw := range m.RawInputs {
+				if i >= 0 && i < len(m.Response.Message.Content) && m.Response.Message.Content[i].Type == llm.BlockToolUse {
+					m.Response.Message.Content[i].Input = json.RawMessage(raw)
+				}
+			}
 			return m.Response, nil
 		case m.Error != nil:
 			if m.Error.Kind == "" {
@@ -231,5 +241,16 @@ func Serve(in io.Reader, out io.Writer, newProvider func(endpoint.Endpoint) (llm
 		}
 		return send(reply{Error: &wireError{Message: err.Error()}})
 	}
-	return send(reply{Response: resp})
+	r := reply{Response: resp}
+	for i, b := range resp.Message.Content {
+		if b.Type == llm.BlockToolUse && len(b.Input) > 0 && !json.Valid(b.Input) {
+			if r.RawInputs == nil {
+				r.RawInputs = map[int]string{}
+				resp.Message.Content = append([]llm.Block(nil), resp.Message.Content...)
+			}
+			r.RawInputs[i] = string(b.Input)
+			resp.Message.Content[i].Input = json.RawMessage(`{}`)
+		}
+	}
+	return send(r)
 }

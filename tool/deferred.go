@@ -162,21 +162,46 @@ func (s *Search) Run(_ context.Context, x *Exec) (Result, error) {
 		limit = 5
 	}
 	names := s.reg.DeferredNames()
-	var picked []string
+	var picked, notes []string
 	if sel, ok := strings.CutPrefix(strings.TrimSpace(in.Query), "select:"); ok {
-		var unknown []string
+		// Forgiving, as a model's select often is: a name already offered is said to be
+		// there, a name in the wrong case is taken, and an unknown name is named without
+		// failing the others.
+		var unknown, there []string
 		for _, n := range strings.Split(sel, ",") {
 			n = strings.TrimSpace(n)
+			if i := slices.IndexFunc(names, func(d string) bool { return strings.EqualFold(d, n) }); i >= 0 && !slices.Contains(names, n) {
+				n = names[i]
+			}
 			switch {
-			case n == "":
+			case n == "" || slices.Contains(picked, n) || slices.Contains(there, n):
 			case slices.Contains(names, n):
-				picked = append(picked, n)
+				if deferred, loaded := s.reg.Deferred(n); deferred && loaded {
+					there = append(there, n)
+				} else {
+					picked = append(picked, n)
+				}
 			default:
-				unknown = append(unknown, n)
+				if _, ok := s.reg.Get(n); ok {
+					there = append(there, n)
+				} else {
+					unknown = append(unknown, n)
+				}
 			}
 		}
+		if len(there) > 0 {
+			notes = append(notes, fmt.Sprintf("%s %s already available: call %s directly.", strings.Join(there, ", "), plural(len(there), "is", "are"), plural(len(there), "it", "them")))
+		}
 		if len(unknown) > 0 {
-			return Errorf("No deferred tool named %s. The deferred tools are: %s.", strings.Join(unknown, ", "), strings.Join(names, ", ")), nil
+			notes = append(notes, fmt.Sprintf("No tool named %s. The deferred tools are: %s.", strings.Join(unknown, ", "), strings.Join(names, ", ")))
+		}
+		if len(picked) == 0 {
+			if len(unknown) == 0 && len(there) > 0 {
+				return Text(strings.Join(notes, "\n")), nil
+			}
+			if len(notes) > 0 {
+				return Errorf("%s", strings.Join(notes, "\n")), nil
+			}
 		}
 	} else {
 		picked = s.rank(names, in.Query, limit)
@@ -187,6 +212,9 @@ func (s *Search) Run(_ context.Context, x *Exec) (Result, error) {
 	s.reg.Load(picked...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Loaded %s; you can call them now.\n", strings.Join(picked, ", "))
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
 	for _, n := range picked {
 		t, _ := s.reg.Get(n)
 		sp := t.Spec()
@@ -234,4 +262,11 @@ func (s *Search) rank(names []string, query string, limit int) []string {
 		out = append(out, hits[i].name)
 	}
 	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -60,8 +60,17 @@ func TestDeferredToolsLoadThroughToolSearch(t *testing.T) {
 		t.Errorf("offered after loading: %s", got)
 	}
 
-	if res := run("select:NotebookEdit,Nope"); !res.IsError || !strings.Contains(res.Text(), "Nope") {
+	if res := run("select:Nope"); !res.IsError || !strings.Contains(res.Text(), "No tool named Nope") {
 		t.Errorf("an unknown name in select: %s", res.Text())
+	}
+	// Issue 29: forgiving select: a loaded or ordinary tool is said to be there, a name
+	// in the wrong case is taken, and an unknown one does not fail the others.
+	if res := run("select:CronCreate,Read"); res.IsError || !strings.Contains(res.Text(), "CronCreate, Read are already available") {
+		t.Errorf("select of tools already there: %s", res.Text())
+	}
+	if res := run("select:CronCreate, notebookedit ,Nope"); res.IsError || !strings.Contains(res.Text(), "Loaded NotebookEdit") ||
+		!strings.Contains(res.Text(), "CronCreate is already available") || !strings.Contains(res.Text(), "No tool named Nope") {
+		t.Errorf("a mixed select: %s", res.Text())
 	}
 	if res := run("zzz"); !res.IsError {
 		t.Errorf("a query matching nothing: %s", res.Text())

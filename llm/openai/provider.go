@@ -130,6 +130,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 			if resp.Model == "" {
 				resp.Model = req.Model
 			}
+			if n := textToolCalls(resp, req.Tools, "call_"+resp.ID); n > 0 {
+				slog.Info("openai: tool calls written as text were read as calls", "model", req.Model, "calls", n)
+			}
 			return resp, nil
 		}
 		if ctx.Err() != nil {

@@ -1,0 +1,116 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+// Open models on OpenAI-compatible servers often write a tool call as text when the
+// server's chat template and the model disagree: Hermes and Qwen as
+// <tool_call>{"name": ..., "arguments": {...}}</tool_call>, Llama as
+// <|python_tag|>{"name": ..., "parameters": {...}}, Mistral as
+// [TOOL_CALLS][{"name": ..., "arguments": {...}}]. Taken as text, the run would end
+// "completed" with nothing done. When an answer has no structured call, such text naming
+// a declared tool becomes a real call; the text around it stays.
+
+var (
+	hermesCall  = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`)
+	llamaCall   = regexp.MustCompile(`(?s)<\|python_tag\|>\s*(\{.*\})\s*(?:<\|eom_id\|>|<\|eot_id\|>)?\s*$`)
+	mistralCall = regexp.MustCompile(`(?s)\[TOOL_CALLS\]\s*(\[.*\])\s*$`)
+)
+
+type textCall struct {
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// textToolCalls turns tool calls written as text in resp's message into tool_use blocks,
+// when the message has none and each names one of tools; it returns how many it made.
+func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) int {
+	if resp == nil || len(tools) == 0 || len(resp.Message.ToolUses()) > 0 {
+		return 0
+	}
+	declared := map[string]bool{}
+	for _, t := range tools {
+		declared[t.Name] = true
+	}
+	var text strings.Builder
+	for _, b := range resp.Message.Content {
+		if b.Type == llm.BlockText {
+			text.WriteString(b.Text)
+		}
+	}
+	src := text.String()
+	var calls []textCall
+	rest := src
+	switch {
+	case strings.Contains(src, "<tool_call>"):
+		for _, m := range hermesCall.FindAllStringSubmatch(src, -1) {
+			var c textCall
+			if json.Unmarshal([]byte(m[1]), &c) != nil {
+				return 0
+			}
+			calls = append(calls, c)
+		}
+		rest = hermesCall.ReplaceAllString(src, "")
+	case strings.Contains(src, "<|python_tag|>"):
+		m := llamaCall.FindStringSubmatch(src)
+		var c textCall
+		if m == nil || json.Unmarshal([]byte(m[1]), &c) != nil {
+			return 0
+		}
+		calls = []textCall{c}
+		rest = src[:strings.Index(src, "<|python_tag|>")]
+	case strings.Contains(src, "[TOOL_CALLS]"):
+		m := mistralCall.FindStringSubmatch(src)
+		if m == nil || json.Unmarshal([]byte(m[1]), &calls) != nil {
+			return 0
+		}
+		rest = src[:strings.Index(src, "[TOOL_CALLS]")]
+	default:
+		return 0
+	}
+	var blocks []llm.Block
+	for i, c := range calls {
+		if !declared[c.Name] {
+			return 0 // not a call to anything offered: leave the text as it is
+		}
+		args := c.Arguments
+		if len(args) == 0 {
+			args = c.Parameters
+		}
+		if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+			args = json.RawMessage(`{}`)
+		}
+		// Some models put the arguments in a JSON string.
+		var s string
+		if json.Unmarshal(args, &s) == nil && json.Valid([]byte(s)) {
+			args = json.RawMessage(s)
+		}
+		blocks = append(blocks, llm.ToolUseBlock(fmt.Sprintf("%s_text%d", idPrefix, i), c.Name, args))
+	}
+	if len(blocks) == 0 {
+		return 0
+	}
+	var content []llm.Block
+	for _, b := range resp.Message.Content {
+		if b.Type != llm.BlockText {
+			content = append(content, b)
+		}
+	}
+	// Said in the message itself, so the transcript and the audit show it too.
+	note := fmt.Sprintf("[ouro read %d tool call(s) the model wrote as text]", len(blocks))
+	if rest = strings.TrimSpace(rest); rest != "" {
+		note = rest + "\n" + note
+	}
+	content = append(content, llm.TextBlock(note))
+	resp.Message.Content = append(content, blocks...)
+	resp.StopReason = llm.StopToolUse
+	return len(blocks)
+}

@@ -1,0 +1,53 @@
+package openai
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm"
+)
+
+func TestTextToolCalls(t *testing.T) {
+	tools := []llm.ToolSpec{{Name: "Read"}, {Name: "Bash"}}
+	for _, c := range []struct {
+		text  string
+		calls []string // name + input
+		rest  string
+	}{
+		{"Let me look.\n<tool_call>\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a.go\"}}\n</tool_call>", []string{`Read{"file_path": "a.go"}`}, "Let me look."},
+		{"<tool_call>{\"name\":\"Bash\",\"arguments\":{\"command\":\"ls\"}}</tool_call><tool_call>{\"name\":\"Read\",\"arguments\":\"{\\\"file_path\\\":\\\"b\\\"}\"}</tool_call>", []string{`Bash{"command":"ls"}`, `Read{"file_path":"b"}`}, ""},
+		{"<|python_tag|>{\"name\": \"Bash\", \"parameters\": {\"command\": \"pwd\"}}<|eom_id|>", []string{`Bash{"command": "pwd"}`}, ""},
+		{"[TOOL_CALLS][{\"name\": \"Read\", \"arguments\": {\"file_path\": \"x\"}}]", []string{`Read{"file_path": "x"}`}, ""},
+		{"<tool_call>{\"name\": \"Nope\", \"arguments\": {}}</tool_call>", nil, ""}, // not offered: stays text
+		{"<tool_call>{not json}</tool_call>", nil, ""},                      // unreadable: stays text
+		{"Use <tool_call> tags to call tools, like the docs say.", nil, ""}, // prose about it
+		{"plain answer", nil, ""},
+	} {
+		resp := &llm.Response{ID: "c1", Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock(c.text)}}, StopReason: llm.StopEndTurn}
+		n := textToolCalls(resp, tools, "call_c1")
+		uses := resp.Message.ToolUses()
+		if n != len(c.calls) || len(uses) != len(c.calls) {
+			t.Errorf("%q: %d calls, want %d: %+v", c.text, n, len(c.calls), resp.Message.Content)
+			continue
+		}
+		if n == 0 {
+			if resp.Message.Text() != c.text || resp.StopReason != llm.StopEndTurn {
+				t.Errorf("%q was changed: %+v", c.text, resp)
+			}
+			continue
+		}
+		for i, u := range uses {
+			if got := u.Name + string(u.Input); got != c.calls[i] {
+				t.Errorf("%q call %d: %s, want %s", c.text, i, got, c.calls[i])
+			}
+		}
+		if resp.StopReason != llm.StopToolUse || !strings.Contains(resp.Message.Text(), "tool call(s) the model wrote as text") || !strings.HasPrefix(resp.Message.Text(), c.rest) {
+			t.Errorf("%q: stop %s, text %q", c.text, resp.StopReason, resp.Message.Text())
+		}
+	}
+	// A structured call wins: text is left alone.
+	resp := &llm.Response{Message: llm.Message{Content: []llm.Block{llm.TextBlock("<tool_call>{\"name\":\"Read\",\"arguments\":{}}</tool_call>"), llm.ToolUseBlock("x", "Bash", []byte(`{}`))}}}
+	if textToolCalls(resp, tools, "p") != 0 {
+		t.Error("parsed text beside a structured call")
+	}
+}

@@ -140,8 +140,8 @@ var longOptionTables = map[string]longTable{
 		"extension files-from help keep-going list magic-file mime mime-encoding mime-type no-buffer " +
 		"no-dereference no-pad no-sandbox parameter preserve-date print0 raw separator special-files " +
 		"uncompress uncompress-noreport version")},
-	"uniq": {names: longNames("all-repeated check-chars count group help ignore-case repeated skip-chars skip-fields unique version zero-terminated")},
-	"grep": {names: grepNames},
+	"uniq":  {names: longNames("all-repeated check-chars count group help ignore-case repeated skip-chars skip-fields unique version zero-terminated")},
+	"grep":  {names: grepNames},
 	"egrep": {names: grepNames},
 	"fgrep": {names: grepNames},
 	"du": {names: longNames("all apparent-size block-size bytes count-links dereference dereference-args " +
@@ -173,7 +173,7 @@ var longOptionTables = map[string]longTable{
 		"physical relative suffix symbolic target-directory verbose version")},
 	"install": {names: longNames("backup compare context debug directory group help mode no-target-directory owner " +
 		"preserve-context preserve-timestamps strip strip-program suffix target-directory verbose version")},
-	"make": {names: makeNames},
+	"make":  {names: makeNames},
 	"gmake": {names: makeNames},
 	"tar": {names: longNames("absolute-names acls add-file after-date anchored append atime-preserve " +
 		"auto-compress backup block-number blocking-factor bzip2 catenate check-device check-links checkpoint " +

@@ -93,6 +93,17 @@ func files(c *Command) {
 	for _, w := range optionReads(c.Argv) {
 		c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
 	}
+	for _, w := range optionValues(c.Argv, writeOptions) {
+		c.Writes = append(c.Writes, Path{Name: w, Dynamic: holdsExpansion(w)})
+	}
+}
+
+// writeOptions are options whose value is a file the command writes: sort -o writes its
+// output there, git diff --output its diff, tree -o its listing.
+var writeOptions = map[string][]string{
+	"sort": {"-o", "--output"},
+	"git":  {"--output"},
+	"tree": {"-o"},
 }
 
 // readOptions are options whose value is a file the command reads: date -f prints
@@ -128,8 +139,13 @@ var curlDataOptions = []string{"--data", "--data-ascii", "--data-binary", "--dat
 // optionReads lists the values of argv's readOptions, and the @FILE of curl's data and
 // form options.
 func optionReads(argv []string) []string {
+	return optionValues(argv, readOptions)
+}
+
+// optionValues lists the values of argv's options that table names for its command.
+func optionValues(argv []string, table map[string][]string) []string {
 	name := path.Base(argv[0])
-	opts := readOptions[name]
+	opts := table[name]
 	var out []string
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
@@ -143,7 +159,7 @@ func optionReads(argv []string) []string {
 			}
 			return ""
 		}
-		if name == "curl" && !strings.Contains(a, "=") {
+		if name == "curl" && !strings.Contains(a, "=") && table["curl"] != nil {
 			// curl takes a prefix of a long option for it, as getopt_long does.
 			long, _ := ProgramLong(name, a, curlDataOptions...)
 			if a == "-d" || a == "-F" || long.Is(curlDataOptions...) {

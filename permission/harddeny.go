@@ -51,13 +51,13 @@ func hardDenyCommand(c shell.Command) string {
 	args := c.Argv[1:]
 	switch {
 	case name == "rm":
-		if hasFlag(args, "rR", "--recursive") {
+		if hasFlag(name, args, "rR", "--recursive") {
 			if t := catastrophicOperand(c, operands(args)); t != "" {
 				return "rm -r of " + t
 			}
 		}
 	case name == "chmod" || name == "chown" || name == "chgrp":
-		if hasFlag(args, "R", "--recursive") {
+		if hasFlag(name, args, "R", "--recursive") {
 			if t := catastrophicOperand(c, operands(args)); t != "" {
 				return name + " -R on " + t
 			}
@@ -114,14 +114,14 @@ func hardDenyCommand(c shell.Command) string {
 }
 
 // hasFlag reports a short flag among letters (in any cluster like -rf or -fr) or the
-// long flag, before "--".
-func hasFlag(args []string, letters, long string) bool {
+// long flag (or a prefix the program takes for it, --rec), before "--".
+func hasFlag(program string, args []string, letters, long string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
 		if strings.HasPrefix(a, "--") {
-			if a == long {
+			if o, _ := shell.ProgramLong(program, a, long); o.Is(long) {
 				return true
 			}
 			continue

@@ -488,6 +488,12 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 		v.Reason = fmt.Sprintf("%s is denied by the rule %s", summary, r)
 		return v
 	}
+	if k == kindWrite && st.mode == ModePlan {
+		// Plan mode writes nothing, whatever the allow rules say, as in Claude Code.
+		v.Behavior, v.Source, v.FromMode = Deny, "mode plan", true
+		v.Reason = fmt.Sprintf("plan mode writes no file, whatever the allow rules say, and %s would; present the plan and wait for it to be approved", summary)
+		return v
+	}
 	if r, ok := st.firstMatch(st.asks, s, tg, false); ok {
 		v.Behavior, v.Source, v.FromAskRule = Ask, r.String(), true
 		v.Reason = fmt.Sprintf("the rule %s asks before %s", r, summary)

@@ -31,6 +31,18 @@ var bashDecisions = []bashDecision{
 			h := k.deny.read
 			return Verdict{Behavior: Deny, Source: h.rule.String(), Reason: fmt.Sprintf("%s reads %s, which the rule %s denies", k.label, h.path, h.rule)}
 		}},
+	{name: "plan mode, and the command writes a file",
+		// Plan mode writes nothing, whatever the allow rules say (Bash(*) included), as
+		// in Claude Code.
+		when: func(k *bashCheck) bool { return k.mode == ModePlan && (len(k.writes) > 0 || k.unknown != "") },
+		then: func(k *bashCheck) Verdict {
+			what := k.unknown
+			if len(k.writes) > 0 {
+				what = "writes " + k.writes[0].real
+			}
+			return Verdict{Behavior: Deny, Source: "mode plan", FromMode: true,
+				Reason: fmt.Sprintf("plan mode writes no file, whatever the allow rules say, and %s %s; present the plan and wait for it to be approved", k.label, what)}
+		}},
 	{name: "ask rule on the command",
 		when: func(k *bashCheck) bool { return k.ask.command != nil },
 		then: func(k *bashCheck) Verdict {

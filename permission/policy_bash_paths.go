@@ -271,8 +271,12 @@ func recursiveReader(argv []string) bool {
 		if a == "--" {
 			break
 		}
-		if a == "--recursive" || a == "--dereference-recursive" || a == "--archive" || a == "--directories=recurse" ||
-			isShortCluster(a) && strings.ContainsAny(a[1:], "rRa") {
+		if isShortCluster(a) && strings.ContainsAny(a[1:], "rRa") {
+			return true
+		}
+		// A prefix counts as the option it stands for (--rec, --dir=recurse).
+		o, _ := shell.ProgramLong(name, a, "--recursive", "--dereference-recursive", "--archive", "--directories")
+		if o.Is("--recursive", "--dereference-recursive", "--archive") || o.Is("--directories") && (!o.HasValue || o.Value == "recurse") {
 			return true
 		}
 	}

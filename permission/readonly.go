@@ -79,7 +79,7 @@ func IsReadOnly(c shell.Command) bool {
 	switch name {
 	case "date":
 		return !slices.ContainsFunc(args, func(a string) bool {
-			return strings.HasPrefix(a, "--set") || (isShortCluster(a) && strings.ContainsRune(a, 's'))
+			return badLong("date", a, "--set") || (isShortCluster(a) && strings.ContainsRune(a, 's'))
 		})
 	case "rg":
 		// --pre runs a program on every file searched.
@@ -89,7 +89,7 @@ func IsReadOnly(c shell.Command) bool {
 	case "file":
 		// -C compiles a magic file, written to disk.
 		return !slices.ContainsFunc(args, func(a string) bool {
-			return a == "--compile" || (isShortCluster(a) && strings.ContainsRune(a, 'C'))
+			return badLong("file", a, "--compile") || (isShortCluster(a) && strings.ContainsRune(a, 'C'))
 		})
 	case "sort":
 		return sortReadOnly(args)
@@ -136,7 +136,7 @@ func sortReadOnly(args []string) bool {
 		if a == "--" {
 			return true
 		}
-		if strings.HasPrefix(a, "--output") || strings.HasPrefix(a, "--compress-program") {
+		if badLong("sort", a, "--output", "--compress-program") {
 			return false
 		}
 		if !isShortCluster(a) {
@@ -165,6 +165,14 @@ func uniqReadOnly(args []string) bool {
 			i = len(args)
 		case a == "-f" || a == "-s" || a == "-w":
 			i++
+		case strings.HasPrefix(a, "--"):
+			o, _ := shell.ProgramLong("uniq", a)
+			if !o.Resolved() {
+				return false
+			}
+			if o.Is("--skip-fields", "--skip-chars", "--check-chars") && !o.HasValue {
+				i++
+			}
 		case len(a) > 1 && a[0] == '-':
 		default:
 			n++
@@ -184,7 +192,13 @@ func gitReadOnly(args []string) bool {
 	}
 	sub, rest := args[0], args[1:]
 	for _, a := range rest {
-		if a == "--output" || strings.HasPrefix(a, "--output=") || a == "--ext-diff" ||
+		if a == "--" {
+			break
+		}
+		// git's parse-options takes an unambiguous prefix for the option (--outp=F is
+		// --output=F), and the subcommands' full lists are not kept here: a word that may
+		// stand for one of these is refused.
+		if o := shell.ResolveLong(a, gitUnsafeOptions, true); o.Match != shell.NotLong && o.Match != shell.LongUnknown ||
 			strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "--upload-pack") {
 			return false
 		}
@@ -205,6 +219,10 @@ func gitReadOnly(args []string) bool {
 // gitBranchLists reports a git branch that only lists: any other option, or a name
 // without --list, creates, deletes, moves or configures a branch.
 func gitBranchLists(args []string) bool {
+	args, ok := gitWholeNames(args, gitBranchOptions)
+	if !ok {
+		return false
+	}
 	list := slices.Contains(args, "--list") || slices.Contains(args, "-l")
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -232,6 +250,10 @@ func gitTagLists(args []string) bool {
 	if len(args) == 0 {
 		return true
 	}
+	args, ok := gitWholeNames(args, gitTagOptions)
+	if !ok {
+		return false
+	}
 	if !slices.Contains(args, "-l") && !slices.Contains(args, "--list") {
 		return false
 	}
@@ -244,6 +266,63 @@ func gitTagLists(args []string) bool {
 		}
 	}
 	return true
+}
+
+// badLong reports a long option of program that is one of bad, or that cannot be read
+// as exactly one of its options (a prefix of several, or of none the table knows): a
+// command judged read-only by its options asks then.
+func badLong(program, a string, bad ...string) bool {
+	o, _ := shell.ProgramLong(program, a, bad...)
+	switch o.Match {
+	case shell.NotLong:
+		return false
+	case shell.LongExact, shell.LongAbbrev:
+		return slices.Contains(bad, o.Name)
+	}
+	return true
+}
+
+// gitUnsafeOptions are the options of git's inspecting subcommands that write a file or
+// run a program.
+var gitUnsafeOptions = []string{"--output", "--ext-diff", "--exec", "--exec-path", "--upload-pack"}
+
+// The long options of git branch and git tag (git 2.39's -h, with the negations the
+// lists check).
+var (
+	gitBranchOptions = []string{"--abbrev", "--all", "--color", "--column", "--contains", "--copy", "--create-reflog",
+		"--delete", "--edit-description", "--force", "--format", "--ignore-case", "--list", "--merged", "--move",
+		"--no-abbrev", "--no-color", "--no-column", "--no-contains", "--no-merged", "--points-at", "--quiet",
+		"--recurse-submodules", "--remotes", "--set-upstream-to", "--show-current", "--sort", "--track",
+		"--unset-upstream", "--verbose"}
+	gitTagOptions = []string{"--annotate", "--cleanup", "--color", "--column", "--contains", "--create-reflog",
+		"--delete", "--edit", "--file", "--force", "--format", "--ignore-case", "--list", "--local-user",
+		"--merged", "--message", "--no-column", "--no-contains", "--no-merged", "--points-at", "--sign", "--sort",
+		"--verify"}
+)
+
+// gitWholeNames writes args' long options by their whole names, as git's parse-options
+// reads them (--li is --list); ok is false when one stands for no option of names or
+// for several. Words after "--" are kept as they are.
+func gitWholeNames(args, names []string) (out []string, ok bool) {
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), true
+		}
+		o := shell.ResolveLong(a, names, true)
+		switch o.Match {
+		case shell.NotLong:
+			out = append(out, a)
+		case shell.LongExact, shell.LongAbbrev:
+			if o.HasValue {
+				out = append(out, o.Name+"="+o.Value)
+			} else {
+				out = append(out, o.Name)
+			}
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // secretName matches the names of variables that usually hold credentials.

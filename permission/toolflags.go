@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/ouroagent/ouro/shell"
 )
 
 // Build and test tools take flags that make them run a program of the caller's choosing,
@@ -135,18 +137,26 @@ func toolFlagHits(argv []string) []flagHit {
 			}
 			continue
 		}
+		long := abbreviatedFlag(tool, a)
+		took := false // the next word was taken as the value
 		for _, row := range toolFlagTable {
 			if !isOneOf(tool, row.tools) {
 				continue
 			}
 			for _, n := range row.names {
 				value, ok, next := flagValue(a, n, getopt && len(n) == 2)
+				if !ok && long.Is(n) {
+					value, ok, next = long.Value, true, !long.HasValue
+				}
 				if !ok {
 					continue
 				}
 				if next {
-					if i+1 < len(args) {
+					if !took && i+1 < len(args) {
 						i++
+						took = true
+					}
+					if took {
 						value = args[i]
 					}
 				}
@@ -157,6 +167,32 @@ func toolFlagHits(argv []string) []flagHit {
 		}
 	}
 	return append(hits, settingsCommands(tool, args)...)
+}
+
+// abbrevTools take an unambiguous prefix of a long option for it: make (getopt_long),
+// git's subcommands (parse-options), npm (nopt) and maven (commons-cli). The go tool,
+// cargo, gradle and pytest take whole names only.
+var abbrevTools = []string{"make", "gmake", "git", "npm", "npx", "pnpm", "yarn", "mvn", "mvnw", "./mvnw"}
+
+// abbreviatedFlag reads a, for a tool of abbrevTools, as the long option of the table it
+// is a prefix of; a prefix of several stands for each of them. It matches nothing for
+// other tools and other words.
+func abbreviatedFlag(tool, a string) shell.LongOption {
+	if !isOneOf(tool, abbrevTools) || !strings.HasPrefix(a, "--") {
+		return shell.LongOption{}
+	}
+	var longs []string
+	for _, row := range toolFlagTable {
+		if isOneOf(tool, row.tools) {
+			for _, n := range row.names {
+				if strings.HasPrefix(n, "--") {
+					longs = append(longs, n)
+				}
+			}
+		}
+	}
+	o, _ := shell.ProgramLong(tool, a, longs...)
+	return o
 }
 
 // flagValue matches one argument against a flag spelling: `-n v` (next), `-n=v`,

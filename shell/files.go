@@ -93,6 +93,17 @@ func files(c *Command) {
 	for _, w := range optionReads(c.Argv) {
 		c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
 	}
+	for _, w := range optionValues(c.Argv, writeOptions) {
+		c.Writes = append(c.Writes, Path{Name: w, Dynamic: holdsExpansion(w)})
+	}
+}
+
+// writeOptions are options whose value is a file the command writes: sort -o writes its
+// output there, git diff --output its diff, tree -o its listing.
+var writeOptions = map[string][]string{
+	"sort": {"-o", "--output"},
+	"git":  {"--output"},
+	"tree": {"-o"},
 }
 
 // readOptions are options whose value is a file the command reads: date -f prints
@@ -121,11 +132,20 @@ var readOptions = map[string][]string{
 	"chown": {"--reference"},
 }
 
+// curlDataOptions are curl's options whose value may be @FILE, a file it sends.
+var curlDataOptions = []string{"--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode",
+	"--form", "--form-string", "--json"}
+
 // optionReads lists the values of argv's readOptions, and the @FILE of curl's data and
 // form options.
 func optionReads(argv []string) []string {
+	return optionValues(argv, readOptions)
+}
+
+// optionValues lists the values of argv's options that table names for its command.
+func optionValues(argv []string, table map[string][]string) []string {
 	name := path.Base(argv[0])
-	opts := readOptions[name]
+	opts := table[name]
 	var out []string
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
@@ -139,10 +159,27 @@ func optionReads(argv []string) []string {
 			}
 			return ""
 		}
-		if name == "curl" && (a == "-d" || a == "-F" || strings.HasPrefix(a, "--data") || a == "--form") && !strings.Contains(a, "=") {
-			v := next()
-			if _, f, ok := strings.Cut(v, "@"); ok && f != "" && a != "--data-raw" {
-				out = append(out, f)
+		if name == "curl" && !strings.Contains(a, "=") && table["curl"] != nil {
+			// curl takes a prefix of a long option for it, as getopt_long does.
+			long, _ := ProgramLong(name, a, curlDataOptions...)
+			if a == "-d" || a == "-F" || long.Is(curlDataOptions...) {
+				v := next()
+				literal := long.Resolved() && (long.Name == "--data-raw" || long.Name == "--form-string")
+				if _, f, ok := strings.Cut(v, "@"); ok && f != "" && !literal {
+					out = append(out, f)
+				}
+				continue
+			}
+		}
+		if strings.HasPrefix(a, "--") {
+			// A long option, or a prefix of one (--fil=F is --file=F).
+			longs := slices.DeleteFunc(slices.Clone(opts), func(o string) bool { return !strings.HasPrefix(o, "--") })
+			if long, _ := ProgramLong(name, a, longs...); long.Is(longs...) {
+				if long.HasValue {
+					out = append(out, long.Value)
+				} else if v := next(); v != "" {
+					out = append(out, v)
+				}
 			}
 			continue
 		}
@@ -152,8 +189,6 @@ func optionReads(argv []string) []string {
 				if v := next(); v != "" {
 					out = append(out, v)
 				}
-			case strings.HasPrefix(o, "--") && strings.HasPrefix(a, o+"="):
-				out = append(out, a[len(o)+1:])
 			case len(o) == 2 && isShortCluster(a) && len(a) > 2 && strings.IndexByte(a[1:], o[1]) >= 0:
 				// -fFILE, or a cluster ending in the option (-rf FILE): what follows
 				// the option letter is its value.
@@ -207,13 +242,13 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 		}
 		return out, true
 	case write && (name == "sed" || name == "perl"):
-		if !editsInPlace(args) {
+		if !editsInPlace(name, args) {
 			return nil, false
 		}
-		return scriptFileArgs(args), true
+		return scriptFileArgs(name, args), true
 	case write && slices.Contains(writeCommands, name):
 		ops := wordsNotOptions(args)
-		if slices.Contains(modeFirst, name) && len(ops) > 0 && !hasLongOpt(args, "--reference") {
+		if slices.Contains(modeFirst, name) && len(ops) > 0 && !hasLongOpt(name, args, "--reference") {
 			ops = ops[1:]
 		}
 		return ops, true
@@ -225,7 +260,7 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 				ops = append(ops, args[i+1:]...)
 				break
 			}
-			if a == "-t" || strings.HasPrefix(a, "--target-directory") || a == "-T" {
+			if long, _ := ProgramLong(name, a, "--target-directory"); a == "-t" || a == "-T" || long.Is("--target-directory") {
 				target = true
 			}
 			if !strings.HasPrefix(a, "-") {
@@ -239,7 +274,7 @@ func fileArgs(argv []string, write bool) ([]string, bool) {
 	case !write && name == "git":
 		return gitOperands(args), true
 	case !write && (name == "sed" || name == "perl" || name == "awk"):
-		return scriptFileArgs(args), true
+		return scriptFileArgs(name, args), true
 	case !write && slices.Contains(readCommands, name):
 		return wordsNotOptions(args), true
 	}
@@ -293,9 +328,14 @@ func wordsNotOptions(args []string) []string {
 	return out
 }
 
-func hasLongOpt(args []string, name string) bool {
+// hasLongOpt reports the long option opt (or a prefix the program takes for it) among
+// program's args, before "--".
+func hasLongOpt(program string, args []string, opt string) bool {
 	for _, a := range args {
-		if a == name || strings.HasPrefix(a, name+"=") {
+		if a == "--" {
+			break
+		}
+		if long, _ := ProgramLong(program, a, opt); long.Is(opt) {
 			return true
 		}
 	}
@@ -304,13 +344,16 @@ func hasLongOpt(args []string, name string) bool {
 
 // editsInPlace reports whether sed or perl arguments edit files in place (-i, -i.bak,
 // --in-place, or i inside a cluster of short options such as -pi or -Ei).
-func editsInPlace(args []string) bool {
+func editsInPlace(program string, args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
-		if strings.HasPrefix(a, "--in-place") {
+		if long, _ := ProgramLong(program, a, "--in-place"); long.Is("--in-place") {
 			return true
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
 		}
 		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
 			flags := a[1:]
@@ -326,21 +369,25 @@ func editsInPlace(args []string) bool {
 	return false
 }
 
+// scriptOptions give sed or awk its script (gawk's --source and --exec too).
+var scriptOptions = []string{"--expression", "--file", "--source", "--exec"}
+
 // scriptFileArgs are the file operands of sed, perl or awk: the operands without the
 // script, which is the first operand unless -e/-f (or --expression/--file) gave it.
-func scriptFileArgs(args []string) []string {
+func scriptFileArgs(program string, args []string) []string {
 	var out []string
 	scriptGiven := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		long, _ := ProgramLong(program, a, scriptOptions...)
 		switch {
 		case a == "--":
 			out = append(out, args[i+1:]...)
 			i = len(args)
-		case a == "-e" || a == "-f" || a == "--expression" || a == "--file":
+		case a == "-e" || a == "-f" || long.Is(scriptOptions...) && !long.HasValue:
 			scriptGiven = true
 			i++ // its value
-		case strings.HasPrefix(a, "--expression=") || strings.HasPrefix(a, "--file="):
+		case long.Is(scriptOptions...):
 			scriptGiven = true
 		case strings.HasPrefix(a, "-") && a != "-" && len(a) > 1 && !strings.HasPrefix(a, "--"):
 			// A cluster ending in e or f (-ne, -pie) takes the next word as the script.

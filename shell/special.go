@@ -165,9 +165,14 @@ func (w *walker) heredocBody(r *syntax.Redirect, sc *scope) (string, bool) {
 // watch runs its arguments joined by spaces through sh -c, again and again (or, with
 // -x, as a command).
 func (w *walker) watch(fields []field, cmd Command, sc *scope) bool {
-	opts, start, st := parseOptions(fields, optSpec{short: "dnq", long: []string{"interval", "differences", "equexit"}})
+	opts, start, st := parseOptions(fields, optSpec{short: "dnq", long: []string{"interval", "differences", "equexit"},
+		names: longOptionTables["watch"].names})
 	if st == optDynamic {
 		w.ask("the command run by watch is only known at run time")
+		return false
+	}
+	if st == optUnresolved {
+		w.ask("%s", opts[len(opts)-1].val)
 		return false
 	}
 	if st == optNoCommand {
@@ -271,10 +276,14 @@ func (w *walker) commandOption(fields []field, cmd Command, sc *scope) {
 			break
 		}
 		var str *field
+		long, _ := ProgramLong(via, a, "--command", "--session-command")
 		switch {
-		case strings.HasPrefix(a, "--command="):
-			str = &field{s: strings.TrimPrefix(a, "--command=")}
-		case a == "--command" || a == "--session-command" ||
+		case long.Is("--command", "--session-command") && long.Match == LongAmbiguous:
+			w.ask("%s", describeUnresolved(via, long))
+			return
+		case long.Is("--command", "--session-command") && long.HasValue:
+			str = &field{s: long.Value}
+		case long.Is("--command", "--session-command") ||
 			(len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c")):
 			if i+1 < len(fields) {
 				str = &fields[i+1]
@@ -296,8 +305,12 @@ func (w *walker) commandOption(fields []field, cmd Command, sc *scope) {
 		return
 	}
 	// flock [options] file command [args]
-	_, start, st := parseOptions(fields, optSpec{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}, positional: 1})
+	opts, start, st := parseOptions(fields, optSpec{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}, positional: 1,
+		names: longOptionTables["flock"].names})
 	switch st {
+	case optUnresolved:
+		w.ask("%s", opts[len(opts)-1].val)
+		return
 	case optDynamic:
 		w.ask("the command run by flock is only known at run time")
 	case optCommand:

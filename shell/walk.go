@@ -297,6 +297,9 @@ func (w *walker) emit(c Command, sc *scope) {
 		c.Redirects = append([]Redirect(nil), sc.redirs...)
 	}
 	sc.dir.fill(&c)
+	if o, ok := unresolvedLong(c.Argv); ok {
+		w.ask("%s", describeUnresolved(c.Argv[0], o))
+	}
 	files(&c)
 	loopReads(&c, sc)
 	w.a.Commands = append(w.a.Commands, c)

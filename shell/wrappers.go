@@ -23,6 +23,10 @@ type optSpec struct {
 	assigns           bool // NAME=value words may come before the command (env, sudo)
 	dashIsOption      bool // a lone "-" is an option (env's -i)
 	builtin           bool // a shell builtin: a wrapper only by its bare name
+	// names are all the command's long options ("--chdir"), against which a long option
+	// is read as getopt_long reads it (an unambiguous prefix stands for the option);
+	// nil for commands without long options.
+	names []string
 }
 
 var wrapperSpecs = map[string]optSpec{
@@ -63,6 +67,9 @@ const (
 	optCommand   optStatus = iota // a command starts at the returned index
 	optNoCommand                  // the wrapper runs nothing (or only prints)
 	optDynamic                    // a word that decides where the command starts is only known at run time
+	// optUnresolved: a long option names no option of the command, or more than one;
+	// the last option returned is that word.
+	optUnresolved
 )
 
 // parseOptions reads a wrapper's options from fields[1:] and returns where the command
@@ -85,6 +92,13 @@ func parseOptions(fields []field, spec optSpec) (opts []option, start int, st op
 		}
 		if long, ok := strings.CutPrefix(a, "--"); ok && long != "" {
 			name, val, hasVal := strings.Cut(long, "=")
+			if spec.names != nil {
+				o := ResolveLong(a, spec.names, true)
+				if !o.Resolved() {
+					return append(opts, option{name: o.Name, val: describeUnresolved(fields[0].s, o)}), i, optUnresolved
+				}
+				name = strings.TrimPrefix(o.Name, "--")
+			}
 			if name == "help" || name == "version" || slices.Contains(spec.noCmdLong, name) {
 				return opts, i, optNoCommand
 			}
@@ -194,8 +208,9 @@ func (w *walker) unwrap(fields []field, cmd *Command, sc *scope) ([]field, *scop
 			w.ask("the command has more than %d wrappers", maxWrappers)
 			return fields, sc
 		}
+		spec.names = longOptionTables[base].names
 		opts, start, st := parseOptions(fields, spec)
-		if base == "env" && st != optDynamic {
+		if base == "env" && st != optDynamic && st != optUnresolved {
 			if i := slices.IndexFunc(opts, func(o option) bool { return o.name == "-S" || o.name == "--split-string" }); i >= 0 {
 				split, ok := w.splitString(opts[i].val)
 				if !ok {
@@ -211,6 +226,9 @@ func (w *walker) unwrap(fields []field, cmd *Command, sc *scope) ([]field, *scop
 		switch st {
 		case optDynamic:
 			w.ask("the command run by %s is only known at run time", base)
+			return fields, sc
+		case optUnresolved:
+			w.ask("%s", opts[len(opts)-1].val)
 			return fields, sc
 		case optNoCommand:
 			if base == "xargs" {

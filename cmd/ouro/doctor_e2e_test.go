@@ -163,6 +163,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 // exits 1, and still reports the other sources.
 func TestDoctorFatalProjectSettings(t *testing.T) {
 	e := newEnv(t)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-doctor-test") // with no key, doctor exits 1 anyway
 	project := filepath.Join(e.dir, ".claude", "settings.json")
 	writeFile(t, project, `{"permissions": {"allow": "Bash"}}`)
 	writeFile(t, filepath.Join(e.dir, "CLAUDE.md"), "hello")

@@ -17,10 +17,7 @@ func TestDefaultEnvironmentReachesTheRealAPI(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-plain")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
 	t.Setenv("ANTHROPIC_BASE_URL", "")
-	rec := &fakeserver.Recorder{}
-	saved := http.DefaultTransport
-	http.DefaultTransport = rec
-	t.Cleanup(func() { http.DefaultTransport = saved })
+	rec := fakeserver.RecordDefault(t)
 
 	p, err := New(Config{})
 	if err != nil {

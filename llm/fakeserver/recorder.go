@@ -36,6 +36,17 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// RecordDefault puts a Recorder in place of http.DefaultTransport until the test ends,
+// so a provider built exactly as a plain environment builds it (no base URL, no client
+// of its own) sends to it. Tests using it must not run in parallel.
+func RecordDefault(t interface{ Cleanup(func()) }) *Recorder {
+	rec := &Recorder{}
+	saved := http.DefaultTransport
+	http.DefaultTransport = rec
+	t.Cleanup(func() { http.DefaultTransport = saved })
+	return rec
+}
+
 // Requests returns the requests recorded so far.
 func (r *Recorder) Requests() []*http.Request {
 	r.mu.Lock()

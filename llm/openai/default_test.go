@@ -15,10 +15,7 @@ import (
 func TestDefaultEnvironmentReachesTheRealAPI(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-openai-plain")
 	t.Setenv("OPENAI_BASE_URL", "")
-	rec := &fakeserver.Recorder{}
-	saved := http.DefaultTransport
-	http.DefaultTransport = rec
-	t.Cleanup(func() { http.DefaultTransport = saved })
+	rec := fakeserver.RecordDefault(t)
 
 	p, err := New(Config{})
 	if err != nil {

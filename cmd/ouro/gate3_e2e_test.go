@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
+)
+
+// Issue 26, D10: a repository may not loosen a person's choices. Its own settings file
+// asking for bypassPermissions, the sandbox off and a folder outside the project is
+// ignored, each with one warning naming the file, the key and how to allow it; the same
+// choices given by the person (flags) still apply.
+func TestProjectSettingsMayNotLoosenTheGate(t *testing.T) {
+	e := newEnv(t)
+	outside := t.TempDir()
+	proj := filepath.Join(e.dir, ".claude", "settings.json")
+	writeFile(t, proj, fmt.Sprintf(`{"permissions": {"defaultMode": "bypassPermissions", "additionalDirectories": [%q, "src"]},
+		"sandbox": {"enabled": false}}`, outside))
+	os.Mkdir(filepath.Join(e.dir, "src"), 0o755)
+	sandboxed := false
+	if _, ok := sandbox.Supported(); ok {
+		sandboxed = true
+	}
+	turns := func() []scripted.Turn {
+		return []scripted.Turn{
+			{ToolCalls: writeCall(filepath.Join(outside, "w.txt"), "x")},
+			{ToolCalls: writeCall(filepath.Join(e.dir, "in.txt"), "x")},
+			{ToolCalls: bash("touch " + filepath.Join(outside, "sb.txt"))},
+			{Text: "done"},
+		}
+	}
+	e.fake(turns()...)
+	out, errOut, code := e.run("", "-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash(touch *)")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	lines := parseLines(t, out)
+	if mode := lines[0]["permissionMode"]; mode != "default" {
+		t.Errorf("permissionMode %v, want default: the project's bypassPermissions must not apply", mode)
+	}
+	for _, f := range []string{filepath.Join(outside, "w.txt"), filepath.Join(e.dir, "in.txt")} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was written without asking", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "sb.txt")); sandboxed && err == nil {
+		t.Error("the project turned the sandbox off: a command wrote outside the workspace")
+	}
+	for _, w := range []string{
+		proj + `: permissions.defaultMode "bypassPermissions" is ignored`,
+		proj + `: permissions.additionalDirectories "` + outside + `" is ignored`,
+		proj + `: sandbox.enabled false is ignored`,
+		"--permission-mode bypassPermissions", "--add-dir " + outside,
+	} {
+		if strings.Count(errOut, w) != 1 {
+			t.Errorf("want the warning %q once:\n%s", w, errOut)
+		}
+	}
+	if strings.Count(errOut, "put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json)") != 3 {
+		t.Errorf("each warning must say how to allow it:\n%s", errOut)
+	}
+	if strings.Contains(errOut, `"src" is ignored`) {
+		t.Errorf("a folder inside the project was refused:\n%s", errOut)
+	}
+
+	// The person may: the same choices as flags apply.
+	e.fake(turns()...)
+	out, errOut, code = e.run("", "-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions",
+		"--add-dir", outside, "--settings", `{"sandbox": {"enabled": false}}`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if mode := parseLines(t, out)[0]["permissionMode"]; mode != "bypassPermissions" {
+		t.Errorf("permissionMode %v with the flag", mode)
+	}
+	for _, f := range []string{filepath.Join(outside, "w.txt"), filepath.Join(e.dir, "in.txt"), filepath.Join(outside, "sb.txt")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("the person's flags did not apply: %v\n%s", err, errOut)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,5 +83,62 @@ func TestProjectSettingsMayNotLoosenTheGate(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("the person's flags did not apply: %v\n%s", err, errOut)
 		}
+	}
+}
+
+// Issue 26, D13: an approval of a project's MCP server is bound to what was approved. A
+// changed .mcp.json entry under the approved name (a pull, a branch switch) is a new
+// server: headless it is not started, with a warning saying what changed; in a session
+// it is asked about again, saying what changed, and the new yes is bound to the new
+// configuration.
+func TestMCPApprovalIsBoundToTheConfigurationE2E(t *testing.T) {
+	e := newEnv(t)
+	bin := mcpTestServer(t)
+	mcpFile := func(command string, args ...string) {
+		data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": command, "args": args}}})
+		writeFile(t, filepath.Join(e.dir, ".mcp.json"), string(data))
+	}
+	mcpFile(bin, "good")
+	if o, er, code := e.run("", "mcp", "approve", "t"); code != 0 || !strings.Contains(o, "Approved t") {
+		t.Fatalf("approve: %d %s %s", code, o, er)
+	}
+	e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, _ := e.run("", "-p", "x", "--output-format", "stream-json")
+	if st := serverStatus(initLine(t, out)); st["t"] != "connected" {
+		t.Fatalf("approved: %v\n%s", st, errOut)
+	}
+
+	// The branch switch: the same name now runs sh.
+	marker := filepath.Join(e.home, "RAN")
+	mcpFile("sh", "-c", "touch "+marker)
+	e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, code := e.run("", "-p", "x", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if st := serverStatus(initLine(t, out)); st["t"] != "needs-approval" {
+		t.Fatalf("changed server: %v\n%s", st, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the changed server was started without asking")
+	}
+	if want := "command changed from " + bin + " to sh"; strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "ouro mcp approve t") {
+		t.Errorf("stderr does not say once what changed (%q):\n%s", want, errOut)
+	}
+
+	// In a session it is asked again, saying what changed; the yes binds the new shape.
+	mcpFile(bin, "good", "--changed")
+	e.fake(scripted.Turn{Text: "hi there"})
+	out, errOut, code = e.run("y\nhello\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if want := `arguments changed from ["good"] to ["good" "--changed"]`; !strings.Contains(out, `MCP server "t"`) || !strings.Contains(out, want) {
+		t.Errorf("the question does not say what changed (%q):\n%s", want, out)
+	}
+	e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, _ = e.run("", "-p", "x", "--output-format", "stream-json")
+	if st := serverStatus(initLine(t, out)); st["t"] != "connected" {
+		t.Fatalf("approved again: %v\n%s", st, errOut)
 	}
 }

@@ -118,8 +118,17 @@ func Load(opts LoadOptions) (*Settings, error) {
 		s.Files = append(s.Files, p)
 	}
 	// Flag rules come next: they are the most specific of the rest.
-	m.addRules(&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools, opts.ProjectDir)
-	m.addRules(&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools, opts.ProjectDir)
+	for _, fl := range []struct {
+		dst   *[]Rule
+		rules []string
+		src   string
+	}{{&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools}, {&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools}} {
+		if len(fl.rules) > 0 && s.Permissions.ManagedRulesOnly != "" {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s %s is ignored: managed settings (%s) set allowManagedPermissionRulesOnly, so only their permission rules apply", fl.src, strings.Join(fl.rules, " "), s.Permissions.ManagedRulesOnly))
+			continue
+		}
+		m.addRules(fl.dst, fl.rules, fl.src, opts.ProjectDir)
+	}
 	if opts.PermissionMode != "" {
 		if m.modeSet {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode))
@@ -254,10 +263,13 @@ type file struct {
 		AdditionalDirectories        []string `json:"additionalDirectories"`
 		DisableBypassPermissionsMode *string  `json:"disableBypassPermissionsMode"`
 	} `json:"permissions"`
-	Hooks     map[string][]HookMatcher `json:"hooks"`
-	Env       map[string]string        `json:"env"`
-	Model     *string                  `json:"model"`
-	Workflows *bool                    `json:"workflows"`
+	Hooks map[string][]HookMatcher `json:"hooks"`
+	Env   map[string]string        `json:"env"`
+	// The lockdown keys of managed settings (read from managed files only).
+	AllowManagedHooksOnly           *bool   `json:"allowManagedHooksOnly"`
+	AllowManagedPermissionRulesOnly *bool   `json:"allowManagedPermissionRulesOnly"`
+	Model                           *string `json:"model"`
+	Workflows                       *bool   `json:"workflows"`
 	// APIKeyHelper is read only to say that ouro does not run it.
 	APIKeyHelper *string `json:"apiKeyHelper"`
 	Store        struct {
@@ -404,9 +416,19 @@ func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
 // merge adds f (less specific than everything merged so far) into s.
 func (m *merger) merge(s *Settings, f *file, l layer) {
 	p := &f.Permissions
-	m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
-	m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
-	m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
+	if l.managed && f.AllowManagedPermissionRulesOnly != nil && *f.AllowManagedPermissionRulesOnly && s.Permissions.ManagedRulesOnly == "" {
+		s.Permissions.ManagedRulesOnly = l.path
+	}
+	if l.managed && f.AllowManagedHooksOnly != nil && *f.AllowManagedHooksOnly && s.ManagedHooksOnly == "" {
+		s.ManagedHooksOnly = l.path
+	}
+	if by := s.Permissions.ManagedRulesOnly; by != "" && !l.managed && len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permission rules (allow, ask, deny) are ignored: managed settings (%s) set allowManagedPermissionRulesOnly, so only their rules apply", l.path, by))
+	} else {
+		m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
+		m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
+		m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
+	}
 	project := !l.user && !l.flag // a repository's own file (managed files are flag too)
 	if p.DefaultMode != nil && !m.modeSet {
 		if mode := *p.DefaultMode; project && looseMode(mode) {
@@ -429,6 +451,10 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, abs)
 	}
 
+	if by := s.ManagedHooksOnly; by != "" && !l.managed && len(f.Hooks) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: hooks are ignored: managed settings (%s) set allowManagedHooksOnly, so only their hooks run", l.path, by))
+		f.Hooks = nil
+	}
 	for event, groups := range f.Hooks {
 		if s.Hooks == nil {
 			s.Hooks = map[string][]HookMatcher{}

@@ -142,3 +142,56 @@ func TestMCPApprovalIsBoundToTheConfigurationE2E(t *testing.T) {
 		t.Fatalf("approved again: %v\n%s", st, errOut)
 	}
 }
+
+// Issue 26, D11: managed settings' lockdown keys. With allowManagedHooksOnly only the
+// managed hooks run; with allowManagedPermissionRulesOnly only the managed rules apply
+// (the user's, the project's and --allowedTools are left out). Each file and flag left
+// out is one warning.
+func TestManagedLockdownE2E(t *testing.T) {
+	e := newEnv(t)
+	log := filepath.Join(e.home, "managed.log")
+	managed := filepath.Join(e.home, "managed-settings.json")
+	writeFile(t, managed, fmt.Sprintf(`{"allowManagedHooksOnly": true, "allowManagedPermissionRulesOnly": true,
+		"permissions": {"allow": ["Bash(echo *)"]},
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo managed >> %s"}]}]}}`, log))
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
+	user := filepath.Join(e.home, ".claude", "settings.json")
+	writeFile(t, user, fmt.Sprintf(`{"permissions": {"allow": ["Bash(touch *)"]},
+		"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch %s"}]}]}}`, filepath.Join(e.home, "USER-HOOK")))
+	proj := filepath.Join(e.dir, ".claude", "settings.json")
+	writeFile(t, proj, fmt.Sprintf(`{"permissions": {"allow": ["Bash(touch *)"]},
+		"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch %s"}]}]}}`, filepath.Join(e.home, "PROJECT-HOOK")))
+	e.fake(
+		scripted.Turn{ToolCalls: bash("touch made.txt")},
+		scripted.Turn{ToolCalls: bash("echo hi")},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "go", "--output-format", "json", "--allowedTools", "Bash(touch *)")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err == nil {
+		t.Error("a rule the managed settings leave out allowed touch")
+	}
+	res := resultOf(t, out)
+	if denials, _ := res["permission_denials"].([]any); len(denials) != 1 || !strings.Contains(fmt.Sprint(denials[0]), "touch") || strings.Contains(fmt.Sprint(denials[0]), "--allowedTools") {
+		t.Errorf("permission_denials = %v: want touch alone, with no rule suggested", res["permission_denials"])
+	}
+	if b, _ := os.ReadFile(log); string(b) != "managed\nmanaged\n" {
+		t.Errorf("the managed hook ran %q, want twice", b)
+	}
+	for _, f := range []string{"USER-HOOK", "PROJECT-HOOK"} {
+		if _, err := os.Stat(filepath.Join(e.home, f)); err == nil {
+			t.Errorf("%s ran under allowManagedHooksOnly", f)
+		}
+	}
+	for _, w := range []string{
+		"--allowedTools Bash(touch *) is ignored: managed settings (" + managed + ") set allowManagedPermissionRulesOnly",
+		user + ": permission rules (allow, ask, deny) are ignored", user + ": hooks are ignored: managed settings (" + managed + ") set allowManagedHooksOnly",
+		proj + ": permission rules (allow, ask, deny) are ignored", proj + ": hooks are ignored",
+	} {
+		if strings.Count(errOut, w) != 1 {
+			t.Errorf("want %q once:\n%s", w, errOut)
+		}
+	}
+}

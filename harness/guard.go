@@ -153,7 +153,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	})
 	j := &judge{model: e.model, ws: e.ws, policy: g.policy, offered: e.offered, spent: e.spent}
 	g.hooks, err = hook.New(hook.Config{
-		Hooks: set.Hooks, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
+		Hooks: set.Hooks, ManagedOnly: set.ManagedHooksOnly, ProjectDir: e.dirs.cwd, SessionID: e.w.ID(), TranscriptPath: e.w.Path(), CWD: e.dirs.cwd,
 		CWDOf:          subagent.WorkDir, // a teammate's or subagent's own worktree
 		PermissionMode: func() string { return string(g.policy.Mode()) },
 		Env:            g.env, ShowUser: e.ui.ShowUser, Judge: j.answer, SpillDir: e.spill, Funcs: e.ui.HookFuncs,

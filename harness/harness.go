@@ -304,7 +304,7 @@ func Open(opts Options) (*Session, error) {
 	// into them grants nothing until reviewed, as for the skill and agent folders.
 	plugins := loadPlugins(opts.Plugins, warn)
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
-	addPluginHooks(set, plugins, grants.allow)
+	addPluginHooks(set, plugins, grants.allow, warn)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
 		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
 	if err != nil {

@@ -139,7 +139,8 @@ func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mc
 // askApproval asks about each project server awaiting approval and records the yeses;
 // it reports whether any was approved.
 func askApproval(cfg *mcpconf.Config, approve func(name, what string) bool, d dirs, warn io.Writer) bool {
-	var yes []string
+	var yes []mcpconf.Server
+	var names []string
 	for _, s := range cfg.Servers {
 		if s.State != mcpconf.StateNeedsApproval {
 			continue
@@ -148,8 +149,13 @@ func askApproval(cfg *mcpconf.Config, approve func(name, what string) bool, d di
 		if s.Type == mcpconf.TypeStdio {
 			what = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
 		}
+		if s.Changed != "" {
+			// Approved before in another shape: this is a new server under an old name.
+			what += " (changed since you approved it: " + s.Changed + ")"
+		}
 		if approve(s.Name, what) {
-			yes = append(yes, s.Name)
+			yes = append(yes, s)
+			names = append(names, s.Name)
 		}
 	}
 	if len(yes) == 0 {
@@ -158,7 +164,7 @@ func askApproval(cfg *mcpconf.Config, approve func(name, what string) bool, d di
 	if err := mcpconf.Approve(d.config, d.cwd, yes, true); err != nil {
 		fmt.Fprintf(warn, "ouro: mcp: the approval could not be saved (%v); it holds for this session only\n", err)
 		for i := range cfg.Servers {
-			if slices.Contains(yes, cfg.Servers[i].Name) {
+			if slices.Contains(names, cfg.Servers[i].Name) {
 				cfg.Servers[i].State, cfg.Servers[i].Reason = "", ""
 			}
 		}

@@ -35,9 +35,15 @@ func pluginRoots(ps []plugin.Plugin) []string {
 
 // addPluginHooks adds each plugin's hooks to the settings' hooks when every file they
 // come from may grant (allow): hooks run commands, so a hooks file an ouro session wrote
-// and nobody reviewed adds none.
-func addPluginHooks(set *settings.Settings, ps []plugin.Plugin, allow func(path, what string) bool) {
+// and nobody reviewed adds none. Under managed settings' allowManagedHooksOnly none is
+// added (Claude Code keeps those of plugins managed enabledPlugins enables; ouro's
+// plugins come from --plugin-dir, which no managed file enables).
+func addPluginHooks(set *settings.Settings, ps []plugin.Plugin, allow func(path, what string) bool, warn io.Writer) {
 	for _, p := range ps {
+		if set.ManagedHooksOnly != "" && len(p.Hooks) > 0 {
+			fmt.Fprintf(warn, "ouro: WARNING: plugin %s: its hooks are ignored: managed settings (%s) set allowManagedHooksOnly, so only their hooks run\n", p.Name, set.ManagedHooksOnly)
+			continue
+		}
 		ok := true
 		for _, f := range p.HookFiles {
 			if !allow(f, "the hooks of plugin "+p.Name) {

@@ -105,6 +105,10 @@ type Func struct {
 type Config struct {
 	// Hooks maps event names to matcher groups, as in settings.Settings.Hooks.
 	Hooks map[string][]settings.HookMatcher
+	// ManagedOnly names the managed settings file that sets allowManagedHooksOnly ("" when
+	// none does): Hooks are then the managed ones only, and Scoped and Add take no more
+	// (a skill's, an agent's front matter hooks), each refusal a warning.
+	ManagedOnly string
 	// ProjectDir is where command hooks run and what CLAUDE_PROJECT_DIR and
 	// OURO_PROJECT_DIR say; empty means the current directory.
 	ProjectDir string

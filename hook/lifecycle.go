@@ -157,6 +157,7 @@ func (r *Runner) Setup(ctx context.Context, trigger string) (extraContext string
 // hooks, as in Claude Code. The scoped runner shares r's async hooks. warnings are what
 // ouro skipped; an error is a hook that is wrong, and then none of them runs.
 func (r *Runner) Scoped(hooks map[string][]settings.HookMatcher) (*Runner, []string, error) {
+	hooks, refused := r.managedOnly(hooks)
 	own := map[string][]settings.HookMatcher{}
 	for ev, ms := range hooks {
 		if ev == Stop {
@@ -178,13 +179,26 @@ func (r *Runner) Scoped(hooks map[string][]settings.HookMatcher) (*Runner, []str
 	for ev, es := range compiled {
 		s.hooks[ev] = append(s.hooks[ev], es...)
 	}
-	return s, warnings, nil
+	return s, append(refused, warnings...), nil
+}
+
+// managedOnly drops hooks under allowManagedHooksOnly (none of those added later are
+// managed), with one warning.
+func (r *Runner) managedOnly(hooks map[string][]settings.HookMatcher) (map[string][]settings.HookMatcher, []string) {
+	if r.cfg.ManagedOnly == "" || len(hooks) == 0 {
+		return hooks, nil
+	}
+	return nil, []string{fmt.Sprintf("ignored: managed settings (%s) set allowManagedHooksOnly, so only their hooks run", r.cfg.ManagedOnly)}
 }
 
 // Add registers more hooks for the rest of the session (a skill's frontmatter hooks,
 // once the skill is invoked). warnings and errors are as for Scoped; on an error none is
 // added.
 func (r *Runner) Add(hooks map[string][]settings.HookMatcher) ([]string, error) {
+	hooks, refused := r.managedOnly(hooks)
+	if refused != nil {
+		return refused, nil
+	}
 	compiled, warnings, errs := r.compile(hooks)
 	if len(errs) > 0 {
 		return warnings, errors.Join(errs...)

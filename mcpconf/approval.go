@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ouroagent/ouro/internal/regfile"
 )
@@ -22,6 +24,70 @@ type approval struct {
 	allSet   bool
 	enabled  []string
 	disabled []string
+	// approved are the configurations the user approved, by name (ouro's own record in
+	// ~/.ouro.json): an approval holds only for the server as it was approved.
+	approved map[string]Fingerprint
+}
+
+// Fingerprint is what an approval of a project server is bound to: the server as
+// .mcp.json writes it (before ${VAR} expansion), its command, arguments, the names of
+// its environment variables (never their values, which may be secrets) and its URL. A
+// .mcp.json entry whose fingerprint differs (after a pull or a branch switch) is a new
+// server and needs approving again.
+type Fingerprint struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Env     []string `json:"env,omitempty"` // the names, sorted
+	URL     string   `json:"url,omitempty"`
+}
+
+// fingerprintOf is e's fingerprint; typ is its transport as resolved (stdio, http, sse).
+func fingerprintOf(typ string, e Entry) Fingerprint {
+	f := Fingerprint{Type: typ, Command: e.Command, Args: e.Args, URL: e.URL}
+	for k := range e.Env {
+		f.Env = append(f.Env, k)
+	}
+	slices.Sort(f.Env)
+	return f
+}
+
+// changes says in words how f differs from the approved was ("" when it does not).
+func (f Fingerprint) changes(was Fingerprint) string {
+	var out []string
+	diff := func(what, from, to string) {
+		if from != to {
+			out = append(out, fmt.Sprintf("%s changed from %s to %s", what, orNone(from), orNone(to)))
+		}
+	}
+	diff("type", was.Type, f.Type)
+	diff("command", was.Command, f.Command)
+	if !slices.Equal(was.Args, f.Args) {
+		out = append(out, fmt.Sprintf("arguments changed from %s to %s", quoteList(was.Args), quoteList(f.Args)))
+	}
+	if !slices.Equal(was.Env, f.Env) {
+		out = append(out, fmt.Sprintf("environment variables changed from %s to %s", quoteList(was.Env), quoteList(f.Env)))
+	}
+	diff("url", was.URL, f.URL)
+	return strings.Join(out, "; ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func quoteList(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, " ") + "]"
 }
 
 func (a *approval) merge(f approvalFields, trusted bool) {
@@ -81,41 +147,73 @@ func readApproval(path string) (approvalFields, bool) {
 	return f, true
 }
 
-// decide returns the state of the project server name: "" when it may start.
-func (a *approval) decide(name string) (state, reason string) {
+// decide returns the state of the project server name, whose configuration is now fp:
+// "" when it may start. changed says how it differs from what the user approved. An
+// approval by name alone (Claude Code's ~/.claude.json, ouro before it kept the
+// fingerprint, a hand-written enabledMcpjsonServers) does not say what was approved, so
+// the server is asked about again, once: it may be a different command under the old
+// name, and starting it unasked would run whatever the repository now says.
+// enableAllProjectMcpServers in the user's own settings is the user's choice to run
+// whatever the project defines, and still holds.
+func (a *approval) decide(name string, fp Fingerprint) (state, reason, changed string) {
+	again := "approve it again with `ouro mcp approve " + name + "` (or in an interactive session)"
 	switch {
 	case slices.Contains(a.disabled, name):
-		return StateDisabled, "disabled (disabledMcpjsonServers)"
-	case slices.Contains(a.enabled, name), a.all:
-		return "", ""
+		return StateDisabled, "disabled (disabledMcpjsonServers)", ""
+	case a.all:
+		return "", "", ""
+	case slices.Contains(a.enabled, name):
+		was, ok := a.approved[name]
+		if !ok {
+			return StateNeedsApproval, "approved by name only, without a record of the configuration approved, so ouro cannot tell whether this project's .mcp.json changed it since: " + again, ""
+		}
+		if changed = fp.changes(was); changed != "" {
+			return StateNeedsApproval, "changed in this project's .mcp.json since you approved it (" + changed + "), so it is a new server: " + again, changed
+		}
+		return "", "", ""
 	}
-	return StateNeedsApproval, "defined by this project's .mcp.json and not approved yet: approve it once with `ouro mcp approve " + name + "` (or in an interactive session)"
+	return StateNeedsApproval, "defined by this project's .mcp.json and not approved yet: approve it once with `ouro mcp approve " + name + "` (or in an interactive session)", ""
 }
 
-// Approve records the user's choice about project servers in ~/.ouro.json under
-// projects[<cwd>]: names enabled (enable) or disabled (!enable). A name goes from one
-// list to the other.
-func Approve(home, cwd string, names []string, enable bool) error {
+// approvedKey holds, under projects[<cwd>] in ~/.ouro.json, the fingerprint of each
+// approved project server (Claude Code does not read it).
+const approvedKey = "ouroApprovedMcpjsonServers"
+
+// Approve records the user's choice about project servers (as Load returned them, so
+// the approval is bound to the configuration the user was shown) in ~/.ouro.json under
+// projects[<cwd>]: enabled with their fingerprints (enable) or disabled (!enable). A
+// name goes from one list to the other.
+func Approve(home, cwd string, servers []Server, enable bool) error {
 	return editUserFile(UserFile(home), func(doc map[string]json.RawMessage) error {
 		return editProject(doc, cwd, func(p map[string]json.RawMessage) error {
 			var en, dis []string
+			prints := map[string]Fingerprint{}
 			if err := getJSON(p, "enabledMcpjsonServers", &en); err != nil {
 				return err
 			}
 			if err := getJSON(p, "disabledMcpjsonServers", &dis); err != nil {
 				return err
 			}
-			for _, n := range names {
+			if err := getJSON(p, approvedKey, &prints); err != nil {
+				return err
+			}
+			for _, s := range servers {
+				n := s.Name
 				en = slices.DeleteFunc(en, func(s string) bool { return s == n })
 				dis = slices.DeleteFunc(dis, func(s string) bool { return s == n })
+				delete(prints, n)
 				if enable {
 					en = append(en, n)
+					if s.fingerprint != nil {
+						prints[n] = *s.fingerprint
+					}
 				} else {
 					dis = append(dis, n)
 				}
 			}
 			setJSON(p, "enabledMcpjsonServers", en)
 			setJSON(p, "disabledMcpjsonServers", dis)
+			setJSON(p, approvedKey, prints)
 			return nil
 		})
 	})

@@ -70,6 +70,13 @@ type Server struct {
 	// (its configuration is wrong); Reason says why, for the user.
 	State  string `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Changed says, for a project server the user approved in another shape, what
+	// changed since ("command changed from node to sh"): it needs approving again.
+	Changed string `json:"changed,omitempty"`
+
+	// fingerprint is a project server's configuration as .mcp.json writes it, which an
+	// approval is bound to (see Approve).
+	fingerprint *Fingerprint
 }
 
 // Runnable reports whether the server may be started.
@@ -186,6 +193,9 @@ func Load(o Options) (*Config, error) {
 			if p, ok := doc.Projects[o.CWD]; ok {
 				add(ScopeLocal, uf+" (projects."+o.CWD+")", p.MCPServers)
 				ap.merge(p.approvalFields, true)
+				if uf == UserFile(o.UserHome) {
+					ap.approved = p.Approved // ouro's own record; Claude Code's file has none
+				}
 			}
 		}
 		proj := ProjectFile(o.CWD)
@@ -204,8 +214,10 @@ func Load(o Options) (*Config, error) {
 				continue
 			}
 			s := resolve(name, ScopeProject, proj, e, o.Getenv)
+			fp := fingerprintOf(s.Type, e)
+			s.fingerprint = &fp
 			if s.State == "" {
-				s.State, s.Reason = ap.decide(name)
+				s.State, s.Reason, s.Changed = ap.decide(name, fp)
 			}
 			byName[name] = s
 		}
@@ -235,6 +247,7 @@ type userDoc struct {
 type projectPart struct {
 	MCPServers map[string]Entry `json:"mcpServers"`
 	approvalFields
+	Approved map[string]Fingerprint `json:"ouroApprovedMcpjsonServers"`
 }
 
 // approvalFields are Claude Code's per-project choices about the project's .mcp.json.

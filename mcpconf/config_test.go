@@ -82,7 +82,7 @@ func TestScopesAndApproval(t *testing.T) {
 	}
 
 	// The user approves once: the server runs from now on.
-	if err := Approve(home, cwd, []string{"proj"}, true); err != nil {
+	if err := Approve(home, cwd, []Server{got["proj"]}, true); err != nil {
 		t.Fatal(err)
 	}
 	c = load(t, Options{CWD: cwd, UserHome: home, Getenv: env(nil)})

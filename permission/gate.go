@@ -206,8 +206,8 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 		return dec
 	}
 	rules := v.Suggest
-	if hookWhy != "" && v.Behavior == Allow {
-		rules = nil
+	if hookWhy != "" && v.Behavior == Allow || g.policy.ManagedRulesOnly() != "" {
+		rules = nil // no rule can be added: only "yes once" and "no" are offered
 	}
 	summary := v.Summary
 	if summary == "" {

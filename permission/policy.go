@@ -122,6 +122,9 @@ type Policy struct {
 	deny, ask, allow, ses []Rule
 	// noBypass names the settings file that disables bypassPermissions ("" if none).
 	noBypass string
+	// managedOnly names the managed settings file that allows only its own rules ("" if
+	// none): no rule may be added while the session runs.
+	managedOnly string
 
 	// base, when set, makes this a view of another policy: its rules (as they change),
 	// under this view's own mode, or under base's as it changes when followMode is set.
@@ -205,7 +208,8 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.ModeSource, s.Permissions.DisableBypass)
 		mode = ModeDefault
 	}
-	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode, noBypass: s.Permissions.DisableBypass}
+	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode, noBypass: s.Permissions.DisableBypass,
+		managedOnly: s.Permissions.ManagedRulesOnly}
 	if modeProblem != nil {
 		p.problems = append(p.problems, modeProblem)
 	}

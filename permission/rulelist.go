@@ -34,6 +34,9 @@ func (p *Policy) SaveLocalRule(kind, text string) error {
 	if kind != "ask" && kind != "deny" {
 		return fmt.Errorf("a rule is allow, ask or deny, not %q", kind)
 	}
+	if err := p.rulesLocked(); err != nil {
+		return err
+	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: p.LocalSettingsPath(), Root: p.projectDir})
 	if err != nil {
 		return err

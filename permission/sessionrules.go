@@ -20,6 +20,9 @@ func (p *Policy) AddSessionRuleKind(kind, text string) error {
 	for p.base != nil {
 		p = p.base
 	}
+	if err := p.rulesLocked(); err != nil {
+		return err
+	}
 	if kind == "allow" {
 		return p.AddSessionRule(text)
 	}
@@ -42,6 +45,25 @@ func (p *Policy) AddSessionRuleKind(kind, text string) error {
 	return nil
 }
 
+// ManagedRulesOnly names the managed settings file that sets
+// allowManagedPermissionRulesOnly ("" when none does): then no rule may be added while
+// the session runs, so "for this session" and "always" are not offered.
+func (p *Policy) ManagedRulesOnly() string {
+	for p.base != nil {
+		p = p.base
+	}
+	return p.managedOnly
+}
+
+// rulesLocked refuses a rule added while the session runs under
+// allowManagedPermissionRulesOnly. p is the root policy.
+func (p *Policy) rulesLocked() error {
+	if p.managedOnly != "" {
+		return fmt.Errorf("managed settings (%s) set allowManagedPermissionRulesOnly: only their permission rules apply, so no rule can be added", p.managedOnly)
+	}
+	return nil
+}
+
 // SourceSession is the source of the rules added for this session only.
 const SourceSession = "this session"
 
@@ -52,6 +74,9 @@ const SourceSession = "this session"
 func (p *Policy) AddTurnRule(ctx context.Context, text string) error {
 	if p.base != nil {
 		return p.base.AddTurnRule(ctx, text)
+	}
+	if err := p.rulesLocked(); err != nil {
+		return err
 	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: SourceTurn, Root: p.projectDir})
 	if err != nil {
@@ -110,6 +135,9 @@ func (p *Policy) AddSessionRule(text string) error {
 	if p.base != nil {
 		return p.base.AddSessionRule(text)
 	}
+	if err := p.rulesLocked(); err != nil {
+		return err
+	}
 	r, err := ParseRule(settings.Rule{Text: text, Source: SourceSession, Root: p.projectDir})
 	if err != nil {
 		return err
@@ -136,6 +164,9 @@ func (p *Policy) LocalSettingsPath() string {
 func (p *Policy) AddLocalRule(text string) error {
 	if p.base != nil {
 		return p.base.AddLocalRule(text)
+	}
+	if err := p.rulesLocked(); err != nil {
+		return err
 	}
 	local := p.LocalSettingsPath()
 	r, err := ParseRule(settings.Rule{Text: text, Source: local, Root: p.projectDir})

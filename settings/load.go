@@ -88,13 +88,19 @@ type layer struct {
 // (naming the file and, for bad JSON, the line and column), so a broken file in a
 // repository does not stop the session; the same problem in --settings or a managed
 // file is an error. Unknown keys are ignored, and `${VAR}` is left as written.
+//
+// A repository may not loosen a person's choices: a project's own files may not set
+// defaultMode to bypassPermissions or acceptEdits, turn the sandbox off, allow
+// unsandboxed commands the person's files forbid, or add directories outside the
+// project. Each is ignored with a warning saying how to allow it (the user's own
+// files, --settings, --permission-mode, --add-dir); stricter values still apply.
 func Load(opts LoadOptions) (*Settings, error) {
 	layers, err := opts.layers()
 	if err != nil {
 		return nil, err
 	}
 	s := &Settings{}
-	var m merger
+	m := merger{project: opts.ProjectDir, home: opts.UserHome}
 	// Managed files bind first: nothing below may override them.
 	for _, p := range opts.Managed {
 		data, err := regfile.Read(p, regfile.MaxConfig)
@@ -112,8 +118,17 @@ func Load(opts LoadOptions) (*Settings, error) {
 		s.Files = append(s.Files, p)
 	}
 	// Flag rules come next: they are the most specific of the rest.
-	m.addRules(&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools, opts.ProjectDir)
-	m.addRules(&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools, opts.ProjectDir)
+	for _, fl := range []struct {
+		dst   *[]Rule
+		rules []string
+		src   string
+	}{{&s.Permissions.Deny, opts.DisallowedTools, SourceDisallowedTools}, {&s.Permissions.Allow, opts.AllowedTools, SourceAllowedTools}} {
+		if len(fl.rules) > 0 && s.Permissions.ManagedRulesOnly != "" {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s %s is ignored: managed settings (%s) set allowManagedPermissionRulesOnly, so only their permission rules apply", fl.src, strings.Join(fl.rules, " "), s.Permissions.ManagedRulesOnly))
+			continue
+		}
+		m.addRules(fl.dst, fl.rules, fl.src, opts.ProjectDir)
+	}
 	if opts.PermissionMode != "" {
 		if m.modeSet {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode))
@@ -162,6 +177,9 @@ func Load(opts LoadOptions) (*Settings, error) {
 		}
 		m.merge(s, f, l)
 		s.Files = append(s.Files, l.path)
+	}
+	if p := m.unsandboxedByProject; p != "" && s.Sandbox.AllowUnsandboxedCommands != nil && !*s.Sandbox.AllowUnsandboxedCommands {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.allowUnsandboxedCommands true is ignored: a project's settings may not let commands leave the sandbox when your settings say no; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --settings '{\"sandbox\":{\"allowUnsandboxedCommands\":true}}'", p))
 	}
 	return s, nil
 }
@@ -245,10 +263,13 @@ type file struct {
 		AdditionalDirectories        []string `json:"additionalDirectories"`
 		DisableBypassPermissionsMode *string  `json:"disableBypassPermissionsMode"`
 	} `json:"permissions"`
-	Hooks     map[string][]HookMatcher `json:"hooks"`
-	Env       map[string]string        `json:"env"`
-	Model     *string                  `json:"model"`
-	Workflows *bool                    `json:"workflows"`
+	Hooks map[string][]HookMatcher `json:"hooks"`
+	Env   map[string]string        `json:"env"`
+	// The lockdown keys of managed settings (read from managed files only).
+	AllowManagedHooksOnly           *bool   `json:"allowManagedHooksOnly"`
+	AllowManagedPermissionRulesOnly *bool   `json:"allowManagedPermissionRulesOnly"`
+	Model                           *string `json:"model"`
+	Workflows                       *bool   `json:"workflows"`
 	// APIKeyHelper is read only to say that ouro does not run it.
 	APIKeyHelper *string `json:"apiKeyHelper"`
 	Store        struct {
@@ -353,6 +374,37 @@ type merger struct {
 	// managedDomainsOnly: a managed file set allowManagedDomainsOnly, so only managed
 	// files' allowedDomains count.
 	managedDomainsOnly bool
+	// project is the project folder, home the user's (for `~` in directories).
+	project, home string
+	// unsandboxedByProject names the first project file whose
+	// sandbox.allowUnsandboxedCommands: true was not taken.
+	unsandboxedByProject string
+}
+
+// looseMode reports whether a permission mode asks less than the default: a project's
+// own files may not choose it.
+func looseMode(mode string) bool {
+	return mode == "bypassPermissions" || mode == "acceptEdits"
+}
+
+// insideProject reports whether dir (absolute, or starting with `~`) lies in the project
+// folder.
+func (m *merger) insideProject(dir string) bool {
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		if m.home == "" {
+			return false
+		}
+		dir = filepath.Join(m.home, strings.TrimPrefix(dir[1:], "/"))
+	}
+	if m.project == "" || !filepath.IsAbs(dir) {
+		return false
+	}
+	dir = filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // a link in the project to a folder outside it is outside
+	}
+	rel, err := filepath.Rel(m.project, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
@@ -364,21 +416,45 @@ func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
 // merge adds f (less specific than everything merged so far) into s.
 func (m *merger) merge(s *Settings, f *file, l layer) {
 	p := &f.Permissions
-	m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
-	m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
-	m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
+	if l.managed && f.AllowManagedPermissionRulesOnly != nil && *f.AllowManagedPermissionRulesOnly && s.Permissions.ManagedRulesOnly == "" {
+		s.Permissions.ManagedRulesOnly = l.path
+	}
+	if l.managed && f.AllowManagedHooksOnly != nil && *f.AllowManagedHooksOnly && s.ManagedHooksOnly == "" {
+		s.ManagedHooksOnly = l.path
+	}
+	if by := s.Permissions.ManagedRulesOnly; by != "" && !l.managed && len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permission rules (allow, ask, deny) are ignored: managed settings (%s) set allowManagedPermissionRulesOnly, so only their rules apply", l.path, by))
+	} else {
+		m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
+		m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
+		m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
+	}
+	project := !l.user && !l.flag // a repository's own file (managed files are flag too)
 	if p.DefaultMode != nil && !m.modeSet {
-		s.Permissions.DefaultMode, m.modeSet = *p.DefaultMode, true
-		s.Permissions.ModeSource = l.path
+		if mode := *p.DefaultMode; project && looseMode(mode) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permissions.defaultMode %q is ignored: a project's settings may not loosen your permissions; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --permission-mode %s (or --settings)", l.path, mode, mode))
+		} else {
+			s.Permissions.DefaultMode, m.modeSet = mode, true
+			s.Permissions.ModeSource = l.path
+		}
 	}
 	if p.DisableBypassPermissionsMode != nil && *p.DisableBypassPermissionsMode == "disable" && s.Permissions.DisableBypass == "" {
 		// A restriction: honoured from any file, most binding first.
 		s.Permissions.DisableBypass = l.path
 	}
 	for _, d := range p.AdditionalDirectories {
-		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, absDir(d, l.root))
+		abs := absDir(d, l.root)
+		if project && !m.insideProject(abs) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permissions.additionalDirectories %q is ignored: a project's settings may not open folders outside the project; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --add-dir %s (or --settings)", l.path, d, d))
+			continue
+		}
+		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, abs)
 	}
 
+	if by := s.ManagedHooksOnly; by != "" && !l.managed && len(f.Hooks) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: hooks are ignored: managed settings (%s) set allowManagedHooksOnly, so only their hooks run", l.path, by))
+		f.Hooks = nil
+	}
 	for event, groups := range f.Hooks {
 		if s.Hooks == nil {
 			s.Hooks = map[string][]HookMatcher{}
@@ -463,13 +539,23 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 
 	sb := &f.Sandbox
 	if sb.Enabled != nil && !m.enabledSet {
-		v := *sb.Enabled
-		s.Sandbox.Enabled, m.enabledSet = &v, true
-		s.Sandbox.EnabledSource = l.path
+		if v := *sb.Enabled; project && !v {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.enabled false is ignored: a project's settings may not turn the sandbox off; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --settings '{\"sandbox\":{\"enabled\":false}}'", l.path))
+		} else {
+			s.Sandbox.Enabled, m.enabledSet = &v, true
+			s.Sandbox.EnabledSource = l.path
+		}
 	}
 	if sb.AllowUnsandboxedCommands != nil && !m.unsandboxedSet {
-		v := *sb.AllowUnsandboxedCommands
-		s.Sandbox.AllowUnsandboxedCommands, m.unsandboxedSet = &v, true
+		if v := *sb.AllowUnsandboxedCommands; project && v {
+			// true is the default: it only loosens when a person's file says false, which
+			// Load reports once every file is read.
+			if m.unsandboxedByProject == "" {
+				m.unsandboxedByProject = l.path
+			}
+		} else {
+			s.Sandbox.AllowUnsandboxedCommands, m.unsandboxedSet = &v, true
+		}
 	}
 	if sb.AutoAllowBashIfSandboxed != nil && !m.autoSet {
 		v := *sb.AutoAllowBashIfSandboxed

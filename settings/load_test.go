@@ -56,7 +56,7 @@ func TestLoadMergesEveryLevelMostSpecificFirst(t *testing.T) {
 		"ouroUser":     write(t, filepath.Join(tr.ouroHome, "settings.json"), `{"permissions":{"allow":["A1"],"defaultMode":"plan"},"model":"user-ouro","env":{"X":"ouro-user","U":"u"}}`),
 		"claudeUser":   write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"permissions":{"allow":["A0"],"deny":["D0"],"defaultMode":"dontAsk"},"model":"user-claude"}`),
 		"claudeProj":   write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"permissions":{"allow":["A2"],"ask":["Q2"]},"env":{"X":"claude-proj"}}`),
-		"ouroProj":     write(t, filepath.Join(tr.proj, ".ouro", "settings.json"), `{"permissions":{"allow":["A3"],"defaultMode":"acceptEdits"},"env":{"X":"ouro-proj"}}`),
+		"ouroProj":     write(t, filepath.Join(tr.proj, ".ouro", "settings.json"), `{"permissions":{"allow":["A3"],"defaultMode":"plan"},"env":{"X":"ouro-proj"}}`),
 		"claudeLocal":  write(t, filepath.Join(tr.proj, ".claude", "settings.local.json"), `{"permissions":{"allow":["A4"]},"model":"claude-local"}`),
 		"ouroLocal":    write(t, filepath.Join(tr.proj, ".ouro", "settings.local.json"), `{"permissions":{"deny":["D5"]},"model":"ouro-local"}`),
 		"settingsFile": write(t, filepath.Join(tr.proj, "extra.json"), `{"permissions":{"allow":["A6"]}}`),
@@ -88,8 +88,8 @@ func TestLoadMergesEveryLevelMostSpecificFirst(t *testing.T) {
 	if got := texts(s.Permissions.Ask); !reflect.DeepEqual(got, []string{"Q2 @ " + f["claudeProj"]}) {
 		t.Errorf("ask: %q", got)
 	}
-	if s.Permissions.DefaultMode != "acceptEdits" {
-		t.Errorf("defaultMode = %q, want the project's acceptEdits over the user's", s.Permissions.DefaultMode)
+	if s.Permissions.DefaultMode != "plan" || s.Permissions.ModeSource != f["ouroProj"] {
+		t.Errorf("defaultMode = %q from %s, want the project's plan over the user's", s.Permissions.DefaultMode, s.Permissions.ModeSource)
 	}
 	if s.Model != "ouro-local" {
 		t.Errorf("model = %q, want .ouro/settings.local.json's over .claude's", s.Model)
@@ -185,15 +185,17 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	write(t, filepath.Join(tr.home, ".claude", "settings.json"),
 		`{"sandbox":{"enabled":true,"network":{"allow":true,"allowPorts":[443]},"filesystem":{"allowWrite":["~/.cargo", "/build", "//opt/cache"]}},
 		  "permissions":{"additionalDirectories":["shared"]}}`)
+	write(t, filepath.Join(tr.ouroHome, "settings.json"),
+		`{"sandbox":{"enabled":false},"permissions":{"additionalDirectories":["../docs", "/abs"]}}`)
 	write(t, filepath.Join(tr.proj, ".ouro", "settings.json"),
-		`{"sandbox":{"enabled":false,"network":{"allow":false,"allowPorts":[22]},"filesystem":{"denyWrite":["secrets"]}},
-		  "permissions":{"additionalDirectories":["../docs", "/abs"]}}`)
+		`{"sandbox":{"network":{"allow":false,"allowPorts":[22]},"filesystem":{"denyWrite":["secrets"]}},
+		  "permissions":{"additionalDirectories":["sub"]}}`)
 	s, err := Load(tr.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Sandbox.Enabled == nil || *s.Sandbox.Enabled {
-		t.Errorf("sandbox.enabled = %v, want the project's explicit false", s.Sandbox.Enabled)
+		t.Errorf("sandbox.enabled = %v, want ~/.ouro's explicit false over ~/.claude's true", s.Sandbox.Enabled)
 	}
 	if s.Sandbox.Network.Allow == nil || *s.Sandbox.Network.Allow {
 		t.Error("sandbox.network.allow: the project's false must win over the user's true")
@@ -208,7 +210,7 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	if !reflect.DeepEqual(s.Sandbox.Filesystem.AllowWrite, wantAllow) || !reflect.DeepEqual(s.Sandbox.Filesystem.DenyWrite, wantDeny) {
 		t.Errorf("filesystem = %+v, want allow %q deny %q", s.Sandbox.Filesystem, wantAllow, wantDeny)
 	}
-	want := []string{filepath.Join(filepath.Dir(tr.proj), "docs"), "/abs", filepath.Join(tr.home, "shared")}
+	want := []string{filepath.Join(tr.proj, "sub"), filepath.Join(filepath.Dir(tr.home), "docs"), "/abs", filepath.Join(tr.home, "shared")}
 	if !reflect.DeepEqual(s.Permissions.AdditionalDirectories, want) {
 		t.Errorf("additionalDirectories = %q, want %q", s.Permissions.AdditionalDirectories, want)
 	}

@@ -71,3 +71,59 @@ func TestManagedDomainsOnly(t *testing.T) {
 		t.Errorf("merged allowed %q", got)
 	}
 }
+
+// Issue 26, D11: managed settings' lockdown keys. allowManagedHooksOnly: only managed
+// hooks are kept; allowManagedPermissionRulesOnly: only managed rules, not the user's,
+// the project's or the flags'. Each file (and flag) left out is one warning naming it.
+func TestManagedLockdownKeys(t *testing.T) {
+	tr := newTree(t)
+	managed := write(t, filepath.Join(t.TempDir(), "managed-settings.json"), `{"allowManagedHooksOnly": true, "allowManagedPermissionRulesOnly": true,
+		"permissions": {"deny": ["Bash(curl *)"], "allow": ["Read"]},
+		"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "managed-hook"}]}]}}`)
+	user := write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(*)"]},
+		"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "user-hook"}]}]}}`)
+	proj := write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"permissions": {"ask": ["Read"], "deny": ["Write"]},
+		"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "project-hook"}]}]}, "model": "m"}`)
+	o := tr.opts()
+	o.Managed = []string{managed}
+	o.AllowedTools, o.DisallowedTools = []string{"Bash"}, []string{"Edit"}
+	s, err := Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(s.Permissions.Allow); len(got) != 1 || got[0] != "Read @ "+managed {
+		t.Errorf("allow %q", got)
+	}
+	if got := texts(s.Permissions.Deny); len(got) != 1 || got[0] != "Bash(curl *) @ "+managed || len(s.Permissions.Ask) != 0 {
+		t.Errorf("deny %q ask %q", got, texts(s.Permissions.Ask))
+	}
+	if len(s.Hooks) != 1 || len(s.Hooks["Stop"]) != 1 || s.Hooks["Stop"][0].Source != managed {
+		t.Errorf("hooks %+v", s.Hooks)
+	}
+	if s.ManagedHooksOnly != managed || s.Permissions.ManagedRulesOnly != managed || s.Model != "m" {
+		t.Errorf("lockdown %q %q model %q", s.ManagedHooksOnly, s.Permissions.ManagedRulesOnly, s.Model)
+	}
+	all := strings.Join(s.Warnings, "\n")
+	for _, w := range []string{
+		"--disallowedTools Edit is ignored: managed settings (" + managed + ") set allowManagedPermissionRulesOnly",
+		"--allowedTools Bash is ignored",
+		user + ": permission rules (allow, ask, deny) are ignored", user + ": hooks are ignored: managed settings (" + managed + ") set allowManagedHooksOnly",
+		proj + ": permission rules (allow, ask, deny) are ignored", proj + ": hooks are ignored",
+	} {
+		if strings.Count(all, w) != 1 {
+			t.Errorf("want %q once in:\n%s", w, all)
+		}
+	}
+	if len(s.Warnings) != 6 {
+		t.Errorf("%d warnings:\n%s", len(s.Warnings), all)
+	}
+
+	// Only a managed file may lock down: the keys elsewhere change nothing.
+	write(t, user, `{"allowManagedHooksOnly": true, "allowManagedPermissionRulesOnly": true, "permissions": {"allow": ["Bash(*)"]}}`)
+	if s, err = Load(tr.opts()); err != nil {
+		t.Fatal(err)
+	}
+	if s.ManagedHooksOnly != "" || s.Permissions.ManagedRulesOnly != "" || len(s.Permissions.Allow) != 1 || len(s.Hooks["PreToolUse"]) != 1 {
+		t.Errorf("a user file locked down: %+v", s)
+	}
+}

@@ -16,7 +16,11 @@ type Settings struct {
 	// Hooks maps an event name (PreToolUse, Stop, ...) to its matcher groups, from every
 	// file in precedence order (most specific first).
 	Hooks map[string][]HookMatcher `json:"hooks,omitempty"`
-	Env   map[string]string        `json:"env,omitempty"`
+	// ManagedHooksOnly names the managed settings file that sets allowManagedHooksOnly
+	// ("" when none does): only managed hooks run; the other files' hooks are left out
+	// of Hooks, and the caller leaves out skill, agent and plugin hooks too.
+	ManagedHooksOnly string            `json:"-"`
+	Env              map[string]string `json:"env,omitempty"`
 	// EnvProject names, for each Env value a project's own file set (not the user's files
 	// or --settings), that file: a repository must not redirect where ouro sends the
 	// user's key.
@@ -126,6 +130,11 @@ type Permissions struct {
 	// DisableBypass names the file whose permissions.disableBypassPermissionsMode is
 	// "disable": bypassPermissions cannot be entered ("" when none says so).
 	DisableBypass string `json:"-"`
+	// ManagedRulesOnly names the managed settings file that sets
+	// allowManagedPermissionRulesOnly ("" when none does): only its rules apply; the
+	// other files' and the flags' are left out, and no rule may be added while the
+	// session runs (no "for this session" or "always" answers).
+	ManagedRulesOnly string `json:"-"`
 }
 
 // Rule is one permission rule as written (`Bash(npm run *)`) and where it came from.

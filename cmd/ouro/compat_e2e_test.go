@@ -260,7 +260,8 @@ func TestManagedSettingsAndDisabledBypass(t *testing.T) {
 	if _, errOut, code := e.run("", "-p", "hi", "--dangerously-skip-permissions"); code == 0 || !strings.Contains(errOut, "bypassPermissions is disabled by "+managed) {
 		t.Errorf("--dangerously-skip-permissions: exit %d\n%s", code, errOut)
 	}
-	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	// The person's own file (a project's may not choose bypassPermissions at all).
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
 	e.fake(scripted.Turn{ToolCalls: bash("curl -s http://127.0.0.1:9/")}, scripted.Turn{Text: "done"})
 	out, errOut, code := e.run("", "-p", "fetch", "--output-format", "stream-json", "--allowedTools", "Bash")
 	if code != 0 {

@@ -193,7 +193,8 @@ func TestHeadlessTextShowsDenials(t *testing.T) {
 // Issue 12, item 16: system/init reports the mode in force, from settings or flags.
 func TestInitReportsTheModeInForce(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{"permissions": {"defaultMode": "acceptEdits"}}`)
+	// The person's own file: a project's may not choose acceptEdits.
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions": {"defaultMode": "acceptEdits"}}`)
 	for _, tc := range []struct {
 		flags []string
 		want  string

@@ -360,16 +360,20 @@ func newMCPApproveCmd() *cobra.Command {
 		Short: "Approve (or with --deny, disable) servers of this project's .mcp.json",
 		Long: `A project's .mcp.json servers run commands on your machine, so ouro starts them only
 once you approve them. The choice is kept in ~/.ouro.json for this project folder.
---all approves every server .mcp.json defines now; one added later needs approving again.`,
+--all approves every server .mcp.json defines now; one added later needs approving again.
+An approval holds for the server as .mcp.json defines it now (command, arguments, the
+names of its environment variables, URL): if that changes, it is asked about again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, cwd, home, err := loadMCP()
 			if err != nil {
 				return err
 			}
 			var project []string
+			byName := map[string]mcpconf.Server{}
 			for _, s := range cfg.Servers {
 				if s.Scope == mcpconf.ScopeProject {
 					project = append(project, s.Name)
+					byName[s.Name] = s
 				}
 			}
 			sort.Strings(project)
@@ -380,12 +384,15 @@ once you approve them. The choice is kept in ~/.ouro.json for this project folde
 			if len(names) == 0 {
 				return fmt.Errorf("name the servers to approve (this project's .mcp.json defines: %s), or pass --all", noneIfEmpty(project))
 			}
+			var servers []mcpconf.Server
 			for _, n := range names {
 				if !slices.Contains(project, n) {
 					return fmt.Errorf("%q is not a server of this project's .mcp.json (it defines: %s)", n, noneIfEmpty(project))
 				}
+				servers = append(servers, byName[n])
 			}
-			if err := mcpconf.Approve(home, cwd, names, !deny); err != nil {
+			// The approval is bound to the configuration .mcp.json holds now.
+			if err := mcpconf.Approve(home, cwd, servers, !deny); err != nil {
 				return err
 			}
 			verb := "Approved"

@@ -112,7 +112,7 @@ func TestKilledOuroTakesItsCommandsWithIt(t *testing.T) {
 			}
 			e := newEnv(t)
 			if !sandboxed {
-				writeSettings(t, e.dir, `{"sandbox": {"enabled": false}}`)
+				writeSettings(t, e.home, `{"sandbox": {"enabled": false}}`) // the person's own file
 			}
 			arg, detached := sleepArg(t), sleepArg(t)+"1"
 			e.fake(scripted.Turn{ToolCalls: bash("setsid sleep " + detached + " >/dev/null 2>&1 & sleep " + arg)})

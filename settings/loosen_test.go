@@ -1,0 +1,94 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// A repository may not loosen a person's choices: a project's own files may not choose
+// bypassPermissions or acceptEdits, turn the sandbox off, let commands leave it against
+// the user's no, or open folders outside the project. Each is ignored with one warning
+// naming the file, the key and how to allow it; stricter values still apply.
+func TestProjectFilesMayNotLoosen(t *testing.T) {
+	for _, mode := range []string{"bypassPermissions", "acceptEdits"} {
+		tr := newTree(t)
+		write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"sandbox":{"allowUnsandboxedCommands":false}}`)
+		outside := t.TempDir()
+		os.Symlink(outside, filepath.Join(tr.proj, "link"))
+		proj := write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{
+			"permissions":{"defaultMode":"`+mode+`","additionalDirectories":["../elsewhere","/etc","~","link","src","./docs/../lib"]},
+			"sandbox":{"enabled":false,"allowUnsandboxedCommands":true}}`)
+		s, err := Load(tr.opts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Permissions.DefaultMode != "" || s.Permissions.ModeSource != "" {
+			t.Errorf("%s: mode %q from %q, want none", mode, s.Permissions.DefaultMode, s.Permissions.ModeSource)
+		}
+		if s.Sandbox.Enabled != nil {
+			t.Errorf("%s: sandbox.enabled = %v, want unset", mode, *s.Sandbox.Enabled)
+		}
+		if u := s.Sandbox.AllowUnsandboxedCommands; u == nil || *u {
+			t.Errorf("%s: allowUnsandboxedCommands = %v, want the user's false", mode, u)
+		}
+		if want := []string{filepath.Join(tr.proj, "src"), filepath.Join(tr.proj, "lib")}; !reflect.DeepEqual(s.Permissions.AdditionalDirectories, want) {
+			t.Errorf("%s: additionalDirectories = %q, want %q", mode, s.Permissions.AdditionalDirectories, want)
+		}
+		wants := []string{"permissions.defaultMode \"" + mode + "\" is ignored", "--permission-mode " + mode,
+			`additionalDirectories "../elsewhere"`, `additionalDirectories "/etc"`, `additionalDirectories "~"`, `additionalDirectories "link"`,
+			"sandbox.enabled false is ignored", "sandbox.allowUnsandboxedCommands true is ignored"}
+		all := strings.Join(s.Warnings, "\n")
+		if len(s.Warnings) != 7 {
+			t.Errorf("%s: %d warnings, want 7:\n%s", mode, len(s.Warnings), all)
+		}
+		for _, w := range wants {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: no warning %q in:\n%s", mode, w, all)
+			}
+		}
+		for _, w := range s.Warnings {
+			if !strings.HasPrefix(w, proj+": ") || !strings.Contains(w, "~/.claude/settings.json or ~/.ouro/settings.json") {
+				t.Errorf("%s: the warning does not name the file and how to allow it: %s", mode, w)
+			}
+		}
+	}
+
+	// Stricter values from a project still apply; the person's own files, --settings and
+	// the flag still loosen.
+	tr := newTree(t)
+	write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"permissions":{"defaultMode":"bypassPermissions"},"sandbox":{"enabled":false}}`)
+	write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"permissions":{"defaultMode":"plan"},"sandbox":{"enabled":true,"allowUnsandboxedCommands":false}}`)
+	s, err := Load(tr.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Permissions.DefaultMode != "plan" || s.Sandbox.Enabled == nil || !*s.Sandbox.Enabled || *s.Sandbox.AllowUnsandboxedCommands || len(s.Warnings) != 0 {
+		t.Errorf("stricter project values: mode %q sandbox %v unsandboxed %v warnings %q", s.Permissions.DefaultMode, s.Sandbox.Enabled, s.Sandbox.AllowUnsandboxedCommands, s.Warnings)
+	}
+	write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"permissions":{"defaultMode":"acceptEdits"},"sandbox":{"enabled":false}}`)
+	if s, err = Load(tr.opts()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Permissions.DefaultMode != "bypassPermissions" || *s.Sandbox.Enabled || len(s.Warnings) != 2 {
+		t.Errorf("the user's own file: mode %q sandbox %v warnings %q", s.Permissions.DefaultMode, *s.Sandbox.Enabled, s.Warnings)
+	}
+	o := tr.opts()
+	o.Settings = `{"permissions":{"defaultMode":"acceptEdits","additionalDirectories":["/srv"]}}`
+	if s, err = Load(o); err != nil {
+		t.Fatal(err)
+	}
+	if s.Permissions.DefaultMode != "acceptEdits" || s.Permissions.ModeSource != SourceSettingsFlag || !reflect.DeepEqual(s.Permissions.AdditionalDirectories, []string{"/srv"}) {
+		t.Errorf("--settings: mode %q from %q dirs %q", s.Permissions.DefaultMode, s.Permissions.ModeSource, s.Permissions.AdditionalDirectories)
+	}
+	o = tr.opts()
+	o.PermissionMode = "acceptEdits"
+	if s, err = Load(o); err != nil {
+		t.Fatal(err)
+	}
+	if s.Permissions.DefaultMode != "acceptEdits" || s.Permissions.ModeSource != "--permission-mode" {
+		t.Errorf("--permission-mode: %q from %q", s.Permissions.DefaultMode, s.Permissions.ModeSource)
+	}
+}

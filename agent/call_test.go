@@ -179,7 +179,7 @@ func TestBrokenInputIsRepairedBeforeTheHistory(t *testing.T) {
 	bash := echo("Bash")
 	h := newHarness(t, []scripted.Turn{
 		{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{"command": "ls`}, call("Bash", `{"command":"pwd"}`)}},
-		{ExpectContains: "unexpected end of JSON input, at byte 15 (15 bytes", Text: "sorry"},
+		{ExpectContains: "is not valid JSON (unexpected end of JSON input, at byte 15; 15 bytes", Text: "sorry"},
 	}, agent.Config{}, bash)
 	if out := h.run(context.Background(), "go"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)

@@ -33,7 +33,7 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 					schema = " Its input must be one JSON object matching this schema: " + string(s)
 				}
 			}
-			results[k] = tool.Errorf("Invalid input for %s: the input could not be read: %s (%d bytes, starting %s), so the call was not run (the history shows it as {}). Send the call again as complete JSON, with double quotes and nothing after the closing brace.%s", c.Name, bi.why, bi.size, bi.head, schema)
+			results[k] = tool.Errorf("Invalid input for %s: the input is not valid JSON (%s; %d bytes, starting %s), so the call was not run (the history shows it as {}). Send the call again as complete JSON, with double quotes and nothing after the closing brace.%s", c.Name, bi.why, bi.size, bi.head, schema)
 			continue
 		}
 		valid[k], results[k], ok[k] = tools.Check(c)

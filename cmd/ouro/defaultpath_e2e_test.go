@@ -136,14 +136,14 @@ func TestBrokenToolArgumentsOnTheOpenAIPath(t *testing.T) {
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{'command': 'ls'}`}}},
 		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{"command": "ls"} and then I will read it`}}},
-		scripted.Turn{ExpectContains: "could not be read", Text: "sent it again"},
+		scripted.Turn{ExpectContains: "is not valid JSON", Text: "sent it again"},
 	)
 	out, errOut, code := e.run("", "-p", "list", "--model", "openai:gpt-5", "--permission-mode", "bypassPermissions")
 	if code != 0 || out != "sent it again\n" {
 		t.Fatalf("exit %d %q\n%s", code, out, errOut)
 	}
 	body := string(srv.Requests()[1].Body)
-	for _, want := range []string{"could not be read", "invalid character", `\"command\"`} {
+	for _, want := range []string{"is not valid JSON", "invalid character", `\"command\"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the model was not told %q:\n%s", want, body)
 		}

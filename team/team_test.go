@@ -296,6 +296,14 @@ func TestTeamBudgetStopsTeammates(t *testing.T) {
 	if len(ms) == 0 || !strings.Contains(ms[len(ms)-1].Text, "the team budget ran out (3 of 3 turns)") {
 		t.Fatalf("the lead was not told of the budget: %+v", ms)
 	}
+	// Issue 33 item 8: a message to the stopped teammate says it is stopped, not "it
+	// arrives in their next request", which had the lead wait for ever.
+	in, _ := json.Marshal(map[string]string{"to": "w1", "message": "one more thing"})
+	res := f.team.NewSendTool().Run
+	got, err := res(ctx, &tool.Exec{Call: tool.Call{ID: "s", Name: "SendMessage", Input: in}})
+	if err != nil || !strings.Contains(got.Text(), "w1 has stopped") || !strings.Contains(got.Text(), "Do not wait") || strings.Contains(got.Text(), "next request") {
+		t.Errorf("SendMessage to a stopped teammate: %v %q", err, got.Text())
+	}
 	all, _ := f.board.All(ctx)
 	if all[2].Status == task.Completed {
 		t.Fatal("the teammate went on past the team budget")

@@ -106,6 +106,16 @@ func (s *sendTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if tm := s.team.member(sent.To); tm != nil && tm.proc != nil && tm.proc.ended() {
 		return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but its process has ended: spawn a teammate with that name again to deliver it.", what, sent.To, sent.ID)), nil
+	} else if tm != nil && tm.proc == nil {
+		tm.mu.Lock()
+		st, why := tm.status, tm.reason
+		tm.mu.Unlock()
+		if st == StatusStopped {
+			if why != "" {
+				why = " (" + why + ")"
+			}
+			return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but %s has stopped%s and reads nothing now: it is delivered only if a teammate named %s is spawned again. Do not wait for an answer.", what, sent.To, sent.ID, sent.To, why, sent.To)), nil
+		}
 	}
 	return tool.Text(fmt.Sprintf("%s sent to %s (message id %s). It arrives in their next request.", what, sent.To, sent.ID)), nil
 }

@@ -150,6 +150,11 @@ func (b *tailBuffer) String() string {
 
 // procState is a process teammate as `ouro team` shows it.
 func (tm *teammate) procState() Member {
+	// tm.last is written under tm.mu (setLast, from the supervising goroutine); read it
+	// first, so the two locks are never held together.
+	tm.mu.Lock()
+	last := tm.last
+	tm.mu.Unlock()
 	p := tm.proc
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -170,7 +175,7 @@ func (tm *teammate) procState() Member {
 		}
 	}
 	if m.LastMessage == "" {
-		m.LastMessage = tm.last
+		m.LastMessage = last
 	}
 	return m
 }

@@ -48,19 +48,18 @@ func Find(s System) (string, error) {
 		}
 		return "", fmt.Errorf("%s is %q, which is not a file: set it to the path of Git Bash's bash.exe (for example %s) or unset it", EnvVar, p, example)
 	}
-	var candidates []string
 	if git, err := s.LookPath("git"); err == nil {
-		candidates = append(candidates, filepath.Join(filepath.Dir(git), "..", "bin", "bash.exe"))
-	}
-	if s.GitExecPath != nil {
+		if c := filepath.Join(filepath.Dir(git), "..", "bin", "bash.exe"); s.IsFile(c) {
+			return c, nil
+		}
+		// Only now run git: the lookups above cost no process.
 		if ep, err := s.GitExecPath(); err == nil && ep != "" {
 			root := filepath.Join(filepath.Clean(ep), "..", "..", "..")
-			candidates = append(candidates, filepath.Join(root, "bin", "bash.exe"), filepath.Join(root, "usr", "bin", "bash.exe"))
-		}
-	}
-	for _, c := range candidates {
-		if s.IsFile(c) {
-			return c, nil
+			for _, c := range []string{filepath.Join(root, "bin", "bash.exe"), filepath.Join(root, "usr", "bin", "bash.exe")} {
+				if s.IsFile(c) {
+					return c, nil
+				}
+			}
 		}
 	}
 	if p, err := s.LookPath("bash.exe"); err == nil && !wslLauncher(p, s.Getenv("SystemRoot")) {

@@ -93,6 +93,9 @@ func TestFindOrder(t *testing.T) {
 			if err != nil || got != c.want {
 				t.Fatalf("Find = %q, %v; want %q", got, err, c.want)
 			}
+			if c.sys.execPath == "" && c.sys.ranGit {
+				t.Error("Find ran git --exec-path although the files already named Git Bash")
+			}
 		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -154,7 +153,7 @@ func TestCloseKillsAsyncHooks(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("Close took %v", d)
 	}
-	waitFor(t, "the child to die", func() bool { return syscall.Kill(pid, 0) != nil })
+	waitFor(t, "the child to die", func() bool { return !processAlive(pid) })
 	// After Close, async hooks no longer start.
 	r.AfterTool(context.Background(), bash("2", "ls"), &res)
 	time.Sleep(100 * time.Millisecond)

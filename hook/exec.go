@@ -173,7 +173,10 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	cmd.WaitDelay = 2 * time.Second
 
 	start := time.Now()
-	err := cmd.Run()
+	err := startProcess(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	x := result{run: Run{ExitCode: -1, Duration: time.Since(start)}}
 	errText := r.fit(strings.TrimSpace(stderr.String()), event)
 	switch {

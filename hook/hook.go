@@ -12,7 +12,6 @@ import (
 	"github.com/ouroagent/ouro/internal/credenv"
 	"net/url"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -309,10 +308,7 @@ func New(cfg Config) (*Runner, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	r.shell = "sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		r.shell = p
-	}
+	r.shell = hookShell()
 	// ouro's credentials are kept from hooks: a hook's output reaches the model. (An
 	// http hook's headers still expand the variables its allowedEnvVars name.)
 	r.env = append(credenv.Strip(append(os.Environ(), cfg.Env...)),

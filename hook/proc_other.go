@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package hook
 
@@ -7,6 +7,17 @@ import "os/exec"
 // ownProcessGroup: without process groups, cancellation kills the hook process itself
 // (exec.CommandContext's default).
 func ownProcessGroup(*exec.Cmd, bool) {}
+
+// hookShell runs the shell form: bash when it is on PATH, else sh.
+func hookShell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+}
+
+// startProcess starts the hook.
+func startProcess(cmd *exec.Cmd) error { return cmd.Start() }
 
 // guardsGroup is false: there are no process groups to guard.
 const guardsGroup = false

@@ -23,6 +23,17 @@ func ownProcessGroup(cmd *exec.Cmd, guarded bool) {
 	}
 }
 
+// hookShell runs the shell form: bash when it is on PATH, else sh.
+func hookShell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+}
+
+// startProcess starts the hook.
+func startProcess(cmd *exec.Cmd) error { return cmd.Start() }
+
 // groupGuard is the shell script an async hook runs under (its arguments the hook's argv:
 // the shell, -c and the command, or the exec form's program and arguments): the hook runs
 // as a child with the hook's stdin, and a SIGTERM (sent when ouro dies) kills the whole

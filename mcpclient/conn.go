@@ -52,18 +52,18 @@ func (c *conn) close() {
 // process group is signalled.
 const closeGrace = 500 * time.Millisecond
 
-// process is a stdio server's process group.
+// process is a stdio server's process group (a Job Object on Windows).
 type process struct {
-	pgid       int
+	group      group
 	supervised bool
 	once       sync.Once
 }
 
 func (p *process) kill() {
-	if p == nil || p.pgid <= 0 {
+	if p == nil {
 		return
 	}
-	p.once.Do(func() { killGroup(p.pgid, p.supervised) })
+	p.once.Do(func() { p.group.kill(p.supervised) })
 }
 
 // dial starts (or reaches) srv and completes the MCP handshake within ctx.
@@ -99,8 +99,10 @@ func (m *Manager) dial(ctx context.Context, s *server) (*conn, error) {
 			return nil, err
 		}
 		cmd.Stderr = logw
-		t = &startNotify{CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: closeGrace}, started: func(pid int) {
-			proc = &process{pgid: pid, supervised: supervised}
+		t = &startNotify{CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: closeGrace}, started: func(p *os.Process) error {
+			g, err := startGroup(p)
+			proc = &process{group: g, supervised: supervised}
+			return err
 		}}
 	case mcpconf.TypeHTTP:
 		st := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxRetries: 1}
@@ -174,16 +176,20 @@ type lifetime struct {
 
 func (l lifetime) Connect(context.Context) (mcp.Connection, error) { return l.Transport.Connect(l.ctx) }
 
-// startNotify is the SDK's command transport that also reports the process it started.
+// startNotify is the SDK's command transport that also reports the process it started
+// (which on Windows joins its job here, before it runs).
 type startNotify struct {
 	mcp.CommandTransport
-	started func(pid int)
+	started func(p *os.Process) error
 }
 
 func (t *startNotify) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.CommandTransport.Connect(ctx)
 	if t.Command.Process != nil {
-		t.started(t.Command.Process.Pid)
+		if serr := t.started(t.Command.Process); serr != nil && err == nil {
+			_ = c.Close()
+			c, err = nil, serr
+		}
 	}
 	return c, err
 }
@@ -191,7 +197,7 @@ func (t *startNotify) Connect(ctx context.Context) (mcp.Connection, error) {
 // command builds a stdio server's process: in its own process group, with its own
 // environment entries after ouro's, in the project folder. Under the launcher (when the
 // binary has one) the whole tree dies with ouro, even on SIGKILL; without it the server
-// itself still does (Pdeathsig).
+// itself still does (Pdeathsig) on Linux. On Windows the server's job does that.
 func (m *Manager) command(cfg mcpconf.Server) (*exec.Cmd, bool, error) {
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
@@ -209,7 +215,7 @@ func (m *Manager) command(cfg mcpconf.Server) (*exec.Cmd, bool, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		dieWithOuro(cmd.SysProcAttr)
 	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	cmd.Dir = m.opts.CWD
 	// ouro's credentials are not the server's: only those its own "env" names reach it.
 	cmd.Env = credenv.Strip(append(os.Environ(), m.opts.Env...))

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -248,7 +247,7 @@ func TestCloseKillsServers(t *testing.T) {
 		t.Fatalf("Close took %s", d)
 	}
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
+		if processAlive(pid) {
 			t.Errorf("server %d still runs after Close", pid)
 		}
 	}

@@ -4,9 +4,26 @@ package mcpclient
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"syscall"
 	"time"
 )
+
+// group is a server's process group, named after its leader.
+type group struct{ pgid int }
+
+// ownGroup makes the server the leader of a new process group.
+func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr.Setpgid = true }
+
+// startGroup is the group the started server p leads.
+func startGroup(p *os.Process) (group, error) { return group{pgid: p.Pid}, nil }
+
+func (g group) kill(supervised bool) {
+	if g.pgid > 0 {
+		killGroup(g.pgid, supervised)
+	}
+}
 
 // killGroup stops a server's process group: SIGTERM, then (under the launcher) SIGHUP so
 // the launcher kills the whole tree, then SIGKILL for whatever is left.

@@ -6,19 +6,24 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"runtime"
 )
+
+// unavailable says why there is no sandbox here: not a kernel without Landlock (as
+// UnavailableWarning puts it on Linux), but a system ouro has no sandbox for.
+var unavailable = "ouro's OS sandbox (Landlock) exists on Linux only; on " + runtime.GOOS + " Bash runs unsandboxed, with permission rules only"
 
 // Supported reports whether the OS sandbox can be used: only on Linux (Landlock).
 func Supported() (abi int, ok bool) { return 0, false }
 
 // Availability: without Landlock, Bash runs with the permission rules only.
 func Availability(Policy) (ok bool, warnings []string) {
-	return false, []string{UnavailableWarning}
+	return false, []string{unavailable}
 }
 
 // Command is not available on this system.
 func Command(context.Context, Policy, string, ...string) (*exec.Cmd, error) {
-	return nil, errors.New("sandbox: " + UnavailableWarning)
+	return nil, errors.New("sandbox: " + unavailable)
 }
 
 // MaybeRunLauncher does nothing on this system: there is no launcher mode.

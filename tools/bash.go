@@ -1,5 +1,3 @@
-//go:build linux || darwin
-
 package tools
 
 import (
@@ -84,16 +82,22 @@ const (
 // the command sees the same empty "$@" a plain `bash -c` would give it. A third, when not
 // empty, is the env folder (BashConfig.EnvDir) whose scripts are sourced first.
 const bashWrapper = `__ouro_cmd=$1 __ouro_cwd_file=$2 __ouro_env=$3; set --; ` +
-	`if [ -n "$__ouro_env" ]; then for __ouro_f in "$__ouro_env"/*.sh; do ` +
-	`if [ -f "$__ouro_f" ]; then . "$__ouro_f"; fi; done; fi; unset __ouro_f __ouro_env; ` +
+	wrapperSourceEnv +
 	`trap 'pwd -P >"$__ouro_cwd_file" 2>/dev/null' EXIT; ` +
 	`eval "$__ouro_cmd"`
+
+// wrapperSourceEnv sources the env folder's scripts, in name order (see bashWrapper).
+const wrapperSourceEnv = `if [ -n "$__ouro_env" ]; then for __ouro_f in "$__ouro_env"/*.sh; do ` +
+	`if [ -f "$__ouro_f" ]; then . "$__ouro_f"; fi; done; fi; unset __ouro_f __ouro_env; `
 
 // Bash runs shell commands in a working directory that persists between calls.
 type Bash struct {
 	cfg   BashConfig
 	shell string
-	spec  llm.ToolSpec
+	// shellErr, when set, is why there is no shell to run commands in (Windows without
+	// Git Bash): every call fails with it.
+	shellErr error
+	spec     llm.ToolSpec
 
 	mu  sync.Mutex
 	cwd string
@@ -101,18 +105,15 @@ type Bash struct {
 	sb *sandbox.Policy
 }
 
-// NewBash returns the Bash tool. It uses bash when it is on PATH and sh otherwise. It
-// panics when cfg.Dir is empty, which is a programming error.
+// NewBash returns the Bash tool. It uses bash when it is on PATH and sh otherwise; on
+// Windows, Git Bash (see gitbash.Find), and when there is none every call says how to
+// get it. It panics when cfg.Dir is empty, which is a programming error.
 func NewBash(cfg BashConfig) *Bash {
-	shell := "sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	} else if p, err := exec.LookPath("sh"); err == nil {
-		shell = p
-	} else {
-		shell = "/bin/sh"
-	}
-	return newBashWithShell(cfg, shell)
+	shell, err := defaultShell()
+	b := newBashWithShell(cfg, shell)
+	b.shellErr = err
+	b.spec.Description += platformNote(shell, err)
+	return b
 }
 
 func newBashWithShell(cfg BashConfig, shell string) *Bash {
@@ -280,6 +281,9 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if b.shellErr != nil {
+		return tool.Result{}, fmt.Errorf("bash: %w", b.shellErr)
+	}
 	if in.Background {
 		return b.runBackground(ctx, x, in)
 	}
@@ -316,13 +320,11 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		return tool.Result{}, err
 	}
 	cmd.Dir = dir
-	// ouro's own credentials never reach the command (nor the model, through it).
-	cmd.Env = credenv.Strip(append(os.Environ(), b.cfg.Env...))
 	// One writer for both streams: os/exec then gives the child a single pipe, so the
 	// order of stdout and stderr lines is the order they were written in.
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil // /dev/null
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
@@ -334,10 +336,10 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
 	}
-	if err := cmd.Start(); err != nil {
+	tree, err := startTree(cmd)
+	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
 	}
-	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after the leader
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -350,10 +352,10 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	case waitErr = <-done:
 	case <-timer.C:
 		timedOut = true
-		terminateGroup(pgid, supervised, b.cfg.KillGrace)
+		tree.terminate(supervised, b.cfg.KillGrace)
 		waitErr = <-done
 	case <-ctx.Done():
-		terminateGroup(pgid, supervised, b.cfg.KillGrace)
+		tree.terminate(supervised, b.cfg.KillGrace)
 		<-done
 		b.recordCwd(cwdPath)
 		if len(absent) > 0 {
@@ -442,25 +444,35 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	return res, nil
 }
 
-// shellCommand returns the process for one call, with SysProcAttr set: the launcher
-// (supervised), which enters the sandbox if there is one and runs the shell, or where the
-// binary has no launcher and there is no sandbox, the shell itself.
-func (b *Bash) shellCommand(ctx context.Context, sb *sandbox.Policy, command, cwdPath string) (cmd *exec.Cmd, supervised bool, err error) {
+// shellCommand returns the process for one call, with SysProcAttr and Env set: the
+// launcher (supervised), which enters the sandbox if there is one and runs the shell, or
+// where the binary has no launcher and there is no sandbox, the shell itself.
+func (b *Bash) shellCommand(ctx context.Context, sb *sandbox.Policy, command, cwdPath string) (*exec.Cmd, bool, error) {
+	cmd, supervised, callEnv, err := b.shellProcess(ctx, sb, command, cwdPath)
+	if err != nil {
+		return nil, false, err
+	}
+	// ouro's own credentials never reach the command (nor the model, through it).
+	cmd.Env = append(credenv.Strip(append(os.Environ(), b.cfg.Env...)), callEnv...)
+	return cmd, supervised, nil
+}
+
+func (b *Bash) shellProcess(ctx context.Context, sb *sandbox.Policy, command, cwdPath string) (cmd *exec.Cmd, supervised bool, callEnv []string, err error) {
 	envDir := ""
 	if b.cfg.EnvDir != nil {
 		envDir = b.cfg.EnvDir()
 	}
-	args := []string{"-c", bashWrapper, filepath.Base(b.shell), command, cwdPath, envDir}
+	args, callEnv := wrapperCall(b.shell, command, cwdPath, envDir)
 	if sb == nil {
 		// Under the launcher when the binary has one, so that nothing the command starts
 		// outlives it or ouro; else the shell alone, which at least dies with ouro.
 		if cmd, err := sandbox.Supervised(context.WithoutCancel(ctx), b.shell, args...); err == nil {
-			return cmd, true, nil
+			return cmd, true, callEnv, nil
 		}
 		cmd = exec.Command(b.shell, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		dieWithOuro(cmd.SysProcAttr)
-		return cmd, false, nil
+		return cmd, false, callEnv, nil
 	}
 	pol := *sb
 	if pol.TempDir == "" {
@@ -470,9 +482,9 @@ func (b *Bash) shellCommand(ctx context.Context, sb *sandbox.Policy, command, cw
 	// Without cancellation: Run terminates the whole group itself, with a grace period.
 	cmd, err = sandbox.Command(context.WithoutCancel(ctx), pol, b.shell, args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("bash: %w", err)
+		return nil, false, nil, fmt.Errorf("bash: %w", err)
 	}
-	return cmd, true, nil
+	return cmd, true, callEnv, nil
 }
 
 // startDir returns the directory to run in: the remembered one, or Dir with a note for
@@ -516,7 +528,7 @@ func (b *Bash) recordCwd(path string) {
 	if err != nil || more {
 		return
 	}
-	dir := strings.TrimSuffix(string(data), "\n")
+	dir := nativePath(strings.TrimSuffix(string(data), "\n"))
 	if !filepath.IsAbs(dir) || !isDir(dir) {
 		return
 	}

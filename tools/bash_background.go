@@ -1,12 +1,9 @@
-//go:build linux || darwin
-
 package tools
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ouroagent/ouro/internal/credenv"
 	"io"
 	"os"
 	"os/exec"
@@ -40,7 +37,7 @@ func (b *Bash) runBackground(ctx context.Context, x *tool.Exec, in bashInput) (t
 
 // bgProc is a background command's process group.
 type bgProc struct {
-	pgid       int
+	tree       procTree
 	supervised bool
 	b          *Bash
 	done       chan struct{}
@@ -65,11 +62,10 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 		os.Remove(cwdPath)
 		return nil, err
 	}
-	cmd.Dir = dir
-	cmd.Env = credenv.Strip(append(os.Environ(), b.cfg.Env...)) // no ouro credentials
-	cmd.Stdout, cmd.Stderr = out, out                           // one pipe: the order they were written in
+	cmd.Dir = dir                     // Env, without ouro's credentials, set by shellCommand
+	cmd.Stdout, cmd.Stderr = out, out // one pipe: the order they were written in
 	cmd.Stdin = nil
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
@@ -80,14 +76,15 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
 	}
-	if err := cmd.Start(); err != nil {
+	tree, err := startTree(cmd)
+	if err != nil {
 		os.Remove(cwdPath)
 		if placeholders != nil {
 			placeholders.Release()
 		}
 		return nil, fmt.Errorf("start %s in %s: %w", b.shell, dir, err)
 	}
-	p := &bgProc{pgid: cmd.Process.Pid, supervised: supervised, b: b, done: make(chan struct{})}
+	p := &bgProc{tree: tree, supervised: supervised, b: b, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		werr := cmd.Wait()
@@ -134,6 +131,6 @@ func (p *bgProc) Stop() {
 		return
 	default:
 	}
-	terminateGroup(p.pgid, p.supervised, p.b.cfg.KillGrace)
+	p.tree.terminate(p.supervised, p.b.cfg.KillGrace)
 	<-p.done
 }

@@ -6,10 +6,53 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 )
+
+// defaultShell is bash when it is on PATH, else sh.
+func defaultShell() (string, error) {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, nil
+	} else if p, err := exec.LookPath("sh"); err == nil {
+		return p, nil
+	}
+	return "/bin/sh", nil
+}
+
+// platformNote adds nothing to the description here.
+func platformNote(string, error) string { return "" }
+
+// wrapperCall is the shell's arguments for one command: bashWrapper, with the command,
+// the cwd file and the env folder as its positional parameters.
+func wrapperCall(shell, command, cwdPath, envDir string) (args, env []string) {
+	return []string{"-c", bashWrapper, filepath.Base(shell), command, cwdPath, envDir}, nil
+}
+
+// nativePath is the directory the wrapper recorded, as it wrote it.
+func nativePath(dir string) string { return dir }
+
+// ownGroup makes the shell the leader of a new process group (named after it: Pgid 0).
+func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr.Setpgid = true }
+
+// procTree is a command's process group.
+type procTree struct{ pgid int }
+
+// startTree starts cmd, the leader of its group.
+func startTree(cmd *exec.Cmd) (procTree, error) {
+	if err := cmd.Start(); err != nil {
+		return procTree{}, err
+	}
+	return procTree{pgid: cmd.Process.Pid}, nil
+}
+
+// terminate stops the whole group (see terminateGroup).
+func (t procTree) terminate(supervised bool, grace time.Duration) {
+	terminateGroup(t.pgid, supervised, grace)
+}
 
 // groupPollInterval paces the checks for whether a signalled process group is gone.
 const groupPollInterval = 20 * time.Millisecond

@@ -42,16 +42,6 @@ func runBash(t testing.TB, b *Bash, command string, timeoutMS float64) tool.Resu
 	return res
 }
 
-// realDir resolves symlinks (macOS's /var → /private/var) so it compares with pwd -P.
-func realDir(t testing.TB, p string) string {
-	t.Helper()
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // shells lists the shells the tool may run on this machine: bash, and sh when it is a
 // different program (dash on Debian), which is the fallback without bash.
 func shells(t *testing.T) map[string]string {

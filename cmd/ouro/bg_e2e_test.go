@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
@@ -31,19 +30,6 @@ func bgBash(cmd, desc string) scripted.ToolCall {
 func bgToolCall(name string, input any) scripted.ToolCall {
 	in, _ := json.Marshal(input)
 	return scripted.ToolCall{Name: name, Input: in}
-}
-
-// allText is every text and tool result of a request's messages.
-func allText(msgs []llm.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		for _, bl := range m.Content {
-			b.WriteString(bl.Text)
-			b.WriteString(bl.ResultText())
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 var bgIDRe = regexp.MustCompile(`Command running in background with ID: (b[0-9a-z]{8})\.`)

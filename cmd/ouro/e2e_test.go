@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -547,4 +549,17 @@ func toolSpans(t *testing.T, root string) []span {
 	})
 	sort.Slice(spans, func(i, j int) bool { return spans[i].ToolUseID < spans[j].ToolUseID })
 	return spans
+}
+
+// allText is every text and tool result of a request's messages.
+func allText(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		for _, bl := range m.Content {
+			b.WriteString(bl.Text)
+			b.WriteString(bl.ResultText())
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

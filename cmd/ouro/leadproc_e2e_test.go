@@ -360,7 +360,7 @@ func TestLeadProcPlanApprovalAndShutdown(t *testing.T) {
 	e.teamFake(m)
 	out, stderr, code := e.run("", "-p", "--team-process", "--task-list", "crew", "--permission-mode", "acceptEdits", "--output-format", "json", "have a planner write plan.txt")
 	if code != 0 || !strings.Contains(out, "The planner wrote plan.txt.") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		t.Fatalf("exit %d\n%s\n%s\nthe lead's last request:\n%s", code, out, stderr, m.leadSaw())
 	}
 	if data, err := os.ReadFile(target); err != nil || string(data) != "planned\n" {
 		t.Fatalf("plan.txt: %q, %v\n%s", data, err, stderr)
@@ -516,7 +516,7 @@ func TestLeadProcTeamBudgetStopsAWorker(t *testing.T) {
 	e.teamFake(m)
 	out, stderr, code := e.run("", "-p", "--team-process", "--task-list", "crew", "--team-budget", "tokens=1", "spend the budget")
 	if code != 0 || !strings.Contains(out, "The budget is spent.") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		t.Fatalf("exit %d\n%s\n%s\nthe lead's last request:\n%s", code, out, stderr, m.leadSaw())
 	}
 	if n := len(m.byName["w1"].Requests()); n != 1 {
 		t.Fatalf("the worker made %d model requests, want 1 (the budget stops it before the second)", n)

@@ -447,3 +447,17 @@ func TestTeamMessageContinuesAFinishedBackgroundAgent(t *testing.T) {
 		t.Fatalf("the continued agent did not keep its conversation: %q", joined)
 	}
 }
+
+// leadSaw is the last request the lead sent (the tool results it had seen), for a
+// failure message: when a lead process ends early, it says what the Agent tool answered.
+func (m *teamModel) leadSaw() string {
+	reqs := m.lead.Requests()
+	if len(reqs) == 0 {
+		return "(the lead sent no request)"
+	}
+	body := string(reqs[len(reqs)-1].Body)
+	if len(body) > 4000 {
+		body = "…" + body[len(body)-4000:]
+	}
+	return body
+}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,8 +49,11 @@ type IdleWatch struct {
 }
 
 // WatchIdle returns the context to make the request with, its watch, and a stop function
-// to call when the stream is done.
+// to call when the stream is done. A zero idle means DefaultStreamIdle, a zero first
+// DefaultStreamFirst (never below idle).
 func WatchIdle(ctx context.Context, first, idle time.Duration) (context.Context, *IdleWatch, func()) {
+	idle = cmp.Or(idle, DefaultStreamIdle)
+	first = cmp.Or(first, max(DefaultStreamFirst, idle))
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &IdleWatch{idle: idle}
 	w.timer = time.AfterFunc(first, func() { cancel(ErrStreamIdle) })
@@ -63,11 +67,11 @@ func (w *IdleWatch) Touch() {
 	w.mu.Unlock()
 }
 
-// IdleCause returns ErrStreamIdle, with the bound, when ctx (from WatchIdle) ended
-// because the stream went quiet, else err unchanged.
-func IdleCause(ctx context.Context, err error, idle time.Duration) error {
+// Cause returns ErrStreamIdle, with the bound, when ctx (from WatchIdle) ended because
+// the stream went quiet, else err unchanged.
+func (w *IdleWatch) Cause(ctx context.Context, err error) error {
 	if err != nil && errors.Is(context.Cause(ctx), ErrStreamIdle) {
-		return fmt.Errorf("%w: no event for %s (OURO_STREAM_IDLE_TIMEOUT sets the bound)", ErrStreamIdle, idle)
+		return fmt.Errorf("%w: no event for %s (OURO_STREAM_IDLE_TIMEOUT sets the bound)", ErrStreamIdle, w.idle)
 	}
 	return err
 }

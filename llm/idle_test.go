@@ -33,12 +33,12 @@ func TestWatchIdle(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a quiet stream was not cancelled")
 	}
-	if err := IdleCause(ctx, ctx.Err(), 30*time.Millisecond); !errors.Is(err, ErrStreamIdle) {
+	if err := w.Cause(ctx, ctx.Err()); !errors.Is(err, ErrStreamIdle) {
 		t.Errorf("cause %v", err)
 	}
-	ctx2, _, stop2 := WatchIdle(context.Background(), time.Hour, time.Millisecond)
+	ctx2, w2, stop2 := WatchIdle(context.Background(), time.Hour, time.Millisecond)
 	stop2()
-	if err := IdleCause(ctx2, errors.New("x"), time.Millisecond); errors.Is(err, ErrStreamIdle) {
+	if err := w2.Cause(ctx2, errors.New("x")); errors.Is(err, ErrStreamIdle) {
 		t.Error("a stream stopped by its caller was taken for a quiet one")
 	}
 }

@@ -118,18 +118,6 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{}
 }
 
-// idle returns the stream's idle bounds: the configured ones, else the defaults.
-func (p *Provider) idle() (first, idle time.Duration) {
-	first, idle = p.cfg.StreamFirst, p.cfg.StreamIdle
-	if idle <= 0 {
-		idle = llm.DefaultStreamIdle
-	}
-	if first <= 0 {
-		first = max(llm.DefaultStreamFirst, idle)
-	}
-	return first, idle
-}
-
 // Name implements llm.Provider.
 func (p *Provider) Name() string { return "anthropic" }
 

@@ -23,8 +23,7 @@ var errBadStream = errors.New("malformed stream")
 // stream makes one streamed request and accumulates the answer, passing text and
 // thinking deltas to onDelta as they arrive.
 func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
-	first, idle := p.idle()
-	sctx, watch, stop := llm.WatchIdle(ctx, first, idle)
+	sctx, watch, stop := llm.WatchIdle(ctx, p.cfg.StreamFirst, p.cfg.StreamIdle)
 	defer stop()
 	st := p.messages.NewStreaming(sctx, params)
 	defer st.Close()
@@ -67,7 +66,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDe
 		}
 	}
 	if err := st.Err(); err != nil {
-		if err := llm.IdleCause(sctx, err, idle); errors.Is(err, llm.ErrStreamIdle) {
+		if err := watch.Cause(sctx, err); errors.Is(err, llm.ErrStreamIdle) {
 			return nil, err
 		}
 		var apiErr *sdk.Error

@@ -5,7 +5,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -54,7 +53,7 @@ type Provider struct {
 	retry     llm.RetryPolicy
 	maxTokens int
 	noStream  bool
-	// streamFirst and streamIdle are the stream's idle bounds (Config.StreamFirst, StreamIdle).
+	// streamFirst and streamIdle are Config.StreamFirst and StreamIdle (0: llm's defaults).
 	streamFirst, streamIdle time.Duration
 	// maxCompletionField sends max_completion_tokens, which OpenAI's reasoning models
 	// require; compatible servers get the older max_tokens, which all of them accept.
@@ -86,8 +85,8 @@ func New(cfg Config) (*Provider, error) {
 		retry:              cfg.Retry,
 		maxTokens:          cfg.MaxTokens,
 		noStream:           cfg.NoStream,
-		streamIdle:         cmp.Or(cfg.StreamIdle, llm.DefaultStreamIdle),
-		streamFirst:        cmp.Or(cfg.StreamFirst, max(llm.DefaultStreamFirst, cmp.Or(cfg.StreamIdle, llm.DefaultStreamIdle))),
+		streamIdle:         cfg.StreamIdle,
+		streamFirst:        cfg.StreamFirst,
 		maxCompletionField: e.Official,
 	}, nil
 }
@@ -190,7 +189,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, delivered, llm.IdleCause(sctx, err, p.streamIdle)
+		return nil, delivered, watch.Cause(sctx, err)
 	}
 	if len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
 		return nil, delivered, errStreamIncomplete

@@ -48,6 +48,20 @@ func TestHooksNeverRunTheirInputAsAProgram(t *testing.T) {
 			t.Errorf("%q ran the model's text", c)
 		}
 	}
+	// The exec form: no shell, but the same programs read their input the same way.
+	for _, argv := range [][]string{{"bash"}, {"sh", "-s"}, {"python3", "-"}, {"node"}, {"bash", "/dev/stdin"}, {"awk", "-f", "/dev/stdin"}} {
+		e := newEnv(t)
+		r := e.runner(map[string][]settings.HookMatcher{"PreToolUse": {execForm("*", argv[0], argv[1:]...)}})
+		if w := strings.Join(r.Warnings(), "\n"); !strings.Contains(w, "must never run as a program") {
+			t.Errorf("exec form %q was kept: %q", argv, w)
+		}
+	}
+	for _, argv := range [][]string{{"bash", "-c", "echo $1"}, {"node", "${CLAUDE_PLUGIN_ROOT}/h.js"}, {"sh", "$(not-expanded).sh"}} {
+		e := newEnv(t)
+		if w := e.runner(map[string][]settings.HookMatcher{"PreToolUse": {execForm("*", argv[0], argv[1:]...)}}).Warnings(); len(w) != 0 {
+			t.Errorf("exec form %q was skipped: %q", argv, w)
+		}
+	}
 	kept := []string{
 		`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, "${CLAUDE_PLUGIN_ROOT}/hooks/run.sh", "bash ./hooks/x.sh",
 		`bash -c 'jq -r .tool_input.command >> log'`, "python3 .claude/hooks/guard.py", "python3 -m mypkg.hook",

@@ -73,13 +73,8 @@ func interpreterOf(name string) (string, interpreter, bool) {
 	return "", interpreter{}, false
 }
 
-func isStdin(p string) bool {
-	switch p {
-	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return true
-	}
-	return false
-}
+// isStdin reports "-" or a path naming standard input (shell.IsStdinPath).
+func isStdin(p string) bool { return p == "-" || shell.IsStdinPath(p) }
 
 // ouroVars are the variables ouro itself sets for a hook: a word made of them (a script's
 // path under the project or the plugin) is not data from the event.

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"github.com/ouroagent/ouro/shell"
 	"path"
 	"regexp"
 	"strings"
@@ -268,7 +269,7 @@ words:
 		}
 		break
 	}
-	if i >= len(argv) || !literalWord(argv[i]) || isStdinPath(argv[i]) || !module && strings.HasPrefix(argv[i], "-") {
+	if i >= len(argv) || !literalWord(argv[i]) || shell.IsStdinPath(argv[i]) || !module && strings.HasPrefix(argv[i], "-") {
 		return fail()
 	}
 	n := i + 1
@@ -286,10 +287,6 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
-}
-
-func isStdinPath(p string) bool {
-	return p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0"
 }
 
 // literalWord reports a word a rule can hold as written: no glob, expansion, quote or

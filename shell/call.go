@@ -177,7 +177,7 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 		if len(fields) > 1 && (fields[1].dyn || fields[1].glob || fields[1].proc) {
 			w.ask("%s of a file only known at run time: %s", base, fields[1].s)
 		}
-		if len(fields) > 1 && isStdinPath(fields[1].s) {
+		if len(fields) > 1 && IsStdinPath(fields[1].s) {
 			w.stdinScript(base, cmd, sc, s)
 			shellDir.set(unknownDir())
 			return plain(shellDir)

@@ -74,7 +74,7 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 		w.parseAndWalk(str.s, w.stringScope(cmd, sh+" -c", sc), sc.depth+1)
 		return true
 	}
-	if !sflag && i < len(fields) && !isStdinPath(fields[i].s) {
+	if !sflag && i < len(fields) && !IsStdinPath(fields[i].s) {
 		return false // bash script.sh: an ordinary command, judged by the rules
 	}
 	// No script, -s or /dev/stdin: the shell reads its commands from standard input.
@@ -82,8 +82,8 @@ func (w *walker) shell(fields []field, cmd Command, sc *scope, s *syntax.Stmt) b
 	return true
 }
 
-// isStdinPath reports a path that names the standard input of the process opening it.
-func isStdinPath(p string) bool {
+// IsStdinPath reports a path that names the standard input of the process opening it.
+func IsStdinPath(p string) bool {
 	switch p {
 	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
 		return true

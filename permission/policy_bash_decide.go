@@ -185,6 +185,15 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	k.writes, k.unknown = st.writeTargets(c, bases)
 	reads, unknownRead := st.readTargets(c, bases)
 	reads = st.flagTargets(k, c, bases, reads)
+	named, unknownNamed := st.inputNames(c, bases)
+	reads = append(reads, named...)
+	if unknownRead == "" {
+		unknownRead = unknownNamed
+	}
+	if why := st.followedReads(c, bases, reads); why != "" {
+		k.problems = append(k.problems, why)
+	}
+	k.writes = append(k.writes, st.envWrites(k, c, bases)...)
 	edit, read := st.subject("Edit"), st.subject("Read")
 	k.deny.command = onCommand(st.deny)
 	k.deny.write = onPath(st.deny, edit, k.writes, true)
@@ -220,6 +229,9 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	}
 
 	k.distrust = distrust(c)
+	if k.distrust == "" {
+		k.distrust = st.hiddenOptions(c, bases)
+	}
 	k.approval = st.approve(c, command, k.distrust)
 	st.findProblems(k, c.Argv, reads)
 	return k

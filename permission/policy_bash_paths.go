@@ -143,6 +143,17 @@ func (st *state) readTargets(c shell.Command, bases []string) (ts []target, unkn
 		if r.Name == "" {
 			continue
 		}
+		if l, ok := st.substitutedListing(r.Name, bases); r.Dynamic && ok {
+			// $(git ls-files): the files below the folders the listing looks through.
+			if why := st.checkListing(l); why != "" {
+				unknown = "reads the files whose names " + why
+				continue
+			}
+			for _, d := range l.dirs {
+				ts = append(ts, target{given: d, lex: d, real: d})
+			}
+			continue
+		}
 		got, why := st.shellTargets(r.Name, r.Dynamic, bases, "reads", recursiveReader(c.Argv))
 		ts = append(ts, got...)
 		if why != "" {

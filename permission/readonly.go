@@ -101,6 +101,9 @@ func IsReadOnly(c shell.Command) bool {
 	case "git":
 		return gitReadOnly(args)
 	}
+	if ro, known := toolReadOnly(name, args); known {
+		return ro
+	}
 	return false
 }
 

@@ -67,7 +67,7 @@ var readOnlyCases = []readOnlyCase{
 	{"git stash", false}, {"git config user.name x", false},
 	// Not in the set at all.
 	{"rm x", false}, {"less f", false}, {"more f", false}, {"vi f", false}, {"sed -i s/a/b/ f", false},
-	{"awk '{print}' f", false}, {"tee f", false}, {"touch f", false}, {"mkdir d", false}, {"python3 x.py", false},
+	{"awk '{print}' f", true}, {"awk '{system(\"id\")}' f", false}, {"tee f", false}, {"touch f", false}, {"mkdir d", false}, {"python3 x.py", false},
 	{"./ls", false}, {"/tmp/ls", false}, {"/usr/local/bin/ls", false}, {"bin/cat f", false}, {"hostname x", false},
 	{"export X=1", false}, {"source f", false}, {"eval ls", true}, {"exec ls", true}, {"$X", false},
 	// Wrappers and environment that change what runs.

@@ -58,7 +58,7 @@ var toolFlagTable = []toolFlag{
 	{tools: goTools, names: []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
 		"-mutexprofile", "-trace", "-outputdir", "-pkgdir", "-test.coverprofile", "-test.cpuprofile",
 		"-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace", "-test.outputdir",
-		"-test.gocoverdir", "-fuzzcachedir", "-test.fuzzcachedir"}, kind: flagWrites},
+		"-test.gocoverdir", "-test.testlogfile", "-fuzzcachedir", "-test.fuzzcachedir"}, kind: flagWrites},
 	{tools: goTools, names: []string{"-C", "-modfile", "-pgo"}, kind: flagReads},
 	// npm and its kin: the shell that runs every script, node's options (--require).
 	{tools: npmTools, names: []string{"--script-shell", "--node-options", "--init-module", "--call", "-c", "--shell"}, kind: flagRuns},

@@ -59,9 +59,25 @@ type Command struct {
 	// Dynamic is true when a word of Argv holds an expansion only known at run time
 	// ($VAR, $(...), `...`, $((...))).
 	Dynamic bool
+	// OptionWords are the words after the command name, before a literal "--", that
+	// may be or become options only at run time: an expansion (`$X`, `$(...)`) at the
+	// start of a word or unquoted anywhere in it (bash may split it), or a glob whose
+	// first character is a glob character (`*`, which expands to whatever names the
+	// folder holds, "-exec=x" included). A rule that allows the command by its words
+	// cannot see what these will be.
+	OptionWords []OptionWord
 	// StdinArgs is true when xargs appends words read from its input to Argv, so the
 	// full argument list is not known.
 	StdinArgs bool
+	// InputFrom is the simple command whose output is this command's input, when the
+	// line pipes one straight into it (`find . -name x | xargs cat`); nil otherwise.
+	InputFrom *Command
+	// Lists are files naming more files the command reads (wc --files0-from=F, tar -T
+	// F); "-" is its input.
+	Lists []Path
+	// ReadsFromInput is true when xargs gives a command that reads the files it is given
+	// more operands, read from its input: it reads files Reads does not list.
+	ReadsFromInput bool
 	// Dir is where an earlier cd (or pushd, env -C) of the same line moved the shell, as
 	// written and joined ("../other", "~", "/etc"); "" when the command runs in the
 	// starting folder. Relative paths in Argv and Redirects are relative to it.
@@ -84,6 +100,15 @@ type Command struct {
 	// the operands of the commands known to read the files they are given (cat, grep,
 	// sed, ...).
 	Reads []Path
+}
+
+// OptionWord is a word of a command that may be an option at run time.
+type OptionWord struct {
+	// Word is the word as Argv holds it (an expansion keeps its source text).
+	Word string
+	// Glob is true when the word is a plain glob pattern, with no expansion: what it
+	// becomes depends only on the names in the folder it is expanded in.
+	Glob bool
 }
 
 // Function is a shell function defined in the line, kept for the fork-bomb check.
@@ -166,9 +191,11 @@ type scope struct {
 	wrappers  []string
 	env       []string
 	stdinArgs bool
-	dir       *dirState
-	depth     int // strings parsed in turn (bash -c) above this one
-	nest      int // syntax nesting
+	// input is the simple command piped into the statement, when there is one.
+	input *Command
+	dir   *dirState
+	depth int // strings parsed in turn (bash -c) above this one
+	nest  int // syntax nesting
 	// loopVals are the words a for loop around gives its variable, when they are
 	// static and the body does not change it: a read of "$f" reads one of them.
 	loopVals map[string][]string

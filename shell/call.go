@@ -2,6 +2,8 @@ package shell
 
 import (
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -134,10 +136,21 @@ func (w *walker) command(fields []field, env []string, text string, sc *scope, s
 	fields, sc = w.unwrap(fields, &cmd, sc)
 	name := fields[0]
 	cmd.Argv = make([]string, len(fields))
+	ended := false // a literal "--" ends the options
 	for i, f := range fields {
 		cmd.Argv[i] = f.s
 		if f.dyn {
 			cmd.Dynamic = true
+		}
+		switch {
+		case i == 0 || ended:
+		case f.s == "--" && !f.dyn && !f.glob:
+			ended = true
+		case i > 1 && !f.split && inertValue(fields[0].s, fields[i-1]):
+			// The value of an option that takes one (go test -run "$T", git commit -m
+			// "$(cat msg)"): the program reads it as that value, never as an option.
+		case f.optionLike():
+			cmd.OptionWords = append(cmd.OptionWords, loopOptionWords(f, sc)...)
 		}
 	}
 	switch {
@@ -271,4 +284,64 @@ func joinStatic(fs []field) (string, bool) {
 		dyn = dyn || f.dyn || f.proc
 	}
 	return strings.Join(parts, " "), dyn
+}
+
+// inertValueOptions are options whose value only selects or labels (a test name, a
+// message, a count), so that a quoted value only known at run time is that value and
+// does nothing else.
+var inertValueOptions = map[string][]string{
+	"go": {"-run", "-bench", "-skip", "-count", "-timeout", "-parallel", "-cpu", "-benchtime", "-fuzz",
+		"-fuzztime", "-shuffle", "-p", "-covermode", "-tags"},
+	"git": {"-m", "--message", "--author", "--date", "--format", "--pretty", "--grep", "--since", "--until"},
+}
+
+// inertValue reports a word following prev that is prev's value, prev being one of
+// inertValueOptions for the command named name.
+func inertValue(name string, prev field) bool {
+	return !prev.dyn && !prev.glob && slices.Contains(inertValueOptions[path.Base(name)], prev.s)
+}
+
+// loopOptionWords are the option words f stands for: the words a for loop around gives
+// a variable, when f is just that variable, else f itself.
+func loopOptionWords(f field, sc *scope) []OptionWord {
+	m := plainVarRE.FindStringSubmatch(f.s)
+	vals, ok := []string(nil), false
+	if m != nil && !f.glob {
+		vals, ok = sc.loopVals[m[1]]
+	}
+	if !ok {
+		if loopWordsOnly(f, sc) {
+			return nil
+		}
+		return []OptionWord{{Word: f.s, Glob: f.glob && !f.dyn && !f.split}}
+	}
+	var out []OptionWord
+	for _, v := range vals {
+		switch {
+		case strings.HasPrefix(v, "-") || f.split && strings.Contains(v, " -"):
+			out = append(out, OptionWord{Word: v, Glob: hasGlob(v)})
+		case hasGlob(v) && strings.ContainsRune("*?[", rune(v[0])):
+			out = append(out, OptionWord{Word: v, Glob: true})
+		}
+	}
+	return out
+}
+
+var varRefRE = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
+
+// loopWordsOnly reports a word that begins with a literal other than "-" and whose only
+// expansions are variables of for loops around, none of whose words holds a space:
+// `./$p` for p in a b is ./a or ./b, never an option.
+func loopWordsOnly(f field, sc *scope) bool {
+	if f.start || f.glob || strings.HasPrefix(f.s, "-") || len(sc.loopVals) == 0 {
+		return false
+	}
+	rest := varRefRE.ReplaceAllStringFunc(f.s, func(ref string) string {
+		vals, ok := sc.loopVals[varRefRE.FindStringSubmatch(ref)[1]]
+		if !ok || slices.ContainsFunc(vals, func(v string) bool { return strings.ContainsAny(v, " \t\n") }) {
+			return "$"
+		}
+		return ""
+	})
+	return !strings.ContainsAny(rest, "$`")
 }

@@ -86,12 +86,16 @@ func files(c *Command) {
 		}
 	}
 	if words, ok := fileArgs(c.Argv, false); ok {
+		c.ReadsFromInput = c.StdinArgs
 		for _, w := range words {
 			c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
 		}
 	}
 	for _, w := range optionReads(c.Argv) {
 		c.Reads = append(c.Reads, Path{Name: w, Dynamic: holdsExpansion(w)})
+	}
+	for _, w := range optionValues(c.Argv, listOptions) {
+		c.Lists = append(c.Lists, Path{Name: w, Dynamic: holdsExpansion(w)})
 	}
 	for _, w := range optionValues(c.Argv, writeOptions) {
 		c.Writes = append(c.Writes, Path{Name: w, Dynamic: holdsExpansion(w)})
@@ -104,6 +108,17 @@ var writeOptions = map[string][]string{
 	"sort": {"-o", "--output"},
 	"git":  {"--output"},
 	"tree": {"-o"},
+}
+
+// listOptions are options whose value is a file (or "-", the input) naming the files
+// the command reads: wc --files0-from, tar -T. The list file itself is in readOptions.
+var listOptions = map[string][]string{
+	"sort":  {"--files0-from"},
+	"wc":    {"--files0-from"},
+	"du":    {"--files0-from"},
+	"file":  {"-f", "--files-from"},
+	"tar":   {"-T", "--files-from"},
+	"rsync": {"--files-from"},
 }
 
 // readOptions are options whose value is a file the command reads: date -f prints
@@ -221,7 +236,7 @@ var (
 		"ls", "stat", "du", "file", "tree", "diff", "cmp", "sort", "uniq", "cut", "awk", "strings", "od", "xxd",
 		"hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "nl", "tac", "column", "jq",
 		"realpath", "readlink", "bat", "git", "sed", "perl", "base64", "paste", "join", "comm", "fold", "tr", "zcat", "gzip", "gunzip",
-		"tar", "zip"}
+		"tar", "zip", "gofmt"}
 	// copyCommands read their sources (a hard link to a file is the file): a deny
 	// rule on reading a source holds. The last operand is the destination.
 	copyCommands = []string{"cp", "ln", "rsync", "install", "scp"}

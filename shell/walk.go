@@ -77,8 +77,19 @@ func (w *walker) command1(s *syntax.Stmt, sc *scope) flow {
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipeline runs in its own subshell.
 			w.enterFork()
+			n := len(w.a.Commands)
 			w.stmt(c.X, withDir(sc, sc.dir.copy()))
-			w.stmt(c.Y, withDir(sc, sc.dir.copy()))
+			ysc := withDir(sc, sc.dir.copy())
+			ysc.input = nil
+			_, simpleX := c.X.Cmd.(*syntax.CallExpr)
+			_, simpleY := c.Y.Cmd.(*syntax.CallExpr)
+			if c.Op == syntax.Pipe && simpleX && simpleY && len(w.a.Commands) > n {
+				// The command piped into Y is the last one X ran (its substitutions ran
+				// before it): Y's input is that command's output.
+				prod := w.a.Commands[len(w.a.Commands)-1]
+				ysc.input = &prod
+			}
+			w.stmt(c.Y, ysc)
 			w.leaveFork()
 		case syntax.AndStmt:
 			fx := w.stmt(c.X, sc)
@@ -292,6 +303,9 @@ func (w *walker) emit(c Command, sc *scope) {
 	}
 	if sc.stdinArgs {
 		c.StdinArgs = true
+	}
+	if sc.input != nil && c.InputFrom == nil {
+		c.InputFrom = sc.input
 	}
 	if c.Redirects == nil && len(sc.redirs) > 0 {
 		c.Redirects = append([]Redirect(nil), sc.redirs...)

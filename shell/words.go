@@ -14,10 +14,24 @@ type field struct {
 	dyn  bool // holds an expansion only known at run time (its source text is in s)
 	glob bool // holds an unquoted glob character, expanded by the shell at run time
 	proc bool // holds a process substitution (a /dev/fd path at run time)
+	// start: the word's first character is only known at run time (it begins with an
+	// expansion, or with a glob character), so the word may begin with "-".
+	start bool
+	// split: the word holds an unquoted expansion (or "$@"), which bash may split into
+	// several words, any of which may begin with "-".
+	split bool
 }
 
 func (f field) cat(g field) field {
-	return field{s: f.s + g.s, dyn: f.dyn || g.dyn, glob: f.glob || g.glob, proc: f.proc || g.proc}
+	return field{s: f.s + g.s, dyn: f.dyn || g.dyn, glob: f.glob || g.glob, proc: f.proc || g.proc,
+		start: f.start || (f.s == "" && !f.dyn && !f.glob && g.start), split: f.split || g.split}
+}
+
+// optionLike reports a word that may be, or become, an option at run time: one that
+// begins (or may begin, after splitting) with a part only known then, or a literal "-"
+// followed by such a part (`-*`, `-$X`).
+func (f field) optionLike() bool {
+	return f.start || f.split || (strings.HasPrefix(f.s, "-") && (f.dyn || f.glob))
 }
 
 // joinFields turns the fields of one word back into one, for places where bash does
@@ -135,7 +149,8 @@ func (w *walker) expandPart(p syntax.WordPart, quoted bool, sc *scope) ([]field,
 		if quoted {
 			return []field{{s: unescapeDouble(p.Value)}}, false
 		}
-		return []field{{s: unescapeBare(p.Value), glob: hasGlob(p.Value)}}, false
+		g := hasGlob(p.Value)
+		return []field{{s: unescapeBare(p.Value), glob: g, start: g && p.Value != "" && strings.ContainsRune("*?[", rune(p.Value[0]))}}, false
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			return []field{{s: decodeANSIC(p.Value)}}, false
@@ -148,9 +163,11 @@ func (w *walker) expandPart(p syntax.WordPart, quoted bool, sc *scope) ([]field,
 		}
 		return fs, false
 	case *syntax.ParamExp:
-		return []field{{s: paramText(p, sc.src), dyn: true}}, false
+		t := paramText(p, sc.src)
+		// "$@" and "${a[@]}" make one word per element, quoted or not.
+		return []field{{s: t, dyn: true, start: true, split: !quoted || strings.Contains(t, "@")}}, false
 	case *syntax.CmdSubst, *syntax.ArithmExp:
-		return []field{{s: nodeText(p, sc.src), dyn: true}}, false
+		return []field{{s: nodeText(p, sc.src), dyn: true, start: true, split: !quoted}}, false
 	case *syntax.ProcSubst:
 		return []field{{s: nodeText(p, sc.src), proc: true}}, false
 	case *syntax.ExtGlob:
@@ -158,13 +175,13 @@ func (w *walker) expandPart(p syntax.WordPart, quoted bool, sc *scope) ([]field,
 		if t == "" && p.Pattern != nil {
 			t = p.Op.String() + p.Pattern.Value + ")"
 		}
-		return []field{{s: t, glob: true}}, false
+		return []field{{s: t, glob: true, start: true}}, false
 	case *syntax.BraceExp:
 		return w.braceAlternatives(p, sc)
 	case nil:
 		return []field{{}}, false
 	default:
-		return []field{{s: nodeText(p, sc.src), dyn: true}}, false
+		return []field{{s: nodeText(p, sc.src), dyn: true, start: true, split: !quoted}}, false
 	}
 }
 

@@ -232,6 +232,9 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	if k.distrust == "" {
 		k.distrust = st.hiddenOptions(c, bases)
 	}
+	if k.distrust == "" {
+		k.distrust = st.foreignGit(c, bases)
+	}
 	k.approval = st.approve(c, command, k.distrust)
 	st.findProblems(k, c.Argv, reads)
 	return k

@@ -308,6 +308,10 @@ func followsLinks(argv []string) bool {
 				return true
 			}
 			if len(long) > 0 && strings.HasPrefix(a, "--") {
+				flag, _, _ := strings.Cut(a, "=")
+				if isOneOf(flag, long) {
+					return true
+				}
 				if o, _ := shell.ProgramLong(name, a, long...); o.Is(long...) {
 					return true
 				}
@@ -326,8 +330,10 @@ func followsLinks(argv []string) bool {
 		return has("L", "--dereference")
 	case "cp":
 		return has("L", "--dereference") && has("rRa", "--recursive", "--archive")
-	case "rg", "ag":
-		return has("Lf", "--follow")
+	case "rg":
+		return has("L", "--follow")
+	case "ag":
+		return has("f", "--follow")
 	case "tar":
 		return has("h", "--dereference")
 	case "rsync":

@@ -99,7 +99,7 @@ func IsReadOnly(c shell.Command) bool {
 		// -o writes the listing to a file; -R runs tree again in every folder with -o.
 		return !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-o") || a == "-R" })
 	case "git":
-		return gitReadOnly(args)
+		return gitReadOnly(args) || len(args) == 1 && args[0] == "--version"
 	}
 	if ro, known := toolReadOnly(name, args); known {
 		return ro

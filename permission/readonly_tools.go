@@ -1,6 +1,9 @@
 package permission
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Inspection commands with a program or options that could write or run something,
 // read-only when they are used to inspect: sed -n '1,10p', awk '{print $1}', jq,
@@ -21,6 +24,22 @@ func toolReadOnly(name string, args []string) (readOnly, known bool) {
 		return goReadOnly(args), true
 	case "gofmt":
 		return gofmtReadOnly(args), true
+	case "nl", "tac", "od", "strings", "hexdump":
+		return true, true // print what they read; no option writes or runs
+	case "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum":
+		// --check reads the files a list names, which the read judgement does not see.
+		return !slices.ContainsFunc(args, func(a string) bool {
+			return a == "--check" || strings.HasPrefix(a, "--c") || isShortCluster(a) && strings.ContainsRune(a, 'c')
+		}), true
+	case "xxd":
+		// A second operand is written, and -r turns a dump back into a file.
+		n := 0
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				n++
+			}
+		}
+		return n <= 1 && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-r") }), true
 	}
 	if vs, ok := versionFlags[name]; ok {
 		return len(args) == 1 && isOneOf(args[0], vs), true

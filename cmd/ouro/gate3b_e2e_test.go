@@ -51,7 +51,9 @@ func TestGateOptionsAsTheProgramReadsThem(t *testing.T) {
 		{Text: "done"},
 	}
 	srv := e.fake(turns...)
-	out, errOut, code := e.run("", "-p", "go", "--allowedTools", "Bash(find *),Bash(mktemp),Bash(git status)")
+	// The sandbox off, as a person may have it: the gate alone must hold.
+	out, errOut, code := e.run("", "-p", "go", "--allowedTools", "Bash(find *),Bash(mktemp),Bash(git status)",
+		"--settings", `{"sandbox": {"enabled": false}}`)
 	if code != 0 || out != "done\n" {
 		t.Fatalf("exit %d, out %q\n%s", code, out, errOut)
 	}

@@ -228,21 +228,23 @@ type Session struct {
 	Background *background.Manager
 
 	provider llm.Provider
-	env      func(string) string // the connection variables (nil: the provider was given)
-	conn     Connection
-	warn     io.Writer
-	writer   *session.Writer
-	guard    *guard
-	ctx      *contextParts
-	bg       *backgroundWork
-	skills   *skillLog
-	grants   *grants
-	cron     *schedules
-	goal     *goal.Loop
-	tap      *failureTap
-	tasks    *tasks
-	cp       *checkpoint.Store
-	mcp      *mcpSession // nil: no MCP server configured
+	// modelOpts are the session's model options, for SwitchModel.
+	modelOpts ModelOptions
+	env       func(string) string // the connection variables (nil: the provider was given)
+	conn      Connection
+	warn      io.Writer
+	writer    *session.Writer
+	guard     *guard
+	ctx       *contextParts
+	bg        *backgroundWork
+	skills    *skillLog
+	grants    *grants
+	cron      *schedules
+	goal      *goal.Loop
+	tap       *failureTap
+	tasks     *tasks
+	cp        *checkpoint.Store
+	mcp       *mcpSession // nil: no MCP server configured
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -417,7 +419,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
 		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system,
 	}

@@ -254,7 +254,11 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 	if ex.observer != nil {
 		observers = append(observers, ex.observer)
 	}
-	system := systemPrompt(d, cfg.BaseSystem, reg.Names())
+	dir := ""
+	if ov.iso != nil {
+		dir = ov.iso.Dir
+	}
+	system := systemPrompt(d, cfg.BaseSystem, reg.Names(), dir)
 	if ex.system != "" {
 		system = strings.TrimRight(system, "\n") + "\n\n" + ex.system + "\n"
 	}
@@ -353,10 +357,12 @@ func withoutTask(r *tool.Registry) *tool.Registry {
 
 var envRE = regexp.MustCompile(`(?s)<env>.*?</env>`)
 var toolsLineRE = regexp.MustCompile(`(?m)^Tools: .*$`)
+var dirLineRE = regexp.MustCompile(`(?m)^Working directory: .*$`)
 
 // systemPrompt is the definition's prompt plus the parent's environment block with the
-// child's own tools.
-func systemPrompt(d Definition, base string, tools []string) string {
+// child's own tools, and its own working directory when it works in one (dir, its
+// worktree): a child told the lead's directory would write there by absolute path.
+func systemPrompt(d Definition, base string, tools []string, dir string) string {
 	p := d.Prompt
 	if p == "" {
 		p = "You are a subagent. Do the task you are given and answer with a concise final report."
@@ -369,6 +375,16 @@ func systemPrompt(d Definition, base string, tools []string) string {
 		return p + "\n"
 	}
 	env = toolsLineRE.ReplaceAllLiteralString(env, "Tools: "+strings.Join(tools, ", "))
+	if dir != "" {
+		line := "Working directory: " + dir + " (your own git worktree; the main checkout is not yours to write)"
+		if dirLineRE.MatchString(env) {
+			env = dirLineRE.ReplaceAllLiteralString(env, line)
+		} else if strings.HasSuffix(env, "</env>") {
+			env = strings.TrimSuffix(env, "</env>") + line + "\n</env>"
+		} else {
+			env += "\n" + line
+		}
+	}
 	return p + "\n\n" + env + "\n"
 }
 

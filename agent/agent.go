@@ -273,6 +273,9 @@ func (r *run) loop(ctx context.Context) {
 		if turn.replaced {
 			r.emit(Event{Type: EventReplace, Turn: turn.Number, Messages: r.conv.Messages})
 		}
+		if r.stopUnrecorded() { // what the seams added could not be recorded
+			return
+		}
 		resp, err := cfg.Provider.Complete(ctx, req, func(d llm.Delta) {
 			r.emit(Event{Type: EventDelta, Turn: turn.Number, Delta: d})
 		})

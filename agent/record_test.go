@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -121,5 +122,23 @@ func TestFinalAnswerNotRecordedFailsTheRun(t *testing.T) {
 	ok := newHarness(t, []scripted.Turn{{Text: "all done"}}, agent.Config{Record: func(agent.Event) error { return nil }})
 	if out := ok.run(context.Background(), "go"); out.Status != agent.StatusCompleted {
 		t.Fatalf("a recorded run: %s %s", out.Status, out.Reason)
+	}
+}
+
+type notifySeam struct{}
+
+func (notifySeam) BeforeModel(_ context.Context, t *agent.Turn) error {
+	t.AppendUser(llm.TextBlock("a notification"))
+	return nil
+}
+
+// What a BeforeModel seam adds (a notification, a message from the inbox) that cannot be
+// recorded is not sent to the model either.
+func TestSeamMessageNotRecordedStopsBeforeTheModel(t *testing.T) {
+	rec, _ := failingRecord(2) // the prompt is recorded, the notification is not
+	h := newHarness(t, []scripted.Turn{{Text: "answered"}}, agent.Config{Record: rec, BeforeModel: []agent.BeforeModel{notifySeam{}}})
+	out := h.run(context.Background(), "go")
+	if out.Status != agent.StatusFailed || len(h.prov.Requests()) != 0 {
+		t.Fatalf("outcome %s (%s), %d model calls", out.Status, out.Reason, len(h.prov.Requests()))
 	}
 }

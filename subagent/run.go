@@ -240,10 +240,11 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		}
 	}
 	stops = append(stops, ex.stops...)
+	var record func(agent.Event) error
 	if tr != nil {
 		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
 			"description": description, "depth": cfg.Depth + 1})
-		observers = append(observers, tr.observe)
+		record = tr.record
 	}
 	if x != nil {
 		observers = append(observers, progressOf(d.Name, x))
@@ -266,7 +267,7 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		Provider: prov, Model: model, System: system,
 		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput, Effort: ov.effort,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
-		Observers: observers,
+		Observers: observers, Record: record,
 	})
 	if err != nil {
 		if tr != nil {
@@ -451,7 +452,10 @@ func createTranscript(dir, name, model string) (*session.Writer, error) {
 	return session.OpenAppend(path)
 }
 
-func (t *transcript) observe(e agent.Event) {
+// record writes the child's run into its transcript (the loop's Record): a child whose
+// steps cannot be recorded stops, as the session does (a teammate's inbox counts a
+// message delivered only once its transcript holds it).
+func (t *transcript) record(e agent.Event) error {
 	var err error
 	switch e.Type {
 	case agent.EventMessage:
@@ -472,6 +476,7 @@ func (t *transcript) observe(e agent.Event) {
 		t.bad = true
 		t.warn(fmt.Sprintf("subagent transcript %s: %v", t.w.Path(), err))
 	}
+	return err
 }
 
 func (t *transcript) close() {

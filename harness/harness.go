@@ -396,7 +396,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	tap := &failureTap{Provider: skills.log.serve(m, warn)}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
-		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe, tr.observeCompaction},
+		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}

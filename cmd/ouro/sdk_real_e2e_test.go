@@ -95,9 +95,33 @@ func runTS(t *testing.T, e *env, scenario string) sdkRun {
 	c := exec.CommandContext(ctx, node, script, scenario)
 	c.Dir = e.dir
 	c.Env = append(append([]string(nil), e.vars...), "OURO_BIN="+binary, "WORKDIR="+e.dir)
+	r := collect(t, c, "TypeScript", scenario)
+	return r
+}
+
+// runPy runs drive.py SCENARIO with the Python SDK against ouro and the fake model.
+func runPy(t *testing.T, e *env, scenario string) sdkRun {
+	t.Helper()
+	dir := sdkClients(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "sdk", "drive.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, filepath.Join(dir, "venv", "bin", "python"), script, scenario)
+	c.Dir = e.dir
+	c.Env = append(append([]string(nil), e.vars...), "OURO_BIN="+binary, "WORKDIR="+e.dir,
+		"PYTHONPATH="+filepath.Join(dir, "py-src", "src"), "PYTHONDONTWRITEBYTECODE=1")
+	return collect(t, c, "Python", scenario)
+}
+
+// collect runs a driver and reads what it printed.
+func collect(t *testing.T, c *exec.Cmd, sdk, scenario string) sdkRun {
+	t.Helper()
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
-	err = c.Run()
+	err := c.Run()
 	r := sdkRun{stderr: errb.String()}
 	stdout := out.String()
 	sc := bufio.NewScanner(strings.NewReader(stdout))
@@ -109,9 +133,20 @@ func runTS(t *testing.T, e *env, scenario string) sdkRun {
 		}
 	}
 	if err != nil || len(r.events("end")) != 1 {
-		t.Fatalf("the TypeScript SDK run %s failed: %v\nstdout:\n%s\nstderr:\n%s", scenario, err, clipOut(stdout), clipOut(r.stderr))
+		t.Fatalf("the %s SDK run %s failed: %v\nstdout:\n%s\nstderr:\n%s", sdk, scenario, err, clipOut(stdout), clipOut(r.stderr))
 	}
 	return r
+}
+
+// pyClass lists the messages of a Python SDK class (ResultMessage, AssistantMessage).
+func (r sdkRun) pyClass(name string) []map[string]any {
+	var out []map[string]any
+	for _, l := range r.lines {
+		if l["_class"] == name {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func jsonCall(name string, in any) []scripted.ToolCall {
@@ -177,3 +212,76 @@ func TestTypeScriptSDKToolsHooksAndPermissions(t *testing.T) {
 	}
 }
 
+// The Python SDK's query() with an in-process MCP server, can_use_tool allowing a write
+// and denying a command, hook callbacks, and the system prompt preset with an addition.
+func TestPythonSDKToolsHooksAndPermissions(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: jsonCall("mcp__calc__add", map[string]any{"a": 2, "b": 3})},
+		scripted.Turn{ToolCalls: writeCall(filepath.Join(e.dir, "answer.txt"), "5\n")},
+		scripted.Turn{ToolCalls: bash("touch made.txt")},
+		scripted.Turn{Text: "done: 5"},
+	)
+	r := runPy(t, e, "tools")
+	if got := r.events("tool"); len(got) != 1 {
+		t.Errorf("the SDK's in-process tool ran %v, want once\nstderr:\n%s", got, clipOut(r.stderr))
+	}
+	res := wtResults(srv)
+	if !strings.Contains(res["toolu_01_01"], "5") {
+		t.Errorf("the model did not get the tool's answer: %q", res["toolu_01_01"])
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "answer.txt")); err != nil || string(b) != "5\n" {
+		t.Errorf("the write can_use_tool allowed did not happen: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err == nil || !strings.Contains(res["toolu_03_01"], "no shell today") {
+		t.Errorf("the command can_use_tool denied ran, or its message was lost: %q", res["toolu_03_01"])
+	}
+	hooks := map[string]int{}
+	for _, h := range r.events("hook") {
+		hooks[h["hook"].(string)]++
+	}
+	if hooks["PreToolUse"] < 2 || hooks["PostToolUse"] < 2 || hooks["Stop"] != 1 {
+		t.Errorf("hook callbacks %v, want PreToolUse and PostToolUse for each tool run and Stop once", hooks)
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "Answer briefly.") {
+		t.Error("the preset's addition is not in the system prompt")
+	}
+	results := r.pyClass("ResultMessage")
+	if len(results) != 1 || results[0]["subtype"] != "success" || results[0]["result"] != "done: 5" {
+		t.Fatalf("result messages %v\nstderr:\n%s", results, clipOut(r.stderr))
+	}
+}
+
+// ClaudeSDKClient: set_permission_mode and set_model between turns, interrupt during a
+// command, and a resumed session that carries the first turn.
+func TestPythonSDKClientInterruptAndResume(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "first answer"},
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "after the interrupt"},
+		scripted.Turn{Text: "you asked: first"},
+	)
+	r := runPy(t, e, "client")
+	if len(r.events("changed")) != 1 || len(r.events("interrupted")) != 1 {
+		t.Fatalf("changes %v, interrupts %v\nstderr:\n%s", r.events("changed"), r.events("interrupted"), clipOut(r.stderr))
+	}
+	reqs := srv.Requests()
+	var models []string
+	for _, q := range reqs {
+		var b struct{ Model string }
+		json.Unmarshal(q.Body, &b)
+		models = append(models, b.Model)
+	}
+	if len(models) < 2 || models[1] != "claude-sonnet-4-5" {
+		t.Errorf("models asked %v, want claude-sonnet-4-5 after set_model", models)
+	}
+	final := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(final, "first answer") || !strings.Contains(final, "what did I ask first?") {
+		t.Errorf("the resumed session's request lacks the earlier conversation:\n%s", clipOut(final))
+	}
+	results := r.pyClass("ResultMessage")
+	if len(results) < 3 {
+		t.Fatalf("%d results, want 3\nstderr:\n%s", len(results), clipOut(r.stderr))
+	}
+}

@@ -285,3 +285,85 @@ func TestPythonSDKClientInterruptAndResume(t *testing.T) {
 		t.Fatalf("%d results, want 3\nstderr:\n%s", len(results), clipOut(r.stderr))
 	}
 }
+
+// The system prompt as a string and as an array of strings reaches the model.
+func TestTypeScriptSDKSystemPromptForms(t *testing.T) {
+	for scenario, want := range map[string][]string{
+		"systemString": {"You are terse."},
+		"systemArray":  {"You are terse.", "Say ok."},
+	} {
+		t.Run(scenario, func(t *testing.T) {
+			e := newEnv(t)
+			srv := e.fake(scripted.Turn{Text: "ok"})
+			r := runTS(t, e, scenario)
+			body := string(srv.Requests()[0].Body)
+			for _, w := range want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the system prompt lacks %q:\n%s", w, clipOut(body))
+				}
+			}
+			if res := r.messages("result"); len(res) != 1 || res[0]["subtype"] != "success" {
+				t.Errorf("result %v\nstderr:\n%s", res, clipOut(r.stderr))
+			}
+		})
+	}
+}
+
+// Streaming input: a turn, then setPermissionMode and setModel between turns, a second
+// turn interrupted while its command runs, and the session resumed by its id.
+func TestTypeScriptSDKStreamingInterruptAndResume(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "first answer"},
+		scripted.Turn{ToolCalls: bash("sleep 30")},
+		scripted.Turn{Text: "after the interrupt"},
+		scripted.Turn{Text: "you asked: first"},
+	)
+	r := runTS(t, e, "streaming")
+	if len(r.events("changed")) != 1 {
+		t.Fatalf("setPermissionMode/setModel did not complete\nstderr:\n%s", clipOut(r.stderr))
+	}
+	if len(r.events("interrupted")) != 1 {
+		t.Errorf("the second turn was not interrupted while its command ran\nstderr:\n%s", clipOut(r.stderr))
+	}
+	results := r.messages("result")
+	if len(results) < 3 {
+		t.Fatalf("%d result messages, want the two turns' and the resumed one's: %v", len(results), results)
+	}
+	session := r.events("session")[0]["id"]
+	last := results[len(results)-1]
+	if last["session_id"] != session || last["subtype"] != "success" {
+		t.Errorf("the resumed run's result %v, want session %v", last, session)
+	}
+	// setModel took effect from the next turn; the resumed request carries the first turn.
+	reqs := srv.Requests()
+	var second struct{ Model string }
+	json.Unmarshal(reqs[1].Body, &second)
+	if second.Model != "claude-sonnet-4-5" {
+		t.Errorf("the turn after setModel asked %q, want claude-sonnet-4-5", second.Model)
+	}
+	final := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(final, "first answer") || !strings.Contains(final, "what did I ask first?") {
+		t.Errorf("the resumed session's request lacks the earlier conversation:\n%s", clipOut(final))
+	}
+}
+
+// maxTurns ends a run that keeps calling tools, with the SDK's error_max_turns result
+// (which carries errors[], as the SDK reads it).
+func TestTypeScriptSDKMaxTurns(t *testing.T) {
+	e := newEnv(t)
+	e.fake(
+		scripted.Turn{ToolCalls: bash("echo 1")},
+		scripted.Turn{ToolCalls: bash("echo 2")},
+		scripted.Turn{ToolCalls: bash("echo 3")},
+		scripted.Turn{Text: "never"},
+	)
+	r := runTS(t, e, "maxTurns")
+	res := r.messages("result")
+	if len(res) != 1 || res[0]["subtype"] != "error_max_turns" {
+		t.Errorf("result %v, want error_max_turns\nstderr:\n%s", res, clipOut(r.stderr))
+	}
+	if th := r.events("thrown"); len(th) != 1 || !strings.Contains(th[0]["message"].(string), "limit of 2 turns") {
+		t.Errorf("the SDK's error after the result %v, want the reason", th)
+	}
+}

@@ -99,7 +99,16 @@ func (l *Ledger) changed(m map[string]entry, path string, hash, session string) 
 	m[key(path)] = entry{SHA256: hash, Session: session, Time: time.Now().UTC()}
 }
 
-func key(path string) string { return filepath.Clean(path) }
+// key is the ledger's name for path: its folder with symbolic links resolved, so that a
+// file watched through one spelling of a folder (a home folder that is a link) is found
+// when read through another.
+func key(path string) string {
+	path = filepath.Clean(path)
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
+}
 
 func (l *Ledger) load() (map[string]entry, error) {
 	data, err := os.ReadFile(l.path)

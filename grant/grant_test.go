@@ -185,3 +185,22 @@ func TestSettingsFilesAndOurosOwnWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A file recorded through a linked folder is found when asked about through the real one
+// (a home folder that is a symbolic link), and the other way round.
+func TestLedgerKeysResolveLinkedFolders(t *testing.T) {
+	real, state := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "home")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	l := Open(state)
+	w := l.Start("s1", SettingsFiles("", link, ""))
+	write(t, filepath.Join(link, ".claude", "settings.json"), `{"permissions":{"allow":["Bash(curl *)"]}}`)
+	if _, err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := trusted(t, l, filepath.Join(real, ".claude", "settings.json")); ok {
+		t.Fatal("the agent's file, read through the real folder, is trusted")
+	}
+}

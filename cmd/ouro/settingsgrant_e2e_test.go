@@ -125,3 +125,28 @@ func TestAlwaysAnswerStillGrantsLater(t *testing.T) {
 		t.Fatalf("curl was refused: %s", res)
 	}
 }
+
+// In an interactive session the person is asked about an agent-written settings file; a
+// yes lets it grant, from then on.
+func TestAgentWrittenSettingsApprovedInTheREPL(t *testing.T) {
+	e := newEnv(t)
+	local := filepath.Join(e.dir, ".claude", "settings.local.json")
+	in, _ := json.Marshal(map[string]string{"file_path": local, "content": `{"permissions": {"allow": ["Bash(curl *)"]}}`})
+	e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: in}}}, scripted.Turn{Text: "Saved."})
+	if out, stderr, code := e.run("", "-p", "allow curl", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, stderr)
+	}
+	srv := e.fake(scripted.Turn{ToolCalls: curlCall()}, scripted.Turn{Text: "done"})
+	out, stderr, code := e.run("y\nfetch it\n/exit\n")
+	if code != 0 || !strings.Contains(out, local+" asks for its permission rules") || strings.Contains(stderr, "ignored") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if res := lastResult(srv.Requests()[1].Body); strings.Contains(res, "Permission denied") || strings.Contains(out, "wants to:") {
+		t.Fatalf("the approved rule did not count: %s\n%s", res, out)
+	}
+	// Approved once: a headless run takes it without a warning.
+	e.fake(scripted.Turn{Text: "ok"})
+	if _, stderr, _ := e.run("", "-p", "hi"); strings.Contains(stderr, "ignored") {
+		t.Fatalf("the approval did not last: %s", stderr)
+	}
+}

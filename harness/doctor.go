@@ -73,7 +73,7 @@ func (c *checkup) trust(warn io.Writer) doctor.Section {
 }
 
 func (c *checkup) settings(warn io.Writer) doctor.Section {
-	set, err := loadSettings(c.d, c.opts.Access, warn)
+	set, err := loadSettings(c.d, c.opts.Access, warn, nil)
 	if err != nil {
 		c.noSet = err.Error()
 		return doctor.Section{Fatal: err.Error()}
@@ -157,7 +157,7 @@ func (c *checkup) permissions(warn io.Writer) doctor.Section {
 		}
 	}
 	userHome, _ := os.UserHomeDir()
-	pol, err := newPolicy(c.set, c.d.cwd, ws, userHome, nil, warn)
+	pol, err := newPolicy(c.set, c.d.cwd, ws, userHome, nil, warn, nil)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error()}
 	}

@@ -268,7 +268,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := loadSettings(dirs, opts.Access, warn)
+	set, err := loadSettings(dirs, opts.Access, warn, opts.UI.ApproveGrant)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func Open(opts Options) (*Session, error) {
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
 	addPluginHooks(set, plugins, grants.allow, warn)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
-		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.wrote})
 	if err != nil {
 		g.close(context.Background())
 		grants.close()

@@ -107,6 +107,10 @@ type PolicyConfig struct {
 	// ProjectDir holds the .ouro/settings.local.json that "always" answers write to;
 	// "" means the workspace's working directory.
 	ProjectDir string
+	// Saved is told each time the policy changes a settings file on the person's word (an
+	// "always" answer, /permissions), with its content before (nil: there was no file) and
+	// after, so that the change is not taken for the agent's (package grant).
+	Saved func(path string, before, after []byte)
 }
 
 // Policy evaluates calls against the rules and the mode. It is safe for concurrent use.
@@ -140,6 +144,8 @@ type Policy struct {
 	// confined is set on a view for an agent isolated in a workspace of its own
 	// (WithWorkspace): no mode, bypassPermissions included, lets its writes out of it.
 	confined bool
+	// saved is PolicyConfig.Saved.
+	saved func(path string, before, after []byte)
 }
 
 // SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
@@ -220,7 +226,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.ModeSource, s.Permissions.DisableBypass)
 		mode = ModeDefault
 	}
-	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode, noBypass: s.Permissions.DisableBypass,
+	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, saved: cfg.Saved, mode: mode, noBypass: s.Permissions.DisableBypass,
 		managedOnly: s.Permissions.ManagedRulesOnly}
 	if modeProblem != nil {
 		p.problems = append(p.problems, modeProblem)

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
@@ -17,8 +19,23 @@ const DefaultOutputBudget = 30_000
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.*-]`)
 
-// applyBudget keeps a result within the output budget (see Budget.Fit).
+// applyBudget keeps a result within the output budget (see Budget.Fit). Its text is first
+// made safe for the model (termsafe.ForModel): NUL and the other control characters a
+// tool's output can carry (a file's bytes, a program's colours and cursor moves) are shown
+// escaped, so none reaches the model, or through it a terminal, raw.
 func (r *Registry) applyBudget(c Call, res *Result) {
+	cloned := false
+	for i, b := range res.Content {
+		if b.Type != llm.BlockText {
+			continue
+		}
+		if safe := termsafe.ForModel(b.Text); safe != b.Text {
+			if !cloned { // the slice may be the tool's own
+				res.Content, cloned = slices.Clone(res.Content), true
+			}
+			res.Content[i].Text = safe
+		}
+	}
 	budget := r.opts.OutputBudget
 	if budget == 0 {
 		budget = DefaultOutputBudget

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
@@ -67,6 +68,11 @@ func NewHeadless(w io.Writer, format string) (*Headless, error) {
 	case FormatText, FormatJSON, FormatStreamJSON:
 	default:
 		return nil, fmt.Errorf("unknown output format %q: use text, json or stream-json", format)
+	}
+	if format == FormatText {
+		// The answer is the model's text: shown, its control characters never obeyed. (JSON
+		// escapes them itself.)
+		w = termsafe.NewWriter(w)
 	}
 	return &Headless{w: w, format: format}, nil
 }

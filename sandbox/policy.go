@@ -90,6 +90,9 @@ type Policy struct {
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
 	TempDir string `json:"tempDir,omitempty"`
+	// DenyRead are the paths and patterns of sandbox.filesystem.denyRead, absolute, that
+	// a command must not read: enforced by Seatbelt (seatbelt.go), not by Landlock.
+	DenyRead []string `json:"denyRead,omitempty"`
 	// Network says which outgoing TCP connections and listening ports are allowed.
 	Network settings.SandboxNetwork `json:"network"`
 	// ProxyPort is the loopback port of the filtering proxy (see proxy.go) when
@@ -277,6 +280,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network, Caches: caches}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
+	}
+	for _, d := range s.Filesystem.DenyRead {
+		if r := settingsPath(d, home, project); r != "" {
+			pol.DenyRead = append(pol.DenyRead, realPath(r))
+		}
 	}
 	pol.Network.AllowPorts = slices.Clone(s.Network.AllowPorts)
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)

@@ -42,11 +42,13 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -200,8 +202,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	// existing paths), and a build inside could then never create it: Command creates
 	// them, empty, as the tools would, before a command runs.
 	var caches []string
-	for _, c := range []string{envOr("GOCACHE", joinIf(cacheHome, "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
-		cacheHome, joinIf(home, ".npm")} {
+	sysCache := systemCacheDir(runtime.GOOS, home) // macOS: ~/Library/Caches, where Go's build cache is
+	for _, c := range []string{envOr("GOCACHE", joinIf(cmp.Or(sysCache, cacheHome), "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
+		cacheHome, joinIf(home, ".npm"), sysCache} {
 		if c != "" && filepath.IsAbs(c) {
 			add(c)
 			caches = append(caches, write[len(write)-1])

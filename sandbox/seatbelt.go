@@ -72,6 +72,16 @@ func Mechanism() string {
 	return ""
 }
 
+// systemCacheDir is the user's cache folder that os.UserCacheDir gives on goos where it
+// is not ~/.cache (or $XDG_CACHE_HOME): ~/Library/Caches on macOS, which holds Go's
+// build cache, pip's and Homebrew's; "" elsewhere.
+func systemCacheDir(goos, home string) string {
+	if goos == "darwin" && home != "" {
+		return path.Join(home, "Library", "Caches")
+	}
+	return ""
+}
+
 // DeniesReads reports whether the sandbox here enforces sandbox.filesystem.denyRead:
 // Seatbelt can refuse reads of single paths inside readable trees, Landlock cannot.
 func DeniesReads() bool { return runtime.GOOS == "darwin" }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -629,4 +630,31 @@ func sbMatch(t *testing.T, n sbNode, target string) bool {
 	}
 	t.Fatalf("unknown filter %s", head)
 	return false
+}
+
+// On macOS Go's build cache and most tools' caches live in ~/Library/Caches, not
+// ~/.cache: FromSettings grants it there, as it grants ~/.cache on Linux.
+func TestSystemCacheDir(t *testing.T) {
+	if got := systemCacheDir("darwin", "/Users/me"); got != "/Users/me/Library/Caches" {
+		t.Errorf("darwin: %q", got)
+	}
+	for _, goos := range []string{"linux", "windows"} {
+		if got := systemCacheDir(goos, "/home/me"); got != "" {
+			t.Errorf("%s: %q", goos, got)
+		}
+	}
+	if got := systemCacheDir("darwin", ""); got != "" {
+		t.Errorf("no home: %q", got)
+	}
+	t.Setenv("GOCACHE", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	home := realDirSB(t)
+	pol := FromSettings(settings.Sandbox{}, []string{realDirSB(t)}, home, "")
+	want := filepath.Join(home, ".cache", "go-build")
+	if runtime.GOOS == "darwin" {
+		want = filepath.Join(home, "Library", "Caches", "go-build")
+	}
+	if !slices.ContainsFunc(pol.WriteRoots, func(w string) bool { return within(want, w) }) || !pol.Writable(want) {
+		t.Errorf("Go's default build cache %s is not writable: roots %q", want, pol.WriteRoots)
+	}
 }

@@ -18,9 +18,10 @@ package sandbox
 //     write there too, so that a secret cannot be renamed or copied out of its name.
 //     Metadata (stat, a listing of the folder above) stays readable.
 //   - The network, when Policy.NetworkRestricted: TCP and UDP to the proxy's port on
-//     loopback and to sandbox.network.allowPorts, Unix sockets inside the write roots;
-//     with allowPorts, name lookups too (mDNSResponder and port 53), which the proxy mode
-//     does not need since the proxy resolves names. Listening only on allowPorts.
+//     loopback and to sandbox.network.allowPorts, Unix sockets inside the write roots
+//     but the caches; with allowPorts, name lookups too (mDNSResponder and port 53),
+//     which the proxy mode does not need since the proxy resolves names. Listening only
+//     on allowPorts.
 //
 // Because there is a single deny rule per confinement and no allow rule after
 // (allow default), the outcome does not depend on how Seatbelt orders rules.
@@ -159,7 +160,13 @@ func SeatbeltProfile(p Policy) (string, error) {
 			// A command that may reach hosts on its own must find their addresses.
 			out = append(out, `(remote ip "*:53")`, `(remote unix-socket (subpath "/private/var/run/mDNSResponder"))`)
 		}
-		for _, r := range roots {
+		// Sockets the command's own processes make, in the workspace or the temp dir; not
+		// in the shared caches, where another program's daemon may listen.
+		own, err := pathFilters(slices.DeleteFunc(slices.Clone(p.WriteRoots), func(w string) bool { return slices.Contains(p.Caches, w) }), false)
+		if err != nil {
+			return "", fmt.Errorf("sandbox: write root: %w", err)
+		}
+		for _, r := range own {
 			out = append(out, "(remote unix-socket "+r+")")
 		}
 		b.WriteString("\n; Network: only ")
@@ -173,7 +180,7 @@ func SeatbeltProfile(p Policy) (string, error) {
 		default:
 			b.WriteString("nothing")
 		}
-		b.WriteString("; Unix sockets inside the write roots.\n")
+		b.WriteString("; Unix sockets inside the write roots but the caches.\n")
 		if len(out) > 0 {
 			b.WriteString("(deny network-outbound\n  (require-not\n    " + anyOf(out) + "))\n")
 		} else {

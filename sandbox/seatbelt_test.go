@@ -162,6 +162,8 @@ func TestSeatbeltEnforces(t *testing.T) {
 		{"network-confined", "network-outbound", "unix /private/var/run/mDNSResponder", false},
 		{"network-confined", "network-outbound", "unix /private/var/run/docker.sock", true},
 		{"network-confined", "network-outbound", "unix /Users/me/proj/.sock", false},
+		{"network-confined", "network-outbound", "unix /Users/me/.cache/some-daemon/sock", true},
+		{"network-confined", "network-outbound", "unix /private/var/folders/xy/abc/T/ouro-1/s", false},
 		{"network-confined", "network-bind", "tcp *:443", false},
 		{"network-confined", "network-bind", "tcp *:8080", true},
 		{"network-confined", "network-bind", "unix /Users/me/proj/.sock", false},

@@ -32,6 +32,11 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if _, ok := Supported(); !ok {
 		return false, []string{noSeatbelt}
 	}
+	if _, err := SeatbeltProfile(p); err != nil {
+		// Said now, once; every sandboxed command fails with it until the setting changes
+		// (running them without the rule it cannot write would widen the policy).
+		warnings = append(warnings, fmt.Sprintf("%v; sandboxed Bash commands fail until that is changed", err))
+	}
 	if p.NetworkRestricted() {
 		warnings = append(warnings, "Seatbelt confines sockets, not Mach services: a sandboxed command that asks a system service to connect for it is not stopped by the network confinement.")
 	}

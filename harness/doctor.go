@@ -15,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -224,9 +225,9 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 	state := "off: Bash runs under the permission rules only"
 	switch {
 	case g.sandbox != nil && g.sandbox.NetworkRestricted():
-		state = "on, network confined"
+		state = "on (" + sandbox.Mechanism() + "), network confined"
 	case g.sandbox != nil:
-		state = "on, network open"
+		state = "on (" + sandbox.Mechanism() + "), network open"
 	}
 	if g.proxy != nil {
 		state += " (allowedDomains through ouro's proxy)"

@@ -354,6 +354,7 @@ type file struct {
 		Filesystem               struct {
 			AllowWrite []string `json:"allowWrite"`
 			DenyWrite  []string `json:"denyWrite"`
+			DenyRead   []string `json:"denyRead"`
 		} `json:"filesystem"`
 		Network struct {
 			Allow                   *bool    `json:"allow"`
@@ -655,6 +656,9 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 	for _, w := range sb.Filesystem.DenyWrite {
 		s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, rootSandboxPath(w, l.root))
+	}
+	for _, r := range sb.Filesystem.DenyRead {
+		s.Sandbox.Filesystem.DenyRead = append(s.Sandbox.Filesystem.DenyRead, rootSandboxPath(r, l.root))
 	}
 }
 

@@ -145,7 +145,13 @@ func (t *Team) busy(ctx context.Context) bool {
 			return true
 		}
 		if ms, err := t.mail.Pending(ctx, t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
+			if tm.proc != nil {
+				tm.proc.mailed(ms[len(ms)-1].ID)
+			}
 			return true
+		}
+		if tm.proc != nil && tm.proc.behind() {
+			return true // it took a message its state does not show yet
 		}
 		if !tm.waitingForPlan() {
 			claimers++

@@ -119,7 +119,7 @@ func (tm *teammate) enterTask(ctx context.Context, t task.Task) bool {
 	}
 	tm.team.cfg.Warn(fmt.Sprintf("%s: task #%s has no worktree: %v", tm.name, t.ID, err))
 	tm.report(fmt.Sprintf("%s could not start task #%s: its worktree could not be made (%v). The task is given back.", tm.name, t.ID, err))
-	tm.release()
+	tm.release("")
 	return false
 }
 

@@ -130,7 +130,7 @@ func (t *Team) busy(ctx context.Context) bool {
 		live = append(live, t.members[n])
 	}
 	t.mu.Unlock()
-	claimers := 0
+	var claimers []*teammate
 	for _, tm := range live {
 		st := tm.state()
 		if st.Status == StatusStopped && tm.proc != nil && tm.proc.alive() {
@@ -154,14 +154,18 @@ func (t *Team) busy(ctx context.Context) bool {
 			return true // it took a message its state does not show yet
 		}
 		if !tm.waitingForPlan() {
-			claimers++
+			claimers = append(claimers, tm)
 		}
 	}
-	return (claimers > 0 && t.readyTask(ctx)) || t.heldByProcess(ctx)
+	return t.readyTask(ctx, claimers) || t.heldByProcess(ctx)
 }
 
-// readyTask reports whether some task can be claimed now.
-func (t *Team) readyTask(ctx context.Context) bool {
+// readyTask reports whether one of claimers can claim some task now (a teammate does
+// not take again by itself a task it gave back unfinished).
+func (t *Team) readyTask(ctx context.Context, claimers []*teammate) bool {
+	if len(claimers) == 0 {
+		return false
+	}
 	all, err := t.board.All(ctx) // a lapsed claim is released: its task is ready again
 	if err != nil {
 		return false
@@ -174,7 +178,11 @@ func (t *Team) readyTask(ctx context.Context) bool {
 	}
 	for _, x := range all {
 		if x.Status == task.Pending && x.Owner == "" && allDone(x.BlockedBy, done) {
-			return true
+			for _, tm := range claimers {
+				if !tm.gaveUpOn(x.ID) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -74,14 +74,19 @@ func completes(id string) *scripted.Provider {
 
 type fixture struct {
 	team  *team.Team
-	tasks *task.MemStore
-	mail  *mailbox.MemStore
+	tasks task.Store
+	mail  mailbox.Store
 	board *task.Board
 	agent *subagent.Tool
 }
 
 func newFixture(t *testing.T, p llm.Provider, defs ...subagent.Definition) *fixture {
-	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	return newFixtureOn(t, p, stores{mail: mailbox.NewMemStore(), tasks: task.NewMemStore()}, defs...)
+}
+
+// newFixtureOn is newFixture on the stores s.
+func newFixtureOn(t *testing.T, p llm.Provider, s stores, defs ...subagent.Definition) *fixture {
+	f := &fixture{tasks: s.tasks, mail: s.mail}
 	reg := tool.NewRegistry()
 	f.agent, _ = subagent.NewTool(subagent.Config{Provider: p, Model: "scripted", Tools: reg, Definitions: defs})
 	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,

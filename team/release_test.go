@@ -2,6 +2,7 @@ package team_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -142,4 +143,110 @@ func (n *named) Complete(ctx context.Context, req *llm.Request, on llm.StreamFun
 		return n.w1.Complete(ctx, req, on)
 	}
 	return n.r.Complete(ctx, req, on)
+}
+
+// A teammate whose claim lapsed (paused past its lease) and was taken over is told so
+// when it writes the task: its late TaskUpdate is refused with the reason, not answered
+// "unchanged", and it does not report the completion the new holder made: the lead
+// hears of a task's completion once, from its holder.
+func TestALateWriteAfterALostClaimIsRefused(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		late := make(chan struct{})
+		one := &gate{Provider: scripted.New(&scripted.Script{Turns: []scripted.Turn{
+			{ToolCalls: []scripted.ToolCall{call("c1", "TaskUpdate", map[string]string{"taskId": "1", "status": "completed"})}},
+			{ExpectContains: "no longer yours", ToolCalls: []scripted.ToolCall{call("n2", "TaskUpdate", map[string]string{"taskId": "2", "description": "noted"})}},
+			{Text: "I will tell the lead."},
+		}}), at: 0, open: late}
+		r := &router{byTask: map[string]*scripted.Provider{"2": completes("2")},
+			byName: map[string]*scripted.Provider{"w1": scripted.New(&scripted.Script{Turns: texts("ready")})}}
+		f := newFixtureOn(t, &byTaskOne{r: r, one: one}, s)
+		ctx := context.Background()
+		for _, subject := range []string{"parse", "lint"} {
+			if _, err := f.board.Create(ctx, subject, "", "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// #2 waits for #1: w1 takes #1 first.
+		if _, err := f.board.Update(ctx, "2", task.Update{AddBlockedBy: []string{"1"}}); err != nil {
+			t.Fatal(err)
+		}
+		f.spawn(t, "w1", "general-purpose", "Work.")
+		waitFor(t, "w1 at work on #1", func() bool {
+			one.mu.Lock()
+			defer one.mu.Unlock()
+			return one.n > 0
+		})
+		// Its lease ran out while it was paused, and another worker's process took the task
+		// over and completed it (one write: nothing can renew the claim in between).
+		x, err := s.tasks.Get(ctx, "list", "1")
+		if err != nil || x.Owner != "w1" {
+			t.Fatalf("#1 before: %+v %v", x, err)
+		}
+		y := x.Clone()
+		y.Owner, y.Holder, y.LeaseUntil = "w2", "elsewhere/w2", time.Now().Add(time.Minute)
+		if err := s.tasks.Apply(ctx, "list", []task.Change{{Op: task.Put, ID: "1", Rev: x.Rev, Task: y}}); err != nil {
+			t.Fatal(err)
+		}
+		w2 := task.NewBoard(task.Config{Store: s.tasks, List: "list", Holder: "elsewhere/w2", Lease: time.Minute})
+		done := task.Completed
+		if _, err := w2.Update(ctx, "1", task.Update{Status: &done}); err != nil {
+			t.Fatal(err)
+		}
+		close(late)
+		waitFor(t, "#2 completed", func() bool {
+			x, err := f.board.Get(ctx, "2")
+			return err == nil && x.Status == task.Completed
+		})
+		reqs := one.Provider.(*scripted.Provider).Requests()
+		if len(reqs) < 2 {
+			t.Fatalf("w1 made %d requests on #1", len(reqs))
+		}
+		data, _ := json.Marshal(reqs[1].Messages[len(reqs[1].Messages)-1])
+		if got := string(data); !strings.Contains(got, `completed meanwhile (owner \"w2\")`) || !strings.Contains(got, "Nothing was changed") {
+			t.Errorf("the late write's result: %q", got)
+		}
+		if x, _ := f.board.Get(ctx, "1"); x.Status != task.Completed || x.Owner != "w2" {
+			t.Errorf("#1: %+v", x)
+		}
+		waitFor(t, "w1 idle", func() bool {
+			for _, m := range f.team.Snapshot().Members {
+				if m.Name == "w1" {
+					return m.Status == team.StatusIdle
+				}
+			}
+			return false
+		})
+		ms, _ := f.mail.Pending(ctx, "list", team.Lead)
+		var reports []string
+		for _, m := range ms {
+			reports = append(reports, m.Text)
+		}
+		joined := strings.Join(reports, "\n")
+		if strings.Contains(joined, "Completed task #1") || !strings.Contains(joined, "Completed task #2") {
+			t.Errorf("w1's reports:\n%s", joined)
+		}
+	})
+}
+
+// byTaskOne sends the requests about task #1 to one, the others to the router.
+type byTaskOne struct {
+	r   *router
+	one llm.Provider
+}
+
+func (b *byTaskOne) Name() string { return "scripted" }
+
+func (b *byTaskOne) Complete(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+	key := ""
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			if sm := claimedRE.FindAllStringSubmatch(m.Text(), -1); sm != nil {
+				key = sm[len(sm)-1][1]
+			}
+		}
+	}
+	if key == "1" && b.one.(*gate).Provider.(*scripted.Provider).Remaining() > 0 {
+		return b.one.Complete(ctx, req, on)
+	}
+	return b.r.Complete(ctx, req, on)
 }

@@ -428,8 +428,10 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 	tm.mu.Lock()
 	tm.current = ""
 	tm.mu.Unlock()
-	if t.Status != task.Completed {
-		tm.team.notify() // released
+	if t.Status != task.Completed || t.Owner != tm.name {
+		// Released, or completed by whoever took it over when its claim lapsed: that one
+		// reports it.
+		tm.team.notify()
 		return
 	}
 	var unblocked []string

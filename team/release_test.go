@@ -250,3 +250,50 @@ func (b *byTaskOne) Complete(ctx context.Context, req *llm.Request, on llm.Strea
 	}
 	return b.r.Complete(ctx, req, on)
 }
+
+// A headless lead whose run ends at its cap of stop continuations takes no message it
+// will not deliver: the messages stay in its mailbox, where its next process (ouro -c)
+// finds them at once (on JetStream too, where a message taken is hidden for the ack
+// wait), and the lead is told why its run ended and what waits, whatever the verbosity.
+func TestALeadAtItsContinuationCapTakesNoMessage(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		var mu sync.Mutex
+		var warned []string
+		s.warn = func(w string) {
+			mu.Lock()
+			warned = append(warned, w)
+			mu.Unlock()
+		}
+		r := &router{byTask: map[string]*scripted.Provider{}, byName: map[string]*scripted.Provider{
+			"w1": scripted.New(&scripted.Script{Turns: []scripted.Turn{
+				{ToolCalls: []scripted.ToolCall{call("tell", "SendMessage", map[string]string{"to": "main", "message": "report 1"})}},
+				{Text: "told"}}})}}
+		f := newFixtureOn(t, r, s)
+		ctx := context.Background()
+		f.spawn(t, "w1", "general-purpose", "Report.")
+		waitFor(t, "w1's report, w1 idle", func() bool {
+			ms, _ := f.mail.Pending(ctx, "list", team.Lead)
+			idle := false
+			for _, m := range f.team.Snapshot().Members {
+				idle = m.Status == team.StatusIdle
+			}
+			return len(ms) == 1 && idle
+		})
+		d := f.team.LeadWaiter(time.Minute).BeforeStop(ctx, &agent.Stop{Continued: 8, Last: true})
+		if d.Continue || d.Message != "" {
+			t.Fatalf("at its cap the lead was handed a batch it cannot deliver: %+v", d)
+		}
+		mu.Lock()
+		got := strings.Join(warned, "\n")
+		mu.Unlock()
+		if !strings.Contains(got, "sent it back 8 times in a row") || !strings.Contains(got, "1 message(s) from teammates wait in its mailbox") || !strings.Contains(got, "ouro -c") {
+			t.Errorf("the lead's end is not explained: %q", got)
+		}
+		f.team.Close()
+		next := s.reopen(t)
+		ms, err := next.Pending(ctx, "list", team.Lead)
+		if err != nil || len(ms) != 1 || ms[0].Text != "report 1" {
+			t.Fatalf("the lead's next process finds %+v (%v), want the report", ms, err)
+		}
+	})
+}

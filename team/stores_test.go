@@ -20,6 +20,10 @@ import (
 type stores struct {
 	mail  mailbox.Store
 	tasks task.Store
+	// reopen opens the mailboxes again, as another process would.
+	reopen func(t *testing.T) mailbox.Store
+	// warn, when set, receives the team's warnings.
+	warn func(string)
 }
 
 var storeNS atomic.Int64
@@ -38,7 +42,14 @@ func eachStore(t *testing.T, fn func(t *testing.T, s stores)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ts.Close() })
-		fn(t, stores{mail: ms, tasks: ts})
+		fn(t, stores{mail: ms, tasks: ts, reopen: func(t *testing.T) mailbox.Store {
+			ms, err := mailsqlite.Open(path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ms.Close() })
+			return ms
+		}})
 	})
 	t.Run("nats", func(t *testing.T) {
 		if testing.Short() {
@@ -54,6 +65,13 @@ func eachStore(t *testing.T, fn func(t *testing.T, s stores)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ts.Close() })
-		fn(t, stores{mail: ms, tasks: ts})
+		fn(t, stores{mail: ms, tasks: ts, reopen: func(t *testing.T) mailbox.Store {
+			ms, err := mailnats.Open(context.Background(), url, mailnats.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ms.Close() })
+			return ms
+		}})
 	})
 }

@@ -89,9 +89,13 @@ func newFixtureOn(t *testing.T, p llm.Provider, s stores, defs ...subagent.Defin
 	f := &fixture{tasks: s.tasks, mail: s.mail}
 	reg := tool.NewRegistry()
 	f.agent, _ = subagent.NewTool(subagent.Config{Provider: p, Model: "scripted", Tools: reg, Definitions: defs})
+	warn := s.warn
+	if warn == nil {
+		warn = func(s string) { t.Log("warn: " + s) }
+	}
 	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil },
-		Warn: func(s string) { t.Log("warn: " + s) }})
+		Warn: warn})
 	f.agent.SetSpawner(f.team)
 	f.board = task.NewBoard(task.Config{Store: f.tasks, List: "list", Holder: "lead"})
 	t.Cleanup(f.team.Close)

@@ -110,3 +110,45 @@ func TestWorkerPublishesEachTaskOnceAndKeepsItsRecord(t *testing.T) {
 		t.Fatalf("the worker's last record: %+v", w)
 	}
 }
+
+// A worker started again under the same name (after a crash, or for more tasks) adds to
+// what its earlier processes did: its record counts every process's tasks, tokens and
+// cost, and how many processes there were, so ouro team status sums to the work done.
+func TestARestartedWorkersRecordSumsItsRuns(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		r := &router{byTask: map[string]*scripted.Provider{"1": completes("1"), "2": completes("2")}, byName: map[string]*scripted.Provider{}}
+		f := newFixtureOn(t, r, s)
+		ctx := context.Background()
+		for i := 1; i <= 2; i++ {
+			if _, err := f.board.Create(ctx, fmt.Sprintf("part %d", i), "", "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var tokens []int
+		for run := 1; run <= 2; run++ {
+			mail := s.mail
+			if run > 1 {
+				mail = s.reopen(t) // the first process's team closed its own
+			}
+			tm := team.New(team.Config{Name: "list", Holder: fmt.Sprintf("proc%d", run), Agents: f.agent, Poll: 10 * time.Millisecond,
+				Open: func() (mailbox.Store, task.Store, time.Duration, error) { return mail, s.tasks, time.Minute, nil },
+				Warn: func(s string) { t.Log("warn: " + s) }})
+			why, err := tm.Work(ctx, team.WorkerSpec{Name: "w1", MaxTasks: 1, Registry: s.reg, Host: "box", PID: 40 + run})
+			tm.Close()
+			if err != nil || !strings.Contains(why, "the 1 task(s)") {
+				t.Fatalf("run %d: %q, %v", run, why, err)
+			}
+			ws, err := s.reg.List(ctx, "list")
+			if err != nil || len(ws) != 1 {
+				t.Fatalf("registry after run %d: %+v, %v", run, ws, err)
+			}
+			tokens = append(tokens, ws[0].Tokens)
+			if w := ws[0]; w.TasksDone != run || w.Runs != run || w.PID != 40+run {
+				t.Fatalf("the record after run %d: %+v", run, w)
+			}
+		}
+		if tokens[0] == 0 || tokens[1] <= tokens[0] {
+			t.Errorf("tokens after each run: %v: the second run's are not added to the first's", tokens)
+		}
+	})
+}

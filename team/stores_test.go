@@ -14,6 +14,9 @@ import (
 	"github.com/ouroagent/ouro/task"
 	tasknats "github.com/ouroagent/ouro/task/natsstore"
 	tasksqlite "github.com/ouroagent/ouro/task/sqlitestore"
+	"github.com/ouroagent/ouro/team/registry"
+	regnats "github.com/ouroagent/ouro/team/registry/natsstore"
+	regsqlite "github.com/ouroagent/ouro/team/registry/sqlitestore"
 )
 
 // stores is a team's shared stores, as a real session opens them.
@@ -22,6 +25,8 @@ type stores struct {
 	tasks task.Store
 	// reopen opens the mailboxes again, as another process would.
 	reopen func(t *testing.T) mailbox.Store
+	// reg is the worker registry on the same store.
+	reg registry.Store
 	// warn, when set, receives the team's warnings.
 	warn func(string)
 }
@@ -41,8 +46,12 @@ func eachStore(t *testing.T, fn func(t *testing.T, s stores)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { ts.Close() })
-		fn(t, stores{mail: ms, tasks: ts, reopen: func(t *testing.T) mailbox.Store {
+		reg, err := regsqlite.Open(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ts.Close(); reg.Close() })
+		fn(t, stores{mail: ms, tasks: ts, reg: reg, reopen: func(t *testing.T) mailbox.Store {
 			ms, err := mailsqlite.Open(path, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -64,8 +73,12 @@ func eachStore(t *testing.T, fn func(t *testing.T, s stores)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { ts.Close() })
-		fn(t, stores{mail: ms, tasks: ts, reopen: func(t *testing.T) mailbox.Store {
+		reg, err := regnats.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ts.Close(); reg.Close() })
+		fn(t, stores{mail: ms, tasks: ts, reg: reg, reopen: func(t *testing.T) mailbox.Store {
 			ms, err := mailnats.Open(context.Background(), url, mailnats.Options{})
 			if err != nil {
 				t.Fatal(err)

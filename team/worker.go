@@ -113,6 +113,17 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 	var beats sync.WaitGroup
 	bctx, endBeats := context.WithCancel(t.ctx)
 	if spec.Registry != nil {
+		// A worker started again under its name (after a crash, or to take more tasks)
+		// adds to what its earlier processes did: ouro team status counts them all.
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		prev, ok, err := registry.Previous(rctx, spec.Registry, t.cfg.Name, tm.name)
+		cancel()
+		switch {
+		case err != nil:
+			t.cfg.Warn(tm.name + " reading the record of its earlier runs (its totals start again from zero): " + err.Error())
+		case ok:
+			tm.fleet.carryOn(prev)
+		}
 		beats.Add(1)
 		go func() {
 			defer beats.Done()

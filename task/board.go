@@ -39,6 +39,9 @@ type Config struct {
 	// Completing, if set, sees each task before this Board marks it completed: an error
 	// leaves it as it was and is what Update returns (TaskCompleted hooks).
 	Completing func(context.Context, Task) error
+	// OweReport: a task this Board completes owes its completion report (Task.Report),
+	// set in the same write (a teammate's board).
+	OweReport bool
 }
 
 // Board is one caller's view of one task list: it applies the task list's rules on the

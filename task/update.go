@@ -289,6 +289,9 @@ func (b *Board) update(ctx context.Context, id string, u Update) (Outcome, error
 			}
 		case Completed:
 			t.Holder, t.LeaseUntil = "", time.Time{}
+			if b.cfg.OweReport {
+				t.Report = ReportOwed
+			}
 			for _, bid := range t.Blocks {
 				bt, err := x.get(bid)
 				if err != nil {

@@ -209,11 +209,12 @@ func (t *Team) busy(ctx context.Context) bool {
 // readyTask reports whether one of claimers can claim some task now (a teammate does
 // not take again by itself a task it gave back unfinished).
 func (t *Team) readyTask(ctx context.Context, claimers []*teammate) bool {
-	if len(claimers) == 0 {
-		return false
-	}
 	all, err := t.board.All(ctx) // a lapsed claim is released: its task is ready again
 	if err != nil {
+		return false
+	}
+	t.recoverReports(ctx, t.board, all)
+	if len(claimers) == 0 {
 		return false
 	}
 	done := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
 )
@@ -294,6 +295,68 @@ func TestALeadAtItsContinuationCapTakesNoMessage(t *testing.T) {
 		ms, err := next.Pending(ctx, "list", team.Lead)
 		if err != nil || len(ms) != 1 || ms[0].Text != "report 1" {
 			t.Fatalf("the lead's next process finds %+v (%v), want the report", ms, err)
+		}
+	})
+}
+
+// Completing a task and owing its report are one write: a teammate killed -9 right after
+// its TaskUpdate (here: a process that completed the task and never got further) loses
+// no report. Once a lease has passed, whoever looks at the list next (the lead deciding
+// whether its team is done) sends it, in the completer's name, exactly once.
+func TestACompletionReportSurvivesItsSendersDeath(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		ctx := context.Background()
+		lease := 300 * time.Millisecond
+		tm := team.New(team.Config{Name: "list", Holder: "lead", Agents: newFixtureOn(t, &router{}, s).agent, Poll: 10 * time.Millisecond,
+			Open: func() (mailbox.Store, task.Store, time.Duration, error) { return s.mail, s.tasks, lease, nil },
+			Warn: func(w string) { t.Log("warn: " + w) }})
+		t.Cleanup(tm.Close)
+		// The dead worker's process: it claimed #1 and completed it, nothing more.
+		dead := task.NewBoard(task.Config{Store: s.tasks, List: "list", Holder: "gone/w9", Lease: lease, OweReport: true})
+		for _, subject := range []string{"parse", "lint"} {
+			if _, err := dead.Create(ctx, subject, "", "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := dead.Update(ctx, "2", task.Update{AddBlockedBy: []string{"1"}}); err != nil {
+			t.Fatal(err)
+		}
+		owner, done := "w9", task.Completed
+		if _, err := dead.Update(ctx, "1", task.Update{Owner: &owner}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dead.Update(ctx, "1", task.Update{Status: &done}); err != nil {
+			t.Fatal(err)
+		}
+		reports := func() []mailbox.Message {
+			var out []mailbox.Message
+			ms, _ := s.mail.Recent(ctx, "list", 100)
+			for _, m := range ms {
+				if m.To == team.Lead && strings.HasPrefix(m.Text, "Completed task #1:") {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		// The lead's team is in use: the dead worker had written to it.
+		if _, err := tm.Send(ctx, mailbox.Message{From: "w9", To: team.Lead, Text: "starting on #1"}); err != nil {
+			t.Fatal(err)
+		}
+		stop := tm.LeadWaiter(20 * time.Millisecond)
+		waitFor(t, "the owed report", func() bool {
+			stop.BeforeStop(ctx, &agent.Stop{})
+			return len(reports()) > 0
+		})
+		for range 5 {
+			stop.BeforeStop(ctx, &agent.Stop{}) // looking again sends nothing more
+		}
+		got := reports()
+		if len(got) != 1 || got[0].From != "w9" || !strings.Contains(got[0].Text, "Unblocked: #2 lint") || !strings.Contains(got[0].Text, "on w9's behalf") {
+			t.Fatalf("reports of #1: %+v", got)
+		}
+		x, err := s.tasks.Get(ctx, "list", "1")
+		if err != nil || x.Report != task.ReportSent(got[0].ID) {
+			t.Fatalf("#1's report state: %q, %v", x.Report, err)
 		}
 	})
 }

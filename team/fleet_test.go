@@ -152,3 +152,42 @@ func TestARestartedWorkersRecordSumsItsRuns(t *testing.T) {
 		}
 	})
 }
+
+// The last worker to look at a finished list sends the report a dead worker owed before
+// it stops: nobody else may look again.
+func TestTheLastWorkerSendsAnOwedReport(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		ctx := context.Background()
+		lease := 300 * time.Millisecond
+		dead := task.NewBoard(task.Config{Store: s.tasks, List: "list", Holder: "gone/w9", Lease: lease, OweReport: true})
+		if _, err := dead.Create(ctx, "parse", "", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		owner, done := "w9", task.Completed
+		if _, err := dead.Update(ctx, "1", task.Update{Owner: &owner}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dead.Update(ctx, "1", task.Update{Status: &done}); err != nil {
+			t.Fatal(err)
+		}
+		f := newFixtureOn(t, &router{byName: map[string]*scripted.Provider{}}, s)
+		tm := team.New(team.Config{Name: "list", Holder: "proc2", Agents: f.agent, Poll: 10 * time.Millisecond,
+			Open: func() (mailbox.Store, task.Store, time.Duration, error) { return s.mail, s.tasks, lease, nil },
+			Warn: func(w string) { t.Log("warn: " + w) }})
+		t.Cleanup(tm.Close)
+		why, err := tm.Work(ctx, team.WorkerSpec{Name: "w1"})
+		if err != nil || why != "no open task remains" {
+			t.Fatalf("Work: %q, %v", why, err)
+		}
+		ms, _ := s.mail.Recent(ctx, "list", 10)
+		n := 0
+		for _, m := range ms {
+			if m.To == team.Lead && m.From == "w9" && strings.HasPrefix(m.Text, "Completed task #1:") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d reports of #1 from w9: %+v", n, ms)
+		}
+	})
+}

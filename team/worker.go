@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -187,6 +188,17 @@ func (tm *teammate) workerDone(ctx context.Context) string {
 	}
 	for _, x := range all {
 		if x.Status != task.Completed {
+			return ""
+		}
+	}
+	// A report still owed (its sender may have died) keeps the worker until it is sent:
+	// it may be the last one to look at the list.
+	tm.team.recoverReports(ctx, tm.board, all)
+	if all, err = tm.board.All(ctx); err != nil {
+		return ""
+	}
+	for _, x := range all {
+		if x.Report != "" && !strings.HasPrefix(x.Report, "sent ") {
 			return ""
 		}
 	}

@@ -133,7 +133,8 @@ func runLauncher(args []string) error {
 		}
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
-		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, false)
+		// What GuardProtected keeps by check-and-restore is not frozen here.
+		rules = writeRules(pol.WriteRoots, pol.frozen(), abi, false)
 		// Rules add up: a content folder is writable although its read-only parent
 		// (.claude) has no rule of its own. Renaming or removing the folder itself would
 		// take a right on the parent, which stays withheld.

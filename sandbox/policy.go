@@ -13,9 +13,12 @@
 //     inside a write root. Landlock can only allow, never carve an exception out of an
 //     allowed tree, so these are made read-only with bind mounts in a private user and
 //     mount namespace before Landlock is applied; where the kernel does not allow such
-//     namespaces, the launcher grants the other entries of the directories that hold
-//     read-only paths instead of those directories themselves (see writeRules in
-//     launcher_linux.go for the exact rule and what it costs). The skills, agents and
+//     namespaces (or OURO_SANDBOX_MODE=landlock asks for it), the folders that hold
+//     them are granted whole and what a command changed among them is put back after
+//     it (Policy.Restore, protect_linux.go), and for the other read-only paths
+//     (denyWrite) the launcher grants the other entries of the directories that hold
+//     them instead of those directories themselves (see writeRules in
+//     launcher_linux.go for the exact rule and what it costs). docs/sandbox.md says why. The skills, agents and
 //     commands folders directly inside a read-only .claude or .ouro ([Policy.Content])
 //     are ordinary content, as in Claude Code, and stay writable where they exist as real
 //     folders (not symbolic links) when a command starts: a second, writable bind mount,
@@ -74,6 +77,16 @@ type Policy struct {
 	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
 	// Reclaim), once every process of the command is gone.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Restore are the read-only paths that Landlock-only mode keeps by check-and-restore
+	// instead of by withholding rights (see protect_linux.go): what the sandbox itself
+	// guards in a root (the .git metadata, .ouro, .claude, .mcp.json, the home folder's
+	// startup files). Landlock cannot keep a name in a folder read-only while others in
+	// it are made and removed, so where the kernel offers no mount namespace, the
+	// folders that hold these are granted whole, and what a command changed there is put
+	// back once every process of the command is gone (GuardProtected). The other
+	// read-only paths (denyWrite, a shared git dir's objects and refs) keep the
+	// withholding rule of writeRules, and its cost.
+	Restore []string `json:"restore,omitempty"`
 	// Content are the skills, agents and commands folders directly inside a read-only
 	// .claude or .ouro: ordinary content, which a command may write although its parent
 	// is read-only. One counts only where it is a real folder when the command starts (see
@@ -225,7 +238,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 
 	// Read-only candidates: the protected names in every root a repository or a config
 	// directory may live in, the user-level config directories, and denyWrite.
-	var ro []string
+	var ro, restore []string
 	repos := append([]string(nil), allowed...)
 	for _, r := range roots {
 		repos = append(repos, realPath(absPath(r)))
@@ -250,6 +263,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 			ro = append(ro, filepath.Join(realPath(home), n))
 		}
 	}
+	for _, p := range ro {
+		restore = append(restore, realPath(p))
+	}
 	ro = append(ro, deny...)
 	for i, p := range ro {
 		ro[i] = realPath(p)
@@ -258,6 +274,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		return !slices.ContainsFunc(write, func(w string) bool { return within(p, w) })
 	})
 	ro = outermost(ro)
+	restore = slices.DeleteFunc(restore, func(p string) bool { return !slices.Contains(ro, p) })
 
 	// The content folders of each protected folder, unless denyWrite names them, or
 	// something inside them, or the protected folder itself.
@@ -274,7 +291,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		}
 	}
 
-	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network, Caches: caches}
+	pol := Policy{WriteRoots: write, ReadOnly: ro, Restore: restore, Content: content, Network: s.Network, Caches: caches}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
 	}
@@ -282,6 +299,16 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)
 	pol.Network.DeniedDomains = slices.Clone(s.Network.DeniedDomains)
 	return pol
+}
+
+// frozen are the read-only paths Landlock-only mode keeps by withholding rights from
+// the folders above them (see writeRules): all of them but the existing ones that
+// GuardProtected keeps by check-and-restore. A missing one stays, so that a guarded name
+// (.git, .claude, .ouro) that no placeholder holds still cannot be made a folder.
+func (p Policy) frozen() []string {
+	return slices.DeleteFunc(slices.Clone(p.ReadOnly), func(r string) bool {
+		return slices.Contains(p.Restore, r) && exists(r)
+	})
 }
 
 // Writable reports whether the policy lets a sandboxed command write path: it lies in a

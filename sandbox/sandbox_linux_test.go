@@ -204,8 +204,10 @@ func TestMountModeKeepsTheRootWritable(t *testing.T) {
 	}
 }
 
-// Landlock alone cannot keep .git/hooks read-only while letting entries be created in
-// .git or the root; it gives up the latter, as documented.
+// Landlock alone cannot keep a path read-only while letting entries be created in the
+// folders above it. For a read-only path that is not kept by check-and-restore
+// (Policy.Restore: here none; in FromSettings's policies, denyWrite), it gives up the
+// latter, as documented.
 func TestLandlockModeFreezesTheAncestorsOfReadOnlyPaths(t *testing.T) {
 	requireLandlock(t)
 	w := newWorkspace(t)

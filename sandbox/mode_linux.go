@@ -1,0 +1,25 @@
+//go:build linux
+
+package sandbox
+
+import "os"
+
+// ModeEnv, set to "landlock" in ouro's environment, makes sandboxed commands run in the
+// Landlock-only mode even where user namespaces would allow the mount mode: to try (and
+// test) what a machine without them gets. It can only choose the other mode, never
+// less of a sandbox, and a sandboxed command cannot change ouro's environment.
+const ModeEnv = "OURO_SANDBOX_MODE"
+
+// landlockOnly reports whether sandboxed commands run with Landlock alone: user
+// namespaces are not available here, or ModeEnv asks for it.
+func landlockOnly() bool {
+	return os.Getenv(ModeEnv) == modeLandlock || !probe().namespaces
+}
+
+func landlockOnlyWarning() string {
+	why := "User namespaces are not available here"
+	if os.Getenv(ModeEnv) == modeLandlock {
+		why = ModeEnv + "=landlock asks for the Landlock-only mode"
+	}
+	return why + ", so the sandbox keeps .git/config, .git/hooks, .ouro/, .claude/ and .mcp.json as they were by putting back what a command changed there once all its processes are gone (Landlock cannot keep one name read-only in a folder where others are created and removed); a program outside the sandbox that reads them while a command runs can see the command's version."
+}

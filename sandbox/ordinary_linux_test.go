@@ -1,0 +1,238 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ouroagent/ouro/settings"
+)
+
+// shGuarded runs script as Bash does: placeholders held, absent paths noted, the git
+// indexes and (in the Landlock-only mode) the protected paths guarded; the note is what
+// the tool result would say after it.
+func shGuarded(t *testing.T, p Policy, mode, dir, script string) (run, string) {
+	t.Helper()
+	p.MakeCaches()
+	held := p.HoldPlaceholders()
+	defer held.Release()
+	absent := p.Absent()
+	indexes := p.GuardIndexes()
+	var protect *ProtectGuard
+	if mode == modeLandlock {
+		protect = p.guardProtected()
+	}
+	r := sh(t, p, mode, dir, script)
+	var notes []string
+	for _, n := range []string{Reclaim(absent, p.TempDir), indexes.Restore(), protect.Restore()} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return r, strings.Join(notes, "\n")
+}
+
+// gitRepo makes a repository with one commit, a hook and a config of its own, in a
+// workspace that also has .claude, .ouro and .mcp.json; git runs without the user's
+// configuration.
+func gitRepo(t *testing.T) (ws string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws = realTemp(t)
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range []string{"AUTHOR", "COMMITTER"} {
+		t.Setenv("GIT_"+k+"_NAME", "t")
+		t.Setenv("GIT_"+k+"_EMAIL", "t@example.com")
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "t"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	tree(t, ws, "README", ".claude/settings.json", ".claude/skills/s/SKILL.md", ".ouro/settings.json", ".mcp.json", ".git/hooks/pre-commit")
+	if err := os.Chmod(filepath.Join(ws, ".git", "hooks", "pre-commit"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "README"}, {"commit", "-qm", "first"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return ws
+}
+
+// protectedState is what the protected paths hold, to compare before and after.
+func protectedState(t *testing.T, ws string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{".git/config", ".git/hooks/pre-commit", ".claude/settings.json", ".ouro/settings.json", ".mcp.json"} {
+		st, err := os.Lstat(filepath.Join(ws, p))
+		if err != nil {
+			out[p] = "<missing>"
+			continue
+		}
+		out[p] = st.Mode().String() + " " + content(t, filepath.Join(ws, p))
+	}
+	for _, d := range []string{".git/hooks", ".claude", ".ouro"} {
+		names, _ := os.ReadDir(filepath.Join(ws, d))
+		var list []string
+		for _, n := range names {
+			list = append(list, n.Name())
+		}
+		out[d+"/"] = strings.Join(list, ",")
+	}
+	return out
+}
+
+// The ordinary commands of a day's work succeed at the root of the workspace and below
+// in every mode: files and folders created, written, renamed and removed; git add,
+// commit, checkout -b, stash and rebase; go mod init and go build -o; npm init -y;
+// python3 -m venv. Landlock alone cannot refuse one name among others in a folder, so
+// in the Landlock-only mode this holds because the protected paths are put back after
+// the command (see protect_linux.go): the script's own attempts on them are undone.
+func TestOrdinaryWorkAtTheRoot(t *testing.T) {
+	requireLandlock(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	cleanGoEnv(t)
+	home := realTemp(t)
+	t.Setenv("HOME", home)
+	t.Setenv("GOCACHE", filepath.Join(home, "gocache"))
+	t.Setenv("GOMODCACHE", filepath.Join(home, "gomod"))
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "")
+	script := `set -e
+		echo hello > new.txt; mkdir build; echo o > build/out; mv new.txt renamed.txt; mv build build2
+		rm renamed.txt; rm -rf build2; mkdir -p a/b; rmdir a/b a
+		git checkout -q -b feature
+		echo more >> README; echo f > file.go; git add README file.go; git commit -qm second
+		echo wip >> README; git stash -q; git stash pop -q; git checkout -q README
+		git checkout -q main; echo m > main.txt; git add main.txt; git commit -qm third
+		git checkout -q feature; git rebase -q main
+		test "$(git log --format=%s | tr '\n' ,)" = "second,third,first,"
+		rm file.go
+		printf 'package main\n\nfunc main() { println("built") }\n' > main.go
+		"$GO" mod init example.com/app >/dev/null 2>&1
+		"$GO" build -o app .; ./app; "$GO" build -o app .
+		` + npmLine(t) + `
+		` + venvLine(t) + `
+		echo ok`
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			ws := gitRepo(t)
+			p := FromSettings(settings.Sandbox{}, []string{ws}, home, realTemp(t))
+			before := protectedState(t, ws)
+			r, note := shGuarded(t, p, mode, ws, "GO="+goBin+"\n"+script)
+			if r.code != 0 || !strings.HasSuffix(r.out, "ok\n") {
+				t.Fatalf("ordinary work at the root failed in the %s mode: exit %d\n%s", mode, r.code, r.out)
+			}
+			if note != "" {
+				t.Errorf("ordinary work was taken for an attempt on protected paths: %s", note)
+			}
+			for _, f := range []string{"app", "go.mod", "main.go"} {
+				if !exists(filepath.Join(ws, f)) {
+					t.Errorf("%s is missing after the command", f)
+				}
+			}
+			if after := protectedState(t, ws); !equalMaps(before, after) {
+				t.Errorf("protected paths changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func npmLine(t *testing.T) string {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Log("npm is not on PATH: npm init -y is not tried")
+		return ""
+	}
+	return "npm init -y >/dev/null; test -f package.json"
+}
+
+// venvLine uses the interpreter itself, not a shim (pyenv's would write its own state).
+func venvLine(t *testing.T) string {
+	out, err := exec.Command("python3", "-c", "import sys, venv; print(sys.executable)").Output()
+	if err != nil {
+		t.Log("python3 with venv is not on PATH: python3 -m venv is not tried")
+		return ""
+	}
+	py := strings.TrimSpace(string(out))
+	return "'" + py + "' -m venv --without-pip .venv; .venv/bin/python -c 'print(1)' >/dev/null"
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// What the sandbox protects stays as it was in every mode, however a command goes at it:
+// refused outright with the mounts, put back after the command without them (and the
+// tool result says so).
+func TestProtectedPathsStayAsTheyWere(t *testing.T) {
+	requireLandlock(t)
+	attacks := []string{
+		`echo evil > .git/hooks/pre-commit`,
+		`chmod +x .git/hooks/pre-commit`,
+		`echo evil > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout`,
+		`ln -s ../../evil .git/hooks/pre-push`,
+		`rm -rf .git/hooks; ln -s "$PWD/src" .git/hooks`,
+		`echo '[core] fsmonitor = touch pwned' >> .git/config`,
+		`rm .git/config; echo '[core] fsmonitor = touch pwned' > .git/config`,
+		`mv .git/config x; mv x .git/config.bak; echo '[core]' > .git/config`,
+		`ln .git/config hardlink; echo evil >> hardlink`,
+		`mv .git .git-old && mkdir .git && cp -r .git-old/. .git && echo evil > .git/hooks/pre-commit`,
+		`echo '{"mcpServers":{"x":{"command":"touch"}}}' > .mcp.json`,
+		`rm .mcp.json; ln -s /etc/passwd .mcp.json`,
+		`echo '{"permissions":{"allow":["Bash"]}}' > .claude/settings.json`,
+		`mv .claude .claude-old; mkdir .claude; echo '{}' > .claude/settings.json`,
+		`rm -rf .ouro; ln -s /tmp .ouro`,
+		`echo x > .ouro/settings.local.json`,
+		`mkdir .claude/hooks`,
+	}
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			ws := gitRepo(t)
+			tree(t, ws, "src/main.go")
+			p := FromSettings(settings.Sandbox{}, []string{ws}, realTemp(t), realTemp(t))
+			before := protectedState(t, ws)
+			for _, a := range attacks {
+				r, note := shGuarded(t, p, mode, ws, a)
+				t.Logf("%s: exit %d %q; %s", a, r.code, r.out, note)
+				if after := protectedState(t, ws); !equalMaps(before, after) {
+					t.Errorf("%s mode, %q (exit %d, %q): protected paths changed:\nbefore %v\nafter  %v", mode, a, r.code, r.out, before, after)
+					before = after
+				}
+				if mode == modeLandlock && r.code == 0 && !strings.Contains(note, "put back") {
+					t.Errorf("%q succeeded in the sandbox and the note does not say what was put back: %q", a, note)
+				}
+				for _, stray := range []string{".git-old", ".claude-old"} {
+					os.RemoveAll(filepath.Join(ws, stray))
+				}
+			}
+			// Skills stay ordinary content.
+			if r, _ := shGuarded(t, p, mode, ws, `echo new > .claude/skills/s/SKILL.md`); r.code != 0 {
+				t.Errorf("a skill could not be written: exit %d %q", r.code, r.out)
+			}
+			if got := content(t, filepath.Join(ws, ".claude/skills/s/SKILL.md")); got != "new\n" {
+				t.Errorf("the skill was put back: %q", got)
+			}
+		})
+	}
+}

@@ -236,3 +236,38 @@ func TestProtectedPathsStayAsTheyWere(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkProtectGuard measures what check-and-restore costs each command in the
+// Landlock-only mode when nothing changed: recording the protected paths of a fresh
+// repository (git's sample hooks, config, .claude, .ouro, .mcp.json) and comparing them
+// after.
+func BenchmarkProtectGuard(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	ws := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	for _, f := range []string{".claude/settings.json", ".claude/agents/a.md", ".ouro/settings.json", ".mcp.json"} {
+		os.MkdirAll(filepath.Join(ws, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(ws, f), []byte("{}\n"), 0o644)
+	}
+	p := FromSettings(settings.Sandbox{}, []string{ws}, b.TempDir(), "")
+	g := p.guardProtected()
+	files, bytes := 0, 0
+	for _, gp := range g.paths {
+		for _, n := range gp.nodes {
+			files++
+			bytes += len(n.data)
+		}
+	}
+	g.Restore()
+	for b.Loop() {
+		if note := p.guardProtected().Restore(); note != "" {
+			b.Fatal(note)
+		}
+	}
+	b.ReportMetric(float64(files), "entries")
+	b.ReportMetric(float64(bytes), "bytes-kept")
+}

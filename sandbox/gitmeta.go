@@ -43,7 +43,10 @@ const maxModuleDepth = 4
 
 func gitDirMetadata(dir string, depth int) []string {
 	out := []string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"),
-		filepath.Join(dir, "commondir"), filepath.Join(dir, "hooks")}
+		filepath.Join(dir, "commondir"), filepath.Join(dir, "hooks"),
+		// Where git looks for objects it lacks: another store could supply a forged
+		// object for any hash the repository does not have yet.
+		filepath.Join(dir, "objects", "info", "alternates"), filepath.Join(dir, "objects", "info", "http-alternates")}
 
 	wt := filepath.Join(dir, "worktrees")
 	if entries, err := os.ReadDir(wt); err == nil {

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func shGuarded(t *testing.T, p Policy, mode, dir, script string) (run, string) {
 	}
 	r := sh(t, p, mode, dir, script)
 	var notes []string
-	for _, n := range []string{Reclaim(absent, p.TempDir), indexes.Restore(), protect.Restore()} {
+	for _, n := range []string{Reclaim(absent, p.TempDir), indexes.Restore(), protect.Restore(), p.MigrateObjects()} {
 		if n != "" {
 			notes = append(notes, n)
 		}
@@ -51,7 +52,7 @@ func gitRepo(t *testing.T) (ws string) {
 		t.Setenv("GIT_"+k+"_NAME", "t")
 		t.Setenv("GIT_"+k+"_EMAIL", "t@example.com")
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "t"}} {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "advice.ignoredHook", "false"}} {
 		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v %s", args, err, out)
 		}
@@ -270,4 +271,69 @@ func BenchmarkProtectGuard(b *testing.B) {
 	}
 	b.ReportMetric(float64(files), "entries")
 	b.ReportMetric(float64(bytes), "bytes-kept")
+}
+
+// The history of the workspace's own repository is never rewritten: in the mount mode
+// the object store is read-only, in the Landlock-only mode a rewritten object is moved
+// away after the command (git then reports it missing, never forged content). New
+// objects are still written (into the private folder, copied into the store after the
+// command), so commits made in the sandbox are seen from outside.
+func TestCheckoutHistoryIsNeverRewritten(t *testing.T) {
+	requireLandlock(t)
+	attacks := []string{
+		`chmod u+w "$1" && printf forged > "$1"`,
+		`rm -f "$1" && printf forged > "$1"`,
+		`cp "$1" x && rm -f "$1" && mv x "$1" && chmod u+w "$1" && printf forged > "$1"`,
+		`echo "$TMPDIR" > .git/objects/info/alternates`,
+	}
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			ws := gitRepo(t)
+			p := FromSettings(settings.Sandbox{}, []string{ws}, realTemp(t), realTemp(t))
+			out, err := exec.Command("git", "-C", ws, "rev-parse", "HEAD:README").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			blob := strings.TrimSpace(string(out))
+			obj := filepath.Join(ws, ".git", "objects", blob[:2], blob[2:])
+			before, err := os.ReadFile(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range attacks {
+				script := strings.ReplaceAll(a, `"$1"`, "'"+obj+"'")
+				r, note := shGuarded(t, p, mode, ws, script)
+				now, err := os.ReadFile(obj)
+				if err == nil && !bytes.Equal(now, before) {
+					t.Errorf("%s mode, %q (exit %d %q): the committed blob was rewritten; note %q", mode, a, r.code, r.out, note)
+				}
+				if mode == modeLandlock && r.code == 0 && !strings.Contains(note, "git objects") {
+					t.Errorf("%q succeeded and the note does not say what happened to the objects: %q", a, note)
+				}
+				if exists(filepath.Join(ws, ".git", "objects", "info", "alternates")) {
+					t.Errorf("%q: an alternates file is left", a)
+				}
+				if err != nil {
+					// Moved away: put back for the next attack, as git fetch would.
+					if err := os.WriteFile(obj, before, 0o444); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			r, note := shGuarded(t, p, mode, ws, `echo two > two.txt && git add two.txt && git commit -qm two && echo ok`)
+			if r.out != "ok\n" {
+				t.Fatalf("commit in the sandbox: %d %q", r.code, r.out)
+			}
+			if note != "" {
+				t.Errorf("a commit was taken for an attack: %s", note)
+			}
+			out, err = exec.Command("git", "-C", ws, "log", "--format=%s").CombinedOutput()
+			if err != nil || string(out) != "two\nfirst\n" {
+				t.Errorf("the commit seen from outside: %v %q", err, out)
+			}
+			if out, err := exec.Command("git", "-C", ws, "fsck", "--no-dangling").CombinedOutput(); err != nil {
+				t.Errorf("git fsck: %v %s", err, out)
+			}
+		})
+	}
 }

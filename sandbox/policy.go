@@ -53,6 +53,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -292,6 +293,14 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 
 	pol := Policy{WriteRoots: write, ReadOnly: ro, Restore: restore, Content: content, Network: s.Network, Caches: caches}
+	if project != "" {
+		// The history in the project's own repository is never rewritten in place.
+		if git := filepath.Join(realPath(project), ".git"); gitdir.Is(git) && slices.ContainsFunc(write, func(w string) bool { return within(git, w) }) {
+			if st, err := os.Lstat(git); err == nil && st.IsDir() {
+				pol = pol.WithCheckoutObjects(git)
+			}
+		}
+	}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
 	}
@@ -307,7 +316,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 // (.git, .claude, .ouro) that no placeholder holds still cannot be made a folder.
 func (p Policy) frozen() []string {
 	return slices.DeleteFunc(slices.Clone(p.ReadOnly), func(r string) bool {
-		return slices.Contains(p.Restore, r) && exists(r)
+		return (slices.Contains(p.Restore, r) && exists(r)) || (p.Objects != nil && p.Objects.Checkout && r == p.Objects.Shared)
 	})
 }
 
@@ -521,6 +530,7 @@ func exists(p string) bool {
 // MakeCaches creates the caches that do not exist yet (see Caches), empty, as the tools
 // would; one that cannot be made is left out: the command then cannot write there.
 func (p Policy) MakeCaches() {
+	p.Objects.makePrivate()
 	for _, c := range p.Caches {
 		if _, err := os.Lstat(c); errors.Is(err, fs.ErrNotExist) {
 			_ = os.MkdirAll(c, 0o755)

@@ -58,7 +58,8 @@ func TestFromSettingsDefaults(t *testing.T) {
 	}
 	git := filepath.Join(ws, ".git")
 	wantRO := []string{filepath.Join(git, "config"), filepath.Join(git, "config.worktree"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"),
-		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude"), filepath.Join(ws, ".mcp.json")}
+		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude"), filepath.Join(ws, ".mcp.json"),
+		filepath.Join(git, "objects")} // new objects go to .git/ouro-objects (WithCheckoutObjects)
 	if !slices.Equal(p.ReadOnly, wantRO) {
 		t.Errorf("ReadOnly = %q\nwant %q (home is no write root, so ~/.ouro is read-only anyway)", p.ReadOnly, wantRO)
 	}
@@ -84,7 +85,7 @@ func TestFromSettingsDefaults(t *testing.T) {
 	for path, want := range map[string]bool{
 		filepath.Join(ws, "main.go"):                           true,
 		filepath.Join(ws, "sub", "new"):                        true,
-		filepath.Join(ws, ".git", "objects", "ab"):             true,
+		filepath.Join(ws, ".git", "objects", "ab"):             false,
 		filepath.Join(ws, ".git", "hooks", "pre-commit"):       false,
 		filepath.Join(ws, ".git", "config"):                    false,
 		filepath.Join(ws, ".ouro", "settings.json"):            false,
@@ -226,7 +227,7 @@ func TestFromSettingsGitMetadata(t *testing.T) {
 		filepath.Join(git, "worktrees", "wt1", "HEAD"):                           true,
 		filepath.Join(git, "worktrees", "wt1", "index"):                          true,
 		filepath.Join(git, "modules", "libs", "a", "HEAD"):                       true,
-		filepath.Join(git, "objects", "ab", "cdef"):                              true,
+		filepath.Join(git, "objects", "ab", "cdef"):                              false,
 		filepath.Join(git, "refs", "heads", "main"):                              true,
 		filepath.Join(git, "logs", "HEAD"):                                       true,
 		filepath.Join(git, "index.lock"):                                         true,

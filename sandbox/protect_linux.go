@@ -50,6 +50,7 @@ type ProtectGuard struct {
 	pins    []*pinnedDir
 	roots   map[string]*os.Root
 	tempDir string
+	objects *objectsGuard // the workspace's own object store (objects_guard_linux.go)
 }
 
 type guardedPath struct {
@@ -131,7 +132,8 @@ func (p Policy) guardProtected() *ProtectGuard {
 			g.pin(root, base, d)
 		}
 	}
-	if len(g.paths) == 0 {
+	g.objects = p.guardObjects()
+	if len(g.paths) == 0 && g.objects == nil {
 		g.close()
 		return nil
 	}
@@ -294,10 +296,23 @@ func (g *ProtectGuard) Restore() string {
 		changes = append(changes, c...)
 		lost = append(lost, l...)
 	}
-	if len(changes) == 0 && len(lost) == 0 {
-		return ""
-	}
+	rewritten, removed := g.objects.check(q)
 	var b strings.Builder
+	if len(rewritten) > 0 {
+		fmt.Fprintf(&b, "Sandbox: the command rewrote git objects of the repository's history, which sandboxed commands may not change: %s. They were moved away, so that git reports them missing instead of reading a forged history; git fetch (or the moved copy, if it was not forged) brings them back.", strings.Join(shorten(rewritten, 5), "; "))
+	}
+	if len(removed) > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "Sandbox: the command removed git objects of the repository's history: %s; git fetch brings them back if they were pushed.", strings.Join(shorten(removed, 5), "; "))
+	}
+	if len(changes) == 0 && len(lost) == 0 {
+		return b.String()
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
 	b.WriteString("Sandbox: the command changed protected paths, which sandboxed commands may not write (git, ouro and Claude Code read them outside the sandbox, where they decide what runs): ")
 	b.WriteString(strings.Join(shorten(changes, 8), "; "))
 	b.WriteString(". They were put back as they were")

@@ -52,6 +52,7 @@ type run struct {
 // sh runs script with bash inside the sandbox, in dir.
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
+	p.Objects.makePrivate() // as Command does
 	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -337,3 +337,56 @@ func TestCheckoutHistoryIsNeverRewritten(t *testing.T) {
 		})
 	}
 }
+
+// Git's hooks and config outside .git stay as they were, in every mode: the folder
+// core.hooksPath names (and husky's scripts above its _ folder), the files
+// include.path and includeIf.*.path name, and the template folder git init copies hooks
+// from.
+func TestGitHooksWhereverGitLooks(t *testing.T) {
+	requireLandlock(t)
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			ws := gitRepo(t)
+			home := realTemp(t)
+			global := filepath.Join(home, ".gitconfig")
+			t.Setenv("GIT_CONFIG_GLOBAL", global)
+			tree(t, ws, ".githooks/pre-commit", ".husky/_/h", ".husky/pre-commit", "shared.gitconfig", "tmpl/hooks/post-checkout", "lib/inc.gitconfig")
+			os.WriteFile(filepath.Join(ws, "shared.gitconfig"), []byte("[include]\n\tpath = lib/inc.gitconfig\n"), 0o644)
+			os.WriteFile(global, []byte("[init]\n\ttemplateDir = "+filepath.Join(ws, "tmpl")+"\n[core]\n\thooksPath = .husky/_\n"), 0o644)
+			cfg, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+			cfg = append(cfg, []byte("[core]\n\thooksPath = .githooks\n[includeIf \"gitdir:"+ws+"/\"]\n\tpath = ../shared.gitconfig\n")...)
+			os.WriteFile(filepath.Join(ws, ".git", "config"), cfg, 0o644)
+			p := FromSettings(settings.Sandbox{}, []string{ws}, home, realTemp(t))
+			files := []string{".githooks/pre-commit", ".husky/_/h", ".husky/pre-commit", "shared.gitconfig", "lib/inc.gitconfig", "tmpl/hooks/post-checkout"}
+			for _, attack := range []string{
+				`echo evil > .githooks/pre-commit`,
+				`echo evil > .githooks/post-merge`,
+				`echo evil > .husky/pre-commit`,
+				`echo evil > .husky/_/h`,
+				`echo '[core] fsmonitor = touch pwned' >> shared.gitconfig`,
+				`echo '[core] fsmonitor = touch pwned' >> lib/inc.gitconfig`,
+				`echo evil > tmpl/hooks/post-checkout; echo evil > tmpl/hooks/pre-commit`,
+				`mv .githooks x && mkdir .githooks && echo evil > .githooks/pre-commit`,
+			} {
+				r, note := shGuarded(t, p, mode, ws, attack)
+				for _, f := range files {
+					if got := content(t, filepath.Join(ws, f)); got != "original\n" && !strings.Contains(got, "path = lib") {
+						t.Errorf("%s mode, %q (exit %d %q, note %q): %s is now %q", mode, attack, r.code, r.out, note, f, got)
+					}
+				}
+				for _, f := range []string{".githooks/post-merge", "tmpl/hooks/pre-commit"} {
+					if exists(filepath.Join(ws, f)) {
+						t.Errorf("%q: %s was created", attack, f)
+						os.Remove(filepath.Join(ws, f))
+					}
+				}
+				os.RemoveAll(filepath.Join(ws, "x"))
+			}
+			// The hooks folder is still git's: a commit outside runs it, and other files
+			// in the root stay writable.
+			if r, _ := shGuarded(t, p, mode, ws, `echo y > other.txt && echo ok`); r.out != "ok\n" {
+				t.Errorf("ordinary work: %d %q", r.code, r.out)
+			}
+		})
+	}
+}

@@ -249,6 +249,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 	for _, r := range repos {
 		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
+		// hooksPath, includes, templates; not one that holds a whole write root (hooksPath
+		// = .), which could be kept only by freezing the workspace.
+		ro = append(ro, slices.DeleteFunc(gitConfigPaths(r, gitDirOf(r), home), func(p string) bool {
+			return slices.ContainsFunc(write, func(w string) bool { return within(realPath(w), realPath(p)) })
+		})...)
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
@@ -308,6 +313,15 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)
 	pol.Network.DeniedDomains = slices.Clone(s.Network.DeniedDomains)
 	return pol
+}
+
+// gitDirOf is root's .git when it is a git dir, else "".
+func gitDirOf(root string) string {
+	git := filepath.Join(root, ".git")
+	if st, err := os.Lstat(git); err == nil && st.IsDir() && gitdir.Is(git) {
+		return git
+	}
+	return ""
 }
 
 // frozen are the read-only paths Landlock-only mode keeps by withholding rights from

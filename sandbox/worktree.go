@@ -87,6 +87,7 @@ func (p Policy) WithRoot(dir string) Policy {
 	p.WriteRoots = outermost(append(slices.Clone(p.WriteRoots), dir))
 	added := gitMetadata(filepath.Join(dir, ".git"))
 	added = append(added, submoduleGitPaths(dir)...)
+	added = append(added, gitConfigPaths(dir, gitDirOf(dir), "")...)
 	for _, n := range append(slices.Clone(protectedNames), protectedFiles...) {
 		added = append(added, filepath.Join(dir, n))
 	}

@@ -179,6 +179,9 @@ func runLauncher(args []string) error {
 	for k, v := range proxyEnv(pol) {
 		os.Setenv(k, v)
 	}
+	for k, v := range pol.Env { // the sandbox's own caches
+		os.Setenv(k, v)
+	}
 	for k, v := range pol.Objects.env() {
 		os.Setenv(k, v)
 	}

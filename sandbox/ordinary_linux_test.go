@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"archive/zip"
 	"bytes"
 	"os"
 	"os/exec"
@@ -389,4 +390,97 @@ func TestGitHooksWhereverGitLooks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a sandboxed command writes never becomes code run outside the sandbox through a
+// shared cache: the user's module cache, ~/.npm and ~/.cache are read-only to it, and it
+// builds offline all the same, its modules copied from the user's downloads into a
+// cache of the workspace's own.
+func TestSandboxHasItsOwnCaches(t *testing.T) {
+	requireLandlock(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	userGoCache, _ := exec.Command(goBin, "env", "GOCACHE").Output()
+	cleanGoEnv(t)
+	home, ws, proxy := realTemp(t), realTemp(t), realTemp(t)
+	userMods := filepath.Join(home, "go", "pkg", "mod")
+	t.Setenv("HOME", home)
+	t.Setenv("GOCACHE", strings.TrimSpace(string(userGoCache)))
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	// A module in the user's cache, as an earlier `go mod download` outside left it.
+	dep := filepath.Join(proxy, "example.com", "dep", "@v")
+	os.MkdirAll(dep, 0o755)
+	os.WriteFile(filepath.Join(dep, "list"), []byte("v1.0.0\n"), 0o644)
+	os.WriteFile(filepath.Join(dep, "v1.0.0.info"), []byte(`{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`), 0o644)
+	os.WriteFile(filepath.Join(dep, "v1.0.0.mod"), []byte("module example.com/dep\n"), 0o644)
+	writeZip(t, filepath.Join(dep, "v1.0.0.zip"), map[string]string{
+		"example.com/dep@v1.0.0/go.mod": "module example.com/dep\n",
+		"example.com/dep@v1.0.0/dep.go": "package dep\n\nfunc Hello() string { return \"from the module\" }\n",
+	})
+	dl := exec.Command(goBin, "mod", "download", "example.com/dep@v1.0.0")
+	dl.Env = append(os.Environ(), "GOPROXY=file://"+proxy, "GOMODCACHE="+userMods, "GOFLAGS=-modcacherw")
+	dl.Dir = proxy
+	if out, err := dl.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download: %v %s", err, out)
+	}
+	t.Setenv("GOPROXY", "off") // offline: only what the user's cache has
+	tree(t, home, ".npm/_cacache/index", ".cache/pip/wheel")
+	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nimport \"example.com/dep\"\n\nfunc main() { println(dep.Hello()) }\n"), 0o644)
+	src := filepath.Join(userMods, "example.com", "dep@v1.0.0", "dep.go")
+	before := content(t, src)
+
+	for _, mode := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			p := FromSettings(settings.Sandbox{}, []string{ws}, home, realTemp(t))
+			// -buildvcs=false: go would ask git about the placeholder .git that holds the name while a command runs, which git refuses
+			r, _ := shGuarded(t, p, mode, ws, "'"+goBin+"' build -buildvcs=false -o app . && ./app")
+			if r.code != 0 || !strings.Contains(r.out, "from the module") {
+				t.Fatalf("an offline build from the user's module cache: exit %d %q", r.code, r.out)
+			}
+			for _, attack := range []string{
+				`chmod -R u+w "$1" && echo 'package dep; func init() { panic("pwned") }' > "$1/evil.go"`,
+				`chmod u+w "$1/dep.go"; echo 'package dep; func Hello() string { return "pwned" }' > "$1/dep.go"`,
+				`echo evil > ~/.npm/_cacache/index/x`,
+				`echo evil > ~/.cache/pip/wheel/x`,
+			} {
+				script := strings.ReplaceAll(attack, `"$1`, `"`+filepath.Dir(src))
+				if r, _ := shGuarded(t, p, mode, ws, script); r.code == 0 {
+					t.Errorf("%s: succeeded", attack)
+				}
+			}
+			if got := content(t, src); got != before {
+				t.Errorf("the user's module source is now %q", got)
+			}
+			for _, f := range []string{filepath.Join(filepath.Dir(src), "evil.go"), filepath.Join(home, ".npm/_cacache/index/x"), filepath.Join(home, ".cache/pip/wheel/x")} {
+				if exists(f) {
+					t.Errorf("%s was written", f)
+				}
+			}
+		})
+	}
+}
+
+func writeZip(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

@@ -45,6 +45,7 @@
 package sandbox
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -100,6 +101,10 @@ type Policy struct {
 	// existing path can be granted, and not before, so that a session that runs no
 	// command leaves the home folder as it was.
 	Caches []string `json:"caches,omitempty"`
+	// Env is what sandboxed commands get besides what the caller sets: where their own
+	// caches are (GOMODCACHE, npm_config_cache, XDG_CACHE_HOME) and how they are seeded
+	// (GOPROXY, GOFLAGS).
+	Env map[string]string `json:"env,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
@@ -210,13 +215,40 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	// A cache that does not exist yet cannot be made writable (the sandbox grants
 	// existing paths), and a build inside could then never create it: Command creates
 	// them, empty, as the tools would, before a command runs.
+	// The user's module, npm and ~/.cache caches are read by programs outside the
+	// sandbox, which run what they find there (a module's source, node-gyp's headers, a
+	// cached wheel): sandboxed commands get caches of their own for the workspace, and
+	// the user's stay read-only (see sandboxCaches).
 	var caches []string
-	for _, c := range []string{envOr("GOCACHE", joinIf(cacheHome, "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
-		cacheHome, joinIf(home, ".npm")} {
-		if c != "" && filepath.IsAbs(c) {
-			add(c)
-			caches = append(caches, write[len(write)-1])
+	env := map[string]string{}
+	userGoCache := envOr("GOCACHE", joinIf(cacheHome, "go-build"))
+	if own := sandboxCaches(cacheHome, project); own != "" {
+		for _, kd := range [][2]string{{"GOMODCACHE", "gomod"}, {"npm_config_cache", "npm"}, {"XDG_CACHE_HOME", "xdg"}} {
+			k := kd[0]
+			env[k] = filepath.Join(own, kd[1])
+			caches = append(caches, env[k])
+			add(env[k])
 		}
+		env["GOFLAGS"] = strings.TrimSpace(os.Getenv("GOFLAGS") + " -modcacherw")
+		// Seeded, read-only, from the user's module downloads: what go.sum vouches for
+		// builds offline as before, each zip checked against go.sum as it is copied in.
+		if userMods := envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")); userMods != "" {
+			proxy := os.Getenv("GOPROXY")
+			if proxy == "" {
+				proxy = "https://proxy.golang.org,direct"
+			}
+			env["GOPROXY"] = "file://" + filepath.ToSlash(filepath.Join(userMods, "cache", "download")) + "," + proxy
+		}
+		if userGoCache != "" {
+			env["GOCACHE"] = userGoCache // shared still: see docs/sandbox.md
+		}
+	}
+	// The Go build cache stays shared: a cache of its own would make every workspace's
+	// first build compile the standard library again (docs/sandbox.md says what this
+	// leaves open).
+	if userGoCache != "" && filepath.IsAbs(userGoCache) {
+		add(userGoCache)
+		caches = append(caches, write[len(write)-1])
 	}
 	var allowed []string
 	for _, p := range s.Filesystem.AllowWrite {
@@ -298,6 +330,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 
 	pol := Policy{WriteRoots: write, ReadOnly: ro, Restore: restore, Content: content, Network: s.Network, Caches: caches}
+	if len(env) > 0 {
+		pol.Env = env
+	}
 	if project != "" {
 		// The history in the project's own repository is never rewritten in place.
 		if git := filepath.Join(realPath(project), ".git"); gitdir.Is(git) && slices.ContainsFunc(write, func(w string) bool { return within(git, w) }) {
@@ -539,6 +574,17 @@ func goPath(home string) string {
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// sandboxCaches is the folder of the caches sandboxed commands in the workspace project
+// use, under the user's cache folder, which they cannot write: only sandboxed commands of
+// this workspace read what is there. "" when there is no cache folder or project.
+func sandboxCaches(cacheHome, project string) string {
+	if cacheHome == "" || project == "" || !filepath.IsAbs(cacheHome) {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(realPath(project)))
+	return filepath.Join(realPath(cacheHome), "ouro-sandbox", fmt.Sprintf("%s-%x", filepath.Base(project), sum[:6]))
 }
 
 // MakeCaches creates the caches that do not exist yet (see Caches), empty, as the tools

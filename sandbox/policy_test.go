@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/settings"
@@ -52,9 +53,16 @@ func TestFromSettingsDefaults(t *testing.T) {
 	tree(t, ws, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/")
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
 
-	want := []string{ws, tmp, filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".cache"), filepath.Join(home, ".npm")}
+	own := sandboxCaches(filepath.Join(home, ".cache"), ws)
+	want := []string{ws, tmp, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(home, ".cache", "go-build")}
 	if !slices.Equal(p.WriteRoots, want) {
-		t.Errorf("WriteRoots = %q\nwant %q (GOCACHE's default lies inside ~/.cache)", p.WriteRoots, want)
+		t.Errorf("WriteRoots = %q\nwant %q (the user's module, npm and ~/.cache caches are not written)", p.WriteRoots, want)
+	}
+	for k, v := range map[string]string{"GOMODCACHE": filepath.Join(own, "gomod"), "npm_config_cache": filepath.Join(own, "npm"), "XDG_CACHE_HOME": filepath.Join(own, "xdg"),
+		"GOPROXY": "file://" + filepath.Join(home, "go", "pkg", "mod", "cache", "download") + ",https://proxy.golang.org,direct", "GOFLAGS": "-modcacherw"} {
+		if p.Env[k] != v {
+			t.Errorf("Env[%s] = %q, want %q", k, p.Env[k], v)
+		}
 	}
 	git := filepath.Join(ws, ".git")
 	wantRO := []string{filepath.Join(git, "config"), filepath.Join(git, "config.worktree"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"),
@@ -69,7 +77,7 @@ func TestFromSettingsDefaults(t *testing.T) {
 	// A fresh home has no caches yet: computing the policy creates none (a session that
 	// runs no command leaves the home folder alone); MakeCaches, before a command, makes
 	// them so they can be granted.
-	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")}
+	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg")}
 	for _, c := range append(caches, filepath.Join(home, ".cache")) {
 		if _, err := os.Lstat(c); err == nil {
 			t.Errorf("computing the policy created %s", c)
@@ -91,7 +99,10 @@ func TestFromSettingsDefaults(t *testing.T) {
 		filepath.Join(ws, ".ouro", "settings.json"):            false,
 		filepath.Join(ws, ".claude"):                           false,
 		filepath.Join(home, ".cache", "go-build", "00", "x"):   true,
-		filepath.Join(home, "go", "pkg", "mod", "cache"):       true,
+		filepath.Join(home, "go", "pkg", "mod", "cache"):       false, // the user's: see sandboxCaches
+		filepath.Join(home, ".npm", "_cacache"):                false,
+		filepath.Join(home, ".cache", "pip"):                   false,
+		filepath.Join(own, "gomod", "cache"):                   true,
 		filepath.Join(home, "go", "bin", "tool"):               false,
 		filepath.Join(home, ".bashrc"):                         false,
 		filepath.Join(filepath.Dir(ws), "sibling-of-the-root"): false,
@@ -110,9 +121,13 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 	t.Setenv("GOPATH", gopath+string(filepath.ListSeparator)+"/elsewhere")
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-	want := []string{ws, cache, filepath.Join(gopath, "pkg", "mod"), xdg, filepath.Join(home, ".npm")}
+	own := sandboxCaches(xdg, ws)
+	want := []string{ws, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), cache}
 	if !slices.Equal(p.WriteRoots, want) {
 		t.Errorf("WriteRoots = %q\nwant %q", p.WriteRoots, want)
+	}
+	if got, want := p.Env["GOPROXY"], "file://"+filepath.Join(gopath, "pkg", "mod", "cache", "download")+","; !strings.HasPrefix(got, want) {
+		t.Errorf("GOPROXY = %q, want it to start with %q", got, want)
 	}
 	if p.TempDir != "" {
 		t.Errorf("TempDir = %q without a session temp dir", p.TempDir)
@@ -120,8 +135,9 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 
 	t.Setenv("GOMODCACHE", filepath.Join(cache, "mod"))
 	p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || !p.Writable(filepath.Join(cache, "mod", "x")) {
-		t.Errorf("GOMODCACHE not honoured: WriteRoots %q", p.WriteRoots)
+	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || p.Writable(filepath.Join(cache, "mod", "x")) != within(filepath.Join(cache, "mod"), cache) ||
+		!strings.HasPrefix(p.Env["GOPROXY"], "file://"+filepath.Join(cache, "mod", "cache", "download")+",") {
+		t.Errorf("GOMODCACHE not honoured: WriteRoots %q, env %q", p.WriteRoots, p.Env)
 	}
 }
 

@@ -236,9 +236,13 @@ func TestBuildCachesAndGo(t *testing.T) {
 	t.Setenv("HOME", home)
 	tree(t, home, ".cache/")
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
-	r := sh(t, p, modeLandlock, ws, `echo x > "$GOCACHE/entry" && mkdir -p ~/.cache/tool && echo y > ~/.cache/tool/f`)
+	p.MakeCaches()
+	r := sh(t, p, modeLandlock, ws, `echo x > "$GOCACHE/entry" && mkdir -p "$XDG_CACHE_HOME/tool" && echo y > "$XDG_CACHE_HOME/tool/f"`)
 	if r.code != 0 {
 		t.Fatalf("writing the caches: exit %d, %q", r.code, r.out)
+	}
+	if got := content(t, filepath.Join(p.Env["XDG_CACHE_HOME"], "tool", "f")); got != "y\n" {
+		t.Errorf("the sandbox's own cache: %q", got)
 	}
 	if got := content(t, filepath.Join(cache, "entry")); got != "x\n" {
 		t.Errorf("GOCACHE entry = %q", got)

@@ -65,6 +65,13 @@ var launcherReady atomic.Bool
 // with its status, or prints why it could not on stderr and exits with status 125 — it
 // never runs the command unsandboxed.
 func MaybeRunLauncher() {
+	if len(os.Args) >= 2 && os.Args[1] == goCacheArg { // a sandboxed go command's GOCACHEPROG
+		if err := runGoCacheProg(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "ouro sandbox (GOCACHEPROG): %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) < 2 || os.Args[1] != launcherArg {
 		launcherReady.Store(true)
 		return

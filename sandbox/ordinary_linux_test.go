@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -447,11 +448,20 @@ func TestSandboxHasItsOwnCaches(t *testing.T) {
 				`chmod u+w "$1/dep.go"; echo 'package dep; func Hello() string { return "pwned" }' > "$1/dep.go"`,
 				`echo evil > ~/.npm/_cacache/index/x`,
 				`echo evil > ~/.cache/pip/wheel/x`,
+				`echo evil > "$GOCACHE_USER/ouro-sandbox-test-` + strconv.Itoa(os.Getpid()) + `"`,
 			} {
 				script := strings.ReplaceAll(attack, `"$1`, `"`+filepath.Dir(src))
+				script = strings.ReplaceAll(script, "$GOCACHE_USER", os.Getenv("GOCACHE"))
 				if r, _ := shGuarded(t, p, mode, ws, script); r.code == 0 {
 					t.Errorf("%s: succeeded", attack)
 				}
+			}
+			if leaked := filepath.Join(os.Getenv("GOCACHE"), "ouro-sandbox-test-"+strconv.Itoa(os.Getpid())); exists(leaked) {
+				os.Remove(leaked)
+				t.Error("the user's build cache was written")
+			}
+			if ents, _ := filepath.Glob(filepath.Join(p.Env["GOCACHE"], "*", "*-a")); len(ents) == 0 {
+				t.Error("the build stored nothing in the sandbox's own build cache (GOCACHEPROG unused?)")
 			}
 			if got := content(t, src); got != before {
 				t.Errorf("the user's module source is now %q", got)

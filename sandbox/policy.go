@@ -239,13 +239,20 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 			}
 			env["GOPROXY"] = "file://" + filepath.ToSlash(filepath.Join(userMods, "cache", "download")) + "," + proxy
 		}
-		if userGoCache != "" {
-			env["GOCACHE"] = userGoCache // shared still: see docs/sandbox.md
+		// The build cache: the sandbox's own, with the user's read through GOCACHEPROG
+		// (see gocache.go), so that builds stay warm.
+		if exe, err := os.Executable(); err == nil && filepath.IsAbs(userGoCache) {
+			ownGo := filepath.Join(own, "go-build")
+			if prog := goCacheProg(exe, realPath(userGoCache), ownGo); prog != "" {
+				env["GOCACHE"], env["GOCACHEPROG"] = ownGo, prog
+				caches = append(caches, ownGo)
+				add(ownGo)
+				userGoCache = ""
+			}
 		}
 	}
-	// The Go build cache stays shared: a cache of its own would make every workspace's
-	// first build compile the standard library again (docs/sandbox.md says what this
-	// leaves open).
+	// Without a cache folder of the sandbox's own (no home), the user's build cache is
+	// shared, as before.
 	if userGoCache != "" && filepath.IsAbs(userGoCache) {
 		add(userGoCache)
 		caches = append(caches, write[len(write)-1])

@@ -54,9 +54,12 @@ func TestFromSettingsDefaults(t *testing.T) {
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
 
 	own := sandboxCaches(filepath.Join(home, ".cache"), ws)
-	want := []string{ws, tmp, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(home, ".cache", "go-build")}
+	want := []string{ws, tmp, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(own, "go-build")}
 	if !slices.Equal(p.WriteRoots, want) {
-		t.Errorf("WriteRoots = %q\nwant %q (the user's module, npm and ~/.cache caches are not written)", p.WriteRoots, want)
+		t.Errorf("WriteRoots = %q\nwant %q (the user's caches are not written)", p.WriteRoots, want)
+	}
+	if exe, _ := os.Executable(); p.Env["GOCACHEPROG"] != exe+" "+goCacheArg+" "+filepath.Join(home, ".cache", "go-build")+" "+filepath.Join(own, "go-build") {
+		t.Errorf("GOCACHEPROG = %q", p.Env["GOCACHEPROG"])
 	}
 	for k, v := range map[string]string{"GOMODCACHE": filepath.Join(own, "gomod"), "npm_config_cache": filepath.Join(own, "npm"), "XDG_CACHE_HOME": filepath.Join(own, "xdg"),
 		"GOPROXY": "file://" + filepath.Join(home, "go", "pkg", "mod", "cache", "download") + ",https://proxy.golang.org,direct", "GOFLAGS": "-modcacherw"} {
@@ -77,7 +80,7 @@ func TestFromSettingsDefaults(t *testing.T) {
 	// A fresh home has no caches yet: computing the policy creates none (a session that
 	// runs no command leaves the home folder alone); MakeCaches, before a command, makes
 	// them so they can be granted.
-	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg")}
+	caches := []string{filepath.Join(own, "go-build"), filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg")}
 	for _, c := range append(caches, filepath.Join(home, ".cache")) {
 		if _, err := os.Lstat(c); err == nil {
 			t.Errorf("computing the policy created %s", c)
@@ -98,7 +101,8 @@ func TestFromSettingsDefaults(t *testing.T) {
 		filepath.Join(ws, ".git", "config"):                    false,
 		filepath.Join(ws, ".ouro", "settings.json"):            false,
 		filepath.Join(ws, ".claude"):                           false,
-		filepath.Join(home, ".cache", "go-build", "00", "x"):   true,
+		filepath.Join(home, ".cache", "go-build", "00", "x"):   false, // read through GOCACHEPROG
+		filepath.Join(own, "go-build", "00", "x"):              true,
 		filepath.Join(home, "go", "pkg", "mod", "cache"):       false, // the user's: see sandboxCaches
 		filepath.Join(home, ".npm", "_cacache"):                false,
 		filepath.Join(home, ".cache", "pip"):                   false,
@@ -122,7 +126,7 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
 	own := sandboxCaches(xdg, ws)
-	want := []string{ws, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), cache}
+	want := []string{ws, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(own, "go-build")}
 	if !slices.Equal(p.WriteRoots, want) {
 		t.Errorf("WriteRoots = %q\nwant %q", p.WriteRoots, want)
 	}
@@ -135,7 +139,7 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 
 	t.Setenv("GOMODCACHE", filepath.Join(cache, "mod"))
 	p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || p.Writable(filepath.Join(cache, "mod", "x")) != within(filepath.Join(cache, "mod"), cache) ||
+	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || p.Writable(filepath.Join(cache, "mod", "x")) ||
 		!strings.HasPrefix(p.Env["GOPROXY"], "file://"+filepath.Join(cache, "mod", "cache", "download")+",") {
 		t.Errorf("GOMODCACHE not honoured: WriteRoots %q, env %q", p.WriteRoots, p.Env)
 	}

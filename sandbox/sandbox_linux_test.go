@@ -244,8 +244,11 @@ func TestBuildCachesAndGo(t *testing.T) {
 	if got := content(t, filepath.Join(p.Env["XDG_CACHE_HOME"], "tool", "f")); got != "y\n" {
 		t.Errorf("the sandbox's own cache: %q", got)
 	}
-	if got := content(t, filepath.Join(cache, "entry")); got != "x\n" {
+	if got := content(t, filepath.Join(p.Env["GOCACHE"], "entry")); got != "x\n" {
 		t.Errorf("GOCACHE entry = %q", got)
+	}
+	if r := sh(t, p, modeLandlock, ws, `echo x > "$1/entry"`, cache); r.code == 0 {
+		t.Errorf("the user's build cache was written")
 	}
 
 	goBin, err := exec.LookPath("go")

@@ -57,7 +57,10 @@ func Availability(p Policy) (ok bool, warnings []string) {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
 	if landlockOnly() {
-		warnings = append(warnings, landlockOnlyWarning())
+		warnings = append(warnings, landlockOnlyWarning(), shmWarning)
+	}
+	if p.NetworkRestricted() {
+		warnings = append(warnings, channelWarning(abi))
 	}
 	if !pr.pidNS {
 		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")

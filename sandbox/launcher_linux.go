@@ -138,6 +138,7 @@ func runLauncher(args []string) error {
 				return err
 			}
 		}
+		privateShm() // see channels.go
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
 		// What GuardProtected keeps by check-and-restore is not frozen here.
@@ -154,9 +155,15 @@ func runLauncher(args []string) error {
 	rules = append(rules, landlock.PathAccess(readAccess, "/"))
 	rules = append(rules, deviceRules()...)
 
-	// V5 asks for files (with truncate and device ioctls) and TCP; BestEffort leaves out
-	// what an older kernel cannot do, which Availability reports.
-	cfg := landlock.V5.BestEffort()
+	// V5 asks for files (with truncate and device ioctls) and TCP; with the network
+	// confined, V6 also scopes abstract Unix sockets to the sandbox (see channels.go);
+	// BestEffort leaves out what an older kernel cannot do, which Availability reports.
+	base := landlock.V5
+	if pol.NetworkRestricted() {
+		base = landlock.V6
+		base.Scoped = confinedScopes
+	}
+	cfg := base.BestEffort()
 	if pol.NetworkRestricted() {
 		for _, p := range pol.Network.AllowPorts {
 			if p > 0 && p <= 65535 {

@@ -126,3 +126,73 @@ func snapshot(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// Through the binary, in both modes: the ways out of the sandbox are closed — the
+// history's objects are not rewritten, the core.hooksPath folder is not written, the
+// user's module cache is not written (while the sandbox's own is), and in the mount mode
+// /dev/shm is the command's own.
+func TestNoWayOutInEveryMode(t *testing.T) {
+	if _, ok := sandbox.Supported(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	requireGit(t)
+	shm := "/dev/shm/ouro-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")
+	for _, mode := range []string{"default", "landlock"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			mods := filepath.Join(e.home, "gomod")
+			e.vars = append(e.vars, "GOMODCACHE="+mods)
+			if mode == "landlock" {
+				e.vars = append(e.vars, sandbox.ModeEnv+"=landlock")
+			}
+			src := filepath.Join(mods, "example.com", "x@v1.0.0", "x.go")
+			os.MkdirAll(filepath.Dir(src), 0o755)
+			os.WriteFile(src, []byte("package x\n"), 0o444)
+			gitIn(t, e.dir, "init", "-q", "-b", "main")
+			os.MkdirAll(filepath.Join(e.dir, ".githooks"), 0o755)
+			os.WriteFile(filepath.Join(e.dir, ".githooks", "pre-commit"), []byte("original\n"), 0o644)
+			os.WriteFile(filepath.Join(e.dir, "README"), []byte("original\n"), 0o644)
+			gitIn(t, e.dir, "config", "core.hooksPath", ".githooks")
+			gitIn(t, e.dir, "add", "README")
+			gitIn(t, e.dir, "commit", "-qm", "first")
+			out, err := exec.Command("git", "-C", e.dir, "rev-parse", "HEAD:README").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			blob := strings.TrimSpace(string(out))
+			obj := filepath.Join(e.dir, ".git", "objects", blob[:2], blob[2:])
+			before, _ := os.ReadFile(obj)
+			defer os.Remove(shm)
+			attack := `chmod u+w '` + obj + `'; printf forged > '` + obj + `'
+echo evil > .githooks/pre-commit
+chmod u+w '` + src + `'; echo 'package x; func init() { panic("pwned") }' > '` + src + `'
+echo x > '` + shm + `'
+echo "own cache: $GOMODCACHE"
+echo ATTACK-DONE`
+			e.fake(
+				scripted.Turn{ToolCalls: bash(attack)},
+				scripted.Turn{ExpectContains: "ATTACK-DONE", Text: "done"},
+			)
+			stdout, stderr, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions", "--output-format", "stream-json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			results := toolResults(t, stdout)
+			if now, err := os.ReadFile(obj); err == nil && string(now) != string(before) {
+				t.Errorf("the committed blob was rewritten: %q", results)
+			}
+			if got, _ := os.ReadFile(filepath.Join(e.dir, ".githooks", "pre-commit")); string(got) != "original\n" {
+				t.Errorf("the core.hooksPath hook is now %q", got)
+			}
+			if got, _ := os.ReadFile(src); string(got) != "package x\n" {
+				t.Errorf("the user's module source is now %q", got)
+			}
+			if len(results) != 1 || strings.Contains(results[0], "own cache: "+mods) || !strings.Contains(results[0], "ouro-sandbox") {
+				t.Errorf("the command did not get a module cache of its own: %q", results)
+			}
+			if _, err := os.Stat(shm); mode == "default" && err == nil {
+				t.Error("what the command wrote in /dev/shm is seen outside it")
+			}
+		})
+	}
+}

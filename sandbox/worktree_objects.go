@@ -101,6 +101,19 @@ func (p Policy) WithCheckoutObjects(gitDir string) Policy {
 	return p
 }
 
+// WithoutCheckoutObjects undoes WithCheckoutObjects: for ouro's own git commands
+// (a fleet worker's clone, fetch and push), which must write the store itself since
+// nothing migrates after them, and which run no command of the model's.
+func (p Policy) WithoutCheckoutObjects() Policy {
+	if p.Objects == nil || !p.Objects.Checkout {
+		return p
+	}
+	shared := p.Objects.Shared
+	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), func(r string) bool { return r == shared })
+	p.Objects = nil
+	return p
+}
+
 // makePrivate makes the private object folder of the main checkout if missing.
 func (o *WorktreeObjects) makePrivate() {
 	if o == nil || !o.Checkout {

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -493,4 +494,40 @@ func writeZip(t *testing.T, path string, files map[string]string) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+// BenchmarkObjectsGuard measures the Landlock-only mode's check of the object store
+// around one command, for a repository with 2000 loose objects and one pack.
+func BenchmarkObjectsGuard(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	ws := b.TempDir()
+	var paths []string
+	for i := range 2000 {
+		f := filepath.Join(ws, fmt.Sprintf("f%d", i))
+		os.WriteFile(f, []byte(fmt.Sprintf("content %d\n", i)), 0o644)
+		paths = append(paths, f)
+	}
+	for _, c := range [][]string{{"init", "-q"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, c...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", c, err, out)
+		}
+	}
+	hash := exec.Command("git", "-C", ws, "hash-object", "-w", "--stdin-paths")
+	hash.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
+	if out, err := hash.CombinedOutput(); err != nil {
+		b.Fatalf("hash-object: %v %s", err, out[:min(len(out), 200)])
+	}
+	p := FromSettings(settings.Sandbox{}, []string{ws}, b.TempDir(), "")
+	if p.Objects == nil {
+		b.Fatal("no checkout objects")
+	}
+	for b.Loop() {
+		g := p.guardObjects()
+		if rw, rm := g.check(func() string { return b.TempDir() }); len(rw)+len(rm) > 0 {
+			b.Fatal(rw, rm)
+		}
+	}
+	b.ReportMetric(float64(len(p.guardObjects().files)), "files")
 }

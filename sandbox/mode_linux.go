@@ -4,12 +4,6 @@ package sandbox
 
 import "os"
 
-// ModeEnv, set to "landlock" in ouro's environment, makes sandboxed commands run in the
-// Landlock-only mode even where user namespaces would allow the mount mode: to try (and
-// test) what a machine without them gets. It can only choose the other mode, never
-// less of a sandbox, and a sandboxed command cannot change ouro's environment.
-const ModeEnv = "OURO_SANDBOX_MODE"
-
 // landlockOnly reports whether sandboxed commands run with Landlock alone: user
 // namespaces are not available here, or ModeEnv asks for it.
 func landlockOnly() bool {

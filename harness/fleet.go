@@ -113,7 +113,8 @@ func (s *Session) gitCommand(ctx context.Context, writable []string, name string
 	}
 	home, _ := os.UserHomeDir()
 	sb := anchored(g.settings.Sandbox, s.CWD)
-	pol := sandbox.FromSettings(sb, writable[:1], home, g.tmpDir)
+	// git writes the clone's objects itself: no migration follows these commands.
+	pol := sandbox.FromSettings(sb, writable[:1], home, g.tmpDir).WithoutCheckoutObjects()
 	if g.proxy != nil {
 		pol = pol.WithProxy(g.proxy)
 	}

@@ -56,8 +56,11 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if !pr.namespaces {
-		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
+	if landlockOnly() {
+		warnings = append(warnings, landlockOnlyWarning(), shmWarning)
+	}
+	if p.NetworkRestricted() {
+		warnings = append(warnings, channelWarning(abi))
 	}
 	if !pr.pidNS {
 		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
@@ -86,7 +89,7 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	mode := modeLandlock
-	if pr.namespaces {
+	if !landlockOnly() {
 		mode = modeMount
 	}
 	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted

@@ -64,7 +64,9 @@ echo done`
 			for _, a := range attempts {
 				fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo %q; fi\n", a.script, "succeeded: "+a.name)
 			}
-			if r := sh(t, p, mode, ws, script.String()); r.code != 0 || r.out != "" {
+			// The mounts refuse every attempt; without them, what succeeded is undone after
+			// the command (see protect_linux.go), which the checks below see.
+			if r, _ := shGuarded(t, p, mode, ws, script.String()); r.code != 0 || (r.out != "" && mode == modeMount) {
 				t.Errorf("exit %d:\n%s", r.code, r.out)
 			}
 			for _, f := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/h.sh", ".ouro/settings.json"} {
@@ -102,7 +104,7 @@ echo done`
 				"echo evil > .ouro/agents/target",
 				"echo evil > .claude/commands/h.sh",
 			} {
-				if r := sh(t, p, mode, ws, attack); r.code == 0 {
+				if r, _ := shGuarded(t, p, mode, ws, attack); r.code == 0 && mode == modeMount {
 					t.Errorf("%s: succeeded through a symbolic link", attack)
 				}
 			}
@@ -128,9 +130,20 @@ func TestContentFolderCreatedLaterIsWritable(t *testing.T) {
 			ws, home := realTemp(t), realTemp(t)
 			tree(t, ws, ".claude/settings.json", "src/")
 			p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-			r := sh(t, p, mode, ws, "mkdir -p .claude/skills/deploy")
-			if r.code == 0 {
+			r, restored := shGuarded(t, p, mode, ws, "mkdir -p .claude/skills/deploy")
+			if exists(filepath.Join(ws, ".claude", "skills")) {
 				t.Fatal("a missing .claude/skills was created from the sandbox")
+			}
+			if mode == modeLandlock {
+				// Made, then taken back: the note says so.
+				if !strings.Contains(restored, filepath.Join(ws, ".claude", "skills")+" (created)") {
+					t.Errorf("note %q does not say .claude/skills was taken back", restored)
+				}
+				tree(t, ws, ".claude/skills/deploy/")
+				if r, _ := shGuarded(t, p, mode, ws, "echo s > .claude/skills/deploy/SKILL.md && echo ok"); r.out != "ok\n" || !exists(filepath.Join(ws, ".claude/skills/deploy/SKILL.md")) {
+					t.Errorf("after the folder was made: %d %q", r.code, r.out)
+				}
+				return
 			}
 			note := Diagnose(p, r.out, ws)
 			for _, want := range []string{filepath.Join(ws, ".claude", "skills") + " is missing", "Write tool", "skills/<name>/SKILL.md"} {

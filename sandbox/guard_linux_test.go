@@ -57,8 +57,9 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 				"touch .git/HEAD && mkdir .git/objects .git/refs",
 				"python3 -c 'open(\".git\", \"w\").write(\"gitdir: /tmp/evil\")'",
 			} {
-				r := shHeld(t, p, mode, ws, attack)
-				if r.code == 0 && !strings.Contains(attack, "python3") {
+				// Without the mounts a command may do it, and it is undone after.
+				r, _ := shGuarded(t, p, mode, ws, attack)
+				if r.code == 0 && mode == modeMount && !strings.Contains(attack, "python3") {
 					t.Errorf("%s: succeeded (%s)", attack, r.out)
 				}
 				if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
@@ -72,40 +73,18 @@ func TestMissingGuardedNamesCannotBeCreated(t *testing.T) {
 					}
 				}
 			}
-			// Folders deeper down are fine, and files in the root where only the mount
-			// mode can keep the root open (Landlock freezes the folders holding a
-			// read-only path, as it does in every repository).
-			work := "mkdir -p src/a/b && rm -r src/a && echo ok"
-			if mode == modeMount {
-				work = "echo x > new.txt && rm new.txt && " + work
-			}
-			if r := shHeld(t, p, mode, ws, work); r.out != "ok\n" {
+			// The rest of the root stays usable in both modes: the placeholders hold the
+			// names, so the root need not be closed to new folders.
+			if r, _ := shGuarded(t, p, mode, ws, "echo x > new.txt && rm new.txt && mkdir -p src/a/b && rm -r src/a && mkdir build && rmdir build && echo ok"); r.out != "ok\n" {
 				t.Errorf("ordinary work failed: %d %q", r.code, r.out)
-			}
-			if mode == modeMount {
-				// The placeholder holds .git, so the root is open for new folders.
-				if r := shHeld(t, p, mode, ws, "mkdir build && rmdir build && echo ok"); r.out != "ok\n" {
-					t.Errorf("mkdir in a root without .git: %d %q", r.code, r.out)
-				}
-			} else {
-				// The refusal is explained, with the way out.
-				r := shHeld(t, p, mode, ws, "mkdir build")
-				note := Diagnose(p, r.out, ws)
-				for _, want := range []string{"build could not be created", ".git and .ouro and .claude do not exist", "git init"} {
-					if !strings.Contains(note, want) {
-						t.Errorf("note %q\ndoes not say %q (output %q)", note, want, r.out)
-					}
-				}
 			}
 			// Once they exist, they are read-only and the root is open again.
 			tree(t, ws, ".claude/", ".ouro/", ".git/hooks/", ".git/config")
 			p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-			if mode == modeMount {
-				if r := sh(t, p, mode, ws, "mkdir build && echo ok"); r.out != "ok\n" {
-					t.Errorf("mkdir in the root with every guarded name present: %d %q", r.code, r.out)
-				}
+			if r, _ := shGuarded(t, p, mode, ws, "mkdir build && echo ok"); r.out != "ok\n" {
+				t.Errorf("mkdir in the root with every guarded name present: %d %q", r.code, r.out)
 			}
-			if r := sh(t, p, mode, ws, "echo {} > .claude/settings.json"); r.code == 0 {
+			if r, _ := shGuarded(t, p, mode, ws, "echo {} > .claude/settings.json"); (r.code == 0 && mode == modeMount) || exists(filepath.Join(ws, ".claude", "settings.json")) {
 				t.Error("wrote .claude/settings.json")
 			}
 		})

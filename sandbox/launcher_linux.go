@@ -65,6 +65,13 @@ var launcherReady atomic.Bool
 // with its status, or prints why it could not on stderr and exits with status 125 — it
 // never runs the command unsandboxed.
 func MaybeRunLauncher() {
+	if len(os.Args) >= 2 && os.Args[1] == goCacheArg { // a sandboxed go command's GOCACHEPROG
+		if err := runGoCacheProg(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "ouro sandbox (GOCACHEPROG): %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) < 2 || os.Args[1] != launcherArg {
 		launcherReady.Store(true)
 		return
@@ -131,9 +138,11 @@ func runLauncher(args []string) error {
 				return err
 			}
 		}
+		privateShm() // see channels.go
 		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, true)
 	case modeLandlock:
-		rules = writeRules(pol.WriteRoots, pol.ReadOnly, abi, false)
+		// What GuardProtected keeps by check-and-restore is not frozen here.
+		rules = writeRules(pol.WriteRoots, pol.frozen(), abi, false)
 		// Rules add up: a content folder is writable although its read-only parent
 		// (.claude) has no rule of its own. Renaming or removing the folder itself would
 		// take a right on the parent, which stays withheld.
@@ -146,9 +155,15 @@ func runLauncher(args []string) error {
 	rules = append(rules, landlock.PathAccess(readAccess, "/"))
 	rules = append(rules, deviceRules()...)
 
-	// V5 asks for files (with truncate and device ioctls) and TCP; BestEffort leaves out
-	// what an older kernel cannot do, which Availability reports.
-	cfg := landlock.V5.BestEffort()
+	// V5 asks for files (with truncate and device ioctls) and TCP; with the network
+	// confined, V6 also scopes abstract Unix sockets to the sandbox (see channels.go);
+	// BestEffort leaves out what an older kernel cannot do, which Availability reports.
+	base := landlock.V5
+	if pol.NetworkRestricted() {
+		base = landlock.V6
+		base.Scoped = confinedScopes
+	}
+	cfg := base.BestEffort()
 	if pol.NetworkRestricted() {
 		for _, p := range pol.Network.AllowPorts {
 			if p > 0 && p <= 65535 {
@@ -176,6 +191,9 @@ func runLauncher(args []string) error {
 		os.Setenv("TMPDIR", pol.TempDir)
 	}
 	for k, v := range proxyEnv(pol) {
+		os.Setenv(k, v)
+	}
+	for k, v := range pol.Env { // the sandbox's own caches
 		os.Setenv(k, v)
 	}
 	for k, v := range pol.Objects.env() {

@@ -149,8 +149,25 @@ func (g *Placeholders) Release() {
 			} else if note, err := os.ReadFile(filepath.Join(path, placeholderNote)); err == nil && string(note) == placeholderText {
 				_ = os.Remove(filepath.Join(path, placeholderNote))
 			}
+		} else if !sameFolder(f, path) {
+			// Replaced while held (and put back as a new placeholder, see
+			// protect_linux.go): that one goes too, unless another command holds it.
+			releaseReplaced(path)
 		}
 		f.Close()
 	}
 	g.held = nil
+}
+
+// releaseReplaced removes the placeholder at path if no command holds it.
+func releaseReplaced(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFolder(f, path) && isPlaceholder(path) {
+		_ = os.Remove(filepath.Join(path, placeholderNote))
+		_ = os.Remove(path)
+	}
 }

@@ -13,9 +13,12 @@
 //     inside a write root. Landlock can only allow, never carve an exception out of an
 //     allowed tree, so these are made read-only with bind mounts in a private user and
 //     mount namespace before Landlock is applied; where the kernel does not allow such
-//     namespaces, the launcher grants the other entries of the directories that hold
-//     read-only paths instead of those directories themselves (see writeRules in
-//     launcher_linux.go for the exact rule and what it costs). The skills, agents and
+//     namespaces (or OURO_SANDBOX_MODE=landlock asks for it), the folders that hold
+//     them are granted whole and what a command changed among them is put back after
+//     it (Policy.Restore, protect_linux.go), and for the other read-only paths
+//     (denyWrite) the launcher grants the other entries of the directories that hold
+//     them instead of those directories themselves (see writeRules in
+//     launcher_linux.go for the exact rule and what it costs). docs/sandbox.md says why. The skills, agents and
 //     commands folders directly inside a read-only .claude or .ouro ([Policy.Content])
 //     are ordinary content, as in Claude Code, and stay writable where they exist as real
 //     folders (not symbolic links) when a command starts: a second, writable bind mount,
@@ -43,6 +46,7 @@ package sandbox
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,6 +56,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -76,6 +81,16 @@ type Policy struct {
 	// guarded, .git/commondir, denyWrite entries) is taken back after it (Absent,
 	// Reclaim), once every process of the command is gone.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Restore are the read-only paths that Landlock-only mode keeps by check-and-restore
+	// instead of by withholding rights (see protect_linux.go): what the sandbox itself
+	// guards in a root (the .git metadata, .ouro, .claude, .mcp.json, the home folder's
+	// startup files). Landlock cannot keep a name in a folder read-only while others in
+	// it are made and removed, so where the kernel offers no mount namespace, the
+	// folders that hold these are granted whole, and what a command changed there is put
+	// back once every process of the command is gone (GuardProtected). The other
+	// read-only paths (denyWrite, a shared git dir's objects and refs) keep the
+	// withholding rule of writeRules, and its cost.
+	Restore []string `json:"restore,omitempty"`
 	// Content are the skills, agents and commands folders directly inside a read-only
 	// .claude or .ouro: ordinary content, which a command may write although its parent
 	// is read-only. One counts only where it is a real folder when the command starts (see
@@ -88,6 +103,10 @@ type Policy struct {
 	// existing path can be granted, and not before, so that a session that runs no
 	// command leaves the home folder as it was.
 	Caches []string `json:"caches,omitempty"`
+	// Env is what sandboxed commands get besides what the caller sets: where their own
+	// caches are (GOMODCACHE, npm_config_cache, XDG_CACHE_HOME) and how they are seeded
+	// (GOPROXY, GOFLAGS).
+	Env map[string]string `json:"env,omitempty"`
 	// TempDir is the per-session temp dir (also in WriteRoots). Sandboxed commands get it
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
@@ -201,14 +220,52 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	// A cache that does not exist yet cannot be made writable (the sandbox grants
 	// existing paths), and a build inside could then never create it: Command creates
 	// them, empty, as the tools would, before a command runs.
+	// The user's module, npm and ~/.cache caches are read by programs outside the
+	// sandbox, which run what they find there (a module's source, node-gyp's headers, a
+	// cached wheel): sandboxed commands get caches of their own for the workspace, and
+	// the user's stay read-only (see sandboxCaches).
 	var caches []string
-	sysCache := systemCacheDir(runtime.GOOS, home) // macOS: ~/Library/Caches, where Go's build cache is
-	for _, c := range []string{envOr("GOCACHE", joinIf(cmp.Or(sysCache, cacheHome), "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
-		cacheHome, joinIf(home, ".npm"), sysCache} {
-		if c != "" && filepath.IsAbs(c) {
-			add(c)
-			caches = append(caches, write[len(write)-1])
+	env := map[string]string{}
+	// macOS keeps Go's build cache (and other tools' caches) in ~/Library/Caches.
+	sysCache := systemCacheDir(runtime.GOOS, home)
+	userGoCache := envOr("GOCACHE", joinIf(cmp.Or(sysCache, cacheHome), "go-build"))
+	// It is not a writable root: what a sandboxed command writes must never become code
+	// that runs outside it. Go's cache is the sandbox's own (GOCACHEPROG, below); tools
+	// that write only there are refused, with the sandbox's reason.
+	if own := sandboxCaches(cacheHome, project); own != "" {
+		for _, kd := range [][2]string{{"GOMODCACHE", "gomod"}, {"npm_config_cache", "npm"}, {"XDG_CACHE_HOME", "xdg"}} {
+			k := kd[0]
+			env[k] = filepath.Join(own, kd[1])
+			caches = append(caches, env[k])
+			add(env[k])
 		}
+		env["GOFLAGS"] = strings.TrimSpace(os.Getenv("GOFLAGS") + " -modcacherw")
+		// Seeded, read-only, from the user's module downloads: what go.sum vouches for
+		// builds offline as before, each zip checked against go.sum as it is copied in.
+		if userMods := envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")); userMods != "" {
+			proxy := os.Getenv("GOPROXY")
+			if proxy == "" {
+				proxy = "https://proxy.golang.org,direct"
+			}
+			env["GOPROXY"] = "file://" + filepath.ToSlash(filepath.Join(userMods, "cache", "download")) + "," + proxy
+		}
+		// The build cache: the sandbox's own, with the user's read through GOCACHEPROG
+		// (see gocache.go), so that builds stay warm.
+		if exe, err := os.Executable(); err == nil && filepath.IsAbs(userGoCache) {
+			ownGo := filepath.Join(own, "go-build")
+			if prog := goCacheProg(exe, realPath(userGoCache), ownGo); prog != "" {
+				env["GOCACHE"], env["GOCACHEPROG"] = ownGo, prog
+				caches = append(caches, ownGo)
+				add(ownGo)
+				userGoCache = ""
+			}
+		}
+	}
+	// Without a cache folder of the sandbox's own (no home), the user's build cache is
+	// shared, as before.
+	if userGoCache != "" && filepath.IsAbs(userGoCache) {
+		add(userGoCache)
+		caches = append(caches, write[len(write)-1])
 	}
 	var allowed []string
 	for _, p := range s.Filesystem.AllowWrite {
@@ -231,7 +288,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 
 	// Read-only candidates: the protected names in every root a repository or a config
 	// directory may live in, the user-level config directories, and denyWrite.
-	var ro []string
+	var ro, restore []string
 	repos := append([]string(nil), allowed...)
 	for _, r := range roots {
 		repos = append(repos, realPath(absPath(r)))
@@ -241,6 +298,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	}
 	for _, r := range repos {
 		ro = append(ro, gitMetadata(filepath.Join(r, ".git"))...)
+		// hooksPath, includes, templates; not one that holds a whole write root (hooksPath
+		// = .), which could be kept only by freezing the workspace.
+		ro = append(ro, slices.DeleteFunc(gitConfigPaths(r, gitDirOf(r), home), func(p string) bool {
+			return slices.ContainsFunc(write, func(w string) bool { return within(realPath(w), realPath(p)) })
+		})...)
 		ro = append(ro, submoduleGitPaths(r)...) // where git goes for each submodule
 		for _, n := range protectedNames {
 			ro = append(ro, filepath.Join(r, n))
@@ -256,6 +318,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 			ro = append(ro, filepath.Join(realPath(home), n))
 		}
 	}
+	for _, p := range ro {
+		restore = append(restore, realPath(p))
+	}
 	ro = append(ro, deny...)
 	for i, p := range ro {
 		ro[i] = realPath(p)
@@ -264,6 +329,7 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		return !slices.ContainsFunc(write, func(w string) bool { return within(p, w) })
 	})
 	ro = outermost(ro)
+	restore = slices.DeleteFunc(restore, func(p string) bool { return !slices.Contains(ro, p) })
 
 	// The content folders of each protected folder, unless denyWrite names them, or
 	// something inside them, or the protected folder itself.
@@ -280,7 +346,18 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 		}
 	}
 
-	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network, Caches: caches}
+	pol := Policy{WriteRoots: write, ReadOnly: ro, Restore: restore, Content: content, Network: s.Network, Caches: caches}
+	if len(env) > 0 {
+		pol.Env = env
+	}
+	if project != "" {
+		// The history in the project's own repository is never rewritten in place.
+		if git := filepath.Join(realPath(project), ".git"); gitdir.Is(git) && slices.ContainsFunc(write, func(w string) bool { return within(git, w) }) {
+			if st, err := os.Lstat(git); err == nil && st.IsDir() {
+				pol = pol.WithCheckoutObjects(git)
+			}
+		}
+	}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
 	}
@@ -293,6 +370,25 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)
 	pol.Network.DeniedDomains = slices.Clone(s.Network.DeniedDomains)
 	return pol
+}
+
+// gitDirOf is root's .git when it is a git dir, else "".
+func gitDirOf(root string) string {
+	git := filepath.Join(root, ".git")
+	if st, err := os.Lstat(git); err == nil && st.IsDir() && gitdir.Is(git) {
+		return git
+	}
+	return ""
+}
+
+// frozen are the read-only paths Landlock-only mode keeps by withholding rights from
+// the folders above them (see writeRules): all of them but the existing ones that
+// GuardProtected keeps by check-and-restore. A missing one stays, so that a guarded name
+// (.git, .claude, .ouro) that no placeholder holds still cannot be made a folder.
+func (p Policy) frozen() []string {
+	return slices.DeleteFunc(slices.Clone(p.ReadOnly), func(r string) bool {
+		return (slices.Contains(p.Restore, r) && exists(r)) || (p.Objects != nil && p.Objects.Checkout && r == p.Objects.Shared)
+	})
 }
 
 // Writable reports whether the policy lets a sandboxed command write path: it lies in a
@@ -502,9 +598,21 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// sandboxCaches is the folder of the caches sandboxed commands in the workspace project
+// use, under the user's cache folder, which they cannot write: only sandboxed commands of
+// this workspace read what is there. "" when there is no cache folder or project.
+func sandboxCaches(cacheHome, project string) string {
+	if cacheHome == "" || project == "" || !filepath.IsAbs(cacheHome) {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(realPath(project)))
+	return filepath.Join(realPath(cacheHome), "ouro-sandbox", fmt.Sprintf("%s-%x", filepath.Base(project), sum[:6]))
+}
+
 // MakeCaches creates the caches that do not exist yet (see Caches), empty, as the tools
 // would; one that cannot be made is left out: the command then cannot write there.
 func (p Policy) MakeCaches() {
+	p.Objects.makePrivate()
 	for _, c := range p.Caches {
 		if _, err := os.Lstat(c); errors.Is(err, fs.ErrNotExist) {
 			_ = os.MkdirAll(c, 0o755)

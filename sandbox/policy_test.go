@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/settings"
@@ -52,13 +53,24 @@ func TestFromSettingsDefaults(t *testing.T) {
 	tree(t, ws, ".git/hooks/", ".git/config", ".git/HEAD", ".git/objects/", ".git/refs/")
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
 
-	want := []string{ws, tmp, filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".cache"), filepath.Join(home, ".npm")}
+	own := sandboxCaches(filepath.Join(home, ".cache"), ws)
+	want := []string{ws, tmp, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(own, "go-build")}
 	if !slices.Equal(p.WriteRoots, want) {
-		t.Errorf("WriteRoots = %q\nwant %q (GOCACHE's default lies inside ~/.cache)", p.WriteRoots, want)
+		t.Errorf("WriteRoots = %q\nwant %q (the user's caches are not written)", p.WriteRoots, want)
+	}
+	if exe, _ := os.Executable(); p.Env["GOCACHEPROG"] != exe+" "+goCacheArg+" "+filepath.Join(home, ".cache", "go-build")+" "+filepath.Join(own, "go-build") {
+		t.Errorf("GOCACHEPROG = %q", p.Env["GOCACHEPROG"])
+	}
+	for k, v := range map[string]string{"GOMODCACHE": filepath.Join(own, "gomod"), "npm_config_cache": filepath.Join(own, "npm"), "XDG_CACHE_HOME": filepath.Join(own, "xdg"),
+		"GOPROXY": "file://" + filepath.Join(home, "go", "pkg", "mod", "cache", "download") + ",https://proxy.golang.org,direct", "GOFLAGS": "-modcacherw"} {
+		if p.Env[k] != v {
+			t.Errorf("Env[%s] = %q, want %q", k, p.Env[k], v)
+		}
 	}
 	git := filepath.Join(ws, ".git")
 	wantRO := []string{filepath.Join(git, "config"), filepath.Join(git, "config.worktree"), filepath.Join(git, "commondir"), filepath.Join(git, "hooks"),
-		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude"), filepath.Join(ws, ".mcp.json")}
+		filepath.Join(git, "worktrees"), filepath.Join(git, "modules"), filepath.Join(ws, ".ouro"), filepath.Join(ws, ".claude"), filepath.Join(ws, ".mcp.json"),
+		filepath.Join(git, "objects")} // new objects go to .git/ouro-objects (WithCheckoutObjects)
 	if !slices.Equal(p.ReadOnly, wantRO) {
 		t.Errorf("ReadOnly = %q\nwant %q (home is no write root, so ~/.ouro is read-only anyway)", p.ReadOnly, wantRO)
 	}
@@ -68,7 +80,7 @@ func TestFromSettingsDefaults(t *testing.T) {
 	// A fresh home has no caches yet: computing the policy creates none (a session that
 	// runs no command leaves the home folder alone); MakeCaches, before a command, makes
 	// them so they can be granted.
-	caches := []string{filepath.Join(home, ".cache", "go-build"), filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".npm")}
+	caches := []string{filepath.Join(own, "go-build"), filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg")}
 	for _, c := range append(caches, filepath.Join(home, ".cache")) {
 		if _, err := os.Lstat(c); err == nil {
 			t.Errorf("computing the policy created %s", c)
@@ -84,13 +96,17 @@ func TestFromSettingsDefaults(t *testing.T) {
 	for path, want := range map[string]bool{
 		filepath.Join(ws, "main.go"):                           true,
 		filepath.Join(ws, "sub", "new"):                        true,
-		filepath.Join(ws, ".git", "objects", "ab"):             true,
+		filepath.Join(ws, ".git", "objects", "ab"):             false,
 		filepath.Join(ws, ".git", "hooks", "pre-commit"):       false,
 		filepath.Join(ws, ".git", "config"):                    false,
 		filepath.Join(ws, ".ouro", "settings.json"):            false,
 		filepath.Join(ws, ".claude"):                           false,
-		filepath.Join(home, ".cache", "go-build", "00", "x"):   true,
-		filepath.Join(home, "go", "pkg", "mod", "cache"):       true,
+		filepath.Join(home, ".cache", "go-build", "00", "x"):   false, // read through GOCACHEPROG
+		filepath.Join(own, "go-build", "00", "x"):              true,
+		filepath.Join(home, "go", "pkg", "mod", "cache"):       false, // the user's: see sandboxCaches
+		filepath.Join(home, ".npm", "_cacache"):                false,
+		filepath.Join(home, ".cache", "pip"):                   false,
+		filepath.Join(own, "gomod", "cache"):                   true,
 		filepath.Join(home, "go", "bin", "tool"):               false,
 		filepath.Join(home, ".bashrc"):                         false,
 		filepath.Join(filepath.Dir(ws), "sibling-of-the-root"): false,
@@ -109,9 +125,13 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 	t.Setenv("GOPATH", gopath+string(filepath.ListSeparator)+"/elsewhere")
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-	want := []string{ws, cache, filepath.Join(gopath, "pkg", "mod"), xdg, filepath.Join(home, ".npm")}
+	own := sandboxCaches(xdg, ws)
+	want := []string{ws, filepath.Join(own, "gomod"), filepath.Join(own, "npm"), filepath.Join(own, "xdg"), filepath.Join(own, "go-build")}
 	if !slices.Equal(p.WriteRoots, want) {
 		t.Errorf("WriteRoots = %q\nwant %q", p.WriteRoots, want)
+	}
+	if got, want := p.Env["GOPROXY"], "file://"+filepath.Join(gopath, "pkg", "mod", "cache", "download")+","; !strings.HasPrefix(got, want) {
+		t.Errorf("GOPROXY = %q, want it to start with %q", got, want)
 	}
 	if p.TempDir != "" {
 		t.Errorf("TempDir = %q without a session temp dir", p.TempDir)
@@ -119,8 +139,9 @@ func TestFromSettingsGoEnvironment(t *testing.T) {
 
 	t.Setenv("GOMODCACHE", filepath.Join(cache, "mod"))
 	p = FromSettings(settings.Sandbox{}, []string{ws}, home, "")
-	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || !p.Writable(filepath.Join(cache, "mod", "x")) {
-		t.Errorf("GOMODCACHE not honoured: WriteRoots %q", p.WriteRoots)
+	if p.Writable(filepath.Join(gopath, "pkg", "mod", "x")) || p.Writable(filepath.Join(cache, "mod", "x")) ||
+		!strings.HasPrefix(p.Env["GOPROXY"], "file://"+filepath.Join(cache, "mod", "cache", "download")+",") {
+		t.Errorf("GOMODCACHE not honoured: WriteRoots %q, env %q", p.WriteRoots, p.Env)
 	}
 }
 
@@ -226,7 +247,7 @@ func TestFromSettingsGitMetadata(t *testing.T) {
 		filepath.Join(git, "worktrees", "wt1", "HEAD"):                           true,
 		filepath.Join(git, "worktrees", "wt1", "index"):                          true,
 		filepath.Join(git, "modules", "libs", "a", "HEAD"):                       true,
-		filepath.Join(git, "objects", "ab", "cdef"):                              true,
+		filepath.Join(git, "objects", "ab", "cdef"):                              false,
 		filepath.Join(git, "refs", "heads", "main"):                              true,
 		filepath.Join(git, "logs", "HEAD"):                                       true,
 		filepath.Join(git, "index.lock"):                                         true,

@@ -52,6 +52,7 @@ type run struct {
 // sh runs script with bash inside the sandbox, in dir.
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
+	p.Objects.makePrivate() // as Command does
 	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -204,8 +205,10 @@ func TestMountModeKeepsTheRootWritable(t *testing.T) {
 	}
 }
 
-// Landlock alone cannot keep .git/hooks read-only while letting entries be created in
-// .git or the root; it gives up the latter, as documented.
+// Landlock alone cannot keep a path read-only while letting entries be created in the
+// folders above it. For a read-only path that is not kept by check-and-restore
+// (Policy.Restore: here none; in FromSettings's policies, denyWrite), it gives up the
+// latter, as documented.
 func TestLandlockModeFreezesTheAncestorsOfReadOnlyPaths(t *testing.T) {
 	requireLandlock(t)
 	w := newWorkspace(t)
@@ -233,12 +236,19 @@ func TestBuildCachesAndGo(t *testing.T) {
 	t.Setenv("HOME", home)
 	tree(t, home, ".cache/")
 	p := FromSettings(settings.Sandbox{}, []string{ws}, home, tmp)
-	r := sh(t, p, modeLandlock, ws, `echo x > "$GOCACHE/entry" && mkdir -p ~/.cache/tool && echo y > ~/.cache/tool/f`)
+	p.MakeCaches()
+	r := sh(t, p, modeLandlock, ws, `echo x > "$GOCACHE/entry" && mkdir -p "$XDG_CACHE_HOME/tool" && echo y > "$XDG_CACHE_HOME/tool/f"`)
 	if r.code != 0 {
 		t.Fatalf("writing the caches: exit %d, %q", r.code, r.out)
 	}
-	if got := content(t, filepath.Join(cache, "entry")); got != "x\n" {
+	if got := content(t, filepath.Join(p.Env["XDG_CACHE_HOME"], "tool", "f")); got != "y\n" {
+		t.Errorf("the sandbox's own cache: %q", got)
+	}
+	if got := content(t, filepath.Join(p.Env["GOCACHE"], "entry")); got != "x\n" {
 		t.Errorf("GOCACHE entry = %q", got)
+	}
+	if r := sh(t, p, modeLandlock, ws, `echo x > "$1/entry"`, cache); r.code == 0 {
+		t.Errorf("the user's build cache was written")
 	}
 
 	goBin, err := exec.LookPath("go")
@@ -386,7 +396,7 @@ func TestAvailability(t *testing.T) {
 		t.Fatalf("Availability = false with Landlock ABI %d", abi)
 	}
 	wantNet := abi < 4
-	gotNet := len(warnings) > 0 && strings.Contains(strings.Join(warnings, "\n"), "network")
+	gotNet := strings.Contains(strings.Join(warnings, "\n"), "cannot restrict network connections")
 	if gotNet != wantNet {
 		t.Errorf("ABI %d: warnings %q", abi, warnings)
 	}

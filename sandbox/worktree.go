@@ -85,14 +85,17 @@ func (p Policy) WithRoot(dir string) Policy {
 		return p
 	}
 	p.WriteRoots = outermost(append(slices.Clone(p.WriteRoots), dir))
-	ro := append(slices.Clone(p.ReadOnly), gitMetadata(filepath.Join(dir, ".git"))...)
-	ro = append(ro, submoduleGitPaths(dir)...)
+	added := gitMetadata(filepath.Join(dir, ".git"))
+	added = append(added, submoduleGitPaths(dir)...)
+	added = append(added, gitConfigPaths(dir, gitDirOf(dir), "")...)
 	for _, n := range append(slices.Clone(protectedNames), protectedFiles...) {
-		ro = append(ro, filepath.Join(dir, n))
+		added = append(added, filepath.Join(dir, n))
 	}
-	for i, r := range ro {
-		ro[i] = realPath(r)
+	for i, r := range added {
+		added[i] = realPath(r)
 	}
-	p.ReadOnly = outermost(ro)
+	p.ReadOnly = outermost(append(slices.Clone(p.ReadOnly), added...))
+	restore := append(slices.Clone(p.Restore), added...)
+	p.Restore = slices.DeleteFunc(restore, func(r string) bool { return !slices.Contains(p.ReadOnly, r) })
 	return p
 }

@@ -38,8 +38,13 @@ type WorktreeObjects struct {
 	GitDir string `json:"gitDir"`
 	Shared string `json:"shared"`
 	// Private is the worktree's own object folder, inside its own git dir
-	// (.git/worktrees/<name>/ouro-objects), which git itself never reads.
+	// (.git/worktrees/<name>/ouro-objects), which git itself never reads; for the main
+	// checkout (Checkout), .git/ouro-objects.
 	Private string `json:"private"`
+	// Checkout: the shared store is the objects folder of the workspace's own .git (see
+	// WithCheckoutObjects), which the Landlock-only mode cannot freeze without freezing
+	// .git and the root: there the ProtectGuard checks it after each command instead.
+	Checkout bool `json:"checkout,omitempty"`
 }
 
 // privateObjects is the name of the private object folder inside a worktree's git dir.
@@ -70,6 +75,53 @@ func (p Policy) WithWorktreeObjects(gitDir, wtGitDir string) Policy {
 	}
 	p.Objects = &WorktreeObjects{GitDir: gitDir, Shared: shared, Private: private}
 	return p
+}
+
+// WithCheckoutObjects returns the policy with the objects of gitDir, the .git folder of a
+// workspace root, kept as a linked worktree's are (see WorktreeObjects): existing objects
+// are never rewritten, new ones land in gitDir/ouro-objects and are copied into the
+// store after each command. Without it a command could rewrite a committed blob in place
+// (git does not check a loose object's hash when it reads it). In the mount mode the
+// store is a read-only mount; in the Landlock-only mode, where .git must stay open for
+// index.lock and the like, the ProtectGuard finds what changed in it after the command.
+// The private folder is made when a command first runs (MakeCaches). The cost is
+// WorktreeObjects's: a repository cloned or made in a sandboxed command keeps its
+// objects in the private folder, so it works within that command, not after it.
+func (p Policy) WithCheckoutObjects(gitDir string) Policy {
+	gitDir = realPath(gitDir)
+	if gitDir == "" || !filepath.IsAbs(gitDir) {
+		return p
+	}
+	shared := filepath.Join(gitDir, "objects")
+	if st, err := os.Lstat(shared); err != nil || !st.IsDir() {
+		return p
+	}
+	p.ReadOnly = outermost(append(slices.Clone(p.ReadOnly), shared))
+	p.Objects = &WorktreeObjects{GitDir: gitDir, Shared: shared, Private: filepath.Join(gitDir, privateObjects), Checkout: true}
+	return p
+}
+
+// WithoutCheckoutObjects undoes WithCheckoutObjects: for ouro's own git commands
+// (a fleet worker's clone, fetch and push), which must write the store itself since
+// nothing migrates after them, and which run no command of the model's.
+func (p Policy) WithoutCheckoutObjects() Policy {
+	if p.Objects == nil || !p.Objects.Checkout {
+		return p
+	}
+	shared := p.Objects.Shared
+	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), func(r string) bool { return r == shared })
+	p.Objects = nil
+	return p
+}
+
+// makePrivate makes the private object folder of the main checkout if missing.
+func (o *WorktreeObjects) makePrivate() {
+	if o == nil || !o.Checkout {
+		return
+	}
+	if _, err := os.Lstat(o.Private); errors.Is(err, os.ErrNotExist) {
+		_ = os.MkdirAll(filepath.Join(o.Private, "pack"), 0o755)
+	}
 }
 
 // env is what the launcher sets for the command (nil without a private folder).

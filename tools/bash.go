@@ -328,6 +328,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	cmd.WaitDelay = orphanPipeWait
 	var absent []string
 	var indexes *sandbox.IndexGuard
+	var protect *sandbox.ProtectGuard
 	if pol != nil {
 		// A placeholder holds each missing .git while the command runs (before Absent,
 		// which would otherwise take it for something the command made).
@@ -335,9 +336,11 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		defer placeholders.Release()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
+		protect = pol.GuardProtected() // Landlock-only mode: check-and-restore
 	}
 	tree, err := startTree(cmd)
 	if err != nil {
+		protect.Restore() // nothing ran: only lets go of what it holds
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
 	}
 
@@ -362,6 +365,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 			sandbox.Reclaim(absent, pol.TempDir)
 		}
 		indexes.Restore()
+		protect.Restore()
 		if pol != nil {
 			pol.MigrateObjects()
 		}
@@ -374,6 +378,9 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if restored := indexes.Restore(); restored != "" {
 		reclaimed = strings.TrimSpace(reclaimed + " " + restored)
+	}
+	if restored := protect.Restore(); restored != "" {
+		reclaimed = strings.TrimSpace(reclaimed + "\n" + restored)
 	}
 	if pol != nil {
 		// Objects a command in a worktree wrote, into the shared store (see

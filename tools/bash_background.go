@@ -70,15 +70,18 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 	var absent []string
 	var indexes *sandbox.IndexGuard
 	var placeholders *sandbox.Placeholders
+	var protect *sandbox.ProtectGuard
 	if pol != nil {
 		// As in the foreground (see Run), for as long as the command runs.
 		placeholders = pol.HoldPlaceholders()
 		absent = pol.Absent()
 		indexes = pol.GuardIndexes()
+		protect = pol.GuardProtected()
 	}
 	tree, err := startTree(cmd)
 	if err != nil {
 		os.Remove(cwdPath)
+		protect.Restore() // nothing ran: only lets go of what it holds
 		if placeholders != nil {
 			placeholders.Release()
 		}
@@ -93,6 +96,7 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 			sandbox.Reclaim(absent, pol.TempDir)
 		}
 		indexes.Restore()
+		protect.Restore()
 		if pol != nil {
 			pol.MigrateObjects()
 		}

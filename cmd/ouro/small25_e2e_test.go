@@ -188,14 +188,16 @@ func TestFirstStartCreatesNoToolCachesInHome(t *testing.T) {
 	if c := e.caches(); len(c) > 0 {
 		t.Fatalf("the terminal interface created %v", c)
 	}
-	// A sandboxed command gets them: a build in it can write its cache.
+	// A sandboxed command gets caches of its own for the workspace (a build in it can
+	// write its cache), and the user's are left alone.
 	if _, ok := sandbox.Supported(); !ok {
 		t.Skip("no sandbox here: the caches a sandboxed command gets are not tried")
 	}
 	e.fake(scripted.Turn{ToolCalls: bash("echo built")}, scripted.Turn{Text: "RAN"})
 	out, errOut, code = e.run("", "-p", "run it", "--allowedTools", "Bash(echo *)")
-	if code != 0 || !strings.Contains(out, "RAN") || len(e.caches()) != 3 {
-		t.Fatalf("after a sandboxed command: exit %d, caches %v\n%s\n%s", code, e.caches(), out, errOut)
+	own, _ := filepath.Glob(filepath.Join(e.home, ".cache", "ouro-sandbox", "*", "*"))
+	if code != 0 || !strings.Contains(out, "RAN") || len(own) != 4 || len(e.caches()) != 0 {
+		t.Fatalf("after a sandboxed command: exit %d, the sandbox's caches %v, the user's %v\n%s\n%s", code, own, e.caches(), out, errOut)
 	}
 }
 

@@ -94,7 +94,7 @@ func runTS(t *testing.T, e *env, scenario string) sdkRun {
 	defer cancel()
 	c := exec.CommandContext(ctx, node, script, scenario)
 	c.Dir = e.dir
-	c.Env = append(append([]string(nil), e.vars...), "OURO_BIN="+binary, "WORKDIR="+e.dir)
+	c.Env = append(append([]string(nil), e.vars...), "OURO_BIN="+binary, "WORKDIR="+e.dir, "MCP_SERVER="+mcpTestServer(t))
 	r := collect(t, c, "TypeScript", scenario)
 	return r
 }
@@ -365,5 +365,22 @@ func TestTypeScriptSDKMaxTurns(t *testing.T) {
 	}
 	if th := r.events("thrown"); len(th) != 1 || !strings.Contains(th[0]["message"].(string), "limit of 2 turns") {
 		t.Errorf("the SDK's error after the result %v, want the reason", th)
+	}
+}
+
+// An ordinary MCP server in the SDK's options arrives in initialize (the SDK starts its
+// CLI with --await-initialize): ouro starts it and the model can call its tools.
+func TestTypeScriptSDKExternalMCPServer(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__t__echo", `{"text":"hi from the sdk"}`)}},
+		scripted.Turn{Text: "done"},
+	)
+	r := runTS(t, e, "externalMcp")
+	if res := wtResults(srv)["toolu_01_01"]; !strings.Contains(res, "hi from the sdk") {
+		t.Errorf("the server's tool did not answer: %q\nstderr:\n%s", res, clipOut(r.stderr))
+	}
+	if res := r.messages("result"); len(res) != 1 || res[0]["subtype"] != "success" {
+		t.Errorf("result %v", res)
 	}
 }

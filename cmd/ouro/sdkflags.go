@@ -55,6 +55,9 @@ var sdkIgnored = []struct {
 	{"plugin-dir-no-mcp", "use --plugin-dir", true},
 	{"no-session-persistence", "ouro always records the session (so it can be resumed)", false},
 	{"managed-settings", "ouro reads managed settings from their usual place only", true},
+	// The TypeScript SDK (0.3.x) sends MCP servers in initialize and says so with this
+	// flag; ouro waits for initialize in stream-json input anyway.
+	{"await-initialize", "", false},
 }
 
 func (s *sdkFlags) register(c *cobra.Command) {
@@ -81,7 +84,7 @@ func (s *sdkFlags) register(c *cobra.Command) {
 func (s *sdkFlags) apply(cmd *cobra.Command, f *runFlags) error {
 	errOut := cmd.ErrOrStderr()
 	for _, ig := range sdkIgnored {
-		if cmd.Flags().Changed(ig.name) {
+		if cmd.Flags().Changed(ig.name) && ig.why != "" {
 			fmt.Fprintf(errOut, "ouro: warning: --%s is ignored: %s\n", ig.name, ig.why)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,8 @@ type streamInput struct {
 	cancel  context.CancelFunc // the running turn's
 	inited  bool
 	model   string // set_model's, for the next turn
+	// applied are initialize's parts the session took (mcp_servers_applied, ...).
+	applied map[string]bool
 }
 
 // takeModel returns the model set_model asked for since the last turn, "" for none.
@@ -59,7 +62,7 @@ func (s *streamInput) takeModel() string {
 
 func newStreamInput(h *ui.Headless, errOut io.Writer) *streamInput {
 	s := &streamInput{ch: sdkproto.NewChannel(h.Line), errOut: errOut,
-		wake: make(chan struct{}, 1), initReq: make(chan sdkproto.Request, 1), poke: make(chan struct{}, 1), ready: make(chan struct{})}
+		applied: map[string]bool{}, wake: make(chan struct{}, 1), initReq: make(chan sdkproto.Request, 1), poke: make(chan struct{}, 1), ready: make(chan struct{})}
 	s.ch.Timeout = sdkTimeout(errOut)
 	return s
 }
@@ -220,9 +223,39 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 		// The manifests (each server's initialize and tools/list answers) are not needed:
 		// ouro asks the server itself.
 		SDKMCPServers []string `json:"sdkMcpServers"`
+		// The TypeScript SDK's other MCP servers (stdio, http, sse) and disallowed
+		// tools, sent here instead of --mcp-config and --disallowedTools.
+		MCPServers      json.RawMessage `json:"mcpServers"`
+		DisallowedTools []string        `json:"disallowedTools"`
+		// Settings as --settings takes them: a JSON text or an object.
+		Settings json.RawMessage `json:"settings"`
 	}
 	if err := json.Unmarshal(init.Body, &body); err != nil {
 		return fmt.Errorf("the SDK's initialize request: %v", err)
+	}
+	warnUnusedInit(init.Body, s.errOut)
+	if len(body.MCPServers) > 0 && string(body.MCPServers) != "null" {
+		cfg, err := json.Marshal(map[string]json.RawMessage{"mcpServers": body.MCPServers})
+		if err != nil {
+			return fmt.Errorf("the SDK's initialize request: mcpServers: %v", err)
+		}
+		opts.MCP.Configs = append(opts.MCP.Configs, string(cfg))
+		s.applied["mcp_servers_applied"] = true
+	}
+	if body.DisallowedTools != nil {
+		opts.Access.Deny = append(opts.Access.Deny, body.DisallowedTools...)
+		s.applied["disallowed_tools_applied"] = true
+	}
+	if len(body.Settings) > 0 && string(body.Settings) != "null" {
+		var text string
+		if json.Unmarshal(body.Settings, &text) != nil {
+			text = string(body.Settings) // an object: its JSON is what --settings takes
+		}
+		if opts.Access.Settings != "" {
+			return errors.New("the SDK's initialize request: settings come both as --settings and in initialize; give them once")
+		}
+		opts.Access.Settings = text
+		s.applied["settings_applied"] = true
 	}
 	system, err := sdkSystemPrompt(body.SystemPrompt)
 	if err != nil {
@@ -265,10 +298,16 @@ func (s *streamInput) opened(sess *harness.Session, init *sdkproto.Request) {
 	s.mu.Unlock()
 	close(s.ready)
 	if init != nil {
-		_ = s.ch.Respond(init.ID, map[string]any{
+		resp := map[string]any{
 			"commands": sdkCommands(sess), "output_style": "default", "available_output_styles": []string{"default"},
 			"models": []any{}, "account": map[string]any{},
-		})
+		}
+		// What initialize brought that the session applied, as Claude Code confirms it
+		// (the SDK ends a session whose CLI does not).
+		for k, v := range s.applied {
+			resp[k] = v
+		}
+		_ = s.ch.Respond(init.ID, resp)
 	}
 }
 
@@ -440,4 +479,33 @@ func clipJSON(raw json.RawMessage) string {
 		return string(raw[:80]) + "…"
 	}
 	return string(raw)
+}
+
+// initKeys are the fields of initialize ouro reads or knows to need nothing for: the
+// manifests (ouro asks the SDK's servers itself), its output schema and title, UI
+// affordances of Claude Code's own hosts.
+var initKeys = map[string]bool{"subtype": true, "hooks": true, "agents": true, "systemPrompt": true,
+	"appendSystemPrompt": true, "sdkMcpServers": true, "sdkMcpServerManifests": true, "sdkMcpServerConfigs": true,
+	"mcpServers": true, "disallowedTools": true, "settings": true, "title": true, "promptSuggestions": true,
+	"agentProgressSummaries": true, "forwardSubagentText": true, "supportedDialogKinds": true,
+	"perTaskStopAffordance": true, "rapidFollowupPreempt": true, "forwardNestedSubagentToolCalls": true,
+	"offersBypassSwitchBack": true, "keepsBypassHeld": true}
+
+// warnUnusedInit names, once each, the fields of initialize that ouro does not act on
+// (jsonSchema, skills, settings, plugins, ...), so a program learns what was not applied.
+func warnUnusedInit(raw json.RawMessage, errOut io.Writer) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return
+	}
+	var unused []string
+	for k, v := range fields {
+		if !initKeys[k] && len(v) > 0 && string(v) != "null" {
+			unused = append(unused, k)
+		}
+	}
+	slices.Sort(unused)
+	for _, k := range unused {
+		fmt.Fprintf(errOut, "ouro: warning: the SDK's initialize sets %q, which ouro does not apply\n", k)
+	}
 }

@@ -109,6 +109,18 @@ const scenarios = {
     log({ event: 'session', id: session });
     await drain(query({ prompt: 'what did I ask first?', options: { ...base, resume: session } }));
   },
+  // An ordinary (stdio) MCP server given in options, which this SDK sends in initialize
+  // (with --await-initialize) rather than on the command line.
+  async externalMcp() {
+    await drain(query({
+      prompt: 'echo hi',
+      options: {
+        ...base,
+        permissionMode: 'bypassPermissions',
+        mcpServers: { t: { type: 'stdio', command: process.env.MCP_SERVER, args: ['good'], env: { SECRET_FOR_SERVER: 'x' } } },
+      },
+    }));
+  },
   // maxTurns ends a run that keeps calling tools.
   async maxTurns() {
     try {

@@ -1,0 +1,408 @@
+package acp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ouroagent/ouro/acp"
+	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
+)
+
+// TestMain lets this test binary serve as the sandbox launcher, as ouro's main does.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunLauncher()
+	os.Exit(m.Run())
+}
+
+// client is the editor's side, on the Go library's ClientSideConnection: it records
+// every update and answers permission requests from a list of option ids.
+type client struct {
+	mu      sync.Mutex
+	updates []sdk.SessionNotification
+	asked   []sdk.RequestPermissionRequest
+	answers []string
+	// onUpdate, when set, sees each update as it arrives (to cancel a turn midway).
+	onUpdate func(sdk.SessionNotification)
+}
+
+func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked = append(c.asked, p)
+	if len(c.answers) == 0 {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	id := c.answers[0]
+	c.answers = c.answers[1:]
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(id))}, nil
+}
+
+func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	c.updates = append(c.updates, n)
+	f := c.onUpdate
+	c.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+	return nil
+}
+
+func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsReadTextFile)
+}
+func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsWriteTextFile)
+}
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalCreate)
+}
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalKill)
+}
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalOutput)
+}
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalRelease)
+}
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalWaitForExit)
+}
+
+func (c *client) all() []sdk.SessionNotification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.SessionNotification(nil), c.updates...)
+}
+
+func (c *client) reset() {
+	c.mu.Lock()
+	c.updates = nil
+	c.mu.Unlock()
+}
+
+// rig is an agent and a client joined by pipes, sharing one scripted model.
+type rig struct {
+	t    *testing.T
+	cwd  string
+	home string
+	conn *sdk.ClientSideConnection
+	cl   *client
+	ag   *acp.Agent
+	warn *bytes.Buffer
+}
+
+func newRig(t *testing.T, cwd, home string, p *scripted.Provider, mode string) *rig {
+	t.Helper()
+	r := &rig{t: t, cwd: cwd, home: home, cl: &client{}, warn: &bytes.Buffer{}}
+	user := t.TempDir()
+	r.ag = acp.New(acp.Config{Version: "test", Warn: io.Discard, Options: func() harness.Options {
+		return harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: p},
+			Dirs: harness.Dirs{Home: home, UserConfig: user}, Access: harness.Access{Mode: mode}}
+	}})
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	r.ag.Connect(toAgentR, toClientW)
+	r.conn = sdk.NewClientSideConnection(r.cl, toAgentW, toClientR)
+	r.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() {
+		toAgentW.Close()
+		toClientW.Close()
+		r.ag.Close()
+	})
+	return r
+}
+
+func (r *rig) init() sdk.InitializeResponse {
+	r.t.Helper()
+	resp, err := r.conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return resp
+}
+
+func (r *rig) newSession() sdk.NewSessionResponse {
+	r.t.Helper()
+	resp, err := r.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: r.cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return resp
+}
+
+func (r *rig) prompt(id sdk.SessionId, text string) sdk.StopReason {
+	r.t.Helper()
+	resp, err := r.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return resp.StopReason
+}
+
+func input(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func call(name string, in any) []scripted.ToolCall {
+	return []scripted.ToolCall{{Name: name, Input: input(in)}}
+}
+
+func TestInitializeAdvertisesCapabilities(t *testing.T) {
+	r := newRig(t, t.TempDir(), t.TempDir(), scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "unused"}}}), "")
+	resp := r.init()
+	c := resp.AgentCapabilities
+	if !c.LoadSession || !c.PromptCapabilities.Image || !c.PromptCapabilities.EmbeddedContext || c.PromptCapabilities.Audio || !c.McpCapabilities.Http {
+		t.Fatalf("capabilities = %+v", c)
+	}
+	if resp.ProtocolVersion != sdk.ProtocolVersionNumber || resp.AgentInfo == nil || resp.AgentInfo.Name != "ouro" {
+		t.Fatalf("initialize = %+v", resp)
+	}
+}
+
+// A turn that reads, plans, edits twice (the first allowed, the second rejected) and
+// answers: every step reaches the client as the update ACP has for it.
+func TestPromptStreamsToolCallsPermissionsAndPlan(t *testing.T) {
+	cwd := t.TempDir()
+	file := filepath.Join(cwd, "notes.txt")
+	if err := os.WriteFile(file, []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{Thinking: "look first", ToolCalls: call("Read", map[string]any{"file_path": file})},
+		{ExpectContains: "alpha", ToolCalls: call("TaskCreate", map[string]any{"subject": "Rename beta", "description": "in notes"})},
+		{ToolCalls: call("Edit", map[string]any{"file_path": file, "old_string": "beta", "new_string": "gamma"})},
+		{ToolCalls: call("Edit", map[string]any{"file_path": file, "old_string": "alpha", "new_string": "omega"})},
+		{ExpectContains: "rejected", Text: "renamed beta; left alpha"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "")
+	r.cl.answers = []string{"allow_once", "reject"}
+	r.init()
+	s := r.newSession()
+	if s.Modes == nil || s.Modes.CurrentModeId != "default" || len(s.Modes.AvailableModes) != 5 {
+		t.Fatalf("modes = %+v", s.Modes)
+	}
+	if got := r.prompt(s.SessionId, "rename beta"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason = %s", got)
+	}
+	data, _ := os.ReadFile(file)
+	if string(data) != "alpha\ngamma\n" {
+		t.Fatalf("file = %q", data)
+	}
+	if len(r.cl.asked) != 2 {
+		t.Fatalf("permission requests = %d, want 2 (one per Edit)", len(r.cl.asked))
+	}
+	ask := r.cl.asked[0]
+	ids := []string{}
+	for _, o := range ask.Options {
+		ids = append(ids, string(o.OptionId)+":"+string(o.Kind))
+	}
+	if strings.Join(ids, " ") != "allow_once:allow_once allow_always:allow_always reject:reject_once" {
+		t.Fatalf("options = %v", ids)
+	}
+	if ask.ToolCall.Kind == nil || *ask.ToolCall.Kind != sdk.ToolKindEdit || len(ask.ToolCall.Locations) != 1 || ask.ToolCall.Locations[0].Path != file {
+		t.Fatalf("permission tool call = %+v", ask.ToolCall)
+	}
+
+	var kinds, statuses, thoughts, text []string
+	var diff *sdk.ToolCallContentDiff
+	var plan *sdk.SessionUpdatePlan
+	for _, n := range r.cl.all() {
+		u := n.Update
+		switch {
+		case u.ToolCall != nil:
+			kinds = append(kinds, string(u.ToolCall.Kind))
+			for _, c := range u.ToolCall.Content {
+				if c.Diff != nil && diff == nil {
+					diff = c.Diff
+				}
+			}
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+			statuses = append(statuses, string(*u.ToolCallUpdate.Status))
+		case u.AgentThoughtChunk != nil:
+			thoughts = append(thoughts, u.AgentThoughtChunk.Content.Text.Text)
+		case u.AgentMessageChunk != nil:
+			text = append(text, u.AgentMessageChunk.Content.Text.Text)
+		case u.Plan != nil:
+			plan = u.Plan
+		}
+	}
+	if strings.Join(kinds, ",") != "read,other,edit,edit" {
+		t.Fatalf("tool call kinds = %v", kinds)
+	}
+	// Read, TaskCreate and the first Edit run and complete; the rejected Edit fails.
+	if strings.Join(statuses, ",") != "in_progress,completed,in_progress,completed,in_progress,completed,failed" {
+		t.Fatalf("tool call statuses = %v", statuses)
+	}
+	if diff == nil || diff.Path != file || diff.OldText == nil || *diff.OldText != "beta" || diff.NewText != "gamma" {
+		t.Fatalf("edit diff = %+v", diff)
+	}
+	if strings.Join(thoughts, "") != "look first" || strings.Join(text, "") != "renamed beta; left alpha" {
+		t.Fatalf("thoughts %q, text %q", thoughts, text)
+	}
+	if plan == nil || len(plan.Entries) != 1 || plan.Entries[0].Content != "#1 Rename beta" {
+		t.Fatalf("plan = %+v", plan)
+	}
+}
+
+// "Allow always" adds the suggested rule for the session: the same command is not
+// asked about again.
+func TestAllowAlwaysIsASessionRule(t *testing.T) {
+	cwd := t.TempDir()
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Bash", map[string]any{"command": "touch made.txt"})},
+		{ToolCalls: call("Bash", map[string]any{"command": "touch made.txt"})},
+		{Text: "done"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "")
+	r.cl.answers = []string{"allow_always"}
+	r.init()
+	s := r.newSession()
+	if got := r.prompt(s.SessionId, "make it twice"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason = %s", got)
+	}
+	if len(r.cl.asked) != 1 {
+		t.Fatalf("asked %d times, want once", len(r.cl.asked))
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "made.txt")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// session/cancel in the middle of a command ends the turn with stop reason cancelled.
+func TestCancelStopsTheTurn(t *testing.T) {
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Bash", map[string]any{"command": "sleep 60"})},
+		{Text: "never"},
+	}})
+	r := newRig(t, t.TempDir(), t.TempDir(), p, "bypassPermissions")
+	r.init()
+	s := r.newSession()
+	r.cl.onUpdate = func(n sdk.SessionNotification) {
+		if u := n.Update.ToolCallUpdate; u != nil && u.Status != nil && *u.Status == sdk.ToolCallStatusInProgress {
+			go r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: s.SessionId})
+		}
+	}
+	if got := r.prompt(s.SessionId, "wait"); got != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason = %s, want cancelled", got)
+	}
+}
+
+// session/load resumes a session on a new connection and replays it.
+func TestLoadReplaysTheConversation(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("LS", map[string]any{"path": cwd})},
+		{Text: "an empty folder"},
+		{ExpectContains: "again", Text: "still empty"},
+	}})
+	first := newRig(t, cwd, home, p, "")
+	first.init()
+	s := first.newSession()
+	first.prompt(s.SessionId, "what is here?")
+	first.ag.Close()
+
+	second := newRig(t, cwd, home, p, "")
+	second.init()
+	if _, err := second.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, n := range second.cl.all() {
+		u := n.Update
+		switch {
+		case u.UserMessageChunk != nil:
+			seen = append(seen, "user:"+u.UserMessageChunk.Content.Text.Text)
+		case u.AgentMessageChunk != nil:
+			seen = append(seen, "agent:"+u.AgentMessageChunk.Content.Text.Text)
+		case u.ToolCall != nil:
+			seen = append(seen, "call:"+string(u.ToolCall.Kind))
+		case u.ToolCallUpdate != nil:
+			seen = append(seen, "result:"+string(*u.ToolCallUpdate.Status))
+		}
+	}
+	if got := strings.Join(seen, " | "); !strings.Contains(got, "user:what is here? | call:search | result:completed | agent:an empty folder") {
+		t.Fatalf("replay = %s", got)
+	}
+	if got := second.prompt(s.SessionId, "look again"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason after load = %s", got)
+	}
+	if _, err := second.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: "no-such-session", Cwd: cwd, McpServers: []sdk.McpServer{}}); err == nil {
+		t.Fatal("loading an unknown session succeeded")
+	}
+}
+
+// session/set_mode switches ouro's permission mode: in plan mode an edit is refused
+// without asking.
+func TestSetModeSwitchesThePermissionMode(t *testing.T) {
+	cwd := t.TempDir()
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Write", map[string]any{"file_path": filepath.Join(cwd, "x.txt"), "content": "x"})},
+		{Text: "could not"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "")
+	r.init()
+	s := r.newSession()
+	if _, err := r.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "yolo"}); err == nil {
+		t.Fatal("an unknown mode was accepted")
+	}
+	r.prompt(s.SessionId, "write x")
+	if len(r.cl.asked) != 0 {
+		t.Fatalf("plan mode asked %d times", len(r.cl.asked))
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "x.txt")); err == nil {
+		t.Fatal("plan mode wrote the file")
+	}
+	var mode string
+	for _, n := range r.cl.all() {
+		if u := n.Update.CurrentModeUpdate; u != nil {
+			mode = string(u.CurrentModeId)
+		}
+	}
+	if mode != "plan" {
+		t.Fatalf("current_mode_update = %q", mode)
+	}
+}
+
+// The skills the user may invoke are advertised as commands.
+func TestSkillsAreAdvertisedAsCommands(t *testing.T) {
+	cwd := t.TempDir()
+	dir := filepath.Join(cwd, ".ouro", "skills", "release-notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skill := "---\nname: release-notes\ndescription: Write the release notes\nargument-hint: VERSION\n---\nWrite notes for $ARGUMENTS.\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, cwd, t.TempDir(), scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "unused"}}}), "")
+	r.init()
+	r.newSession()
+	var cmds []sdk.AvailableCommand
+	for _, n := range r.cl.all() {
+		if u := n.Update.AvailableCommandsUpdate; u != nil {
+			cmds = u.AvailableCommands
+		}
+	}
+	if len(cmds) != 1 || cmds[0].Name != "release-notes" || cmds[0].Description != "Write the release notes" ||
+		cmds[0].Input == nil || cmds[0].Input.Unstructured == nil || cmds[0].Input.Unstructured.Hint != "VERSION" {
+		t.Fatalf("commands = %+v", cmds)
+	}
+}

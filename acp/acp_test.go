@@ -115,7 +115,7 @@ func newRig(t *testing.T, cwd, home string, p *scripted.Provider, mode string) *
 	}})
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
-	r.ag.Connect(toAgentR, toClientW)
+	r.ag.Connect(context.Background(), toAgentR, toClientW)
 	r.conn = sdk.NewClientSideConnection(r.cl, toAgentW, toClientR)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() {
@@ -405,4 +405,28 @@ func TestSkillsAreAdvertisedAsCommands(t *testing.T) {
 		cmds[0].Input == nil || cmds[0].Input.Unstructured == nil || cmds[0].Input.Unstructured.Hint != "VERSION" {
 		t.Fatalf("commands = %+v", cmds)
 	}
+}
+
+// A client that sends its requests and closes its end still gets every answer: Serve
+// returns only once they are written.
+func TestServeAnswersWhatCameBeforeTheEnd(t *testing.T) {
+	cwd := t.TempDir()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + strconvQuote(cwd) + `,"mcpServers":[]}}` + "\n"
+	var out bytes.Buffer
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "unused"}}})
+	err := acp.Serve(context.Background(), acp.Config{Warn: io.Discard, Options: func() harness.Options {
+		return harness.Options{Model: harness.ModelOptions{Name: "scripted", Provider: p}, Dirs: harness.Dirs{Home: t.TempDir(), UserConfig: t.TempDir()}}
+	}}, strings.NewReader(in), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"id":2,"result":{"modes"`) {
+		t.Fatalf("no answer to session/new:\n%s", out.String())
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

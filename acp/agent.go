@@ -50,13 +50,14 @@ type Agent struct {
 	mu       sync.Mutex
 	client   sdk.ClientCapabilities
 	sessions map[string]*session
+	tap      *tap
 }
 
 // Serve speaks ACP on in and out until the client disconnects or ctx ends, then closes
 // every session it opened (their transcripts stay, for session/load).
 func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	a := New(cfg)
-	a.Connect(in, out)
+	a.Connect(ctx, in, out)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
@@ -75,9 +76,11 @@ func New(cfg Config) *Agent {
 	return &Agent{cfg: cfg, sessions: map[string]*session{}}
 }
 
-// Connect speaks ACP with the client on the other ends of in and out.
-func (a *Agent) Connect(in io.Reader, out io.Writer) *sdk.AgentSideConnection {
-	a.conn = sdk.NewAgentSideConnection(a, out, in)
+// Connect speaks ACP with the client on the other ends of in and out. When in ends,
+// the connection ends once every request read has been answered (or ctx ends).
+func (a *Agent) Connect(ctx context.Context, in io.Reader, out io.Writer) *sdk.AgentSideConnection {
+	a.tap = newTap()
+	a.conn = sdk.NewAgentSideConnection(a, a.tap.output(out), a.tap.input(ctx, in))
 	a.conn.SetLogger(slog.New(slog.NewTextHandler(a.cfg.Warn, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	return a.conn
 }

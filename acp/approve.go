@@ -34,8 +34,16 @@ func (s *session) Approve(ctx context.Context, p permission.Prompt) (permission.
 	if p.Reach != "" {
 		call.Content = append(call.Content, sdk.ToolContent(sdk.TextBlock(p.Reach)))
 	}
-	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: call, Options: opts})
+	if s.a.tap.closed() {
+		return permission.Answer{Choice: permission.No, Reason: "the editor closed the connection, so nobody can approve this call"}, nil
+	}
+	qctx, cancel := s.a.tap.whileOpen(ctx)
+	defer cancel()
+	resp, err := s.a.conn.RequestPermission(qctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: call, Options: opts})
 	if err != nil {
+		if s.a.tap.closed() {
+			return permission.Answer{Choice: permission.No, Reason: "the editor closed the connection, so nobody can approve this call"}, nil
+		}
 		if ctx.Err() != nil {
 			return permission.Answer{Choice: permission.No, Reason: "the user cancelled the turn"}, nil
 		}

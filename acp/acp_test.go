@@ -35,6 +35,8 @@ type client struct {
 	answers []string
 	// onUpdate, when set, sees each update as it arrives (to cancel a turn midway).
 	onUpdate func(sdk.SessionNotification)
+	// buffers are the files open in the editor (fs/read_text_file, fs/write_text_file).
+	buffers map[string]string
 }
 
 func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
@@ -60,11 +62,30 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	return nil
 }
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsReadTextFile)
+func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsReadTextFile)
+	}
+	text, ok := c.buffers[p.Path]
+	if !ok {
+		data, err := os.ReadFile(p.Path)
+		if err != nil {
+			return sdk.ReadTextFileResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+		}
+		text = string(data)
+	}
+	return sdk.ReadTextFileResponse{Content: text}, nil
 }
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsWriteTextFile)
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsWriteTextFile)
+	}
+	c.buffers[p.Path] = p.Content
+	return sdk.WriteTextFileResponse{}, nil
 }
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalCreate)
@@ -429,4 +450,35 @@ func TestServeAnswersWhatCameBeforeTheEnd(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A client that offers its file system is where Read and Edit go: the model reads the
+// unsaved buffer and its edit lands in the buffer, while the disk stays as it was.
+func TestEditorFileSystemHoldsTheFiles(t *testing.T) {
+	cwd := t.TempDir()
+	file := filepath.Join(cwd, "main.go")
+	if err := os.WriteFile(file, []byte("package main // saved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Read", map[string]any{"file_path": file})},
+		{ExpectContains: "unsaved", ToolCalls: call("Edit", map[string]any{"file_path": file, "old_string": "unsaved", "new_string": "edited"})},
+		{Text: "done"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "acceptEdits")
+	r.cl.buffers = map[string]string{file: "package main // unsaved\n"}
+	if _, err := r.conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	s := r.newSession()
+	if got := r.prompt(s.SessionId, "edit main.go"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason = %s", got)
+	}
+	if got := r.cl.buffers[file]; got != "package main // edited\n" {
+		t.Fatalf("buffer = %q", got)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "package main // saved\n" {
+		t.Fatalf("disk = %q: the editor saves, not ouro", data)
+	}
 }

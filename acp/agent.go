@@ -172,7 +172,13 @@ func (a *Agent) open(cwd string, servers []sdk.McpServer, extra []string, resume
 	if cfg != "" {
 		opts.MCP.Configs = append(opts.MCP.Configs, cfg)
 	}
+	a.mu.Lock()
+	fs := a.client.Fs
+	a.mu.Unlock()
 	s := &session{a: a, calls: map[string]*callView{}}
+	if fs.ReadTextFile || fs.WriteTextFile {
+		opts.UI.Editor = &editorFiles{s: s, read: fs.ReadTextFile, write: fs.WriteTextFile}
+	}
 	opts.UI.Warn = a.cfg.Warn
 	opts.UI.Observers = append(opts.UI.Observers, s.observe)
 	opts.UI.PromptApprover = s

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,11 +36,23 @@ type client struct {
 	answers []string
 	// onUpdate, when set, sees each update as it arrives (to cancel a turn midway).
 	onUpdate func(sdk.SessionNotification)
+	// onAsk, when set, runs while a permission request waits for its answer.
+	onAsk func()
 	// buffers are the files open in the editor (fs/read_text_file, fs/write_text_file).
 	buffers map[string]string
 }
 
-func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	f := c.onAsk
+	c.mu.Unlock()
+	if f != nil {
+		// An editor showing the question until the user acts: here, until the turn is
+		// cancelled, after which the agent no longer waits for the answer.
+		f()
+		<-ctx.Done()
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.asked = append(c.asked, p)
@@ -480,5 +493,55 @@ func TestEditorFileSystemHoldsTheFiles(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(file); string(data) != "package main // saved\n" {
 		t.Fatalf("disk = %q: the editor saves, not ouro", data)
+	}
+}
+
+// The client's MCP servers join the session: the model calls a tool of one.
+func TestClientMCPServersJoinTheSession(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../mcpclient/testdata/server").CombinedOutput(); err != nil {
+		t.Fatalf("build the MCP test server: %v\n%s", err, out)
+	}
+	cwd := t.TempDir()
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("mcp__editor__echo", map[string]any{"text": "from the editor's server"})},
+		{ExpectContains: "echo: from the editor's server", Text: "it answered"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "bypassPermissions")
+	r.init()
+	s, err := r.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "editor", Command: bin, Args: []string{}, Env: []sdk.EnvVariable{}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.prompt(s.SessionId, "ask the server"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason = %s", got)
+	}
+}
+
+// session/cancel while a permission request is open ends the turn cancelled, and the
+// call is not run.
+func TestCancelWhileAsking(t *testing.T) {
+	cwd := t.TempDir()
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Bash", map[string]any{"command": "touch never.txt"})},
+		{Text: "never"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "")
+	r.init()
+	s := r.newSession()
+	asked := make(chan struct{})
+	r.cl.answers = nil
+	r.cl.onAsk = func() {
+		close(asked)
+		r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: s.SessionId})
+	}
+	if got := r.prompt(s.SessionId, "touch it"); got != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason = %s, want cancelled", got)
+	}
+	<-asked
+	if _, err := os.Stat(filepath.Join(cwd, "never.txt")); err == nil {
+		t.Fatal("the cancelled call ran")
 	}
 }

@@ -427,14 +427,15 @@ func TestSkillsAreAdvertisedAsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRig(t, cwd, t.TempDir(), scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "unused"}}}), "")
-	r.init()
-	r.newSession()
-	var cmds []sdk.AvailableCommand
-	for _, n := range r.cl.all() {
+	got := make(chan []sdk.AvailableCommand, 1)
+	r.cl.onUpdate = func(n sdk.SessionNotification) {
 		if u := n.Update.AvailableCommandsUpdate; u != nil {
-			cmds = u.AvailableCommands
+			got <- u.AvailableCommands
 		}
 	}
+	r.init()
+	r.newSession()
+	cmds := <-got // sent once session/new has been answered
 	if len(cmds) != 1 || cmds[0].Name != "release-notes" || cmds[0].Description != "Write the release notes" ||
 		cmds[0].Input == nil || cmds[0].Input.Unstructured == nil || cmds[0].Input.Unstructured.Hint != "VERSION" {
 		t.Fatalf("commands = %+v", cmds)
@@ -455,8 +456,9 @@ func TestServeAnswersWhatCameBeforeTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `"id":2,"result":{"modes"`) {
-		t.Fatalf("no answer to session/new:\n%s", out.String())
+	answer, commands := strings.Index(out.String(), `"id":2,"result":{"modes"`), strings.Index(out.String(), `"available_commands_update"`)
+	if answer < 0 || commands < answer {
+		t.Fatalf("want session/new's answer, then the commands of the session it names:\n%s", out.String())
 	}
 }
 

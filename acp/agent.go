@@ -82,6 +82,7 @@ func (a *Agent) Connect(ctx context.Context, in io.Reader, out io.Writer) *sdk.A
 	a.tap = newTap()
 	a.conn = sdk.NewAgentSideConnection(a, a.tap.output(out), a.tap.input(ctx, in))
 	a.conn.SetLogger(slog.New(slog.NewTextHandler(a.cfg.Warn, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(a.tap.start) // the handlers may use a.conn from here on
 	return a.conn
 }
 
@@ -132,7 +133,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	s.announce(ctx)
+	a.tap.afterNew(s.id, func() { s.announce(context.WithoutCancel(ctx)) })
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes()}, nil
 }
 
@@ -192,7 +193,12 @@ func (a *Agent) open(cwd string, servers []sdk.McpServer, extra []string, resume
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	s.mu.Lock()
-	s.h, s.id = h, h.ID()
+	// A loaded session keeps the ID the client knows, even when ouro continues it in a
+	// fork (another ouro is writing its transcript).
+	s.h, s.id, s.mode = h, h.ID(), h.Policy().Mode()
+	if resume != "" {
+		s.id = resume
+	}
 	s.mu.Unlock()
 	a.mu.Lock()
 	a.sessions[s.id] = s
@@ -246,7 +252,7 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	s.update(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: p.ModeId}})
+	s.modeChanged(ctx)
 	return sdk.SetSessionModeResponse{}, nil
 }
 

@@ -24,8 +24,22 @@ type session struct {
 	mu      sync.Mutex
 	stop    context.CancelFunc // the running turn's
 	calls   map[string]*callView
-	streamd bool // this model turn's text came as deltas already
-	thought bool // and its thinking
+	streamd bool            // this model turn's text came as deltas already
+	thought bool            // and its thinking
+	mode    permission.Mode // the mode the client was last told of
+}
+
+// modeChanged tells the client when the permission mode changed under it (the model
+// left plan mode, a hook or a rule switched it).
+func (s *session) modeChanged(ctx context.Context) {
+	m := s.h.Policy().Mode()
+	s.mu.Lock()
+	changed := m != s.mode
+	s.mode = m
+	s.mu.Unlock()
+	if changed {
+		s.update(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	}
 }
 
 // prompt runs one turn of the session to its stop reason.

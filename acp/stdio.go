@@ -18,22 +18,39 @@ type tap struct {
 	pending map[string]bool // ids of the client's requests not answered yet
 	idle    chan struct{}   // a token whenever pending may have emptied
 	ended   chan struct{}   // closed at the end of the input
+	// opened runs once the answer naming a new session has been written (see afterNew);
+	// later counts those running.
+	opened map[string]func()
+	later  sync.WaitGroup
+	start  chan struct{} // closed once the connection is in place: no input before
 }
 
 func newTap() *tap {
-	return &tap{pending: map[string]bool{}, idle: make(chan struct{}, 1), ended: make(chan struct{})}
+	return &tap{pending: map[string]bool{}, idle: make(chan struct{}, 1), ended: make(chan struct{}), opened: map[string]func(){}, start: make(chan struct{})}
 }
 
 // envelope is what the tap reads of a JSON-RPC message.
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Result *struct {
+		SessionID string `json:"sessionId"`
+	} `json:"result"`
+}
+
+// afterNew runs f once session/new's answer naming id has reached the client: updates
+// about a session the client has not been told of yet would be dropped.
+func (t *tap) afterNew(id string, f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.opened[id] = f
 }
 
 // input copies in to the returned reader line by line, noting the requests.
 func (t *tap) input(ctx context.Context, in io.Reader) io.Reader {
 	r, w := io.Pipe()
 	go func() {
+		<-t.start
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
@@ -66,6 +83,7 @@ func (t *tap) drain(ctx context.Context) {
 		n := len(t.pending)
 		t.mu.Unlock()
 		if n == 0 {
+			t.later.Wait()
 			return
 		}
 		select {
@@ -89,8 +107,21 @@ func (w tapWriter) Write(p []byte) (int, error) {
 	var e envelope
 	if json.Unmarshal(p, &e) == nil && e.Method == "" && len(e.ID) > 0 {
 		w.t.mu.Lock()
+		var then func()
+		if e.Result != nil && e.Result.SessionID != "" {
+			if then = w.t.opened[e.Result.SessionID]; then != nil {
+				w.t.later.Add(1) // before the answer counts, so drain waits for it
+				delete(w.t.opened, e.Result.SessionID)
+			}
+		}
 		delete(w.t.pending, string(e.ID))
 		w.t.mu.Unlock()
+		if then != nil {
+			go func() { // it writes too, and the library holds its write lock here
+				defer w.t.later.Done()
+				then()
+			}()
+		}
 		select {
 		case w.t.idle <- struct{}{}:
 		default:

@@ -76,6 +76,7 @@ func (s *session) observe(e agent.Event) {
 		if e.Call != nil && e.Result != nil {
 			s.update(ctx, s.endCall(*e.Call, *e.Result))
 		}
+		s.modeChanged(ctx)
 	}
 }
 

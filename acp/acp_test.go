@@ -122,12 +122,6 @@ func (c *client) all() []sdk.SessionNotification {
 	return append([]sdk.SessionNotification(nil), c.updates...)
 }
 
-func (c *client) reset() {
-	c.mu.Lock()
-	c.updates = nil
-	c.mu.Unlock()
-}
-
 // rig is an agent and a client joined by pipes, sharing one scripted model.
 type rig struct {
 	t    *testing.T
@@ -545,5 +539,34 @@ func TestCancelWhileAsking(t *testing.T) {
 	<-asked
 	if _, err := os.Stat(filepath.Join(cwd, "never.txt")); err == nil {
 		t.Fatal("the cancelled call ran")
+	}
+}
+
+// A question the model asks (AskUserQuestion) is shown, and the turn ends for the user
+// to answer in the next prompt.
+func TestQuestionEndsTheTurnShown(t *testing.T) {
+	q := map[string]any{"questions": []any{map[string]any{"question": "Which database should it use?", "header": "Database", "multiSelect": false,
+		"options": []any{map[string]any{"label": "SQLite", "description": "embedded"}, map[string]any{"label": "Postgres", "description": "a server"}}}}}
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("AskUserQuestion", q)},
+		{ExpectContains: "SQLite", Text: "SQLite it is"},
+	}})
+	r := newRig(t, t.TempDir(), t.TempDir(), p, "")
+	r.init()
+	s := r.newSession()
+	if got := r.prompt(s.SessionId, "set up storage"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason = %s", got)
+	}
+	var text strings.Builder
+	for _, n := range r.cl.all() {
+		if u := n.Update.AgentMessageChunk; u != nil {
+			text.WriteString(u.Content.Text.Text)
+		}
+	}
+	if !strings.Contains(text.String(), "Which database should it use?") {
+		t.Fatalf("the question was not shown: %q", text.String())
+	}
+	if got := r.prompt(s.SessionId, "SQLite"); got != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason of the answer = %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
@@ -72,6 +73,14 @@ func (s *session) prompt(ctx context.Context, blocks []llm.Block) (sdk.PromptRes
 	r, err := stopReason(o)
 	if err != nil {
 		return sdk.PromptResponse{}, err
+	}
+	// What the user must answer, or why the turn stopped short, is shown: the next
+	// prompt continues the session from there.
+	switch {
+	case o.Status == agent.StatusNeedsInput && o.Question != "":
+		s.say(ctx, "\n"+o.Question)
+	case o.Status == agent.StatusBudgetExhausted && o.Reason != "":
+		s.say(ctx, "\n"+o.Reason)
 	}
 	return sdk.PromptResponse{StopReason: r}, nil
 }

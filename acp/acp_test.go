@@ -116,6 +116,13 @@ func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitReq
 	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalWaitForExit)
 }
 
+// on sets the hooks while updates may be arriving.
+func (c *client) on(update func(sdk.SessionNotification), ask func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onUpdate, c.onAsk = update, ask
+}
+
 func (c *client) all() []sdk.SessionNotification {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -320,11 +327,11 @@ func TestCancelStopsTheTurn(t *testing.T) {
 	r := newRig(t, t.TempDir(), t.TempDir(), p, "bypassPermissions")
 	r.init()
 	s := r.newSession()
-	r.cl.onUpdate = func(n sdk.SessionNotification) {
+	r.cl.on(func(n sdk.SessionNotification) {
 		if u := n.Update.ToolCallUpdate; u != nil && u.Status != nil && *u.Status == sdk.ToolCallStatusInProgress {
 			go r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: s.SessionId})
 		}
-	}
+	}, nil)
 	if got := r.prompt(s.SessionId, "wait"); got != sdk.StopReasonCancelled {
 		t.Fatalf("stop reason = %s, want cancelled", got)
 	}
@@ -422,11 +429,11 @@ func TestSkillsAreAdvertisedAsCommands(t *testing.T) {
 	}
 	r := newRig(t, cwd, t.TempDir(), scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "unused"}}}), "")
 	got := make(chan []sdk.AvailableCommand, 1)
-	r.cl.onUpdate = func(n sdk.SessionNotification) {
+	r.cl.on(func(n sdk.SessionNotification) {
 		if u := n.Update.AvailableCommandsUpdate; u != nil {
 			got <- u.AvailableCommands
 		}
-	}
+	}, nil)
 	r.init()
 	r.newSession()
 	cmds := <-got // sent once session/new has been answered
@@ -528,11 +535,10 @@ func TestCancelWhileAsking(t *testing.T) {
 	r.init()
 	s := r.newSession()
 	asked := make(chan struct{})
-	r.cl.answers = nil
-	r.cl.onAsk = func() {
+	r.cl.on(nil, func() {
 		close(asked)
 		r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: s.SessionId})
-	}
+	})
 	if got := r.prompt(s.SessionId, "touch it"); got != sdk.StopReasonCancelled {
 		t.Fatalf("stop reason = %s, want cancelled", got)
 	}

@@ -80,8 +80,7 @@ type acpReport struct {
 // its command runs; then ouro is started again and the session loaded (replayed) and
 // continued.
 func TestACPWithTheTypeScriptClient(t *testing.T) {
-	nodeDir := mcpNode(t)
-	acpDir := acpNode(t)
+	nodeDir, acpDir := mcpNode(t), acpNode(t)
 	e := newEnv(t)
 	notes := filepath.Join(e.dir, "notes.txt")
 	if err := os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644); err != nil {
@@ -101,33 +100,8 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 		scripted.Turn{ExpectContains: "wait for it", ToolCalls: bash("sleep 60")},
 		scripted.Turn{ExpectContains: "after load", Text: "resumed where we were"},
 	)
-	// The client script finds the library through a node_modules next to it.
-	work := t.TempDir()
-	src, err := os.ReadFile("testdata/acp/client.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "client.mjs"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(acpDir, "pkgs", "node_modules"), filepath.Join(work, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c := exec.CommandContext(ctx, filepath.Join(nodeDir, "node", "bin", "node"), filepath.Join(work, "client.mjs"), binary, e.dir, "allow_once", "reject")
-	c.Env = append(e.vars, "PATH="+filepath.Join(nodeDir, "node", "bin")+":"+os.Getenv("PATH"))
-	c.Dir = work
-	var stderr strings.Builder
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("client: %v\n%s\n%s", err, out, tail(stderr.String(), 4000))
-	}
 	var r acpReport
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("report: %v\n%s", err, out)
-	}
+	runACPClient(t, e, nodeDir, acpDir, &r, "client.mjs", binary, e.dir, "allow_once", "reject")
 
 	if r.Init.ProtocolVersion != 1 || !r.Init.AgentCapabilities.LoadSession || !r.Init.AgentCapabilities.PromptCapabilities.Image || !r.Init.AgentCapabilities.PromptCapabilities.EmbeddedContext {
 		t.Errorf("initialize = %+v", r.Init)
@@ -183,5 +157,77 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	}
 	if !transcriptHas(filepath.Join(e.home, ".ouro"), r.SessionID) {
 		t.Errorf("no transcript names session %s", r.SessionID)
+	}
+}
+
+// runACPClient runs the client script testdata/acp/NAME with args under the Node of
+// .ci/mcp-node and decodes the JSON report it prints into report.
+func runACPClient(t *testing.T, e *env, nodeDir, acpDir string, report any, name string, args ...string) {
+	t.Helper()
+	// The script finds the library through a node_modules next to it.
+	work := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "acp", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, name), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(acpDir, "pkgs", "node_modules"), filepath.Join(work, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, filepath.Join(nodeDir, "node", "bin", "node"), append([]string{filepath.Join(work, name)}, args...)...)
+	c.Env = append(e.vars, "PATH="+filepath.Join(nodeDir, "node", "bin")+":"+os.Getenv("PATH"))
+	c.Dir = work
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s\n%s", name, err, out, tail(stderr.String(), 4000))
+	}
+	if err := json.Unmarshal(out, report); err != nil {
+		t.Fatalf("%s report: %v\n%s", name, err, out)
+	}
+}
+
+// An editor offering its file system holds the file: ouro reads the unsaved buffer and
+// its edit lands there, through fs/read_text_file and fs/write_text_file, while the file
+// on disk stays as saved. set_mode acceptEdits lets the edit through without asking.
+func TestACPEditorBuffersWithTheTypeScriptClient(t *testing.T) {
+	nodeDir, acpDir := mcpNode(t), acpNode(t)
+	e := newEnv(t)
+	file := filepath.Join(e.dir, "main.go")
+	if err := os.WriteFile(file, []byte("package main // saved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := json.Marshal(map[string]string{"file_path": file})
+	edit, _ := json.Marshal(map[string]string{"file_path": file, "old_string": "unsaved", "new_string": "edited"})
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: read}}},
+		scripted.Turn{ExpectContains: "unsaved", ToolCalls: []scripted.ToolCall{{Name: "Edit", Input: edit}}},
+		scripted.Turn{Text: "edited the buffer"},
+	)
+	var r struct {
+		FS     []string `json:"fs"`
+		Modes  []string `json:"modes"`
+		Asked  bool     `json:"asked"`
+		Stop   string   `json:"stop"`
+		Buffer string   `json:"buffer"`
+	}
+	runACPClient(t, e, nodeDir, acpDir, &r, "buffers.mjs", binary, e.dir, file, "package main // unsaved\n")
+	if r.Stop != "end_turn" || r.Asked || strings.Join(r.Modes, ",") != "acceptEdits" {
+		t.Errorf("stop %s, asked %v, modes %v", r.Stop, r.Asked, r.Modes)
+	}
+	if r.Buffer != "package main // edited\n" {
+		t.Errorf("buffer = %q", r.Buffer)
+	}
+	// Read and Edit each read the buffer; Edit wrote it.
+	if got := strings.Join(r.FS, "; "); got != "read "+file+"; read "+file+"; write "+file {
+		t.Errorf("fs calls = %s", got)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "package main // saved\n" {
+		t.Errorf("disk = %q: the editor saves, not ouro", data)
 	}
 }

@@ -204,6 +204,9 @@ func TestInitializeAdvertisesCapabilities(t *testing.T) {
 	if !c.LoadSession || !c.PromptCapabilities.Image || !c.PromptCapabilities.EmbeddedContext || c.PromptCapabilities.Audio || !c.McpCapabilities.Http {
 		t.Fatalf("capabilities = %+v", c)
 	}
+	if c.SessionCapabilities.Close == nil || c.SessionCapabilities.AdditionalDirectories == nil || c.SessionCapabilities.List != nil {
+		t.Fatalf("session capabilities = %+v", c.SessionCapabilities)
+	}
 	if resp.ProtocolVersion != sdk.ProtocolVersionNumber || resp.AgentInfo == nil || resp.AgentInfo.Name != "ouro" {
 		t.Fatalf("initialize = %+v", resp)
 	}
@@ -574,5 +577,36 @@ func TestQuestionEndsTheTurnShown(t *testing.T) {
 	}
 	if got := r.prompt(s.SessionId, "SQLite"); got != sdk.StopReasonEndTurn {
 		t.Fatalf("stop reason of the answer = %s", got)
+	}
+}
+
+// session/close ends a running turn first, then the session: a prompt to it afterwards
+// is an error naming it.
+func TestCloseSessionEndsItsTurn(t *testing.T) {
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Bash", map[string]any{"command": "sleep 60"})},
+		{Text: "never"},
+	}})
+	r := newRig(t, t.TempDir(), t.TempDir(), p, "bypassPermissions")
+	r.init()
+	s := r.newSession()
+	closed := make(chan error, 1)
+	r.cl.on(func(n sdk.SessionNotification) {
+		if u := n.Update.ToolCallUpdate; u != nil && u.Status != nil && *u.Status == sdk.ToolCallStatusInProgress {
+			go func() {
+				_, err := r.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: s.SessionId})
+				closed <- err
+			}()
+		}
+	}, nil)
+	if got := r.prompt(s.SessionId, "wait"); got != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason = %s, want cancelled", got)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("session/close: %v", err)
+	}
+	_, err := r.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("again")}})
+	if err == nil || !strings.Contains(err.Error(), "no open session") {
+		t.Fatalf("prompt after close: %v", err)
 	}
 }

@@ -94,7 +94,10 @@ func (a *Agent) Close() error {
 	a.mu.Unlock()
 	var errs []error
 	for _, s := range all {
+		s.cancel()
+		s.turn.Lock() // the turn has returned: the session is closed under no one
 		errs = append(errs, s.close())
+		s.turn.Unlock()
 	}
 	return errors.Join(errs...)
 }
@@ -115,6 +118,9 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
+			// session/close, and the additional directories a session may work in (--add-dir).
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -266,6 +272,8 @@ func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.
 	delete(a.sessions, s.id)
 	a.mu.Unlock()
 	s.cancel()
+	s.turn.Lock()
+	defer s.turn.Unlock()
 	if err := s.close(); err != nil {
 		return sdk.CloseSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}

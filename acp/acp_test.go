@@ -610,3 +610,44 @@ func TestCloseSessionEndsItsTurn(t *testing.T) {
 		t.Fatalf("prompt after close: %v", err)
 	}
 }
+
+// A call is shown before the gate judges it: the old text of a Write's diff comes only
+// from files the session may read, never from outside the workspace.
+func TestWriteDiffShowsNothingOutsideTheWorkspace(t *testing.T) {
+	cwd, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("hunter2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(cwd, "in.txt")
+	if err := os.WriteFile(inside, []byte("old inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := scripted.New(&scripted.Script{Turns: []scripted.Turn{
+		{ToolCalls: call("Write", map[string]any{"file_path": secret, "content": "x"})},
+		{ToolCalls: call("Write", map[string]any{"file_path": inside, "content": "new inside"})},
+		{Text: "done"},
+	}})
+	r := newRig(t, cwd, t.TempDir(), p, "")
+	r.cl.answers = []string{"reject", "reject"}
+	r.init()
+	s := r.newSession()
+	r.prompt(s.SessionId, "write both")
+	var olds []string
+	for _, n := range r.cl.all() {
+		if u := n.Update.ToolCall; u != nil {
+			for _, c := range u.Content {
+				if c.Diff != nil {
+					old := "<none>"
+					if c.Diff.OldText != nil {
+						old = *c.Diff.OldText
+					}
+					olds = append(olds, old)
+				}
+			}
+		}
+	}
+	if strings.Join(olds, "|") != "<none>|old inside" {
+		t.Fatalf("old texts shown = %q", olds)
+	}
+}

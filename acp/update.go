@@ -3,13 +3,13 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -147,9 +147,8 @@ func (s *session) view(c tool.Call) (*callView, []sdk.ToolCallLocation, []sdk.To
 		}
 	case c.Name == "Write" && path != "":
 		v.title = "Write " + s.rel(path)
-		old, err := os.ReadFile(path)
-		if err == nil {
-			content = append(content, sdk.ToolDiffContent(path, in.Content, string(old)))
+		if old, ok := s.shownFile(path); ok {
+			content = append(content, sdk.ToolDiffContent(path, in.Content, old))
 		} else {
 			content = append(content, sdk.ToolDiffContent(path, in.Content))
 		}
@@ -165,6 +164,24 @@ func (s *session) view(c tool.Call) (*callView, []sdk.ToolCallLocation, []sdk.To
 	}
 	return v, locs, content
 }
+
+// shownFile is the text a Write would replace, for its diff: only a regular file (a
+// named pipe would block) inside the workspace that the policy lets be read, since the
+// call is shown before the gate has judged it.
+func (s *session) shownFile(path string) (string, bool) {
+	real, err := s.h.Workspace.Resolve(path)
+	if err != nil || s.h.Policy().ReadDenied(real) {
+		return "", false
+	}
+	data, err := regfile.Read(real, maxShownFile)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+// maxShownFile bounds the old text of a Write's diff.
+const maxShownFile = 1 << 20
 
 func (s *session) rel(path string) string {
 	if r, err := filepath.Rel(s.h.CWD, path); err == nil && !strings.HasPrefix(r, "..") {

@@ -58,6 +58,13 @@ type Config struct {
 	AfterTool   []AfterTool
 	BeforeStop  []BeforeStop
 	Observers   []Observer
+	// Record, when set, keeps the run's record (the session transcript): it sees every
+	// event before the observers, synchronously. A run that cannot be recorded must not
+	// go on acting: once Record fails, nothing else happens (no gate, hook or tool runs,
+	// no model is called, no stop check), every call still unanswered gets a result
+	// saying it was not run, and the run ends failed with Record's error, whatever it
+	// would have ended as. Later events are still passed to Record.
+	Record func(Event) error
 }
 
 // Agent runs conversations with one configuration. It holds no per-run state, so one
@@ -114,6 +121,31 @@ type run struct {
 
 	sideUsage0 llm.Usage // SideUsage totals when the run started
 	sideCost0  float64
+
+	// unrecorded is Record's first failure (under emitMu).
+	unrecorded error
+}
+
+// recordFailed returns Record's first failure, nil while the run is recorded.
+func (r *run) recordFailed() error {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	return r.unrecorded
+}
+
+// stopUnrecorded ends the run as failed when it can no longer be recorded, and reports
+// whether it did.
+func (r *run) stopUnrecorded() bool {
+	err := r.recordFailed()
+	if err == nil {
+		return false
+	}
+	r.finish(StatusFailed, unrecordedReason(err))
+	return true
+}
+
+func unrecordedReason(err error) string {
+	return "the session's record could not be written, so the run stopped before doing anything more: " + err.Error()
 }
 
 // side returns the usage and cost spent on this run's behalf outside its own model calls.
@@ -148,6 +180,10 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block)
 		defer cancel()
 	}
 	defer func() {
+		if err := r.recordFailed(); err != nil && r.out.Status != StatusFailed {
+			// Whatever it would have ended as, a run that was not recorded failed.
+			r.finish(StatusFailed, unrecordedReason(err))
+		}
 		out = r.out
 		su, sc := r.side()
 		out.Usage = out.Usage.Add(su)
@@ -169,6 +205,11 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, input ...llm.Block)
 func (r *run) emit(e Event) {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
+	if rec := r.a.cfg.Record; rec != nil {
+		if err := rec(e); err != nil && r.unrecorded == nil {
+			r.unrecorded = err
+		}
+	}
 	for _, o := range r.a.cfg.Observers {
 		o(e)
 	}
@@ -209,7 +250,7 @@ func (r *run) loop(ctx context.Context) {
 	cfg := &r.a.cfg
 	promptRetried := false
 	for {
-		if r.ctxEnded(ctx) {
+		if r.ctxEnded(ctx) || r.stopUnrecorded() {
 			return
 		}
 		if b := r.checkBudget(); b != nil {
@@ -231,6 +272,9 @@ func (r *run) loop(ctx context.Context) {
 		}
 		if turn.replaced {
 			r.emit(Event{Type: EventReplace, Turn: turn.Number, Messages: r.conv.Messages})
+		}
+		if r.stopUnrecorded() { // what the seams added could not be recorded
+			return
 		}
 		resp, err := cfg.Provider.Complete(ctx, req, func(d llm.Delta) {
 			r.emit(Event{Type: EventDelta, Turn: turn.Number, Delta: d})
@@ -286,6 +330,11 @@ func (r *run) loop(ctx context.Context) {
 			// The API rejects empty messages in a request; keep none in the history.
 			r.emit(Event{Type: EventNotice, Turn: turn.Number, Text: "the model returned an empty response"})
 		}
+		if len(calls) == 0 && r.stopUnrecorded() {
+			r.out.Result = msg.Text()
+			r.endTurn(turn.Number)
+			return
+		}
 		if len(calls) == 0 {
 			r.out.Result = msg.Text()
 			r.endTurn(turn.Number)
@@ -312,7 +361,7 @@ func (r *run) loop(ctx context.Context) {
 		// paid for, and running them costs no tokens.
 		question, abort := r.dispatch(ctx, calls, broken)
 		r.endTurn(turn.Number)
-		if r.ctxEnded(ctx) {
+		if r.ctxEnded(ctx) || r.stopUnrecorded() {
 			return
 		}
 		if abort != "" {

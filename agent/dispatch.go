@@ -39,6 +39,7 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 		valid[k], results[k], ok[k] = tools.Check(c)
 	}
 	readOnly := func(k int) bool { return ok[k] && valid[k].ReadOnly() }
+	var unrecorded error
 	for i := 0; i < len(calls); {
 		if ctx.Err() != nil {
 			break
@@ -58,6 +59,10 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 				r.emit(Event{Type: EventToolEnd, Turn: r.out.Turns, Call: &c, Result: ptr(results[k].Block(c.ID))})
 				continue
 			}
+			// Nothing runs that could not be recorded: not a gate's hooks, not the tool.
+			if unrecorded = r.recordFailed(); unrecorded != nil {
+				break
+			}
 			v, d := r.gate(ctx, valid[k])
 			if d.Deny {
 				if ctx.Err() != nil {
@@ -72,6 +77,12 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 			}
 			ready = append(ready, v)
 			at = append(at, k)
+		}
+		if unrecorded == nil {
+			unrecorded = r.recordFailed()
+		}
+		if unrecorded != nil {
+			break
 		}
 		started := make([]tool.Call, len(ready))
 		for n := range ready {
@@ -101,7 +112,9 @@ func (r *run) dispatch(ctx context.Context, calls []llm.Block, broken map[string
 	blocks := make([]llm.Block, len(calls))
 	for k, c := range calls {
 		if !done[k] {
-			if timeUp(ctx) {
+			if unrecorded != nil {
+				results[k] = tool.Errorf("Not run: the session's record could not be written (%v), so nothing more is done.", unrecorded)
+			} else if timeUp(ctx) {
 				results[k] = tool.Errorf("Not run: the run reached its wall-time limit of %s.", r.a.cfg.Limits.MaxDuration)
 			} else {
 				results[k] = tool.Interrupted()

@@ -27,6 +27,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // Triggers, as Claude Code's PreCompact hooks name them.
@@ -323,7 +324,7 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 		for _, x := range old.Content {
 			chars += len(x.Text)
 		}
-		ptr := c.pointer(cd.name, describeInput(cd.input), chars, spillPath(old))
+		ptr := c.pointer(cd.name, describeInput(cd.input), chars, spillNote(old))
 		out[cd.msg].Content[cd.block] = llm.ToolResultBlock(old.ToolUseID, ptr, old.IsError)
 		est -= (cd.size - len(ptr) - 40) / 4
 		n++
@@ -331,15 +332,15 @@ func (c *Compactor) clear(msgs []llm.Message, seen, target int) ([]llm.Message, 
 	return out, n
 }
 
-// spillPath finds the file an output budget spilled a result to, from its preview's note.
-func spillPath(b llm.Block) string {
-	const marker, end = "the full output is in ", "; Read it"
+// spillNote finds the file an output budget spilled a result to, from its preview's note,
+// and says what the file holds.
+func spillNote(b llm.Block) string {
 	for _, x := range b.Content {
-		if i := strings.Index(x.Text, marker); i >= 0 {
-			rest := x.Text[i+len(marker):]
-			if j := strings.Index(rest, end); j > 0 {
-				return rest[:j]
+		if path, full := tool.SpillFile(x.Text); path != "" {
+			if full {
+				return "the full output is in " + path
 			}
+			return "what the tool returned (the tool had already left part of its output out) is in " + path
 		}
 	}
 	return ""
@@ -356,7 +357,7 @@ func (c *Compactor) pointer(name, arg string, chars int, spilled string) string 
 	s := fmt.Sprintf("%s%s (%d chars) cleared to save context", clearedPrefix, what, chars)
 	switch {
 	case spilled != "":
-		s += "; the full output is in " + spilled
+		s += "; " + spilled
 	case c.cfg.TranscriptPath != "":
 		s += "; it is in the transcript at " + c.cfg.TranscriptPath
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -360,5 +361,44 @@ func TestDefaults(t *testing.T) {
 	cfg := c.Config()
 	if cfg.Window != 200_000 || cfg.Threshold != 0.8 || cfg.KeepRecent != 6 || c.Budget() != 160_000 {
 		t.Fatalf("%+v budget %d", cfg, c.Budget())
+	}
+}
+
+type shortenedTool struct{ omitted int64 }
+
+func (shortenedTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "Big", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (shortenedTool) ReadOnly() bool { return true }
+func (s shortenedTool) Run(context.Context, *tool.Exec) (tool.Result, error) {
+	res := tool.Text(strings.Repeat("x\n", 5000))
+	res.Omitted = s.omitted
+	return res, nil
+}
+
+// Clearing a spilled result keeps saying truthfully what the file holds: the full
+// output, or only what the tool returned when the tool had already left part out.
+func TestClearSaysWhatTheSpillFileHolds(t *testing.T) {
+	for _, tc := range []struct {
+		omitted int64
+		want    string
+	}{
+		{0, "; the full output is in "},
+		{70_000, "; what the tool returned (the tool had already left part of its output out) is in "},
+	} {
+		dir := t.TempDir()
+		r := tool.NewRegistry(shortenedTool{tc.omitted})
+		r.SetOptions(tool.Options{OutputBudget: 1000, SpillDir: dir})
+		res := r.Run(context.Background(), tool.Call{ID: "t0", Name: "Big", Input: json.RawMessage(`{}`)})
+		c := New(Config{Window: 1000, KeepRecent: 1, TranscriptPath: "T"})
+		msgs := history(4, 100)
+		msgs[2].Content[0] = llm.ToolResultBlock("t0", res.Text(), false)
+		out, n := c.clear(msgs, len(msgs), 0)
+		if n != 1 {
+			t.Fatalf("cleared %d", n)
+		}
+		if got := out[2].Content[0].ResultText(); !strings.HasSuffix(got, tc.want+filepath.Join(dir, "t0.txt")+"]") {
+			t.Errorf("omitted %d: pointer %q", tc.omitted, got)
+		}
 	}
 }

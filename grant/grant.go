@@ -99,7 +99,16 @@ func (l *Ledger) changed(m map[string]entry, path string, hash, session string) 
 	m[key(path)] = entry{SHA256: hash, Session: session, Time: time.Now().UTC()}
 }
 
-func key(path string) string { return filepath.Clean(path) }
+// key is the ledger's name for path: its folder with symbolic links resolved, so that a
+// file watched through one spelling of a folder (a home folder that is a link) is found
+// when read through another.
+func key(path string) string {
+	path = filepath.Clean(path)
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
+}
 
 func (l *Ledger) load() (map[string]entry, error) {
 	data, err := os.ReadFile(l.path)
@@ -186,6 +195,28 @@ func Dirs(projectRoot, home string) []string {
 		for _, d := range []string{".claude/skills", ".claude/commands", ".claude/agents", ".ouro/skills", ".ouro/commands", ".ouro/agents", ".agents/skills"} {
 			out = append(out, filepath.Join(base, d))
 		}
+	}
+	return out
+}
+
+// SettingsFiles lists the settings files that can widen a session's permissions (allow
+// rules, modes, hooks, MCP approvals, directories, env): the project's .claude/ and .ouro/
+// settings and local settings, and the user's (ouroHome/settings.json and
+// ~/.claude/settings.json). A Watch follows them as it follows Dirs, so one an ouro
+// session wrote (Write, Edit, or a Bash command, in any mode) widens nothing until
+// reviewed; settings.LoadOptions.Unreviewed asks the ledger at the next start.
+func SettingsFiles(projectRoot, home, ouroHome string) []string {
+	var out []string
+	if projectRoot != "" {
+		for _, d := range []string{".claude", ".ouro"} {
+			out = append(out, filepath.Join(projectRoot, d, "settings.json"), filepath.Join(projectRoot, d, "settings.local.json"))
+		}
+	}
+	if ouroHome != "" {
+		out = append(out, filepath.Join(ouroHome, "settings.json"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".claude", "settings.json"))
 	}
 	return out
 }
@@ -340,6 +371,47 @@ func (l *Ledger) record(session string, before, now map[string]string) ([]string
 		return nil, err
 	}
 	return changed, nil
+}
+
+// Wrote records that ouro itself, on the person's word, changed the file at path from
+// before to after (an "always" answer saved as a rule): the change is not the agent's. It
+// keeps the file's standing: content the person could trust stays trusted (after is
+// recorded as reviewed), content still awaiting review stays so. When the file changed
+// since the last check (the agent wrote it in this turn), nothing is recorded here: the
+// check at the turn's end records the whole change as unreviewed.
+func (w *Watch) Wrote(path string, before, after []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	hb := ""
+	if before != nil {
+		hb = Hash(before)
+	}
+	if w.seen[path] != hb {
+		return nil
+	}
+	trusted := true
+	if before != nil {
+		ok, _, err := w.ledger.Trusted(path, before)
+		if err != nil {
+			return err
+		}
+		trusted = ok
+	}
+	var err error
+	if trusted {
+		err = w.ledger.Approve(path, after)
+	} else {
+		err = w.ledger.update(func(m map[string]entry) {
+			e := m[key(path)]
+			w.ledger.changed(m, path, Hash(after), e.Session)
+		})
+	}
+	if err != nil {
+		return err
+	}
+	w.seen[path] = Hash(after)
+	w.saveSnapshot()
+	return nil
 }
 
 // Started returns the hash a file had when the watch started ("" if it did not exist).

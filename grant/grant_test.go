@@ -122,3 +122,85 @@ func TestKilledSessionsChangesAreRecorded(t *testing.T) {
 		t.Errorf("a live session's snapshot was removed: %v", err)
 	}
 }
+
+// Settings files are watched like skills: the agent's change is unreviewed. A change ouro
+// makes on the person's word (Wrote: an "always" answer saved as a rule) keeps the file's
+// standing: the person's file stays trusted, the agent's stays unreviewed; and a file the
+// agent changed in the same turn is left for the turn's check to record.
+func TestSettingsFilesAndOurosOwnWrites(t *testing.T) {
+	project, home, state := t.TempDir(), t.TempDir(), t.TempDir()
+	files := SettingsFiles(project, home, filepath.Join(home, ".ouro"))
+	local := filepath.Join(project, ".ouro", "settings.local.json")
+	shared := filepath.Join(project, ".claude", "settings.json")
+	for _, want := range []string{local, shared, filepath.Join(project, ".claude", "settings.local.json"),
+		filepath.Join(home, ".ouro", "settings.json"), filepath.Join(home, ".claude", "settings.json")} {
+		if !strings.Contains(strings.Join(files, "\n"), want) {
+			t.Fatalf("%s is not watched: %v", want, files)
+		}
+	}
+	write(t, local, `{"permissions":{"allow":["Bash(ls)"]}}`)
+	l := Open(state)
+	w := l.Start("s1", files)
+
+	// The person answers "always": ouro rewrites their own file.
+	before, _ := os.ReadFile(local)
+	write(t, local, `{"permissions":{"allow":["Bash(ls)","Bash(make)"]}}`)
+	after, _ := os.ReadFile(local)
+	if err := w.Wrote(local, before, after); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := w.Check(); err != nil || len(changed) != 0 {
+		t.Fatalf("ouro's own write was taken for the agent's: %v %v", changed, err)
+	}
+	if ok, why := trusted(t, l, local); !ok {
+		t.Fatalf("the person's file is no longer trusted: %s", why)
+	}
+
+	// The agent writes the shared settings; then the person answers "always" into it in
+	// the same turn: the turn's check records the whole as unreviewed.
+	write(t, shared, `{"permissions":{"allow":["Bash(curl *)"]}}`)
+	before, _ = os.ReadFile(shared)
+	write(t, shared, `{"permissions":{"allow":["Bash(curl *)","Bash(make)"]}}`)
+	after, _ = os.ReadFile(shared)
+	if err := w.Wrote(shared, before, after); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := w.Check(); err != nil || len(changed) != 1 || changed[0] != shared {
+		t.Fatalf("the agent's write was not recorded: %v %v", changed, err)
+	}
+	if ok, _ := trusted(t, l, shared); ok {
+		t.Fatal("the agent's settings are trusted")
+	}
+	// A later "always" into the agent's file keeps it unreviewed.
+	before = after
+	write(t, shared, `{"permissions":{"allow":["Bash(curl *)","Bash(make)","Bash(go vet)"]}}`)
+	after, _ = os.ReadFile(shared)
+	if err := w.Wrote(shared, before, after); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := trusted(t, l, shared); ok {
+		t.Fatal("ouro's write laundered the agent's settings")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file recorded through a linked folder is found when asked about through the real one
+// (a home folder that is a symbolic link), and the other way round.
+func TestLedgerKeysResolveLinkedFolders(t *testing.T) {
+	real, state := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "home")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	l := Open(state)
+	w := l.Start("s1", SettingsFiles("", link, ""))
+	write(t, filepath.Join(link, ".claude", "settings.json"), `{"permissions":{"allow":["Bash(curl *)"]}}`)
+	if _, err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := trusted(t, l, filepath.Join(real, ".claude", "settings.json")); ok {
+		t.Fatal("the agent's file, read through the real folder, is trusted")
+	}
+}

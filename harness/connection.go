@@ -117,7 +117,7 @@ func CheckConnection(opts Options) error {
 	if err != nil {
 		return nil
 	}
-	set, err := loadSettings(d, opts.Access, io.Discard)
+	set, err := loadSettings(d, opts.Access, io.Discard, nil)
 	if err != nil {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -73,7 +74,7 @@ func (c *checkup) trust(warn io.Writer) doctor.Section {
 }
 
 func (c *checkup) settings(warn io.Writer) doctor.Section {
-	set, err := loadSettings(c.d, c.opts.Access, warn)
+	set, err := loadSettings(c.d, c.opts.Access, warn, nil)
 	if err != nil {
 		c.noSet = err.Error()
 		return doctor.Section{Fatal: err.Error()}
@@ -157,7 +158,7 @@ func (c *checkup) permissions(warn io.Writer) doctor.Section {
 		}
 	}
 	userHome, _ := os.UserHomeDir()
-	pol, err := newPolicy(c.set, c.d.cwd, ws, userHome, nil, warn)
+	pol, err := newPolicy(c.set, c.d.cwd, ws, userHome, nil, warn, nil)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error()}
 	}
@@ -224,9 +225,9 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 	state := "off: Bash runs under the permission rules only"
 	switch {
 	case g.sandbox != nil && g.sandbox.NetworkRestricted():
-		state = "on, network confined"
+		state = "on (" + sandbox.Mechanism() + "), network confined"
 	case g.sandbox != nil:
-		state = "on, network open"
+		state = "on (" + sandbox.Mechanism() + "), network open"
 	}
 	if g.proxy != nil {
 		state += " (allowedDomains through ouro's proxy)"

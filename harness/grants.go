@@ -27,12 +27,13 @@ type grants struct {
 	part   mechanism.Part
 }
 
-// openGrants starts watching the skill, command and agent folders of the project and the
-// user for this session; every change is recorded at the end of each turn in which a call
+// openGrants starts watching the skill, command and agent folders and the settings files
+// of the project and the user for this session; every change is recorded at the end of each turn in which a call
 // that may write ran (and when the session closes), so turns that only read cost no scan.
 func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer, extra ...string) *grants {
 	l := grant.Open(d.project)
-	g := &grants{ledger: l, watch: l.Start(sessionID, append(grant.Dirs(d.cwd, d.config), extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
+	watched := append(grant.Dirs(d.cwd, d.config), grant.SettingsFiles(d.cwd, d.config, d.home)...)
+	g := &grants{ledger: l, watch: l.Start(sessionID, append(watched, extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
 	dirty := false
 	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
 		switch {
@@ -58,8 +59,13 @@ func (g *grants) check() {
 // report warns, once, that the ledger could not be written.
 func (g *grants) report(err error) {
 	if err != nil {
-		g.once("ledger", fmt.Sprintf("ouro: WARNING: recording agent-written skill and agent files in %s failed (%v); they may grant permissions in a later session without review\n", g.ledger.Path(), err))
+		g.once("ledger", fmt.Sprintf("ouro: WARNING: recording agent-written skill, agent and settings files in %s failed (%v); they may grant permissions in a later session without review\n", g.ledger.Path(), err))
 	}
+}
+
+// wrote records a settings file ouro changed on the person's word (see grant.Watch.Wrote).
+func (g *grants) wrote(path string, before, after []byte) {
+	g.report(g.watch.Wrote(path, before, after))
 }
 
 // close records what the session's last turn and its SessionEnd hooks changed and

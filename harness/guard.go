@@ -12,6 +12,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
@@ -61,15 +62,35 @@ type guardEnv struct {
 	spent    *spending
 	warn     io.Writer
 	spill    string // the session's tool-results folder, where long hook output goes too
+	// saved is told of each settings file the policy changes on the person's word.
+	saved func(path string, before, after []byte)
 }
 
 // loadSettings reads every settings file and the permission flags (the first step after
 // the directories: the settings' env and model decide how the model is reached).
-func loadSettings(d dirs, o Access, warn io.Writer) (*settings.Settings, error) {
+//
+// A settings file an ouro session wrote (package grant's ledger) widens nothing until a
+// person reviews it: approve, when given (an interactive session), asks; otherwise only
+// what restricts in it applies, with a warning (see settings.LoadOptions.Unreviewed).
+func loadSettings(d dirs, o Access, warn io.Writer, approve func(path, what, why string) bool) (*settings.Settings, error) {
+	ledger := grant.Open(d.project)
 	set, err := settings.Load(settings.LoadOptions{
 		UserHome: d.config, OuroHome: d.home, ProjectDir: d.cwd, Settings: o.Settings,
 		AllowedTools: o.Allow, DisallowedTools: o.Deny, PermissionMode: o.Mode,
 		Managed: settings.ManagedPaths(),
+		Unreviewed: func(path string, data []byte) string {
+			ok, why, _ := ledger.Trusted(path, data)
+			if ok {
+				return ""
+			}
+			if approve != nil && approve(path, "its permission rules, mode, hooks, env and other settings", why) {
+				if err := ledger.Approve(path, data); err != nil {
+					fmt.Fprintf(warn, "ouro: recording the approval of %s: %v\n", path, err)
+				}
+				return ""
+			}
+			return why
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -136,7 +157,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 	if g.tmpDir, err = os.MkdirTemp("", "ouro-session-"); err != nil {
 		return g, fmt.Errorf("session temp dir: %w", err)
 	}
-	if g.policy, err = newPolicy(set, e.dirs.cwd, e.ws, userHome, []string{g.tmpDir}, e.warn); err != nil {
+	if g.policy, err = newPolicy(set, e.dirs.cwd, e.ws, userHome, []string{g.tmpDir}, e.warn, e.saved); err != nil {
 		return g, err
 	}
 	// A skill's allowed-tools serve the agent that invoked it (a subagent, a teammate,
@@ -206,7 +227,7 @@ func setupGuard(e guardEnv) (*guard, error) {
 // newPolicy adds the settings' additionalDirectories to the workspace and builds the
 // permission policy, warning about each rule that cannot do what it says (ouro doctor
 // calls it too).
-func newPolicy(set *settings.Settings, cwd string, ws *workspace.Workspace, userHome string, writable []string, warn io.Writer) (*permission.Policy, error) {
+func newPolicy(set *settings.Settings, cwd string, ws *workspace.Workspace, userHome string, writable []string, warn io.Writer, saved func(path string, before, after []byte)) (*permission.Policy, error) {
 	for _, d := range set.Permissions.AdditionalDirectories {
 		dir := d
 		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
@@ -217,7 +238,7 @@ func newPolicy(set *settings.Settings, cwd string, ws *workspace.Workspace, user
 		}
 	}
 	pol, err := permission.NewPolicy(permission.PolicyConfig{
-		Settings: set, Workspace: ws, WritableRoots: writable, Home: userHome, ProjectDir: cwd,
+		Settings: set, Workspace: ws, WritableRoots: writable, Home: userHome, ProjectDir: cwd, Saved: saved,
 	})
 	if err != nil {
 		return nil, err

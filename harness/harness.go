@@ -231,21 +231,23 @@ type Session struct {
 	Background *background.Manager
 
 	provider llm.Provider
-	env      func(string) string // the connection variables (nil: the provider was given)
-	conn     Connection
-	warn     io.Writer
-	writer   *session.Writer
-	guard    *guard
-	ctx      *contextParts
-	bg       *backgroundWork
-	skills   *skillLog
-	grants   *grants
-	cron     *schedules
-	goal     *goal.Loop
-	tap      *failureTap
-	tasks    *tasks
-	cp       *checkpoint.Store
-	mcp      *mcpSession // nil: no MCP server configured
+	// modelOpts are the session's model options, for SwitchModel.
+	modelOpts ModelOptions
+	env       func(string) string // the connection variables (nil: the provider was given)
+	conn      Connection
+	warn      io.Writer
+	writer    *session.Writer
+	guard     *guard
+	ctx       *contextParts
+	bg        *backgroundWork
+	skills    *skillLog
+	grants    *grants
+	cron      *schedules
+	goal      *goal.Loop
+	tap       *failureTap
+	tasks     *tasks
+	cp        *checkpoint.Store
+	mcp       *mcpSession // nil: no MCP server configured
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -269,7 +271,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := loadSettings(dirs, opts.Access, warn)
+	set, err := loadSettings(dirs, opts.Access, warn, opts.UI.ApproveGrant)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +311,7 @@ func Open(opts Options) (*Session, error) {
 	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
 	addPluginHooks(set, plugins, grants.allow, warn)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
-		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir()})
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.wrote})
 	if err != nil {
 		g.close(context.Background())
 		grants.close()
@@ -397,7 +399,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	tap := &failureTap{Provider: skills.log.serve(m, warn)}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
-		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Observers: []agent.Observer{rec.observe, tr.observeCompaction},
+		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
@@ -420,7 +422,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
 		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system,
 	}

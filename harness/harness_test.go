@@ -184,8 +184,6 @@ func TestResolveModel(t *testing.T) {
 	}
 }
 
-var _ agent.Observer = (&recorder{}).observe
-
 type yes struct{ asked int }
 
 func (y *yes) Approve(context.Context, permission.Prompt) (permission.Answer, error) {
@@ -399,5 +397,28 @@ func TestExtensionJoinsTheSession(t *testing.T) {
 		UI: UI{Warn: &bytes.Buffer{}}, Extensions: []mechanism.Joiner{&joiner{err: errors.New("no room")}}})
 	if err == nil || !strings.Contains(err.Error(), "no room") {
 		t.Fatalf("a failed Join: err = %v", err)
+	}
+}
+
+// A session whose transcript can no longer be written (here its writer is gone, as a
+// full disk leaves it) stops before running anything, and the run fails saying why.
+func TestSessionStopsWhenItsTranscriptFails(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	s, p := open(t, home, cwd, []scripted.Turn{
+		{ToolCalls: bash("echo ran > f.txt")},
+		{Text: "went on"},
+	}, nil)
+	if err := s.writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := s.Run(context.Background(), "write it")
+	if o.Status != agent.StatusFailed || !strings.Contains(o.Reason, "record could not be written") {
+		t.Fatalf("outcome %s: %s", o.Status, o.Reason)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "f.txt")); err == nil {
+		t.Error("a call ran although nothing could be recorded")
+	}
+	if n := len(p.Requests()); n != 0 {
+		t.Errorf("%d model calls after the prompt could not be recorded", n)
 	}
 }

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -120,4 +122,35 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// SwitchModel makes the session's next model requests use name, the conversation going
+// on (the Agent SDK's setModel, between turns): a new provider for the name, the same
+// tools, mechanisms and transcript. A session whose provider its caller gave cannot
+// switch; a name CheckModel refuses is refused. It must not be called while a turn runs.
+func (s *Session) SwitchModel(name string) error {
+	if s.modelOpts.Provider != nil {
+		return errors.New("this session's provider was given by its caller; its model cannot be switched")
+	}
+	if err := s.CheckModel(name); err != nil {
+		return err
+	}
+	o := s.modelOpts
+	o.Name = name
+	m, err := connect(o, "", s.env, s.warn)
+	if err != nil {
+		return err
+	}
+	if m.name == s.Model {
+		return nil
+	}
+	tap := &failureTap{Provider: s.skills.serve(m, s.warn)}
+	cfg := s.Agent.Config()
+	cfg.Provider, cfg.Model, cfg.MaxOutput = tap, m.name, s.modelOpts.MaxOutput
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	s.Agent, s.tap, s.provider, s.Model = a, tap, m.provider, m.name
+	return nil
 }

@@ -37,6 +37,10 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 	if !ok {
 		return nil
 	}
+	if len(pol.DenyRead) > 0 && !sandbox.DeniesReads() {
+		fmt.Fprintf(e.warn, "ouro: sandbox: sandbox.filesystem.denyRead is not enforced by %s, which cannot refuse reads inside readable folders: sandboxed commands can still read %s\n",
+			sandbox.Mechanism(), strings.Join(pol.DenyRead, ", "))
+	}
 	if pol.Network.Proxied() {
 		px, warnings, err := sandbox.StartProxy(sandbox.ProxyConfig{Allowed: sb.Network.AllowedDomains,
 			Denied: sb.Network.DeniedDomains, Sources: sb.Network.DomainSources})

@@ -181,12 +181,41 @@ type toolRecord struct {
 	IsError   bool      `json:"is_error"`
 }
 
-// recorder is the observer that writes a run into the transcript: each message as it is
-// appended, an fsync at each turn end, and the outcome.
+// recorder writes a run into the transcript (the loop's Record): each message as it is
+// appended, an fsync at each turn end, and the outcome. A write that fails is the run's
+// end: the loop does nothing more (see agent.Config.Record), so that --continue never
+// finds done work missing from the record and does it again.
 type recorder struct {
 	w      *session.Writer
 	warn   io.Writer
 	warned bool
+}
+
+func (r *recorder) record(e agent.Event) error {
+	var err error
+	switch e.Type {
+	case agent.EventMessage:
+		err = r.w.AppendMessage(*e.Message)
+	case agent.EventToolEnd:
+		if !e.Start.IsZero() {
+			err = r.w.AppendEntry("tool", toolRecord{ToolUseID: e.Call.ID, Name: e.Call.Name,
+				Start: e.Start, End: e.End, IsError: e.Result.IsError})
+		}
+	case agent.EventReplace:
+		err = r.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
+	case agent.EventTurnEnd:
+		err = r.w.Sync()
+	case agent.EventOutcome:
+		err = r.w.AppendEntry(session.TypeOutcome, e.Outcome)
+		if err == nil {
+			err = r.w.Sync()
+		}
+	}
+	if err != nil && !r.warned {
+		r.warned = true
+		fmt.Fprintf(r.warn, "ouro: ERROR: the transcript %s could not be written (%v); the session stops before doing anything more. What it recorded until now is intact: once the disk has room, `ouro --resume %s` continues from there.\n", r.w.Path(), err, r.w.ID())
+	}
+	return err
 }
 
 func (r *recorder) observe(e agent.Event) {

@@ -127,3 +127,25 @@ func TestOverlongJSONOutputIsAnError(t *testing.T) {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
+
+// What a hook prints reaches the model with its control characters escaped: a deny reason
+// on stderr and additionalContext in JSON output alike.
+func TestHookOutputControlsAreEscaped(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	deny := e.script(`printf 'no\000 \033]52;c;aGk=\007 \033[2J' >&2; exit 2`)
+	v := e.runner(on("PreToolUse", "Bash", deny)).PreToolUse(ctx, bash("t1", "ls"))
+	if v.Decision != "deny" || v.Reason != `no\x00 \x1b]52;c;aGk=\x07 \x1b[2J` {
+		t.Fatalf("verdict %s, reason %q", v.Decision, v.Reason)
+	}
+	js := e.script(`printf '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"ctx \\u001b[2J \\u0000 end"}}'`)
+	res := tool.Text("ran")
+	e.runner(on("PostToolUse", "Bash", js)).PostToolUse(ctx, bash("t2", "ls"), &res)
+	var added string
+	for _, b := range res.Content[1:] {
+		added += b.Text
+	}
+	if !strings.Contains(added, `ctx \x1b[2J \x00 end`) || strings.ContainsAny(added, "\x1b\x00") {
+		t.Fatalf("additionalContext: %q", added)
+	}
+}

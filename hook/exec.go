@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -274,9 +275,11 @@ func (r *Runner) runFunc(ctx context.Context, e entry, in Input) result {
 	return x
 }
 
-// fit keeps a text a hook produced within the output budget (see Config.SpillDir).
+// fit keeps a text a hook produced within the output budget (see Config.SpillDir), its
+// control characters shown escaped (termsafe.ForModel): what a hook prints reaches the
+// model and the person's screen.
 func (r *Runner) fit(text, event string) string {
-	return tool.Budget{SpillDir: r.cfg.SpillDir}.Fit(text, "hook-"+event+"-*")
+	return tool.Budget{SpillDir: r.cfg.SpillDir}.Fit(termsafe.ForModel(text), "hook-"+event+"-*")
 }
 
 // bound keeps every text of the output within what fit allows.

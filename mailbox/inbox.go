@@ -33,6 +33,7 @@ type Inbox struct {
 	mu     sync.Mutex
 	seen   map[string]bool
 	staged []Message // in the conversation, not yet acknowledged
+	newest string    // the newest message id taken or found already delivered
 }
 
 var _ agent.BeforeModel = (*Inbox)(nil)
@@ -47,7 +48,34 @@ func (in *Inbox) Seen(ids ...string) {
 	}
 	for _, id := range ids {
 		in.seen[id] = true
+		in.saw(id)
 	}
+}
+
+// Newest is the id of the newest message this inbox took from the store (to deliver it,
+// or because the transcript already held it); "" before the first. Whoever reads the
+// recipient's state from elsewhere compares it with the messages it knows were sent: an
+// older one means the recipient's state predates them.
+func (in *Inbox) Newest() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.newest
+}
+
+// saw notes id as taken. Called with mu held.
+func (in *Inbox) saw(id string) {
+	if Later(id, in.newest) {
+		in.newest = id
+	}
+}
+
+// Later reports whether message id a was sent after b ("" is before every id). Every
+// store numbers a team's messages in the order they are sent (Store.Send), in decimal.
+func Later(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
 }
 
 // Pending reports whether messages wait for the recipient.
@@ -109,6 +137,7 @@ func (in *Inbox) take(ctx context.Context) []Message {
 	var fresh []Message
 	var already []string
 	for _, m := range ms {
+		in.saw(m.ID)
 		if in.seen[m.ID] {
 			if !in.isStaged(m.ID) {
 				already = append(already, m.ID)

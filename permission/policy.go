@@ -107,6 +107,10 @@ type PolicyConfig struct {
 	// ProjectDir holds the .ouro/settings.local.json that "always" answers write to;
 	// "" means the workspace's working directory.
 	ProjectDir string
+	// Saved is told each time the policy changes a settings file on the person's word (an
+	// "always" answer, /permissions), with its content before (nil: there was no file) and
+	// after, so that the change is not taken for the agent's (package grant).
+	Saved func(path string, before, after []byte)
 }
 
 // Policy evaluates calls against the rules and the mode. It is safe for concurrent use.
@@ -137,6 +141,11 @@ type Policy struct {
 	turnOwner func(context.Context) string
 	// mirror maps a worktree's files to the main checkout's (see SetWorktree).
 	mirror mirror
+	// confined is set on a view for an agent isolated in a workspace of its own
+	// (WithWorkspace): no mode, bypassPermissions included, lets its writes out of it.
+	confined bool
+	// saved is PolicyConfig.Saved.
+	saved func(path string, before, after []byte)
 }
 
 // SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
@@ -165,14 +174,23 @@ func (p *Policy) WithMode(m Mode) (*Policy, error) {
 	if m == ModeBypass && root.noBypass != "" {
 		return nil, bypassDisabled(root.noBypass)
 	}
-	return &Policy{ws: p.ws, home: p.home, projectDir: p.projectDir, writable: p.writable, mode: m, base: root}, nil
+	// A view of a view keeps what made the first one: its workspace, its worktree
+	// mirror and its confinement.
+	p.mu.RLock()
+	mir := p.mirror
+	p.mu.RUnlock()
+	return &Policy{ws: p.ws, home: p.home, projectDir: p.projectDir, writable: p.writable, mode: m, base: root,
+		mirror: mir, confined: p.confined}, nil
 }
 
 // WithWorkspace is a view of the policy for another workspace (a subagent working in its
 // own git worktree): the same rules, including those added later, and the same mode as
-// this policy as it changes; paths resolve, and count as inside, by ws.
+// this policy as it changes; paths resolve, and count as inside, by ws. The view is
+// confined to ws: a write outside it is judged as one outside the workspace in every
+// mode, so bypassPermissions asks about it too (an allow rule still allows it), and an
+// isolated agent that writes by absolute path into the main checkout is stopped.
 func (p *Policy) WithWorkspace(ws *workspace.Workspace) *Policy {
-	return &Policy{ws: ws, home: p.home, projectDir: p.projectDir, writable: p.writable, base: p, followMode: true}
+	return &Policy{ws: ws, home: p.home, projectDir: p.projectDir, writable: p.writable, base: p, followMode: true, confined: true}
 }
 
 // Stricter reports whether mode a allows no more than mode b: plan, then dontAsk, then
@@ -208,7 +226,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.ModeSource, s.Permissions.DisableBypass)
 		mode = ModeDefault
 	}
-	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, mode: mode, noBypass: s.Permissions.DisableBypass,
+	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, saved: cfg.Saved, mode: mode, noBypass: s.Permissions.DisableBypass,
 		managedOnly: s.Permissions.ManagedRulesOnly}
 	if modeProblem != nil {
 		p.problems = append(p.problems, modeProblem)
@@ -334,6 +352,8 @@ type state struct {
 	ws *workspace.Workspace
 	// mirror is the view's own when it has one, else the root's (see SetWorktree).
 	mirror mirror
+	// confined: the view's (see Policy.confined).
+	confined bool
 }
 
 func (p *Policy) snapshot(ctx context.Context) *state {
@@ -341,6 +361,7 @@ func (p *Policy) snapshot(ctx context.Context) *state {
 		st := p.base.snapshot(ctx)
 		st.mode = p.Mode()
 		st.ws, st.cwd = p.ws, p.ws.CWD()
+		st.confined = st.confined || p.confined
 		p.mu.RLock()
 		if p.mirror.wt != "" {
 			st.mirror = p.mirror
@@ -437,6 +458,9 @@ func (p *Policy) Check(ctx context.Context, c tool.Call) Verdict {
 	return st.finish(v)
 }
 
+// confinedNote says why bypassPermissions did not allow a write of an isolated agent.
+const confinedNote = "this agent works in a workspace of its own (its git worktree), and no permission mode, bypassPermissions included, lets it write outside that without a rule or an approval; write inside the worktree instead"
+
 // finish applies dontAsk: with nobody to ask, whatever would ask is refused.
 func (st *state) finish(v Verdict) Verdict {
 	if v.Behavior == Ask && st.mode == ModeDontAsk {
@@ -522,6 +546,8 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 		}
 	}
 	switch {
+	case st.mode == ModeBypass && k == kindWrite && tg != nil && !inside && st.confined:
+		v.Behavior, v.Source, v.Reason = Ask, "outside the workspace", "writes "+where+"; "+confinedNote
 	case st.mode == ModeBypass:
 		v.Behavior, v.Source, v.Reason = Allow, "mode bypassPermissions", "bypassPermissions mode allows it"
 	case k == kindSession:

@@ -55,6 +55,12 @@ var bashDecisions = []bashDecision{
 			h := k.ask.write
 			return Verdict{Behavior: Ask, FromAskRule: true, Source: h.rule.String(), Reason: fmt.Sprintf("the rule %s asks before %s writes %s", h.rule, k.label, h.path)}
 		}},
+	{name: "bypassPermissions mode, and the command writes outside an isolated agent's workspace",
+		when: func(k *bashCheck) bool { return k.mode == ModeBypass && len(k.outside) > 0 },
+		then: func(k *bashCheck) Verdict {
+			return Verdict{Behavior: Ask, Source: "outside the workspace",
+				Reason: fmt.Sprintf("%s writes %s, outside the workspace; %s", k.label, strings.Join(k.outside, ", "), confinedNote)}
+		}},
 	{name: "bypassPermissions mode",
 		when: func(k *bashCheck) bool { return k.mode == ModeBypass },
 		then: func(*bashCheck) Verdict {
@@ -128,6 +134,9 @@ type bashCheck struct {
 	suggest  []string
 	// protected: the command writes a protected path.
 	protected bool
+	// outside are the paths outside the workspace the command writes without an allow
+	// rule, in a view confined to its workspace (Policy.WithWorkspace); nil otherwise.
+	outside []string
 }
 
 // ruleHit is a rule that matched, and the path it matched ("" for the command itself).
@@ -237,6 +246,13 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 	}
 	k.approval = st.approve(c, command, k.distrust)
 	st.findProblems(k, c.Argv, reads)
+	if st.confined {
+		for i := range k.writes {
+			if tg := &k.writes[i]; !st.inside(tg.real) && !st.editAllowed(tg) {
+				k.outside = append(k.outside, tg.real)
+			}
+		}
+	}
 	return k
 }
 

@@ -21,6 +21,9 @@ type bashRowCase struct {
 	reason string // a substring of its Reason
 	// suggest is the verdict's Suggest, exactly.
 	suggest []string
+	// confined checks on a view confined to the project (Policy.WithWorkspace), as an
+	// isolated agent's is.
+	confined bool
 }
 
 var bashRowCases = []bashRowCase{
@@ -45,6 +48,13 @@ var bashRowCases = []bashRowCase{
 	{row: "bypassPermissions mode", mode: "bypassPermissions", line: "sudo rm -rf {O}/x",
 		want: Allow, source: "mode bypassPermissions"},
 	{row: "bypassPermissions mode", mode: "bypassPermissions", line: "ls", want: Allow, source: "mode bypassPermissions"},
+	// ... except out of an isolated agent's workspace.
+	{row: "bypassPermissions mode, and the command writes outside an isolated agent's workspace", mode: "bypassPermissions",
+		confined: true, line: "sudo cp x {O}/x", want: Ask, source: "outside the workspace", reason: "writes {O}/x, outside the workspace"},
+	{row: "bypassPermissions mode", mode: "bypassPermissions", confined: true, line: "sudo rm -rf x",
+		want: Allow, source: "mode bypassPermissions"},
+	{row: "bypassPermissions mode", mode: "bypassPermissions", confined: true, rules: rules{allow: []string{"Edit(/{O}/**)"}},
+		line: "sudo cp x {O}/x", want: Allow, source: "mode bypassPermissions"},
 	// An approved command whose writes and reads are fine is allowed, in plan mode too.
 	{row: "the command is approved, and so is all it touches", mode: "plan", line: "ls -la src",
 		want: Allow, source: "read-only command", reason: "only reads"},
@@ -96,7 +106,11 @@ func TestBashDecisionRows(t *testing.T) {
 				*list.to = append(*list.to, fill.Replace(r))
 			}
 		}
-		st := e.policy(t, tc.mode, rs).snapshot(context.Background())
+		p := e.policy(t, tc.mode, rs)
+		if tc.confined {
+			p = p.WithWorkspace(p.ws)
+		}
+		st := p.snapshot(context.Background())
 		line := fill.Replace(tc.line)
 		a := shell.Analyze(line)
 		if len(a.Commands) != 1 || len(a.Ask) > 0 {

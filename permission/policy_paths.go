@@ -138,7 +138,8 @@ func (st *state) pathSpec(real string, dir bool) string {
 	} else if st.home != "" && workspace.Within(st.home, real) && real != st.home {
 		spec = "~/" + escapeGlob(filepath.ToSlash(real[len(st.home)+1:]))
 	} else {
-		spec = "/" + escapeGlob(filepath.ToSlash(real))
+		// "//" and the path: /etc/x is //etc/x, and C:\x (C:/x) is //C:/x.
+		spec = "//" + strings.TrimPrefix(escapeGlob(filepath.ToSlash(real)), "/")
 	}
 	if dir {
 		spec = strings.TrimSuffix(spec, "/") + "/**"

@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/ouroagent/ouro/settings"
@@ -41,7 +43,7 @@ func (p *Policy) SaveLocalRule(kind, text string) error {
 	if err != nil {
 		return err
 	}
-	if err := AppendRule(p.LocalSettingsPath(), kind, text); err != nil {
+	if err := p.saving(p.LocalSettingsPath(), func() error { return AppendRule(p.LocalSettingsPath(), kind, text) }); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -64,7 +66,7 @@ func (p *Policy) RemoveLocalRule(text string) (removed []string, elsewhere []str
 		p = p.base
 	}
 	local := p.LocalSettingsPath()
-	if removed, err = RemoveRule(local, text); err != nil {
+	if err = p.saving(local, func() (err error) { removed, err = RemoveRule(local, text); return err }); err != nil {
 		return nil, nil, err
 	}
 	p.mu.Lock()
@@ -88,4 +90,22 @@ func (p *Policy) RemoveLocalRule(text string) (removed []string, elsewhere []str
 	}
 	p.deny, p.ask, p.allow, p.ses = drop(p.deny, "deny"), drop(p.ask, "ask"), drop(p.allow, "allow"), drop(p.ses, "allow")
 	return removed, elsewhere, nil
+}
+
+// saving runs write, which changes the settings file at path on the person's word, and
+// tells PolicyConfig.Saved what it changed.
+func (p *Policy) saving(path string, write func() error) error {
+	before, err := os.ReadFile(path)
+	if err != nil {
+		before = nil
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	if p.saved != nil {
+		if after, err := os.ReadFile(path); err == nil && !bytes.Equal(before, after) {
+			p.saved(path, before, after)
+		}
+	}
+	return nil
 }

@@ -379,6 +379,9 @@ func (r Rule) matchPath(s Subject) bool {
 		return false
 	}
 	p := filepath.ToSlash(filepath.Clean(s.Path))
+	if onWindows {
+		p = upperDrive(p)
+	}
 	for {
 		if m, _ := doublestar.Match(full, p); m {
 			return true
@@ -396,6 +399,9 @@ func (r Rule) absPattern(s Subject) (string, bool) {
 	var base string
 	switch r.path.anchor {
 	case anchorAbs:
+		if onWindows {
+			return windowsAbs(r.path.rest), true
+		}
 		base = "/"
 	case anchorHome:
 		base = s.Home
@@ -411,6 +417,9 @@ func (r Rule) absPattern(s Subject) (string, bool) {
 	rest := r.path.rest
 	if r.path.anchor == anchorAnywhere {
 		rest = "**/" + rest
+	}
+	if onWindows {
+		base = upperDrive(base)
 	}
 	if rest == "" {
 		return base, true

@@ -173,7 +173,7 @@ func (p *Policy) AddLocalRule(text string) error {
 	if err != nil {
 		return err
 	}
-	if err := AppendAllowRule(local, text); err != nil {
+	if err := p.saving(local, func() error { return AppendAllowRule(local, text) }); err != nil {
 		return err
 	}
 	p.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/tool"
@@ -61,5 +62,65 @@ func TestWorktreeMirrorsProjectRules(t *testing.T) {
 	view.SetWorktree("", "")
 	if got := check("Read", "secrets/k"); got == Deny {
 		t.Error("the mirror outlived SetWorktree(\"\", \"\")")
+	}
+}
+
+// An isolated agent's view is confined to its worktree in every mode: with the session
+// in bypassPermissions, a write into the main checkout (by Write, Edit or a Bash
+// redirect) is asked about as a write outside the workspace, while writes in the worktree
+// and what an allow rule covers stay allowed. A view made from it for the agent's own
+// permissionMode (WithMode) keeps the confinement and the worktree mirror.
+func TestIsolatedViewIsConfinedInBypassMode(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "bypassPermissions", rules{allow: []string{"Edit(//" + e.out[1:] + "/allowed/**)"}, deny: []string{"Read(/secrets/**)"}})
+	wt := filepath.Join(e.out, "wt")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.New(e.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cws, err := ws.Clone(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := p.WithWorkspace(cws)
+	view.SetWorktree(e.proj, wt)
+	sub, err := view.WithMode(ModeBypass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	main := filepath.Join(e.proj, "src", "x.go")
+	for _, pol := range []struct {
+		name string
+		p    *Policy
+	}{{"view", view}, {"WithMode view", sub}} {
+		for _, c := range []struct {
+			what, tool, in string
+			want           Behavior
+		}{
+			{"Write into the main checkout", "Write", `{"file_path":"` + main + `","content":"x"}`, Ask},
+			{"Edit in the main checkout", "Edit", `{"file_path":"` + main + `"}`, Ask},
+			{"Bash redirect into the main checkout", "Bash", bash("echo x > " + main), Ask},
+			{"Write in the worktree", "Write", `{"file_path":"` + filepath.Join(wt, "x.go") + `","content":"x"}`, Allow},
+			{"Bash redirect in the worktree", "Bash", bash("echo x > " + filepath.Join(wt, "x.go")), Allow},
+			{"Write an allow rule covers", "Write", `{"file_path":"` + filepath.Join(e.out, "allowed", "y") + `","content":"x"}`, Allow},
+			{"Read in the main checkout", "Read", `{"file_path":"` + main + `"}`, Allow},
+			{"Read a mirrored deny", "Read", `{"file_path":"` + filepath.Join(wt, "secrets", "k") + `"}`, Deny},
+		} {
+			v := pol.p.Check(ctx, e.call(c.tool, c.in))
+			if v.Behavior != c.want {
+				t.Errorf("%s: %s: %s by %q (%s), want %s", pol.name, c.what, v.Behavior, v.Source, v.Reason, c.want)
+			}
+			if c.want == Ask && (!strings.Contains(v.Reason, "outside the workspace") || !strings.Contains(v.Reason, main)) {
+				t.Errorf("%s: %s: the reason does not say it writes %s outside the workspace: %s", pol.name, c.what, main, v.Reason)
+			}
+		}
+	}
+	// The session itself, not confined, still has bypass's latitude.
+	if v := p.Check(ctx, e.call("Write", `{"file_path":"`+filepath.Join(e.out, "z")+`","content":"x"}`)); v.Behavior != Allow {
+		t.Errorf("the session's own bypass mode changed: %+v", v)
 	}
 }

@@ -42,11 +42,13 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -90,6 +92,9 @@ type Policy struct {
 	// as TMPDIR, since the system temp dir is not writable for them. Empty: TMPDIR is
 	// left as it is.
 	TempDir string `json:"tempDir,omitempty"`
+	// DenyRead are the paths and patterns of sandbox.filesystem.denyRead, absolute, that
+	// a command must not read: enforced by Seatbelt (seatbelt.go), not by Landlock.
+	DenyRead []string `json:"denyRead,omitempty"`
 	// Network says which outgoing TCP connections and listening ports are allowed.
 	Network settings.SandboxNetwork `json:"network"`
 	// ProxyPort is the loopback port of the filtering proxy (see proxy.go) when
@@ -197,8 +202,9 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	// existing paths), and a build inside could then never create it: Command creates
 	// them, empty, as the tools would, before a command runs.
 	var caches []string
-	for _, c := range []string{envOr("GOCACHE", joinIf(cacheHome, "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
-		cacheHome, joinIf(home, ".npm")} {
+	sysCache := systemCacheDir(runtime.GOOS, home) // macOS: ~/Library/Caches, where Go's build cache is
+	for _, c := range []string{envOr("GOCACHE", joinIf(cmp.Or(sysCache, cacheHome), "go-build")), envOr("GOMODCACHE", joinIf(goPath(home), "pkg", "mod")),
+		cacheHome, joinIf(home, ".npm"), sysCache} {
 		if c != "" && filepath.IsAbs(c) {
 			add(c)
 			caches = append(caches, write[len(write)-1])
@@ -277,6 +283,11 @@ func FromSettings(s settings.Sandbox, roots []string, home string, sessionTmp st
 	pol := Policy{WriteRoots: write, ReadOnly: ro, Content: content, Network: s.Network, Caches: caches}
 	if sessionTmp != "" {
 		pol.TempDir = realPath(sessionTmp)
+	}
+	for _, d := range s.Filesystem.DenyRead {
+		if r := settingsPath(d, home, project); r != "" {
+			pol.DenyRead = append(pol.DenyRead, realPath(r))
+		}
 	}
 	pol.Network.AllowPorts = slices.Clone(s.Network.AllowPorts)
 	pol.Network.AllowedDomains = slices.Clone(s.Network.AllowedDomains)

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -11,9 +11,9 @@ import (
 
 // unavailable says why there is no sandbox here: not a kernel without Landlock (as
 // UnavailableWarning puts it on Linux), but a system ouro has no sandbox for.
-var unavailable = "ouro's OS sandbox (Landlock) exists on Linux only; on " + runtime.GOOS + " Bash runs unsandboxed, with permission rules only"
+var unavailable = "ouro's OS sandbox exists on Linux (Landlock) and macOS (Seatbelt) only; on " + runtime.GOOS + " Bash runs unsandboxed, with permission rules only"
 
-// Supported reports whether the OS sandbox can be used: only on Linux (Landlock).
+// Supported reports whether the OS sandbox can be used: not on this system.
 func Supported() (abi int, ok bool) { return 0, false }
 
 // Availability: without Landlock, Bash runs with the permission rules only.

@@ -20,7 +20,8 @@ import (
 
 // Writer appends entries to one transcript. Each entry is one line written with a single
 // write on a file opened with O_APPEND, so a crash leaves at most one partial line at the
-// end, which Load skips. It is safe for concurrent use; entries are chained by parentUuid
+// end, which Load skips. A write that fails (a full disk) is the last: every later append
+// fails with its error, so the file holds a whole prefix of the session. It is safe for concurrent use; entries are chained by parentUuid
 // in the order they reach the file.
 type Writer struct {
 	id, path, cwd string
@@ -31,6 +32,9 @@ type Writer struct {
 	torn      bool     // the file may end in a partial line: start the next write with "\n"
 	dirSynced bool
 	buf       bytes.Buffer
+	// failed is the first failed write: after it nothing more is appended, so a
+	// transcript never has a hole (an entry lost between two that were written).
+	failed error
 }
 
 // Create starts a new transcript in projectDir/sessions and writes its session line. An
@@ -205,6 +209,9 @@ func (w *Writer) append(typ string, msg *llm.Message, data any) error {
 	if w.f == nil {
 		return fmt.Errorf("session %s: append %s entry: the writer is closed", w.id, typ)
 	}
+	if w.failed != nil {
+		return fmt.Errorf("session %s: append %s entry: nothing more is written after a failed write, so that what is recorded stays whole: %w", w.id, typ, w.failed)
+	}
 	id := uuid.NewString()
 	e := wireOut{
 		Type:      typ,
@@ -233,8 +240,9 @@ func (w *Writer) append(typ string, msg *llm.Message, data any) error {
 		w.buf = bytes.Buffer{} // do not keep a large image's buffer for the session's life
 	}
 	if err != nil {
-		w.torn = true // part of the line may have reached the file
-		return fmt.Errorf("session %s: write %s: %w", w.id, w.path, err)
+		w.torn = true                                      // part of the line may have reached the file
+		w.failed = fmt.Errorf("session %s: %w", w.id, err) // err names the file
+		return w.failed
 	}
 	w.torn = false
 	w.last = id

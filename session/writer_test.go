@@ -365,7 +365,10 @@ func BenchmarkAppendMessage(b *testing.B) {
 	}
 }
 
-func TestFailedWriteDoesNotBreakTheChain(t *testing.T) {
+// A failed write (a full disk) is the writer's last: later appends fail with its error
+// even when the disk would take them, so the transcript never has a hole, and what was
+// written before stays whole and loadable, a torn last line included.
+func TestNothingIsWrittenAfterAFailedWrite(t *testing.T) {
 	w := newSession(t, llm.UserText("one"))
 	good := w.f
 	ro, err := os.Open(w.Path()) // writes through it fail, as on a full disk
@@ -374,18 +377,41 @@ func TestFailedWriteDoesNotBreakTheChain(t *testing.T) {
 	}
 	defer ro.Close()
 	w.f = ro
-	if err := w.AppendMessage(assistant(llm.TextBlock("lost"))); err == nil {
+	err = w.AppendMessage(assistant(llm.TextBlock("lost")))
+	if err == nil {
 		t.Fatal("a write to a read-only file succeeded")
 	}
+	// Part of the failed line reached the disk before it filled.
+	if _, err := good.Write([]byte(`{"type":"assistant","uuid":"torn`)); err != nil {
+		t.Fatal(err)
+	}
 	w.f = good
-	if err := w.AppendMessage(assistant(llm.TextBlock("two"))); err != nil {
+	for _, appendOne := range []func() error{
+		func() error { return w.AppendMessage(assistant(llm.TextBlock("two"))) },
+		func() error { return w.AppendEntry("outcome", map[string]string{"status": "completed"}) },
+	} {
+		if err2 := appendOne(); err2 == nil || !strings.Contains(err2.Error(), "nothing more is written after a failed write") || !strings.Contains(err2.Error(), err.Error()) {
+			t.Fatalf("an append after the failed write: %v", err2)
+		}
+	}
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	tr := mustLoad(t, w.Path())
-	if tr.Skipped != 0 || len(tr.Entries) != 3 || tr.Entries[2].Message.Text() != "two" {
-		t.Fatalf("after a failed write: %d entries, warnings %q", len(tr.Entries), tr.Warnings)
+	if len(tr.Entries) != 2 || tr.Entries[1].Message.Text() != "one" || tr.Skipped != 1 {
+		t.Fatalf("after a failed write: %d entries, %d skipped, warnings %q", len(tr.Entries), tr.Skipped, tr.Warnings)
 	}
-	if tr.Entries[2].ParentUUID != tr.Entries[1].UUID {
-		t.Error("the entry after a failed write chains to the entry that was never written")
+	// The session continues from its whole prefix once there is room.
+	w2, err := OpenAppend(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.AppendMessage(assistant(llm.TextBlock("two"))); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	tr = mustLoad(t, w.Path())
+	if n := len(tr.Entries); n != 3 || tr.Entries[2].ParentUUID != tr.Entries[1].UUID {
+		t.Fatalf("continued: %d entries", n)
 	}
 }

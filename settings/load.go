@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ouroagent/ouro/internal/regfile"
@@ -40,6 +41,13 @@ type LoadOptions struct {
 	// their rules always apply. A managed file that exists but cannot be used is an
 	// error: a broken policy must not silently lift itself. See ManagedPaths.
 	Managed []string
+	// Unreviewed says why the project's or user's settings file at path, holding data, may
+	// not widen permissions ("" when it may): an ouro session wrote it and no person has
+	// reviewed it since (package grant). Such a file keeps only what restricts (deny and
+	// ask rules, disableBypassPermissionsMode, denyWrite, deniedDomains, sandbox.enabled
+	// true); the rest is ignored with a warning naming the file, the keys and how to
+	// review it. nil: every file is taken as it is.
+	Unreviewed func(path string, data []byte) string
 }
 
 // ManagedPaths are the managed settings files looked for: ouro's and Claude Code's
@@ -52,6 +60,52 @@ func ManagedPaths() []string {
 		ps = append(ps, extra)
 	}
 	return ps
+}
+
+// restrictive keeps of f only what restricts: the file was written by an ouro session and
+// not reviewed (see LoadOptions.Unreviewed). The keys left out are named in a warning.
+func restrictive(f *file, path string, data []byte, why string, warnings *[]string) *file {
+	g := &file{}
+	g.Permissions.Deny, g.Permissions.Ask = f.Permissions.Deny, f.Permissions.Ask
+	g.Permissions.DisableBypassPermissionsMode = f.Permissions.DisableBypassPermissionsMode
+	g.Sandbox.Filesystem.DenyWrite = f.Sandbox.Filesystem.DenyWrite
+	g.Sandbox.Network.DeniedDomains = f.Sandbox.Network.DeniedDomains
+	if e := f.Sandbox.Enabled; e != nil && *e {
+		g.Sandbox.Enabled = e
+	}
+	kept := map[string]bool{"$schema": true, "permissions.deny": true, "permissions.ask": true, "permissions.disableBypassPermissionsMode": true,
+		"sandbox.filesystem.denyWrite": true, "sandbox.network.deniedDomains": true, "sandbox.enabled": g.Sandbox.Enabled != nil}
+	var ignored []string
+	var doc map[string]json.RawMessage
+	_ = json.Unmarshal(data, &doc)
+	var walk func(prefix string, m map[string]json.RawMessage, depth int)
+	walk = func(prefix string, m map[string]json.RawMessage, depth int) {
+		for _, k := range sortedKeys(m) {
+			name := prefix + k
+			var sub map[string]json.RawMessage
+			if (name == "permissions" || name == "sandbox" || depth == 1 && strings.HasPrefix(name, "sandbox.")) && json.Unmarshal(m[k], &sub) == nil {
+				walk(name+".", sub, depth+1)
+				continue
+			}
+			if !kept[name] {
+				ignored = append(ignored, name)
+			}
+		}
+	}
+	walk("", doc, 0)
+	if len(ignored) > 0 {
+		*warnings = append(*warnings, fmt.Sprintf("%s: %s ignored: %s, so it may not widen your permissions (only its deny and ask rules apply); review the file, then edit it yourself (any change you save makes it yours) or approve it when an interactive session asks", path, strings.Join(ignored, ", "), why))
+	}
+	return g
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Sources of the rules that come from flags rather than files.
@@ -162,6 +216,11 @@ func Load(opts LoadOptions) (*Settings, error) {
 		var f *file
 		if err == nil {
 			f, err = parseFile(l.path, data)
+		}
+		if err == nil && !l.flag && opts.Unreviewed != nil {
+			if why := opts.Unreviewed(l.path, data); why != "" {
+				f = restrictive(f, l.path, data, why, &s.Warnings)
+			}
 		}
 		if err != nil && !l.flag {
 			kind := "user"
@@ -295,6 +354,7 @@ type file struct {
 		Filesystem               struct {
 			AllowWrite []string `json:"allowWrite"`
 			DenyWrite  []string `json:"denyWrite"`
+			DenyRead   []string `json:"denyRead"`
 		} `json:"filesystem"`
 		Network struct {
 			Allow                   *bool    `json:"allow"`
@@ -596,6 +656,9 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 	for _, w := range sb.Filesystem.DenyWrite {
 		s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, rootSandboxPath(w, l.root))
+	}
+	for _, r := range sb.Filesystem.DenyRead {
+		s.Sandbox.Filesystem.DenyRead = append(s.Sandbox.Filesystem.DenyRead, rootSandboxPath(r, l.root))
 	}
 }
 

@@ -183,12 +183,12 @@ func TestLoadHooksConcatenateWithSource(t *testing.T) {
 func TestLoadSandboxAndDirectories(t *testing.T) {
 	tr := newTree(t)
 	write(t, filepath.Join(tr.home, ".claude", "settings.json"),
-		`{"sandbox":{"enabled":true,"network":{"allow":true,"allowPorts":[443]},"filesystem":{"allowWrite":["~/.cargo", "/build", "//opt/cache"]}},
+		`{"sandbox":{"enabled":true,"network":{"allow":true,"allowPorts":[443]},"filesystem":{"allowWrite":["~/.cargo", "/build", "//opt/cache"],"denyRead":["~/.ssh"]}},
 		  "permissions":{"additionalDirectories":["shared"]}}`)
 	write(t, filepath.Join(tr.ouroHome, "settings.json"),
 		`{"sandbox":{"enabled":false},"permissions":{"additionalDirectories":["../docs", "/abs"]}}`)
 	write(t, filepath.Join(tr.proj, ".ouro", "settings.json"),
-		`{"sandbox":{"network":{"allow":false,"allowPorts":[22]},"filesystem":{"denyWrite":["secrets"]}},
+		`{"sandbox":{"network":{"allow":false,"allowPorts":[22]},"filesystem":{"denyWrite":["secrets"],"denyRead":["/**/.env", "//etc/ssl/private"]}},
 		  "permissions":{"additionalDirectories":["sub"]}}`)
 	s, err := Load(tr.opts())
 	if err != nil {
@@ -209,6 +209,11 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	wantDeny := []string{"/" + filepath.Join(tr.proj, "secrets")}
 	if !reflect.DeepEqual(s.Sandbox.Filesystem.AllowWrite, wantAllow) || !reflect.DeepEqual(s.Sandbox.Filesystem.DenyWrite, wantDeny) {
 		t.Errorf("filesystem = %+v, want allow %q deny %q", s.Sandbox.Filesystem, wantAllow, wantDeny)
+	}
+	// denyRead is anchored like them, and merged from every file (the project's first).
+	wantRead := []string{"/" + filepath.Join(tr.proj, "**/.env"), "//etc/ssl/private", "~/.ssh"}
+	if !reflect.DeepEqual(s.Sandbox.Filesystem.DenyRead, wantRead) {
+		t.Errorf("denyRead = %q, want %q", s.Sandbox.Filesystem.DenyRead, wantRead)
 	}
 	want := []string{filepath.Join(tr.proj, "sub"), filepath.Join(filepath.Dir(tr.home), "docs"), "/abs", filepath.Join(tr.home, "shared")}
 	if !reflect.DeepEqual(s.Permissions.AdditionalDirectories, want) {

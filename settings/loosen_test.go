@@ -92,3 +92,45 @@ func TestProjectFilesMayNotLoosen(t *testing.T) {
 		t.Errorf("--permission-mode: %q from %q", s.Permissions.DefaultMode, s.Permissions.ModeSource)
 	}
 }
+
+// A settings file an ouro session wrote and no person reviewed keeps only what restricts:
+// its allow rules, mode, hooks, env, directories and the like are ignored with a warning
+// that names the file and each key; its deny and ask rules still apply. The user's own
+// files are judged the same way; a reviewed file counts whole.
+func TestUnreviewedFilesMayNotWiden(t *testing.T) {
+	tr := newTree(t)
+	local := write(t, filepath.Join(tr.proj, ".claude", "settings.local.json"), `{
+		"permissions":{"allow":["Bash(curl *)"],"deny":["Read(./.env)"],"ask":["Bash(git push *)"],"defaultMode":"plan","additionalDirectories":["src"]},
+		"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}]},
+		"env":{"FOO":"bar"},"sandbox":{"enabled":true,"excludedCommands":["curl"]},"model":"x"}`)
+	user := write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"permissions":{"allow":["Bash(wget *)"]}}`)
+	opts := tr.opts()
+	opts.Unreviewed = func(path string, data []byte) string {
+		if path == local || path == user {
+			return "it was written by ouro's tools"
+		}
+		return ""
+	}
+	s, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Permissions.Allow) != 0 || s.Permissions.DefaultMode != "" || len(s.Hooks) != 0 || len(s.Env) != 0 ||
+		len(s.Permissions.AdditionalDirectories) != 0 || len(s.Sandbox.ExcludedCommands) != 0 || s.Model != "" {
+		t.Fatalf("an unreviewed file widened: %+v", s)
+	}
+	if len(s.Permissions.Deny) != 1 || len(s.Permissions.Ask) != 1 || s.Sandbox.Enabled == nil || !*s.Sandbox.Enabled {
+		t.Fatalf("its restrictions were lost: deny %v ask %v sandbox %v", s.Permissions.Deny, s.Permissions.Ask, s.Sandbox.Enabled)
+	}
+	all := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{local + ": env, hooks, model, permissions.additionalDirectories, permissions.allow, permissions.defaultMode, sandbox.excludedCommands ignored: it was written by ouro's tools",
+		user + ": permissions.allow ignored", "edit it yourself"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+	opts.Unreviewed = func(string, []byte) string { return "" }
+	if s, _ = Load(opts); len(s.Permissions.Allow) != 2 || len(s.Hooks) != 1 {
+		t.Fatalf("a reviewed file did not count whole: %+v", s.Permissions.Allow)
+	}
+}

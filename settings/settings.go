@@ -234,10 +234,15 @@ func (s Sandbox) AutoAllow() bool {
 	return s.Enabled != nil && *s.Enabled
 }
 
-// SandboxFilesystem widens or narrows where sandboxed commands may write.
+// SandboxFilesystem widens or narrows where sandboxed commands may write, and names
+// what they may not read.
 type SandboxFilesystem struct {
 	AllowWrite []string `json:"allowWrite,omitempty"`
 	DenyWrite  []string `json:"denyWrite,omitempty"`
+	// DenyRead is Claude Code's denyRead: paths and patterns ("~/.ssh", "~/**.kdbx")
+	// sandboxed commands cannot read. Enforced where the sandbox can refuse reads
+	// (Seatbelt on macOS); Landlock cannot, and ouro says so at start.
+	DenyRead []string `json:"denyRead,omitempty"`
 }
 
 // SandboxNetwork says which connections sandboxed commands may open. With none of its

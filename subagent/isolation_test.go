@@ -76,3 +76,36 @@ func TestIsolationRebindsToolsAndReports(t *testing.T) {
 		t.Errorf("a failed isolation: %s", res.Text())
 	}
 }
+
+// An isolated child's system prompt names its worktree as its working directory, not
+// the lead's (which the parent's environment block names): a model that writes by
+// absolute path takes the directory from there.
+func TestIsolatedChildSystemPromptNamesItsWorktree(t *testing.T) {
+	model := scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "isolated done"}, {Text: "plain done"}}})
+	cfg := Config{Provider: model, Model: "scripted", Tools: tool.NewRegistry(&fakeTool{name: "Read", readOnly: true}),
+		BaseSystem: "You are ouro.\n<env>\nWorking directory: /lead/checkout\nIs a git repository: true\nTools: Read, Task\n</env>\n",
+		Isolate: func(_ context.Context, name string, d Definition) (*Isolation, error) {
+			return &Isolation{Dir: "/wt/" + name}, nil
+		}}
+	task, _ := NewTool(cfg)
+	for _, iso := range []string{"worktree", ""} {
+		in, _ := json.Marshal(map[string]string{"description": "d", "prompt": "work", "subagent_type": GeneralPurpose, "isolation": iso})
+		if res, err := task.Run(context.Background(), tool.NewExec(tool.Call{ID: "toolu_7", Name: TaskName, Input: in}, nil, nil)); err != nil || res.IsError {
+			t.Fatalf("%v %s", err, res.Text())
+		}
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	isolated, plain := reqs[0].System, reqs[1].System
+	if !strings.Contains(isolated, "Working directory: /wt/agent-toolu_7") || strings.Contains(isolated, "/lead/checkout") {
+		t.Errorf("the isolated child's system prompt:\n%s", isolated)
+	}
+	if !strings.Contains(isolated, "Is a git repository: true") || !strings.Contains(isolated, "</env>") {
+		t.Errorf("the rest of the environment block was lost:\n%s", isolated)
+	}
+	if !strings.Contains(plain, "Working directory: /lead/checkout") {
+		t.Errorf("a child that is not isolated lost the lead's directory:\n%s", plain)
+	}
+}

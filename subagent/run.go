@@ -240,10 +240,11 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		}
 	}
 	stops = append(stops, ex.stops...)
+	var record func(agent.Event) error
 	if tr != nil {
 		_ = tr.w.AppendEntry("subagent", map[string]any{"agent_type": d.Name, "parent_tool_use_id": callID,
 			"description": description, "depth": cfg.Depth + 1})
-		observers = append(observers, tr.observe)
+		record = tr.record
 	}
 	if x != nil {
 		observers = append(observers, progressOf(d.Name, x))
@@ -254,7 +255,11 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 	if ex.observer != nil {
 		observers = append(observers, ex.observer)
 	}
-	system := systemPrompt(d, cfg.BaseSystem, reg.Names())
+	dir := ""
+	if ov.iso != nil {
+		dir = ov.iso.Dir
+	}
+	system := systemPrompt(d, cfg.BaseSystem, reg.Names(), dir)
 	if ex.system != "" {
 		system = strings.TrimRight(system, "\n") + "\n\n" + ex.system + "\n"
 	}
@@ -262,7 +267,7 @@ func (sh *shared) build(d Definition, callID, description string, x *tool.Exec, 
 		Provider: prov, Model: model, System: system,
 		Tools: reg, Limits: limits, MaxOutput: cfg.MaxOutput, Effort: ov.effort,
 		BeforeModel: beforeModel, Gates: gates, AfterTool: afterTool, BeforeStop: stops,
-		Observers: observers,
+		Observers: observers, Record: record,
 	})
 	if err != nil {
 		if tr != nil {
@@ -353,10 +358,12 @@ func withoutTask(r *tool.Registry) *tool.Registry {
 
 var envRE = regexp.MustCompile(`(?s)<env>.*?</env>`)
 var toolsLineRE = regexp.MustCompile(`(?m)^Tools: .*$`)
+var dirLineRE = regexp.MustCompile(`(?m)^Working directory: .*$`)
 
 // systemPrompt is the definition's prompt plus the parent's environment block with the
-// child's own tools.
-func systemPrompt(d Definition, base string, tools []string) string {
+// child's own tools, and its own working directory when it works in one (dir, its
+// worktree): a child told the lead's directory would write there by absolute path.
+func systemPrompt(d Definition, base string, tools []string, dir string) string {
 	p := d.Prompt
 	if p == "" {
 		p = "You are a subagent. Do the task you are given and answer with a concise final report."
@@ -369,6 +376,16 @@ func systemPrompt(d Definition, base string, tools []string) string {
 		return p + "\n"
 	}
 	env = toolsLineRE.ReplaceAllLiteralString(env, "Tools: "+strings.Join(tools, ", "))
+	if dir != "" {
+		line := "Working directory: " + dir + " (your own git worktree; the main checkout is not yours to write)"
+		if dirLineRE.MatchString(env) {
+			env = dirLineRE.ReplaceAllLiteralString(env, line)
+		} else if strings.HasSuffix(env, "</env>") {
+			env = strings.TrimSuffix(env, "</env>") + line + "\n</env>"
+		} else {
+			env += "\n" + line
+		}
+	}
 	return p + "\n\n" + env + "\n"
 }
 
@@ -435,7 +452,10 @@ func createTranscript(dir, name, model string) (*session.Writer, error) {
 	return session.OpenAppend(path)
 }
 
-func (t *transcript) observe(e agent.Event) {
+// record writes the child's run into its transcript (the loop's Record): a child whose
+// steps cannot be recorded stops, as the session does (a teammate's inbox counts a
+// message delivered only once its transcript holds it).
+func (t *transcript) record(e agent.Event) error {
 	var err error
 	switch e.Type {
 	case agent.EventMessage:
@@ -456,6 +476,7 @@ func (t *transcript) observe(e agent.Event) {
 		t.bad = true
 		t.warn(fmt.Sprintf("subagent transcript %s: %v", t.w.Path(), err))
 	}
+	return err
 }
 
 func (t *transcript) close() {

@@ -39,6 +39,9 @@ type Config struct {
 	// Completing, if set, sees each task before this Board marks it completed: an error
 	// leaves it as it was and is what Update returns (TaskCompleted hooks).
 	Completing func(context.Context, Task) error
+	// OweReport: a task this Board completes owes its completion report (Task.Report),
+	// set in the same write (a teammate's board).
+	OweReport bool
 }
 
 // Board is one caller's view of one task list: it applies the task list's rules on the
@@ -46,6 +49,43 @@ type Config struct {
 type Board struct {
 	cfg Config
 	mu  sync.Mutex // serialises OnChange calls
+
+	heldMu sync.Mutex
+	held   map[string]bool // tasks this board claimed and has not let go
+}
+
+// hold notes whether this board holds a claim on t after it wrote it.
+func (b *Board) hold(t Task) {
+	b.heldMu.Lock()
+	defer b.heldMu.Unlock()
+	if b.held == nil {
+		b.held = map[string]bool{}
+	}
+	if t.Open() && t.Owner != "" && t.Holder == b.cfg.Holder {
+		b.held[t.ID] = true
+	} else {
+		delete(b.held, t.ID)
+	}
+}
+
+// lost reports a claim this board had on t that it holds no more: its
+// lease ran out without renewal, and the task was released, claimed by another or
+// completed meanwhile. The error says so, for the model.
+func (b *Board) lost(t Task) error {
+	b.heldMu.Lock()
+	gone := b.held[t.ID] && (t.Holder != b.cfg.Holder || !t.Open() || t.Owner == "")
+	b.heldMu.Unlock()
+	if !gone {
+		return nil
+	}
+	now := "it is back on the list, unclaimed: claim it again (TaskUpdate owner) before you change it, if it still needs doing"
+	switch {
+	case t.Status == Completed:
+		now = fmt.Sprintf("it was completed meanwhile (owner %q): do not report it as done", t.Owner)
+	case t.Owner != "":
+		now = fmt.Sprintf("%q claimed it: it is theirs to finish; do not report it as done", t.Owner)
+	}
+	return fmt.Errorf("task #%s is no longer yours: your claim on it ended (its lease ran out without renewal), and %s. Nothing was changed. Tell the lead with SendMessage what you did on it, if that matters", t.ID, now)
 }
 
 // NewBoard returns a Board on cfg.Store.

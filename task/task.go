@@ -48,6 +48,11 @@ type Task struct {
 	Note    string    `json:"note,omitempty"`
 	Created time.Time `json:"created,omitzero"`
 	Updated time.Time `json:"updated,omitzero"`
+	// Report is the completion report owed to a team's lead, kept with the task so that
+	// completing it and owing its report are one write: ReportOwed once a teammate
+	// completed it, "sending HOLDER UNIXTIME" while one sends it, "sent MESSAGEID" after.
+	// A report owed (or being sent) for longer than a lease is sent by whoever looks next.
+	Report string `json:"report,omitempty"`
 
 	// Rev is the store's revision of the task, for compare-and-set; not part of the task.
 	Rev int64 `json:"-"`

@@ -166,6 +166,12 @@ func (b *Board) update(ctx context.Context, id string, u Update) (Outcome, error
 		t = released(t, b.cfg.Now())
 		x.put(t)
 	}
+	if u.Owner == nil || strings.TrimSpace(*u.Owner) == "" {
+		// A write by a claimant that lost its claim is refused (claiming again is not).
+		if err := b.lost(t); err != nil {
+			return Outcome{}, err
+		}
+	}
 	orig := t.Clone()
 	var fields []string
 	renewed := false
@@ -283,6 +289,9 @@ func (b *Board) update(ctx context.Context, id string, u Update) (Outcome, error
 			}
 		case Completed:
 			t.Holder, t.LeaseUntil = "", time.Time{}
+			if b.cfg.OweReport {
+				t.Report = ReportOwed
+			}
 			for _, bid := range t.Blocks {
 				bt, err := x.get(bid)
 				if err != nil {
@@ -303,6 +312,7 @@ func (b *Board) update(ctx context.Context, id string, u Update) (Outcome, error
 	if err := x.apply(); err != nil {
 		return Outcome{}, err
 	}
+	b.hold(t)
 	out.Task, out.Fields = t, fields
 	return out, nil
 }

@@ -23,7 +23,16 @@ type fleetWork struct {
 	done    int
 	tokens  int
 	cost    float64
-	taskID  string // the task whose worktree the member works in
+	taskID  string          // the task whose worktree the member works in
+	prior   registry.Worker // what earlier processes under this name did (Runs 0: none)
+}
+
+// carryOn takes the totals of the record an earlier process under this name left.
+func (f *fleetWork) carryOn(prev registry.Worker) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prior = prev
+	f.prior.Runs = max(prev.Runs, 1)
 }
 
 func (f *fleetWork) completed() {
@@ -55,7 +64,8 @@ func (tm *teammate) record(stopped string) registry.Worker {
 	defer f.mu.Unlock()
 	return registry.Worker{Team: tm.team.cfg.Name, Name: tm.name, Host: f.spec.Host, PID: f.spec.PID, Agent: tm.def.Name,
 		Repo: f.spec.Repo, Started: f.started, Heartbeat: time.Now().UTC(), Lease: tm.team.lease, Task: cur,
-		TasksDone: f.done, Tokens: f.tokens, CostUSD: f.cost, Stopped: stopped}
+		TasksDone: f.prior.TasksDone + f.done, Tokens: f.prior.Tokens + f.tokens, CostUSD: f.prior.CostUSD + f.cost,
+		Stopped: stopped, Runs: f.prior.Runs + 1}
 }
 
 // heartbeat writes the worker's record now and every third of a lease until ctx ends.
@@ -119,7 +129,7 @@ func (tm *teammate) enterTask(ctx context.Context, t task.Task) bool {
 	}
 	tm.team.cfg.Warn(fmt.Sprintf("%s: task #%s has no worktree: %v", tm.name, t.ID, err))
 	tm.report(fmt.Sprintf("%s could not start task #%s: its worktree could not be made (%v). The task is given back.", tm.name, t.ID, err))
-	tm.release()
+	tm.release("")
 	return false
 }
 

@@ -110,3 +110,84 @@ func TestWorkerPublishesEachTaskOnceAndKeepsItsRecord(t *testing.T) {
 		t.Fatalf("the worker's last record: %+v", w)
 	}
 }
+
+// A worker started again under the same name (after a crash, or for more tasks) adds to
+// what its earlier processes did: its record counts every process's tasks, tokens and
+// cost, and how many processes there were, so ouro team status sums to the work done.
+func TestARestartedWorkersRecordSumsItsRuns(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		r := &router{byTask: map[string]*scripted.Provider{"1": completes("1"), "2": completes("2")}, byName: map[string]*scripted.Provider{}}
+		f := newFixtureOn(t, r, s)
+		ctx := context.Background()
+		for i := 1; i <= 2; i++ {
+			if _, err := f.board.Create(ctx, fmt.Sprintf("part %d", i), "", "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var tokens []int
+		for run := 1; run <= 2; run++ {
+			mail := s.mail
+			if run > 1 {
+				mail = s.reopen(t) // the first process's team closed its own
+			}
+			tm := team.New(team.Config{Name: "list", Holder: fmt.Sprintf("proc%d", run), Agents: f.agent, Poll: 10 * time.Millisecond,
+				Open: func() (mailbox.Store, task.Store, time.Duration, error) { return mail, s.tasks, time.Minute, nil },
+				Warn: func(s string) { t.Log("warn: " + s) }})
+			why, err := tm.Work(ctx, team.WorkerSpec{Name: "w1", MaxTasks: 1, Registry: s.reg, Host: "box", PID: 40 + run})
+			tm.Close()
+			if err != nil || !strings.Contains(why, "the 1 task(s)") {
+				t.Fatalf("run %d: %q, %v", run, why, err)
+			}
+			ws, err := s.reg.List(ctx, "list")
+			if err != nil || len(ws) != 1 {
+				t.Fatalf("registry after run %d: %+v, %v", run, ws, err)
+			}
+			tokens = append(tokens, ws[0].Tokens)
+			if w := ws[0]; w.TasksDone != run || w.Runs != run || w.PID != 40+run {
+				t.Fatalf("the record after run %d: %+v", run, w)
+			}
+		}
+		if tokens[0] == 0 || tokens[1] <= tokens[0] {
+			t.Errorf("tokens after each run: %v: the second run's are not added to the first's", tokens)
+		}
+	})
+}
+
+// The last worker to look at a finished list sends the report a dead worker owed before
+// it stops: nobody else may look again.
+func TestTheLastWorkerSendsAnOwedReport(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		ctx := context.Background()
+		lease := 300 * time.Millisecond
+		dead := task.NewBoard(task.Config{Store: s.tasks, List: "list", Holder: "gone/w9", Lease: lease, OweReport: true})
+		if _, err := dead.Create(ctx, "parse", "", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		owner, done := "w9", task.Completed
+		if _, err := dead.Update(ctx, "1", task.Update{Owner: &owner}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dead.Update(ctx, "1", task.Update{Status: &done}); err != nil {
+			t.Fatal(err)
+		}
+		f := newFixtureOn(t, &router{byName: map[string]*scripted.Provider{}}, s)
+		tm := team.New(team.Config{Name: "list", Holder: "proc2", Agents: f.agent, Poll: 10 * time.Millisecond,
+			Open: func() (mailbox.Store, task.Store, time.Duration, error) { return s.mail, s.tasks, lease, nil },
+			Warn: func(w string) { t.Log("warn: " + w) }})
+		t.Cleanup(tm.Close)
+		why, err := tm.Work(ctx, team.WorkerSpec{Name: "w1"})
+		if err != nil || why != "no open task remains" {
+			t.Fatalf("Work: %q, %v", why, err)
+		}
+		ms, _ := s.mail.Recent(ctx, "list", 10)
+		n := 0
+		for _, m := range ms {
+			if m.To == team.Lead && m.From == "w9" && strings.HasPrefix(m.Text, "Completed task #1:") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d reports of #1 from w9: %+v", n, ms)
+		}
+	})
+}

@@ -77,6 +77,15 @@ func (w waiter) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecisio
 	if in == nil {
 		return agent.StopDecision{}
 	}
+	if s.Last {
+		// The loop ends the run whatever this says: take nothing it would not deliver (on
+		// JetStream a message taken stays hidden from the next process for the ack wait),
+		// and say what is left.
+		if why := t.leftAtCap(ctx, s.Continued); why != "" {
+			t.cfg.Warn(why)
+		}
+		return agent.StopDecision{}
+	}
 	deadline := time.Now().Add(w.limit)
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
@@ -108,6 +117,40 @@ func (w waiter) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecisio
 	}
 }
 
+// leftAtCap says what a lead's run leaves behind when it ends at its cap of stop
+// continuations: messages waiting for it, teammates still at work ("" when nothing).
+func (t *Team) leftAtCap(ctx context.Context, continued int) string {
+	n, err := waitingFor(ctx, t.mail, t.cfg.Name, Lead)
+	busy := t.busy(ctx)
+	var left []string
+	switch {
+	case err != nil:
+		left = append(left, "the messages waiting for it could not be counted ("+err.Error()+")")
+	case n > 0:
+		left = append(left, fmt.Sprintf("%d message(s) from teammates wait in its mailbox, not taken", n))
+	}
+	if busy {
+		left = append(left, "teammates were still at work ("+t.working()+"); they stop with the session")
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the lead's run ended: its stop checks had sent it back %d times in a row, the most allowed; %s. Continue the session (ouro -c) to have them delivered.",
+		continued, strings.Join(left, "; "))
+}
+
+// waitingFor counts to's undelivered messages, without taking them where the store can
+// (a JetStream consumer's pending count).
+func waitingFor(ctx context.Context, ms mailbox.Store, team, to string) (int, error) {
+	if c, ok := ms.(interface {
+		Waiting(ctx context.Context, team, to string) (int, error)
+	}); ok {
+		return c.Waiting(ctx, team, to)
+	}
+	p, err := ms.Pending(ctx, team, to)
+	return len(p), err
+}
+
 func (t *Team) leadPending(ctx context.Context) (pending, protocol bool) {
 	ms, err := t.mail.Pending(ctx, t.cfg.Name, Lead)
 	if err != nil {
@@ -130,7 +173,7 @@ func (t *Team) busy(ctx context.Context) bool {
 		live = append(live, t.members[n])
 	}
 	t.mu.Unlock()
-	claimers := 0
+	var claimers []*teammate
 	for _, tm := range live {
 		st := tm.state()
 		if st.Status == StatusStopped && tm.proc != nil && tm.proc.alive() {
@@ -144,20 +187,34 @@ func (t *Team) busy(ctx context.Context) bool {
 		case StatusWorking, StatusStarting:
 			return true
 		}
-		if ms, err := t.mail.Pending(ctx, t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
+		if tm.proc != nil {
+			// Counted, not taken: what the lead's process takes from a teammate process's
+			// mailbox is hidden from that process (on JetStream, for the ack wait).
+			if n, err := waitingFor(ctx, t.mail, t.cfg.Name, tm.name); err == nil && n > 0 {
+				return true
+			}
+			if tm.proc.behind() {
+				return true // it took a message its state does not show yet
+			}
+		} else if ms, err := t.mail.Pending(ctx, t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
 			return true
 		}
 		if !tm.waitingForPlan() {
-			claimers++
+			claimers = append(claimers, tm)
 		}
 	}
-	return (claimers > 0 && t.readyTask(ctx)) || t.heldByProcess(ctx)
+	return t.readyTask(ctx, claimers) || t.heldByProcess(ctx)
 }
 
-// readyTask reports whether some task can be claimed now.
-func (t *Team) readyTask(ctx context.Context) bool {
+// readyTask reports whether one of claimers can claim some task now (a teammate does
+// not take again by itself a task it gave back unfinished).
+func (t *Team) readyTask(ctx context.Context, claimers []*teammate) bool {
 	all, err := t.board.All(ctx) // a lapsed claim is released: its task is ready again
 	if err != nil {
+		return false
+	}
+	t.recoverReports(ctx, t.board, all)
+	if len(claimers) == 0 {
 		return false
 	}
 	done := map[string]bool{}
@@ -168,7 +225,11 @@ func (t *Team) readyTask(ctx context.Context) bool {
 	}
 	for _, x := range all {
 		if x.Status == task.Pending && x.Owner == "" && allDone(x.BlockedBy, done) {
-			return true
+			for _, tm := range claimers {
+				if !tm.gaveUpOn(x.ID) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -82,6 +82,7 @@ type proc struct {
 	exited     bool
 	exit       string // how it ended, when not cleanly ("signal: killed", "exit status 2")
 	budgetStop bool   // told to stop: the team budget ran out
+	sent       string // the newest message id known to be in its mailbox (mailbox.Later)
 	buf        []byte // a line not yet ended
 	onLine     func([]byte)
 }
@@ -108,6 +109,25 @@ func (p *proc) Write(b []byte) (int, error) {
 		on(l)
 	}
 	return len(b), nil
+}
+
+// mailed notes that message id was in the teammate's mailbox.
+func (p *proc) mailed(id string) {
+	p.mu.Lock()
+	if mailbox.Later(id, p.sent) {
+		p.sent = id
+	}
+	p.mu.Unlock()
+}
+
+// behind: the state it last reported is older than a message known to be in its
+// mailbox. Its lines reach the lead through a pipe, the acknowledgement of what it took
+// through the store; a lead must not read "idle, nothing pending" from an idle line still
+// ahead of the "working" one when the store already shows the message taken.
+func (p *proc) behind() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return mailbox.Later(p.sent, p.last.LastRead)
 }
 
 // ended: it was started and has ended.
@@ -191,6 +211,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 			t.forget(tm)
 			return tool.Errorf("Teammate %q was not started: its prompt could not be stored: %v", tm.name, err)
 		}
+		tm.proc.mailed(prompt.ID)
 	}
 	fail := func(err error) tool.Result {
 		if prompt.ID != "" {

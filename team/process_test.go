@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,17 @@ func TestHelperWorker(t *testing.T) {
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 		line(team.Member{Name: "w1", Status: team.StatusIdle})
+	case "reader":
+		// Idle, then (once the test says so) idle having read message 1: the state lines
+		// of a worker that took its prompt, the second still to come.
+		line(team.Member{Name: "w1", Status: team.StatusIdle})
+		for {
+			if _, err := os.Stat(os.Getenv("TEAM_HELPER_READ")); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		line(team.Member{Name: "w1", Status: team.StatusIdle, LastRead: "1"})
 	case "spender":
 		line(team.Member{Name: "w1", Status: team.StatusWorking, Tokens: 1000, CostUSD: 0.5})
 		m := llm.UserText("hello from the worker")
@@ -292,5 +304,40 @@ func TestProcessTeammateMessagesAreAnnounced(t *testing.T) {
 	got := f.heard()
 	if len(got) != 1 || got[0].Text != "I found the bug." {
 		t.Fatalf("OnMessage heard %+v", got)
+	}
+}
+
+// A lead deciding whether its team is done reads two things with no order between them:
+// a teammate process's state lines (through a pipe) and its mailbox (the store). A worker
+// that took its prompt (acknowledged in the store) while its "working" line is still on
+// the way must not pass for idle with nothing to do: the lead would end with its teammate
+// at work. Once its state shows the message read, idle means idle.
+func TestProcessTeammateIdleLineOlderThanItsMailboxIsBusy(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "read")
+	t.Setenv("TEAM_HELPER_READ", ready)
+	f := newProcFixture(t, "reader", agent.Limits{})
+	if res := f.spawn("w1"); res.IsError {
+		t.Fatalf("spawn: %s", res.Text())
+	}
+	waitFor(t, "w1's idle line", func() bool { return f.member("w1").Status == team.StatusIdle })
+	ctx := context.Background()
+	ms, _ := f.mail.Pending(ctx, "list", "w1")
+	if len(ms) != 1 || ms[0].ID != "1" {
+		t.Fatalf("w1's mailbox: %+v", ms)
+	}
+	// The worker takes its prompt; the line saying so has not reached the lead yet.
+	if err := f.mail.Ack(ctx, "list", "w1", []string{ms[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	stop := f.team.LeadWaiter(30 * time.Millisecond)
+	if d := stop.BeforeStop(ctx, &agent.Stop{}); !d.Continue || !strings.Contains(d.Message, "still working") {
+		t.Fatalf("the lead would stop while w1 works on its prompt: %+v", d)
+	}
+	if err := os.WriteFile(ready, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "w1's state having read its prompt", func() bool { return f.member("w1").LastRead == "1" })
+	if d := stop.BeforeStop(ctx, &agent.Stop{}); d.Continue {
+		t.Fatalf("w1 is idle with nothing to do, yet the lead is held: %+v", d)
 	}
 }

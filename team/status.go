@@ -29,6 +29,10 @@ type Member struct {
 	Pid    int    `json:"pid,omitempty"`
 	Exit   string `json:"exit,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
+	// LastRead is the id of the newest message the teammate took from its mailbox: its
+	// lead, reading a teammate process's state from its output, knows by it whether that
+	// state is older than a message the store shows taken.
+	LastRead string `json:"last_read,omitempty"`
 }
 
 // Snapshot is the team's state.
@@ -47,6 +51,9 @@ func (tm *teammate) state() Member {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	m := Member{Name: tm.name, AgentType: tm.def.Name, Status: tm.status, Task: tm.current, LastMessage: tm.last, Reason: tm.reason}
+	if tm.inbox != nil {
+		m.LastRead = tm.inbox.Newest()
+	}
 	if tm.m != nil {
 		u, c := tm.m.Usage()
 		m.Tokens, m.CostUSD, m.Model, m.Transcript = u.Total(), c, tm.m.Model(), tm.m.TranscriptPath()

@@ -332,6 +332,9 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 		return mailbox.Message{}, err
 	}
 	if rcpt != nil {
+		if rcpt.proc != nil {
+			rcpt.proc.mailed(sent.ID)
+		}
 		if sent.Kind == mailbox.ShutdownRequest {
 			rcpt.requestStop(sent)
 		}

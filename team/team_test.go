@@ -74,19 +74,28 @@ func completes(id string) *scripted.Provider {
 
 type fixture struct {
 	team  *team.Team
-	tasks *task.MemStore
-	mail  *mailbox.MemStore
+	tasks task.Store
+	mail  mailbox.Store
 	board *task.Board
 	agent *subagent.Tool
 }
 
 func newFixture(t *testing.T, p llm.Provider, defs ...subagent.Definition) *fixture {
-	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	return newFixtureOn(t, p, stores{mail: mailbox.NewMemStore(), tasks: task.NewMemStore()}, defs...)
+}
+
+// newFixtureOn is newFixture on the stores s.
+func newFixtureOn(t *testing.T, p llm.Provider, s stores, defs ...subagent.Definition) *fixture {
+	f := &fixture{tasks: s.tasks, mail: s.mail}
 	reg := tool.NewRegistry()
 	f.agent, _ = subagent.NewTool(subagent.Config{Provider: p, Model: "scripted", Tools: reg, Definitions: defs})
+	warn := s.warn
+	if warn == nil {
+		warn = func(s string) { t.Log("warn: " + s) }
+	}
 	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil },
-		Warn: func(s string) { t.Log("warn: " + s) }})
+		Warn: warn})
 	f.agent.SetSpawner(f.team)
 	f.board = task.NewBoard(task.Config{Store: f.tasks, List: "list", Holder: "lead"})
 	t.Cleanup(f.team.Close)

@@ -52,13 +52,14 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
-	proc     *proc      // the lead's side of a teammate in its own process (process.go)
-	worker   bool       // runs as its own process (ouro team worker)
-	stay     bool       // a worker its lead started: it stays until told to stop
-	maxTasks int        // a worker stops after claiming this many (0: no bound)
-	claims   int        // tasks claimed
-	hookStop string     // why a TeammateIdle hook stopped it (continue:false)
-	fleet    *fleetWork // a worker's record and per-task worktrees (fleet.go); nil otherwise
+	proc     *proc           // the lead's side of a teammate in its own process (process.go)
+	worker   bool            // runs as its own process (ouro team worker)
+	stay     bool            // a worker its lead started: it stays until told to stop
+	maxTasks int             // a worker stops after claiming this many (0: no bound)
+	claims   int             // tasks claimed
+	hookStop string          // why a TeammateIdle hook stopped it (continue:false)
+	gaveUp   map[string]bool // tasks it gave back unfinished: it does not claim them again by itself
+	fleet    *fleetWork      // a worker's record and per-task worktrees (fleet.go); nil otherwise
 }
 
 // holder is the teammate's identity in task claims.
@@ -70,7 +71,7 @@ func (tm *teammate) build(description string) error {
 	t := tm.team
 	tm.plan = tm.def.PermissionMode == "plan"
 	bcfg := task.Config{Store: t.tasks, List: t.cfg.Name, Holder: tm.holder(), Lease: t.lease,
-		OnChange: tm.tasksChanged}
+		OnChange: tm.tasksChanged, OweReport: true}
 	tm.boardHooks(&bcfg)
 	tm.board = task.NewBoard(bcfg)
 	tm.inbox = &mailbox.Inbox{Store: t.mail, Team: t.cfg.Name, Name: tm.name,
@@ -232,7 +233,7 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 		return true
 	}
 	if why := tm.stoppedByHook(); why != "" {
-		tm.release()
+		tm.release("")
 		tm.stop("a TeammateIdle hook stopped it: " + why)
 		tm.report(fmt.Sprintf("%s stopped: a TeammateIdle hook stopped it (%s).", tm.name, why))
 		return true
@@ -262,12 +263,23 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 			why = string(out.Status)
 		}
 		tm.report(fmt.Sprintf("%s's run ended %s: %s", tm.name, out.Status, why))
+		// Nobody will resume this run: its tasks go back to the list for another
+		// teammate, rather than stay claimed by one that renews their leases and works on
+		// something else.
+		tm.release(fmt.Sprintf("%s's run ended %s (%s) without completing it", tm.name, out.Status, why))
 		if tm.worker {
-			// Nobody will resume this run: the task goes back to the list for another
-			// teammate, and the worker stops rather than hold it while renewing its lease.
-			tm.release()
+			// A worker stops: its next run would start from the same failure.
 			tm.stop(fmt.Sprintf("its run ended %s: %s", out.Status, why))
 			return true
+		}
+		tm.afterRun()
+		return false
+	}
+	if !paused {
+		// The run ended (after the reminders to complete or release its task) with a task
+		// still claimed: nobody works on it now, so it goes back to the list.
+		if tm.release(fmt.Sprintf("%s's run ended without completing it or giving it back, after being reminded", tm.name)) > 0 {
+			tm.afterRun()
 		}
 	}
 	return false
@@ -345,6 +357,7 @@ func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
 		}
 		return task.Task{}, false
 	}
+	tm.team.recoverReports(ctx, tm.board, all)
 	done := map[string]bool{}
 	for _, t := range all {
 		if t.Status == task.Completed {
@@ -353,7 +366,7 @@ func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
 	}
 	owner, status := tm.name, task.InProgress
 	for _, t := range all {
-		if t.Status != task.Pending || t.Owner != "" || !allDone(t.BlockedBy, done) {
+		if t.Status != task.Pending || t.Owner != "" || !allDone(t.BlockedBy, done) || tm.gaveUpOn(t.ID) {
 			continue
 		}
 		out, err := tm.board.Update(ctx, t.ID, task.Update{Owner: &owner, Status: &status})
@@ -390,6 +403,19 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 	tm.mu.Unlock()
 	id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
 	if id == "" {
+		// A task its model claimed itself (TaskUpdate owner) is its task as much as one it
+		// was given: shown as held, held to completion, given back when its run ends.
+		for _, t := range list {
+			if t.Open() && t.Owner != "" && t.Holder == tm.holder() {
+				tm.mu.Lock()
+				if tm.current == "" {
+					tm.current = "#" + t.ID + " " + t.Subject
+				}
+				tm.mu.Unlock()
+				tm.team.notify()
+				break
+			}
+		}
 		return
 	}
 	byID := map[string]task.Task{}
@@ -403,9 +429,23 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 	tm.mu.Lock()
 	tm.current = ""
 	tm.mu.Unlock()
-	if t.Status != task.Completed {
-		tm.team.notify() // released
+	if t.Status != task.Completed || t.Owner != tm.name {
+		// Released, or completed by whoever took it over when its claim lapsed: that one
+		// reports it.
+		tm.team.notify()
 		return
+	}
+	tm.fleet.completed()
+	// The completion wrote that its report is owed (task.Config.OweReport): sent now, or,
+	// if this process dies first, by whoever looks at the list once a lease has passed.
+	tm.team.sendReport(context.Background(), tm.board, t.ID, 0, list)
+}
+
+// completionText is the report of task t's completion: what it unblocked in list.
+func completionText(t task.Task, list []task.Task) string {
+	byID := map[string]task.Task{}
+	for _, x := range list {
+		byID[x.ID] = x
 	}
 	var unblocked []string
 	blocks := append([]string(nil), t.Blocks...)
@@ -417,7 +457,7 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 		}
 		ready := true
 		for _, x := range b.BlockedBy {
-			if bx, ok := byID[x]; ok && bx.Open() {
+			if bx, ok := byID[x]; ok && bx.Open() && bx.ID != t.ID {
 				ready = false
 			}
 		}
@@ -425,12 +465,66 @@ func (tm *teammate) tasksChanged(list []task.Task) {
 			unblocked = append(unblocked, "#"+b.ID+" "+b.Subject)
 		}
 	}
-	tm.fleet.completed()
 	text := fmt.Sprintf("Completed task #%s: %s.", t.ID, t.Subject)
 	if len(unblocked) > 0 {
 		text += " Unblocked: " + strings.Join(unblocked, ", ") + "."
 	}
-	tm.report(text)
+	return text
+}
+
+// sendReport sends the lead the completion report of task id if it is due (stale 0: owed
+// and just completed by this process; else owed, or being sent, for longer than stale:
+// its completer ended before it could say so) and records it sent, in the task.
+func (t *Team) sendReport(ctx context.Context, b *task.Board, id string, stale time.Duration, list []task.Task) {
+	x, ok, err := b.TakeReport(ctx, id, stale)
+	if err != nil {
+		t.cfg.Warn(fmt.Sprintf("reporting task #%s's completion: %v", id, err))
+		return
+	}
+	if !ok || x.Owner == "" {
+		return
+	}
+	text := completionText(x, list)
+	if stale > 0 {
+		// Its completer may have sent it and ended before recording that (a moment before:
+		// the team's last messages hold it).
+		if ms, err := t.mail.Recent(ctx, t.cfg.Name, recentReports); err == nil {
+			for _, m := range ms {
+				if m.To == Lead && m.From == x.Owner && strings.HasPrefix(m.Text, fmt.Sprintf("Completed task #%s:", x.ID)) {
+					if err := b.MarkReported(ctx, x.ID, m.ID); err != nil {
+						t.cfg.Warn(fmt.Sprintf("recording task #%s's report: %v", id, err))
+					}
+					return
+				}
+			}
+		} else {
+			t.cfg.Warn(fmt.Sprintf("reporting task #%s's completion: %v", id, err))
+			return // the report stays owed: looked at again later
+		}
+		text += fmt.Sprintf(" (Sent on %s's behalf: it completed the task and ended before it could report it.)", x.Owner)
+	}
+	m, err := t.Send(ctx, mailbox.Message{From: x.Owner, To: Lead, Text: text, Summary: clip(text, 60)})
+	if err != nil {
+		t.cfg.Warn(x.Owner + " reporting to the lead: " + err.Error())
+		return // stays "sending": taken over once stale
+	}
+	if err := b.MarkReported(ctx, x.ID, m.ID); err != nil {
+		t.cfg.Warn(fmt.Sprintf("recording task #%s's report: %v", id, err))
+	}
+}
+
+// recentReports is how many of the team's last messages are searched for a report its
+// sender sent and did not record.
+const recentReports = 200
+
+// recoverReports sends the completion reports owed for longer than a lease in all: their
+// completers ended (kill -9) between completing and reporting.
+func (t *Team) recoverReports(ctx context.Context, b *task.Board, all []task.Task) {
+	for _, x := range all {
+		if x.Status == task.Completed && x.Report != "" && !strings.HasPrefix(x.Report, "sent ") {
+			t.sendReport(ctx, b, x.ID, t.lease, all)
+		}
+	}
 }
 
 // report sends the lead a message from the teammate (the team's own notices).
@@ -464,22 +558,74 @@ func (tm *teammate) shutdown(req mailbox.Message) {
 	t.mu.Lock()
 	delete(t.requests, req.RequestID)
 	t.mu.Unlock()
-	tm.release()
+	tm.release("")
 	tm.stop("shut down at the lead's request")
 }
 
-// release gives back a task it still holds, so another teammate can take it.
-func (tm *teammate) release() {
+// release gives back every open task it holds (the one it was given, and any its model
+// claimed with TaskUpdate), so another teammate can take them; it returns how many. why,
+// when not "", is why, told to the lead for each task; the teammate then does not claim
+// them again by itself.
+func (tm *teammate) release(why string) int {
+	ctx := context.Background()
 	tm.mu.Lock()
 	cur := tm.current
 	tm.current = ""
 	tm.mu.Unlock()
-	if id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " "); id != "" {
-		empty, pending := "", task.Pending
-		if _, err := tm.board.Update(context.Background(), id, task.Update{Owner: &empty, Status: &pending}); err != nil {
-			tm.team.cfg.Warn(fmt.Sprintf("%s releasing task #%s: %v", tm.name, id, err))
+	held := map[string]string{}
+	if id, subject, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " "); id != "" {
+		held[id] = subject
+	}
+	all, err := tm.board.All(ctx)
+	if err != nil {
+		tm.team.cfg.Warn(fmt.Sprintf("%s reading the tasks it holds: %v", tm.name, err))
+	}
+	byID := map[string]task.Task{}
+	for _, t := range all {
+		byID[t.ID] = t
+		if t.Open() && t.Owner != "" && t.Holder == tm.holder() {
+			held[t.ID] = t.Subject
 		}
 	}
+	ids := make([]string, 0, len(held))
+	for id := range held {
+		if t, ok := byID[id]; ok && (!t.Open() || t.Holder != tm.holder()) {
+			continue // completed, or no longer its claim
+		}
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return idOrder(a) - idOrder(b) })
+	n := 0
+	for _, id := range ids {
+		empty, pending := "", task.Pending
+		if _, err := tm.board.Update(ctx, id, task.Update{Owner: &empty, Status: &pending}); err != nil {
+			tm.team.cfg.Warn(fmt.Sprintf("%s releasing task #%s: %v", tm.name, id, err))
+			continue
+		}
+		n++
+		if why == "" {
+			continue
+		}
+		tm.mu.Lock()
+		if tm.gaveUp == nil {
+			tm.gaveUp = map[string]bool{}
+		}
+		tm.gaveUp[id] = true
+		tm.mu.Unlock()
+		tm.report(fmt.Sprintf("Task #%s (%s) is back on the shared list, unowned: %s. Another teammate can take it; %s will not take it again by itself.",
+			id, held[id], why, tm.name))
+	}
+	if n > 0 {
+		tm.team.notify()
+	}
+	return n
+}
+
+// gaveUpOn: it gave task id back unfinished.
+func (tm *teammate) gaveUpOn(id string) bool {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.gaveUp[id]
 }
 
 func (tm *teammate) stop(reason string) {

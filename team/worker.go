@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,6 +114,17 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 	var beats sync.WaitGroup
 	bctx, endBeats := context.WithCancel(t.ctx)
 	if spec.Registry != nil {
+		// A worker started again under its name (after a crash, or to take more tasks)
+		// adds to what its earlier processes did: ouro team status counts them all.
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		prev, ok, err := registry.Previous(rctx, spec.Registry, t.cfg.Name, tm.name)
+		cancel()
+		switch {
+		case err != nil:
+			t.cfg.Warn(tm.name + " reading the record of its earlier runs (its totals start again from zero): " + err.Error())
+		case ok:
+			tm.fleet.carryOn(prev)
+		}
 		beats.Add(1)
 		go func() {
 			defer beats.Done()
@@ -176,6 +188,17 @@ func (tm *teammate) workerDone(ctx context.Context) string {
 	}
 	for _, x := range all {
 		if x.Status != task.Completed {
+			return ""
+		}
+	}
+	// A report still owed (its sender may have died) keeps the worker until it is sent:
+	// it may be the last one to look at the list.
+	tm.team.recoverReports(ctx, tm.board, all)
+	if all, err = tm.board.All(ctx); err != nil {
+		return ""
+	}
+	for _, x := range all {
+		if x.Report != "" && !strings.HasPrefix(x.Report, "sent ") {
 			return ""
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
@@ -17,8 +19,23 @@ const DefaultOutputBudget = 30_000
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.*-]`)
 
-// applyBudget keeps a result within the output budget (see Budget.Fit).
+// applyBudget keeps a result within the output budget (see Budget.Fit). Its text is first
+// made safe for the model (termsafe.ForModel): NUL and the other control characters a
+// tool's output can carry (a file's bytes, a program's colours and cursor moves) are shown
+// escaped, so none reaches the model, or through it a terminal, raw.
 func (r *Registry) applyBudget(c Call, res *Result) {
+	cloned := false
+	for i, b := range res.Content {
+		if b.Type != llm.BlockText {
+			continue
+		}
+		if safe := termsafe.ForModel(b.Text); safe != b.Text {
+			if !cloned { // the slice may be the tool's own
+				res.Content, cloned = slices.Clone(res.Content), true
+			}
+			res.Content[i].Text = safe
+		}
+	}
 	budget := r.opts.OutputBudget
 	if budget == 0 {
 		budget = DefaultOutputBudget
@@ -41,7 +58,7 @@ func (r *Registry) applyBudget(c Call, res *Result) {
 			sb.WriteString(b.Text)
 		}
 	}
-	content := []llm.Block{llm.TextBlock(Budget{Chars: budget, SpillDir: r.opts.SpillDir}.Fit(sb.String(), c.ID))}
+	content := []llm.Block{llm.TextBlock(Budget{Chars: budget, SpillDir: r.opts.SpillDir}.fit(sb.String(), c.ID, res.Omitted))}
 	for _, b := range res.Content {
 		if b.Type != llm.BlockText {
 			content = append(content, b)
@@ -63,7 +80,12 @@ type Budget struct {
 // SpillDir/<name>.txt (a "*" in name is replaced by a random string, as os.CreateTemp
 // does) and what is returned is a head and a tail with an explicit line saying how much
 // was left out and which file to Read for the rest. Nothing is cut silently.
-func (b Budget) Fit(text, name string) string {
+func (b Budget) Fit(text, name string) string { return b.fit(text, name, 0) }
+
+// fit is Fit for a text that is itself already short of omitted characters (see
+// Result.Omitted): the note then says the saved file holds the text as the tool gave it,
+// not the full output.
+func (b Budget) fit(text, name string, omitted int64) string {
 	budget := b.Chars
 	if budget <= 0 {
 		budget = DefaultOutputBudget
@@ -77,7 +99,7 @@ func (b Budget) Fit(text, name string) string {
 		if path, err := spill(b.SpillDir, name, text); err != nil {
 			where = "it could not be saved: " + err.Error()
 		} else {
-			where = "the full output is in " + path + "; Read it with offset/limit to see the rest"
+			where = spillWhat(omitted) + spillIn + path + spillRead + " with offset/limit to see the rest"
 		}
 	}
 	head, tail := headTail(text, budget/2, budget/2)
@@ -85,6 +107,41 @@ func (b Budget) Fit(text, name string) string {
 	leftLines := strings.Count(text, "\n") - strings.Count(head, "\n") - strings.Count(tail, "\n")
 	note := fmt.Sprintf("\n\n[… %d characters (%d lines) of %d left out of this view; %s.]\n\n", left, leftLines, total, where)
 	return head + note + tail
+}
+
+// The words a budget note names its file with: "<what> is in <path>; Read it …".
+const spillIn, spillRead = " is in ", "; Read it"
+
+// spillWhat says what a spill file holds: all of the text, or (when the tool had already
+// left part of its output out) only what the tool returned.
+func spillWhat(omitted int64) string {
+	if omitted <= 0 {
+		return fullOutput
+	}
+	return fmt.Sprintf("what the tool returned (%s characters of its output were already left out by the tool, as the note in the middle of the file says, and are not saved anywhere)", groupThousands(omitted))
+}
+
+const fullOutput = "the full output"
+
+var spillNote = regexp.MustCompile(`left out of this view; (the full output|what the tool returned \([^)]*\)) is in (.+?); Read it`)
+
+// SpillFile finds the file a budget note in text names, and whether it holds the full
+// output (false: only what the tool returned, its own omission included). "" when text
+// has no such note.
+func SpillFile(text string) (path string, full bool) {
+	m := spillNote.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return m[2], m[1] == fullOutput
+}
+
+func groupThousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // spill writes the full output to dir/<name>.txt, name made safe for a file name.

@@ -104,6 +104,9 @@ func TestOutputBudgetSpillsFullText(t *testing.T) {
 	if !strings.Contains(text, "left out of this view") || !strings.Contains(text, path) {
 		t.Fatalf("no explicit note naming the spill file:\n%s", text)
 	}
+	if p, whole := tool.SpillFile(text); p != path || !whole {
+		t.Errorf("SpillFile = %q, %v; want %s, the full output", p, whole, path)
+	}
 	saved, err := os.ReadFile(path)
 	if err != nil || string(saved) != full {
 		t.Fatalf("spill file: %v, %d bytes of %d", err, len(saved), len(full))
@@ -182,5 +185,30 @@ func TestSuccessAndInterruptionAreNotBlocked(t *testing.T) {
 	r.Run(context.Background(), c)
 	if flaky.runs != 3 {
 		t.Fatalf("a call after an interruption was blocked: runs=%d", flaky.runs)
+	}
+}
+
+// A result the tool already shortened (Result.Omitted) is saved as it is, and the note
+// says the file holds what the tool returned, not the full output.
+func TestOutputBudgetSpillOfShortenedResultSaysWhatItHolds(t *testing.T) {
+	shown := strings.Repeat("h\n", 2000) + "[... 1,000,000 characters omitted ...]\n" + strings.Repeat("t\n", 2000)
+	big := &scriptedTool{name: "Big", readOnly: true, result: func(json.RawMessage) (tool.Result, error) {
+		res := tool.Text(shown)
+		res.Omitted = 1_000_000
+		return res, nil
+	}}
+	dir := t.TempDir()
+	r := tool.NewRegistry(big)
+	r.SetOptions(tool.Options{OutputBudget: 1000, SpillDir: dir})
+	text := r.Run(context.Background(), tool.Call{ID: "c1", Name: "Big", Input: json.RawMessage(`{}`)}).Text()
+	if strings.Contains(text, "full output") || !strings.Contains(text, "1,000,000 characters of its output were already left out by the tool") {
+		t.Fatalf("note:\n%s", text[1000:])
+	}
+	path, full := tool.SpillFile(text)
+	if path != filepath.Join(dir, "c1.txt") || full {
+		t.Fatalf("SpillFile = %q, %v", path, full)
+	}
+	if saved, err := os.ReadFile(path); err != nil || string(saved) != shown {
+		t.Fatalf("spill file: %v, %d bytes", err, len(saved))
 	}
 }

@@ -69,6 +69,11 @@ type Result struct {
 	// Abort, when set, ends the run as failed with this reason once every call of the
 	// turn has its result (e.g. the same failing call repeated with nothing changed).
 	Abort string
+	// Omitted is how many characters of what the call produced the tool itself left out
+	// of Content (saying so in the text), e.g. the middle of a huge command output. When
+	// the output budget saves the result to a file, that file lacks them too, and the
+	// note the model reads says so instead of calling the file the full output.
+	Omitted int64
 }
 
 // FileChange is one file a call wrote: its path and the SHA-256 of its content before

@@ -498,3 +498,19 @@ func (failingTool) Run(context.Context, *tool.Exec) (tool.Result, error) {
 }
 
 func (failingTool) ReadOnly() bool { return true }
+
+// A tool's output reaches the model with its control characters escaped: a NUL, a
+// terminal's escape sequences; newlines, tabs and carriage returns are kept.
+func TestResultControlsAreEscapedForTheModel(t *testing.T) {
+	own := []llm.Block{llm.TextBlock("a\x00b \x1b]52;c;aGk=\x07 \x1b[2J\r\n\tend")}
+	f := &fake{name: "Out", run: func(context.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Result{Content: own}, nil
+	}}
+	res := tool.NewRegistry(f).Run(context.Background(), call("Out", `{}`))
+	if got, want := res.Text(), `a\x00b \x1b]52;c;aGk=\x07 \x1b[2J`+"\r\n\tend"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	if own[0].Text != "a\x00b \x1b]52;c;aGk=\x07 \x1b[2J\r\n\tend" {
+		t.Fatal("the tool's own result was changed")
+	}
+}

@@ -387,7 +387,8 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if note != "" {
 		parts = append(parts, note)
 	}
-	text := strings.TrimRight(out.String(), "\n")
+	text, omitted := out.render()
+	text = strings.TrimRight(text, "\n")
 	if text == "" {
 		text = "(no output)"
 	}
@@ -440,7 +441,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		parts = append(parts, reclaimed)
 	}
 	res := tool.Text(strings.Join(parts, "\n"))
-	res.IsError = isError
+	res.IsError, res.Omitted = isError, omitted
 	return res, nil
 }
 

@@ -468,3 +468,51 @@ func BenchmarkBashEcho(b *testing.B) {
 		}
 	}
 }
+
+// A huge output is shortened by Bash before the output budget sees it; when the budget
+// then saves the result to a file, the model must not be told that file is the full
+// output: it holds what Bash returned, and the note says how much Bash left out.
+func TestBashSpilledHugeOutputIsNotCalledFull(t *testing.T) {
+	b := NewBash(BashConfig{Dir: t.TempDir(), MaxOutput: 40_000})
+	dir := filepath.Join(t.TempDir(), "tool-results")
+	r := tool.NewRegistry(b)
+	r.SetOptions(tool.Options{OutputBudget: 10_000, SpillDir: dir})
+	const size = 2_000_000
+	res := r.Run(context.Background(), tool.Call{ID: "toolu_big", Name: "Bash", Input: bashCall(t, "yes | head -c "+strconv.Itoa(size), 0)})
+	text := res.Text()
+	if strings.Contains(text, "full output") {
+		t.Fatalf("the note calls the file the full output:\n%s", clip(text))
+	}
+	path, full := tool.SpillFile(text)
+	if path == "" || full {
+		t.Fatalf("SpillFile = %q, %v; want the file, not full:\n%s", path, full, clip(text))
+	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := omittedRE.FindStringSubmatch(string(saved))
+	if m == nil {
+		t.Fatalf("the file has no omission line of its own (%d bytes)", len(saved))
+	}
+	// The budget note states the number Bash's own line states.
+	if !strings.Contains(text, m[1]+" characters of its output were already left out by the tool") {
+		t.Errorf("the note does not say the file lacks the %s characters Bash left out:\n%s", m[1], clip(text))
+	}
+	if n := len(saved); n >= size || n < 40_000 {
+		t.Errorf("the file has %d bytes; want Bash's 40,000 characters and its line", n)
+	}
+
+	// An output Bash kept whole is still called the full output.
+	res = r.Run(context.Background(), tool.Call{ID: "toolu_mid", Name: "Bash", Input: bashCall(t, "yes | head -c 30000", 0)})
+	if path, full := tool.SpillFile(res.Text()); path == "" || !full || !strings.Contains(res.Text(), "the full output is in") {
+		t.Fatalf("SpillFile = %q, %v for an output Bash kept whole:\n%s", path, full, clip(res.Text()))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:300] + "\n…\n" + s[len(s)-300:]
+	}
+	return s
+}

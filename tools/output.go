@@ -124,9 +124,15 @@ func (o *outputBuffer) view() outputView {
 // String renders the view for the model. Invalid UTF-8 is replaced; "" means nothing
 // was written.
 func (o *outputBuffer) String() string {
+	s, _ := o.render()
+	return s
+}
+
+// render is String, and how many characters of the output it leaves out.
+func (o *outputBuffer) render() (string, int64) {
 	v := o.view()
 	if !v.truncated {
-		return strings.ToValidUTF8(string(v.head), "\uFFFD")
+		return strings.ToValidUTF8(string(v.head), "\uFFFD"), 0
 	}
 	var sb strings.Builder
 	sb.WriteString(strings.ToValidUTF8(string(v.head), "\uFFFD"))
@@ -136,7 +142,7 @@ func (o *outputBuffer) String() string {
 	fmt.Fprintf(&sb, "\n[... %s characters (%s lines) omitted: the output had %s characters in all and only the first and last %s are shown. To see the rest, rerun with the output redirected to a file and search or read that file in parts. ...]\n\n",
 		groupDigits(v.omittedChars), groupDigits(v.omittedLines), groupDigits(v.totalChars), groupDigits(int64(o.maxChars)))
 	sb.WriteString(strings.ToValidUTF8(string(v.tail), "\uFFFD"))
-	return sb.String()
+	return sb.String(), v.omittedChars
 }
 
 // tailBytes returns the ring's content in write order.

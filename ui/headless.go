@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
@@ -67,6 +69,11 @@ func NewHeadless(w io.Writer, format string) (*Headless, error) {
 	default:
 		return nil, fmt.Errorf("unknown output format %q: use text, json or stream-json", format)
 	}
+	if format == FormatText {
+		// The answer is the model's text: shown, its control characters never obeyed. (JSON
+		// escapes them itself.)
+		w = termsafe.NewWriter(w)
+	}
 	return &Headless{w: w, format: format}, nil
 }
 
@@ -120,11 +127,14 @@ type ResultEvent struct {
 	TotalCostUSD      float64        `json:"total_cost_usd"`
 	Usage             llm.Usage      `json:"usage"`
 	PermissionDenials []agent.Denial `json:"permission_denials"`
-	UUID              string         `json:"uuid"`
-	Status            agent.Status   `json:"status"`
-	StopReason        string         `json:"stop_reason,omitempty"`
-	Reason            string         `json:"reason,omitempty"`
-	Question          string         `json:"question,omitempty"`
+	// Errors says why a run that is not a success ended, as Claude Code's error results
+	// do (the Agent SDKs read it for every error subtype); absent on success.
+	Errors     []string     `json:"errors,omitempty"`
+	UUID       string       `json:"uuid"`
+	Status     agent.Status `json:"status"`
+	StopReason string       `json:"stop_reason,omitempty"`
+	Reason     string       `json:"reason,omitempty"`
+	Question   string       `json:"question,omitempty"`
 }
 
 // Start announces the session (stream-json's system/init line).
@@ -296,8 +306,12 @@ func Result(sessionID string, o agent.Outcome) ResultEvent {
 	if denials == nil {
 		denials = []agent.Denial{}
 	}
+	var errs []string
+	if sub := Subtype(o); sub != "success" {
+		errs = []string{cmp.Or(o.Reason, string(o.Status))}
+	}
 	return ResultEvent{
-		Type: "result", Subtype: Subtype(o), IsError: !o.OK(),
+		Type: "result", Subtype: Subtype(o), IsError: !o.OK(), Errors: errs,
 		DurationMS: o.Duration.Milliseconds(), DurationAPIMS: o.APIDuration.Milliseconds(),
 		NumTurns: o.Turns, Result: o.Result, SessionID: sessionID, TotalCostUSD: o.CostUSD,
 		Usage: o.Usage, PermissionDenials: denials, UUID: uuid.NewString(),

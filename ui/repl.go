@@ -16,6 +16,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/permission"
@@ -89,6 +90,9 @@ End a line with \ to continue the prompt on the next line.`
 
 // Run reads prompts until /exit or end of input. The first prompt may come from argv.
 func (r *REPL) Run(ctx context.Context, first string) error {
+	// Everything the REPL prints carries text from outside (the model's answer, tool
+	// results, teammates' messages, hook messages): none of it may drive the terminal.
+	r.Out, r.Err = termsafe.NewWriter(r.Out), termsafe.NewWriter(r.Err)
 	r.lines = make(chan lineOrErr)
 	r.wakes.init()
 	go r.readLines()

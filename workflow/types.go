@@ -83,6 +83,10 @@ type Options struct {
 	Observe func(Event)
 	// Timeout bounds the run's wall time (0: none; the context still cancels it).
 	Timeout time.Duration
+	// MemoryLimit bounds, in bytes, the heap of the process the script runs in (0: none):
+	// past it the run stops with an error that says how to raise it. The ouro-workflow
+	// helper, where the process is the run's, sets it from $OURO_WORKFLOW_MEMORY.
+	MemoryLimit int64
 }
 
 // Event is progress of a run, for people watching.

@@ -240,14 +240,21 @@ func (w *Workspace) Contains(real string) bool {
 }
 
 // Within reports whether path is root or below it (both absolute and clean).
-func Within(root, path string) bool {
+func Within(root, path string) bool { return within(root, path, filepath.Separator) }
+
+// within is Within for paths with the separator sep, so that Windows paths are tested
+// on every system: a root that ends in sep ("/", or a drive's root "C:\", the only
+// clean paths that do) has everything below it start with it, any other root is
+// followed by sep. Paths compare byte by byte, as the clean real paths ouro makes are
+// spelled the same way each time.
+func within(root, path string, sep byte) bool {
 	if root == path {
 		return true
 	}
-	if root == string(filepath.Separator) {
+	if strings.HasSuffix(root, string(sep)) {
 		return strings.HasPrefix(path, root)
 	}
-	return strings.HasPrefix(path, root+string(filepath.Separator))
+	return strings.HasPrefix(path, root+string(sep))
 }
 
 // Rel returns real relative to the working directory when it is inside it, else real.
@@ -279,8 +286,9 @@ func (w *Workspace) expand(p string) string {
 // parent of the link's target, not the directory holding the link), and the part from
 // the first component that does not exist on is applied lexically.
 func (w *Workspace) physical(abs string) (string, error) {
-	parts := strings.Split(filepath.ToSlash(abs), "/")
-	cur := "/"
+	// On Windows the walk starts at the drive's (or share's) root, C:\, not at \.
+	top, parts := splitVolume(abs)
+	cur := top
 	hops := 0
 	for i := 0; i < len(parts); i++ {
 		part := parts[i]
@@ -318,9 +326,18 @@ func (w *Workspace) physical(abs string) (string, error) {
 			target = filepath.Clean(target)
 		}
 		// Restart from the root with the target spliced in front of what is left.
-		parts = append(strings.Split(filepath.ToSlash(target), "/"), parts[i+1:]...)
-		cur = "/"
+		var rest []string
+		top, rest = splitVolume(target)
+		parts = append(rest, parts[i+1:]...)
+		cur = top
 		i = -1
 	}
 	return cur, nil
+}
+
+// splitVolume splits an absolute path into its top (the volume's root: / on Unix,
+// C:\ or \\server\share\ on Windows) and the names below it.
+func splitVolume(abs string) (top string, names []string) {
+	vol := filepath.VolumeName(abs)
+	return vol + string(filepath.Separator), strings.Split(filepath.ToSlash(abs[len(vol):]), "/")
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/ouroagent/ouro/internal/natsjs"
 	"github.com/ouroagent/ouro/workflow"
@@ -30,6 +31,16 @@ func main() {
 		},
 		Engine: func(s workflow.Store) workflow.Engine { return engine.Local{Store: s} },
 		Check:  engine.Check,
+		// The helper's process is the run's, so its heap is the script's: the engine's
+		// watchdog stops the script past the limit, and the collector is told the same
+		// limit so that garbage is collected before it counts against it.
+		MemoryLimit: func() (int64, error) {
+			n, err := engine.MemoryLimitFromEnv(os.Getenv)
+			if err == nil {
+				debug.SetMemoryLimit(n)
+			}
+			return n, err
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ouro-workflow:", err)

@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
 	"github.com/ouroagent/ouro/internal/lean"
+	"github.com/ouroagent/ouro/internal/termsafe"
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
 )
@@ -40,7 +41,7 @@ func main() {
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
 		}
-		fmt.Fprintln(os.Stderr, "ouro:", err)
+		fmt.Fprintln(os.Stderr, "ouro:", termsafe.Escape(err.Error())) // an error can quote outside text
 		os.Exit(1)
 	}
 }
@@ -93,12 +94,27 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 		return fmt.Errorf("%w (ouro does not implement it; 'ouro %s--help' lists the flags it has)", err, subName(c))
 	})
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
-	root.AddCommand(newAuditCmd(), newMemoryCmd(), newDoctorCmd())
+	root.AddCommand(newMemoryCmd(), newDoctorCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
-	root.AddCommand(newCronCmd(), newTasksCmd(), newTeamCmd())
-	root.AddCommand(newWorkflowCmd())
+	views := []*cobra.Command{newAuditCmd(), newCronCmd(), newTasksCmd(), newTeamCmd(), newWorkflowCmd()}
+	for _, c := range views {
+		escapeOutput(c)
+	}
+	root.AddCommand(views...)
+	// ouro acp's standard output is the protocol: never escaped.
 	root.AddCommand(newMCPCmd(), newACPCmd())
 	return root
+}
+
+// escapeOutput makes what c and its subcommands print pass through termsafe: they show
+// text from outside ouro (teammates' messages and results, workflow logs and agents'
+// answers, task subjects, scheduled prompts, audited commands), whose control sequences
+// must not reach the terminal. JSON they print is unchanged: it escapes controls itself.
+func escapeOutput(c *cobra.Command) {
+	c.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		c.SetOut(termsafe.NewWriter(c.OutOrStdout()))
+		c.SetErr(termsafe.NewWriter(c.ErrOrStderr()))
+	}
 }
 
 // subName is "NAME " for a subcommand, "" for the root.

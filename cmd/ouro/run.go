@@ -17,6 +17,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/sdkproto"
 	"github.com/ouroagent/ouro/ui"
@@ -270,7 +271,9 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if strings.TrimSpace(prompt) == "" && f.resume == "" && !f.cont && !streamIn {
 		return fmt.Errorf("-p needs a prompt: ouro -p \"what to do\" (or pipe it on standard input)")
 	}
-	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// What reaches stderr carries outside text too (hook messages, MCP servers' questions,
+	// denial reasons that quote a command, the model's question).
+	out, errOut := cmd.OutOrStdout(), io.Writer(termsafe.NewWriter(cmd.ErrOrStderr()))
 	h, err := ui.NewHeadless(out, f.outputFormat)
 	if err != nil {
 		return err

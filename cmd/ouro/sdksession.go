@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +45,16 @@ type streamInput struct {
 	sess    *harness.Session
 	cancel  context.CancelFunc // the running turn's
 	inited  bool
+	model   string // set_model's, for the next turn
+}
+
+// takeModel returns the model set_model asked for since the last turn, "" for none.
+func (s *streamInput) takeModel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.model
+	s.model = ""
+	return m
 }
 
 func newStreamInput(h *ui.Headless, errOut io.Writer) *streamInput {
@@ -112,6 +123,12 @@ func (s *streamInput) read(r io.Reader) {
 				} else {
 					fmt.Fprintf(s.errOut, "ouro: standard input line %d: %v; ignored\n", in.line, err)
 				}
+				continue
+			}
+			if req.Subtype == "initialize" {
+				// At once, before the next line is read: a user message that follows
+				// initialize must not overtake it (the session would open without it).
+				s.handle(req)
 				continue
 			}
 			go s.handle(req)
@@ -194,15 +211,33 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 	var body struct {
 		Hooks  map[string][]sdkproto.HookMatcher `json:"hooks"`
 		Agents json.RawMessage                   `json:"agents"`
-		// The TypeScript SDK sends the system prompt here rather than as flags.
-		SystemPrompt       *string `json:"systemPrompt"`
-		AppendSystemPrompt *string `json:"appendSystemPrompt"`
+		// The TypeScript SDK sends the system prompt here rather than as flags: a
+		// string, or an array of strings (joined as blocks of one prompt).
+		SystemPrompt       json.RawMessage `json:"systemPrompt"`
+		AppendSystemPrompt *string         `json:"appendSystemPrompt"`
+		// The TypeScript SDK's in-process MCP servers (createSdkMcpServer) are named here,
+		// not in --mcp-config; their messages travel as mcp_message control requests.
+		// The manifests (each server's initialize and tools/list answers) are not needed:
+		// ouro asks the server itself.
+		SDKMCPServers []string `json:"sdkMcpServers"`
 	}
 	if err := json.Unmarshal(init.Body, &body); err != nil {
 		return fmt.Errorf("the SDK's initialize request: %v", err)
 	}
-	if body.SystemPrompt != nil && *body.SystemPrompt != "" {
-		opts.Prompt.System = *body.SystemPrompt
+	system, err := sdkSystemPrompt(body.SystemPrompt)
+	if err != nil {
+		return fmt.Errorf("the SDK's initialize request: %v", err)
+	}
+	if system != "" {
+		opts.Prompt.System = system
+	}
+	if len(body.SDKMCPServers) > 0 {
+		servers := map[string]any{}
+		for _, name := range body.SDKMCPServers {
+			servers[name] = map[string]string{"type": "sdk", "name": name}
+		}
+		cfg, _ := json.Marshal(map[string]any{"mcpServers": servers})
+		opts.MCP.Configs = append(opts.MCP.Configs, string(cfg))
 	}
 	if body.AppendSystemPrompt != nil && *body.AppendSystemPrompt != "" {
 		opts.Prompt.Append = *body.AppendSystemPrompt
@@ -338,7 +373,15 @@ func (s *streamInput) handle(req sdkproto.Request) {
 			_ = s.ch.Respond(req.ID, nil)
 			return
 		}
-		_ = s.ch.RespondError(req.ID, fmt.Sprintf("ouro cannot switch models inside a session (it runs %s); start a new one with --model %s, resuming this one with --resume %s", sess.Model, *b.Model, sess.ID()))
+		// Checked now, switched before the next turn (a turn may be running).
+		if err := sess.CheckModel(*b.Model); err != nil {
+			_ = s.ch.RespondError(req.ID, err.Error())
+			return
+		}
+		s.mu.Lock()
+		s.model = *b.Model
+		s.mu.Unlock()
+		_ = s.ch.Respond(req.ID, nil)
 	case "mcp_status":
 		servers := mcpServers(sess, io.Discard)
 		if servers == nil {
@@ -372,3 +415,29 @@ func (s *streamInput) failed(init *sdkproto.Request, err error) {
 
 // errInputEnd reports whether err is the end of standard input.
 func errInputEnd(err error) bool { return errors.Is(err, io.EOF) }
+
+// sdkSystemPrompt reads initialize's systemPrompt: absent, a string, or an array of
+// strings, which become one prompt, blank-line separated. Anything else is an error
+// naming what came.
+func sdkSystemPrompt(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return one, nil
+	}
+	var parts []string
+	if err := json.Unmarshal(raw, &parts); err == nil {
+		return strings.Join(parts, "\n\n"), nil
+	}
+	return "", fmt.Errorf("systemPrompt must be a string or an array of strings, not %s", clipJSON(raw))
+}
+
+// clipJSON quotes at most 80 bytes of a JSON value, for an error.
+func clipJSON(raw json.RawMessage) string {
+	if len(raw) > 80 {
+		return string(raw[:80]) + "…"
+	}
+	return string(raw)
+}

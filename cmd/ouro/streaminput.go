@@ -198,6 +198,11 @@ func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Sessi
 				sess.OfferWorkflows(b.Text)
 			}
 		}
+		if m := in.takeModel(); m != "" {
+			if err := sess.SwitchModel(m); err != nil {
+				fmt.Fprintf(errOut, "ouro: set_model %s: %v; the session stays on %s\n", m, err, sess.Model)
+			}
+		}
 		// The turn (and its interrupt) starts before a command's !`commands` run.
 		tctx, end := in.beginTurn(ctx)
 		blocks, err := slashBlocks(tctx, sess, n.blocks)

@@ -232,6 +232,71 @@ func TestTasksDamagedStateDB(t *testing.T) {
 	}
 }
 
+// A state.db with a damaged middle page, and one emptied to zero bytes: `ouro tasks`
+// refuses both with the way out (it listed the damaged one, and the empty one as a new,
+// empty list), a session's TaskCreate gets the same refusal as its tool error, nothing
+// is written into either file, and once the file is moved aside a new store starts.
+func TestTasksRefuseDamagedOrEmptiedStateDB(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".ouro", "state.db")
+	s, err := sqlitestore.Open(path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		if _, err := s.Create(context.Background(), "big", task.Task{Subject: fmt.Sprint("job ", i+1), Description: strings.Repeat("d", 600), Status: task.Pending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := e.run("", "tasks", "--list", "big"); code != 0 || !strings.Contains(out, "job 200") {
+		t.Fatalf("ouro tasks on the intact store: exit %d %s%s", code, clipOut(out), errOut)
+	}
+	damaged := slices.Clone(good)
+	const page = 4096
+	mid := len(damaged) / page / 2
+	copy(damaged[mid*page:(mid+1)*page], bytes.Repeat([]byte{0x5a}, page))
+
+	for _, c := range []struct {
+		name, want string
+		content    []byte
+	}{
+		{"a damaged middle page", "is damaged", damaged},
+		{"an emptied file", "is empty (0 bytes)", nil},
+	} {
+		if err := os.WriteFile(path, c.content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := e.run("", "tasks", "--list", "big")
+		if code == 0 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "move it aside") || !strings.Contains(errOut, path) {
+			t.Errorf("%s: ouro tasks: exit %d, out %q\n%s", c.name, code, clipOut(out), errOut)
+		}
+		srv := e.fake(
+			scripted.Turn{ToolCalls: []scripted.ToolCall{tcall("TaskCreate", map[string]string{"subject": "x", "description": "y"})}},
+			scripted.Turn{Text: "carrying on"},
+		)
+		if out, errOut, code := e.run("", "-p", "--task-list", "big", "plan"); code != 0 || out != "carrying on\n" {
+			t.Fatalf("%s: a session that plans: exit %d %s%s", c.name, code, out, errOut)
+		}
+		if r := wtResults(srv)["toolu_01_01"]; !strings.Contains(r, c.want) || !strings.Contains(r, "move it aside") {
+			t.Errorf("%s: TaskCreate's result: %s", c.name, r)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, c.content) {
+			t.Errorf("%s: the file was written (%d bytes, was %d)", c.name, len(after), len(c.content))
+		}
+	}
+	if err := os.Rename(path, path+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := e.run("", "tasks", "--list", "big"); code != 0 || !strings.Contains(out, "No tasks in list big.") {
+		t.Fatalf("after moving it aside: exit %d %s%s", code, out, errOut)
+	}
+}
+
 // Issue 14's done-criterion through the binary: 8 ouro processes, each making 1,000
 // claim attempts (TaskUpdate owner, in its own random order) on one shared list of 1,000
 // tasks, produce no double claim: every task is claimed exactly once, by the process its

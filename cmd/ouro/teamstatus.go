@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -35,6 +36,9 @@ type fleetStatus struct {
 	Pending map[string]int `json:"pending_messages"`
 	Tokens  int            `json:"tokens"`
 	CostUSD float64        `json:"cost_usd"`
+	// Unavailable names what could not be read (a store between leaders or without
+	// quorum), and why; what is shown is the rest.
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 type fleetWorker struct {
@@ -111,8 +115,15 @@ store.url in your settings, else ~/.ouro/state.db (the workers of this machine).
 	return c
 }
 
+// statusWait bounds each read of ouro team status: a store electing a leader or without
+// quorum holds a read until its timeout, and the status says what it could not read
+// rather than wait for every part in turn.
+const statusWait = 5 * time.Second
+
 // readFleet gathers the status of team name from the store at url ("" → state.db). A
-// team the store knows nothing of is an error, and nothing is created for it.
+// team the store knows nothing of is an error, and nothing is created for it. A part
+// that cannot be read (a leader election, a lost quorum) is named in Unavailable and the
+// rest is shown; only when nothing at all can be read is it an error.
 func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error) {
 	st := fleetStatus{Team: name, Store: harness.StatePath(home), Now: time.Now().UTC(), Pending: map[string]int{}}
 	if url != "" {
@@ -123,41 +134,65 @@ func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error)
 		st.Store = "nats://" + cfg.Where()
 		conn, err := natsjs.Connect(ctx, cfg, "ouro team status")
 		if err != nil {
-			return st, err
+			return st, fmt.Errorf("nothing of team %s could be read from %s (the store may be electing a leader or have lost its quorum; try again): %w", name, st.Store, err)
 		}
-		known := false
+		known, checked := false, true
 		for _, kind := range []string{"workers", "tasks"} {
-			ok, err := conn.HasBucket(ctx, cfg.Name(kind, name))
+			pctx, cancel := context.WithTimeout(ctx, statusWait)
+			ok, err := conn.HasBucket(pctx, cfg.Name(kind, name))
+			cancel()
 			if err != nil {
-				conn.Close()
-				return st, fmt.Errorf("JetStream at %s: %w", cfg.Where(), err)
+				checked = false // it may exist: the reads below say what they can
+				break
 			}
 			known = known || ok
 		}
 		conn.Close()
-		if !known {
+		if checked && !known {
 			return st, unknownTeam(name, st.Store)
 		}
 	}
-	reg, err := harness.OpenRegistry(ctx, url, home)
-	if err != nil {
-		return st, err
+	var workers []registry.Worker
+	var tasks []task.Task
+	var werr, terr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		pctx, cancel := context.WithTimeout(ctx, statusWait)
+		defer cancel()
+		reg, err := harness.OpenRegistry(pctx, url, home)
+		if err != nil {
+			werr = err
+			return
+		}
+		defer reg.Close()
+		workers, werr = reg.List(pctx, name)
+	}()
+	go func() {
+		defer wg.Done()
+		pctx, cancel := context.WithTimeout(ctx, statusWait)
+		defer cancel()
+		ts, err := harness.OpenTaskStore(pctx, url, home)
+		if err != nil {
+			terr = err
+			return
+		}
+		defer ts.Close()
+		tasks, terr = ts.All(pctx, name)
+	}()
+	wg.Wait()
+	if werr != nil {
+		st.Unavailable = append(st.Unavailable, "the worker records: "+werr.Error())
 	}
-	defer reg.Close()
-	workers, err := reg.List(ctx, name)
-	if err != nil {
-		return st, err
+	if terr != nil {
+		st.Unavailable = append(st.Unavailable, "the task list: "+terr.Error())
 	}
-	ts, err := harness.OpenTaskStore(ctx, url, home)
-	if err != nil {
-		return st, err
+	if werr != nil && terr != nil {
+		return st, fmt.Errorf("nothing of team %s could be read from %s (the store may be electing a leader or have lost its quorum; try again): %s",
+			name, st.Store, strings.Join(st.Unavailable, "; "))
 	}
-	defer ts.Close()
-	tasks, err := ts.All(ctx, name)
-	if err != nil {
-		return st, err
-	}
-	if len(workers) == 0 && len(tasks) == 0 {
+	if len(workers) == 0 && len(tasks) == 0 && werr == nil && terr == nil {
 		return st, unknownTeam(name, st.Store)
 	}
 	recipients := map[string]bool{team.Lead: true}
@@ -191,18 +226,29 @@ func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error)
 			st.Claimed = append(st.Claimed, fleetClaim{ID: t.ID, Subject: t.Subject, Owner: t.Owner, Holder: t.Holder, LeaseUntil: t.LeaseUntil, Lapsed: lapsed})
 		}
 	}
-	ms, err := harness.OpenMailStore(ctx, url, home)
+	mctx, cancel := context.WithTimeout(ctx, statusWait)
+	defer cancel()
+	ms, err := harness.OpenMailStore(mctx, url, home)
 	if err != nil {
-		return st, err
+		st.Unavailable = append(st.Unavailable, "the messages waiting: "+err.Error())
+		return st, nil
 	}
 	defer ms.Close()
+	names := make([]string, 0, len(recipients))
 	for r := range recipients {
-		if len(r) > mailbox.MaxName {
-			continue
+		if len(r) <= mailbox.MaxName {
+			names = append(names, r)
 		}
-		n, err := waiting(ctx, ms, name, r)
+	}
+	sort.Strings(names)
+	for _, r := range names {
+		n, err := waiting(mctx, ms, name, r)
 		if err != nil {
-			return st, fmt.Errorf("the messages waiting for %s: %w", r, err)
+			st.Unavailable = append(st.Unavailable, fmt.Sprintf("the messages waiting for %s: %v", r, err))
+			if mctx.Err() != nil {
+				break // the rest would wait in vain
+			}
+			continue
 		}
 		st.Pending[r] = n
 	}
@@ -282,6 +328,12 @@ func renderFleet(w io.Writer, st fleetStatus) {
 		parts = append(parts, fmt.Sprintf("%s %d", clipText(n, 40), st.Pending[n]))
 	}
 	fmt.Fprintf(w, "\nMessages waiting: %s\n", strings.Join(parts, ", "))
+	if len(st.Unavailable) > 0 {
+		fmt.Fprintln(w, "\nNot shown: could not be read (the store may be electing a leader or have lost its quorum; try again):")
+		for _, u := range st.Unavailable {
+			fmt.Fprintf(w, "  %s\n", clipText(u, 300))
+		}
+	}
 }
 
 func orDash(s string) string {

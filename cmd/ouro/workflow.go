@@ -27,7 +27,9 @@ that fans work out to agents: agent(), parallel(), pipeline(). Saved workflows l
 .ouro/workflows/ and .claude/workflows/ (NAME.js). Every agent() call is journaled in
 <OURO_HOME or ~/.ouro>/state.db, so a stopped run resumes without redoing finished calls:
 'ouro workflow show RUNID --resume' (its own script and args), or
-'ouro workflow run FILE|NAME --resume RUNID' (another version of the script).`,
+'ouro workflow run FILE|NAME --resume RUNID' (another version of the script).
+A script may use 1 GiB of memory; past it the run stops with an error. Set
+OURO_WORKFLOW_MEMORY (2GiB, 512MB, or bytes) to change the limit.`,
 	}
 	c.AddCommand(newWorkflowRunCmd(), newWorkflowShowCmd(), &cobra.Command{
 		Use: "list", Short: "List the saved workflows and the recent runs", Args: cobra.NoArgs,

@@ -211,6 +211,57 @@ func TestAgentIsolationWorktreeThroughBinary(t *testing.T) {
 	}
 }
 
+// An agent isolated in a worktree is told its worktree as its working directory (its
+// system prompt named the lead's), and even in bypassPermissions mode its writes by
+// absolute path into the main checkout (Write and a Bash redirect) are judged as writes
+// outside its workspace: asked about, so refused with nobody to ask. Its writes in the
+// worktree go through.
+func TestIsolatedAgentInBypassModeKeepsToItsWorktree(t *testing.T) {
+	e := newEnv(t)
+	wtRepo(t, e)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{agentCall("make f.txt", false)}},
+		scripted.Turn{ExpectContains: "your own git worktree", ToolCalls: []scripted.ToolCall{rwWrite(filepath.Join(e.dir, "escaped.txt"), "x\n")}},
+		scripted.Turn{ToolCalls: bash("echo y > " + filepath.Join(e.dir, "escaped2.txt"))},
+		scripted.Turn{ToolCalls: bash("echo z > f.txt")},
+		scripted.Turn{Text: "CHILD DONE"},
+		scripted.Turn{Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "delegate", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	wt, err := filepath.EvalSymlinks(filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_01_01"))
+	if err != nil {
+		t.Fatalf("the child's worktree was not kept: %v", err)
+	}
+	reqs := srv.Requests()
+	_, _, lead := requestFields(t, reqs[0].Body)
+	_, _, child := requestFields(t, reqs[1].Body)
+	mainDir, _ := filepath.EvalSymlinks(e.dir)
+	if !strings.Contains(lead, "Working directory: "+e.dir) && !strings.Contains(lead, "Working directory: "+mainDir) {
+		t.Fatalf("the lead's system prompt does not name its directory; the test shows nothing:\n%s", lead)
+	}
+	if strings.Contains(child, "Working directory: "+e.dir+"\n") || strings.Contains(child, "Working directory: "+mainDir+"\n") ||
+		(!strings.Contains(child, "Working directory: "+wt) && !strings.Contains(child, "Working directory: "+filepath.Join(e.dir, ".ouro", "worktrees", "agent-toolu_01_01"))) {
+		t.Errorf("the isolated child's system prompt does not name its worktree %s:\n%s", wt, child)
+	}
+	res := wtResults(srv)
+	for _, id := range []string{"toolu_02_01", "toolu_03_01"} {
+		if !strings.Contains(res[id], "outside the workspace") {
+			t.Errorf("%s: the child's write into the main checkout was not judged as outside its workspace: %s", id, res[id])
+		}
+	}
+	for _, f := range []string{"escaped.txt", "escaped2.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err == nil {
+			t.Errorf("the isolated child wrote %s in the main checkout in bypass mode", f)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, "f.txt")); err != nil || string(b) != "z\n" {
+		t.Errorf("the child's write in its worktree: %q %v (%s)", b, err, res["toolu_04_01"])
+	}
+}
+
 // With run_in_background the worktree's summary arrives in the task notification.
 func TestBackgroundAgentIsolationThroughBinary(t *testing.T) {
 	e := newEnv(t)

@@ -62,8 +62,26 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	return &Store{conn: conn, ackWait: o.AckWait, streams: map[string]bool{}, cons: map[string]jetstream.Consumer{}, held: map[string]map[uint64]jetstream.Msg{}, early: map[string]map[uint64]bool{}}, nil
 }
 
-// Close implements mailbox.Store.
+// Close implements mailbox.Store. It gives back the messages this process took and did
+// not acknowledge, so that the recipient's next process gets them at once rather than
+// after the ack wait (one that did reach a transcript is recognised there, IDsIn, and
+// acknowledged, not delivered again), then closes the connection.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	var held []jetstream.Msg
+	for _, ms := range s.held {
+		for _, m := range ms {
+			held = append(held, m)
+		}
+	}
+	s.held = map[string]map[uint64]jetstream.Msg{}
+	s.mu.Unlock()
+	for _, m := range held {
+		_ = m.Nak() // if it is lost, the ack wait gives the message back all the same
+	}
+	if len(held) > 0 {
+		_ = s.conn.NC.FlushTimeout(2 * time.Second)
+	}
 	s.conn.Close()
 	return nil
 }

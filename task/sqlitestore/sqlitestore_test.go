@@ -327,3 +327,58 @@ func BenchmarkClaimParallel(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "attempts/s")
 }
+
+// makeTasks fills a store at path with n tasks of long descriptions (many pages) and
+// returns the file's bytes once it is closed.
+func makeTasks(t *testing.T, path string, n int) []byte {
+	t.Helper()
+	s, err := sqlitestore.Open(path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := s.Create(context.Background(), "l", task.Task{Subject: fmt.Sprint("task ", i), Description: strings.Repeat("d", 600), Status: task.Pending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A store with a damaged page in the middle of its tasks is refused at Open (it was
+// listed and written into: only some reads met the damage), and one emptied to zero
+// bytes is refused, not taken for a new empty store; neither file is written.
+func TestDamagedMiddlePageAndEmptiedFileAreRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	data := makeTasks(t, path, 200)
+	const page = 4096
+	mid := len(data) / page / 2
+	copy(data[mid*page:(mid+1)*page], strings.Repeat("\x5a", page))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlitestore.Open(path, sqlitestore.Options{}); err == nil || !strings.Contains(err.Error(), "is damaged") || !strings.Contains(err.Error(), "move it aside") {
+		t.Fatalf("a damaged middle page: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(data) {
+		t.Error("the damaged store was written to")
+	}
+
+	path = filepath.Join(t.TempDir(), "state.db")
+	makeTasks(t, path, 3)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlitestore.Open(path, sqlitestore.Options{}); err == nil || !strings.Contains(err.Error(), "is empty (0 bytes)") || !strings.Contains(err.Error(), "the tasks in it are lost") {
+		t.Fatalf("an emptied store: %v", err)
+	}
+	if st, _ := os.Stat(path); st.Size() != 0 {
+		t.Error("the emptied store was written to")
+	}
+}

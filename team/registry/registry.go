@@ -34,6 +34,25 @@ type Worker struct {
 	CostUSD   float64 `json:"cost_usd"`
 	// Stopped says why it stopped; "" while it runs.
 	Stopped string `json:"stopped,omitempty"`
+	// Runs is how many processes worked under this name, this one included (0 in records
+	// written before it was counted: one). TasksDone, Tokens and CostUSD are theirs
+	// together: a worker started again under its name carries on its record's totals.
+	Runs int `json:"runs,omitempty"`
+}
+
+// Previous returns the record team's worker name left, if any: the totals a worker
+// started again under that name carries on.
+func Previous(ctx context.Context, s Store, team, name string) (Worker, bool, error) {
+	ws, err := s.List(ctx, team)
+	if err != nil {
+		return Worker{}, false, err
+	}
+	for _, w := range ws {
+		if w.Name == name {
+			return w, true, nil
+		}
+	}
+	return Worker{}, false, nil
 }
 
 // State is how a worker stands, judged by its record's age.

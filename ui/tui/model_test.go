@@ -442,8 +442,8 @@ func BenchmarkStreamToken(b *testing.B) {
 }
 
 // A lying model's escape sequences never reach the terminal: not in the answer, a tool's
-// summary or result, nor a permission dialog.
-func TestHostileEscapesAreDropped(t *testing.T) {
+// summary or result, nor a permission dialog. They are shown escaped instead.
+func TestHostileEscapesAreShownEscaped(t *testing.T) {
 	m, _, printed := testModel(t, 80)
 	evil := "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07\x9b31m\x07"
 	m.Update(delta("safe " + evil + "text\n\n"))
@@ -456,13 +456,15 @@ func TestHostileEscapesAreDropped(t *testing.T) {
 	reply := make(chan permission.Answer, 1)
 	m.Update(approveMsg{p: permission.Prompt{Call: *call, Summary: "ls " + evil, Reach: evil}, reply: reply})
 	all := strings.Join(*printed, "\n") + m.render()
-	for _, bad := range []string{"\x1b]", "\x1b[2J", "\x07", "\x9b", "pwned"} {
+	for _, bad := range []string{"\x1b]", "\x1b[2J", "\x07", "\x9b"} {
 		if strings.Contains(all, bad) {
 			t.Fatalf("%q reached the screen: %q", bad, all)
 		}
 	}
-	if !strings.Contains(ansi.Strip(all), "safe") || !strings.Contains(ansi.Strip(all), "text") {
-		t.Fatalf("the text itself was lost: %q", all)
+	plain := ansi.Strip(all)
+	if !strings.Contains(plain, "safe") || !strings.Contains(plain, "text") || !strings.Contains(plain, `52;c;ZWNobyBoaQ==`) ||
+		!strings.Contains(plain, `\x1b[2J`) {
+		t.Fatalf("the text itself was lost, or its escapes were not shown: %q", plain)
 	}
 }
 

@@ -68,7 +68,9 @@ func Run(ctx context.Context, script workflow.Script, o workflow.Options) (workf
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r.ctx, r.cancel = rctx, cancel
+	stopWatch := r.watchMemory(o.MemoryLimit)
 	value, runErr := r.exec(p, o.Args, 0)
+	stopWatch()
 	cancel(errors.New("the workflow ended")) // agents the script left running stop here
 	r.wg.Wait()
 

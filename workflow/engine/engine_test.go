@@ -399,3 +399,36 @@ return [xs, y, z];`
 		}
 	}
 }
+
+// A script that grows an array without end is stopped at its memory limit with an error
+// that names the limit and how to raise it; the same script without a limit would grow
+// until the machine ran out.
+func TestRunawayMemoryIsStopped(t *testing.T) {
+	const limit = 64 << 20
+	res := runT(t, head+"const a = []; for (let i = 0; ; i++) { a.push('item ' + i + ' '.repeat(100)) }",
+		workflow.Options{Runner: echo(), MemoryLimit: limit})
+	if res.Status != workflow.StatusFailed || !strings.Contains(res.Error, "more than its limit of 64 MiB") ||
+		!strings.Contains(res.Error, MemoryLimitEnv+"=128MiB") {
+		t.Fatalf("%+v", res)
+	}
+	// A script well under its limit runs to its end.
+	res = runT(t, head+"const a = []; for (let i = 0; i < 1000; i++) { a.push('x' + i) }; return a.length",
+		workflow.Options{Runner: echo(), MemoryLimit: limit})
+	if res.Status != workflow.StatusCompleted || string(res.Value) != "1000" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestMemoryLimitFromEnv(t *testing.T) {
+	for v, want := range map[string]int64{"": DefaultMemoryLimit, "2GiB": 2 << 30, "512MB": 512e6, " 64 MiB ": 64 << 20, "1048576": 1 << 20} {
+		got, err := MemoryLimitFromEnv(func(string) string { return v })
+		if err != nil || got != want {
+			t.Errorf("%q: %d %v, want %d", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"lots", "0", "-1GiB", "1.5XB"} {
+		if _, err := MemoryLimitFromEnv(func(string) string { return v }); err == nil || !strings.Contains(err.Error(), MemoryLimitEnv) {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+}

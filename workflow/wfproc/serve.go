@@ -19,6 +19,9 @@ type Backend struct {
 	Open   func(statePath string) (workflow.Store, error)
 	Engine func(workflow.Store) workflow.Engine
 	Check  func(src string) (workflow.Meta, error)
+	// MemoryLimit is what a run's script may use (workflow.Options.MemoryLimit); nil: no
+	// limit. Its error (a bad setting) fails the run before it starts.
+	MemoryLimit func() (int64, error)
 }
 
 // Serve answers one request from in on out (the helper's main). When in ends (ouro is
@@ -127,6 +130,12 @@ func Serve(in io.Reader, out io.Writer, b Backend) error {
 			return "", llm.Usage{}, context.Cause(ctx)
 		}
 	})
+	var memLimit int64
+	if b.MemoryLimit != nil {
+		if memLimit, err = b.MemoryLimit(); err != nil {
+			return fail(err)
+		}
+	}
 	script := req.Script
 	args := req.Args
 	if script.Source == "" && req.Resume != "" {
@@ -144,6 +153,7 @@ func Serve(in io.Reader, out io.Writer, b Backend) error {
 	}
 	res, err := b.Engine(store).Run(ctx, script, workflow.Options{
 		Runner: runner, Store: store, Args: args, Resume: req.Resume, RunID: req.RunID, Budget: req.Budget, Timeout: req.Timeout,
+		MemoryLimit: memLimit,
 		Resolve: func(name string) (workflow.Script, error) {
 			return workflow.FindSaved(workflow.SavedDirs(req.CWD), name)
 		},

@@ -153,6 +153,9 @@ type Access struct {
 type UI struct {
 	// Asker answers AskUserQuestion; nil means headless (the run ends needs_input).
 	Asker tools.Asker
+	// Editor is the editor the session runs in (ACP's client file system): Read, Edit and
+	// Write read and write text files through it. nil: the disk alone.
+	Editor tools.Editor
 	// Approver decides calls the permission policy asks about; nil means headless (what
 	// would ask is denied with the reason, and listed in the result's permission_denials).
 	Approver permission.Approver
@@ -336,7 +339,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI.Asker, bg.mgr)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.mgr)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ func TestOnlyEntryPointsImportHarness(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	allowed := []string{mod + "cmd", mod + "ui", mod + "eval", mod + "scout/runner"}
+	allowed := []string{mod + "cmd", mod + "ui", mod + "eval", mod + "scout/runner", mod + "acp"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, " ")
 		if !strings.Contains(" "+imports+" ", " "+mod+"harness ") {

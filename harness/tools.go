@@ -78,7 +78,7 @@ func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Pa
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, asker tools.Asker, bg *background.Manager) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -90,6 +90,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	cp := tr.checkpoints()
 	cp.Within = ws.Contains
 	files.SetRecorder(cp)
+	files.SetEditor(ui.Editor)
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
 	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
@@ -102,7 +103,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		tools.NewGlob(ws), grep, tools.NewLS(ws),
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
 		tools.NewWebFetch(tools.WebFetchConfig{}),
-		tools.NewAskUserQuestion(asker),
+		tools.NewAskUserQuestion(ui.Asker),
 	}}, bash, nil
 }
 

@@ -138,6 +138,11 @@ func (e *Edit) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if text, ok, err := e.files.readEditor(ctx, "Edit", path); err != nil {
+		return tool.Result{}, err
+	} else if ok {
+		content = text // what the user has open, unsaved changes included
+	}
 	if err := ensureWritable("Edit", path, info.Mode()); err != nil {
 		return tool.Result{}, err
 	}
@@ -164,13 +169,13 @@ func (e *Edit) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err := e.files.beforeChange("Edit", path); err != nil {
 		return tool.Result{}, err
 	}
-	written, err := writeFileAtomic(path, data, keptMode(info.Mode()))
+	written, disk, err := e.files.writeText(ctx, "Edit", path, data, keptMode(info.Mode()))
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Edit %s: %w", path, err)
 	}
 	before, after := sha256.Sum256([]byte(content)), sha256.Sum256(data)
 	e.files.changed(path, after)
-	e.files.record(path, newStamp(written, after))
+	e.files.record(path, newStamp(written, disk))
 	res := tool.Text(fmt.Sprintf("The file %s has been updated (%s). Here is the edited part, numbered as the file is now:\n%s",
 		path, plural(len(plan.at), "replacement"), snippet(updated, regions)))
 	res.Files = []tool.FileChange{{Path: path, Before: hex.EncodeToString(before[:]), After: hex.EncodeToString(after[:])}}

@@ -27,6 +27,7 @@ type FileState struct {
 	seen     map[string]fileStamp
 	locks    map[string]*pathLock
 	recorder ChangeRecorder
+	editor   Editor // nil: the disk alone
 }
 
 // fileStamp identifies one version of a file. The content hash catches a rewrite that

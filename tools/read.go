@@ -158,8 +158,19 @@ func (r *Read) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 			path, kind, groupDigits(info.Size()), strings.ReplaceAll(hint, "FILE", shellQuote(path)))
 	}
 
-	v, err := scanText(br, offset, limit)
-	if err != nil {
+	var v textView
+	if text, ok, err := r.files.readEditor(ctx, "Read", path); err != nil {
+		return tool.Result{}, err
+	} else if ok {
+		// The editor's text is shown; the disk's is still hashed whole, for the stamp.
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return tool.Result{}, fmt.Errorf("Read %s: %w", path, err)
+		}
+		v, err = scanText(bufio.NewReader(strings.NewReader(text)), offset, limit)
+		if err != nil {
+			return tool.Result{}, fmt.Errorf("Read %s: %w", path, err)
+		}
+	} else if v, err = scanText(br, offset, limit); err != nil {
 		return tool.Result{}, fmt.Errorf("Read %s: %w", path, err)
 	}
 	if offset > v.total {

@@ -112,14 +112,14 @@ func (w *Write) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if err := w.files.beforeChange("Write", path); err != nil {
 		return tool.Result{}, err
 	}
-	written, err := writeFileAtomic(path, data, mode)
+	written, disk, err := w.files.writeText(ctx, "Write", path, data, mode)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("Write %s: %w", path, err)
 	}
 	after := sha256.Sum256(data)
 	w.files.changed(path, after)
 	change.After = hex.EncodeToString(after[:])
-	w.files.record(path, newStamp(written, after))
+	w.files.record(path, newStamp(written, disk))
 	lines := countLines(*in.Content)
 	var res tool.Result
 	if created {

@@ -58,6 +58,7 @@ control, returns the results, and decides when a run has really ended.
   ouro                      start an interactive session in this directory
   ouro -p "fix the tests"   run one prompt headless and print the result
   ouro demo                 see the loop work with a scripted model (no API key)
+  ouro acp                  serve ouro to an editor over the Agent Client Protocol (stdio)
 
 Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
 openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL) through
@@ -100,7 +101,8 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 		escapeOutput(c)
 	}
 	root.AddCommand(views...)
-	root.AddCommand(newMCPCmd())
+	// ouro acp's standard output is the protocol: never escaped.
+	root.AddCommand(newMCPCmd(), newACPCmd())
 	return root
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
@@ -149,24 +150,23 @@ func (r sdkRun) pyClass(name string) []map[string]any {
 	return out
 }
 
-func jsonCall(name string, in any) []scripted.ToolCall {
-	b, _ := json.Marshal(in)
-	return []scripted.ToolCall{{Name: name, Input: b}}
+// toolsTurns are the fake model's turns for the "tools" scenarios: the SDK's in-process
+// tool, a write, a command, an answer.
+func toolsTurns(e *env) []scripted.Turn {
+	return []scripted.Turn{
+		{ToolCalls: jsonCall("mcp__calc__add", map[string]any{"a": 2, "b": 3})},
+		{ToolCalls: writeCall(filepath.Join(e.dir, "answer.txt"), "5\n")},
+		{ToolCalls: bash("touch made.txt")},
+		{Text: "done: 5"},
+	}
 }
 
-// The TypeScript SDK's query() with an in-process MCP server (its tool runs in the
-// SDK's process), canUseTool allowing a write and denying a command with a message,
-// hook callbacks on PreToolUse, PostToolUse and Stop, and the system prompt as a preset
-// with an addition.
-func TestTypeScriptSDKToolsHooksAndPermissions(t *testing.T) {
-	e := newEnv(t)
-	srv := e.fake(
-		scripted.Turn{ToolCalls: jsonCall("mcp__calc__add", map[string]any{"a": 2, "b": 3})},
-		scripted.Turn{ToolCalls: writeCall(filepath.Join(e.dir, "answer.txt"), "5\n")},
-		scripted.Turn{ToolCalls: bash("touch made.txt")},
-		scripted.Turn{Text: "done: 5"},
-	)
-	r := runTS(t, e, "tools")
+// checkToolsRun checks a "tools" scenario run by either SDK: the in-process tool ran
+// once with 2 and 3 and the model got 5; the write canUseTool allowed happened and the
+// command it denied did not, its message reaching the model; the hook callbacks ran;
+// the preset's addition is in the system prompt.
+func checkToolsRun(t *testing.T, e *env, srv *fakeserver.Server, r sdkRun) {
+	t.Helper()
 	if got := r.events("tool"); len(got) != 1 || got[0]["a"] != 2.0 || got[0]["b"] != 3.0 {
 		t.Errorf("the SDK's in-process tool ran %v, want once with 2 and 3\nstderr:\n%s", got, clipOut(r.stderr))
 	}
@@ -197,10 +197,25 @@ func TestTypeScriptSDKToolsHooksAndPermissions(t *testing.T) {
 	if hooks["PreToolUse"] < 2 || hooks["PostToolUse"] < 2 || hooks["Stop"] != 1 {
 		t.Errorf("hook callbacks %v, want PreToolUse and PostToolUse for each tool run and Stop once", hooks)
 	}
-	sys := string(srv.Requests()[0].Body)
-	if !strings.Contains(sys, "Answer briefly.") {
+	if sys := string(srv.Requests()[0].Body); !strings.Contains(sys, "Answer briefly.") {
 		t.Errorf("the preset's addition is not in the system prompt:\n%s", clipOut(sys))
 	}
+}
+
+func jsonCall(name string, in any) []scripted.ToolCall {
+	b, _ := json.Marshal(in)
+	return []scripted.ToolCall{{Name: name, Input: b}}
+}
+
+// The TypeScript SDK's query() with an in-process MCP server (its tool runs in the
+// SDK's process), canUseTool allowing a write and denying a command with a message,
+// hook callbacks on PreToolUse, PostToolUse and Stop, and the system prompt as a preset
+// with an addition.
+func TestTypeScriptSDKToolsHooksAndPermissions(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(toolsTurns(e)...)
+	r := runTS(t, e, "tools")
+	checkToolsRun(t, e, srv, r)
 	results := r.messages("result")
 	if len(results) != 1 || results[0]["subtype"] != "success" || results[0]["result"] != "done: 5" {
 		t.Fatalf("result messages %v", results)
@@ -216,36 +231,9 @@ func TestTypeScriptSDKToolsHooksAndPermissions(t *testing.T) {
 // and denying a command, hook callbacks, and the system prompt preset with an addition.
 func TestPythonSDKToolsHooksAndPermissions(t *testing.T) {
 	e := newEnv(t)
-	srv := e.fake(
-		scripted.Turn{ToolCalls: jsonCall("mcp__calc__add", map[string]any{"a": 2, "b": 3})},
-		scripted.Turn{ToolCalls: writeCall(filepath.Join(e.dir, "answer.txt"), "5\n")},
-		scripted.Turn{ToolCalls: bash("touch made.txt")},
-		scripted.Turn{Text: "done: 5"},
-	)
+	srv := e.fake(toolsTurns(e)...)
 	r := runPy(t, e, "tools")
-	if got := r.events("tool"); len(got) != 1 {
-		t.Errorf("the SDK's in-process tool ran %v, want once\nstderr:\n%s", got, clipOut(r.stderr))
-	}
-	res := wtResults(srv)
-	if !strings.Contains(res["toolu_01_01"], "5") {
-		t.Errorf("the model did not get the tool's answer: %q", res["toolu_01_01"])
-	}
-	if b, err := os.ReadFile(filepath.Join(e.dir, "answer.txt")); err != nil || string(b) != "5\n" {
-		t.Errorf("the write can_use_tool allowed did not happen: %q %v", b, err)
-	}
-	if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err == nil || !strings.Contains(res["toolu_03_01"], "no shell today") {
-		t.Errorf("the command can_use_tool denied ran, or its message was lost: %q", res["toolu_03_01"])
-	}
-	hooks := map[string]int{}
-	for _, h := range r.events("hook") {
-		hooks[h["hook"].(string)]++
-	}
-	if hooks["PreToolUse"] < 2 || hooks["PostToolUse"] < 2 || hooks["Stop"] != 1 {
-		t.Errorf("hook callbacks %v, want PreToolUse and PostToolUse for each tool run and Stop once", hooks)
-	}
-	if !strings.Contains(string(srv.Requests()[0].Body), "Answer briefly.") {
-		t.Error("the preset's addition is not in the system prompt")
-	}
+	checkToolsRun(t, e, srv, r)
 	results := r.pyClass("ResultMessage")
 	if len(results) != 1 || results[0]["subtype"] != "success" || results[0]["result"] != "done: 5" {
 		t.Fatalf("result messages %v\nstderr:\n%s", results, clipOut(r.stderr))

@@ -38,6 +38,7 @@ func main() {
 			n, err := engine.MemoryLimitFromEnv(os.Getenv)
 			if err == nil {
 				debug.SetMemoryLimit(n)
+				capMemory(n)
 			}
 			return n, err
 		},

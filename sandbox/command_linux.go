@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,9 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -43,7 +40,7 @@ func Availability(p Policy) (ok bool, warnings []string) {
 		return false, []string{notLauncher()}
 	}
 	pr := probe()
-	if !pr.launcher {
+	if !pr.Launcher {
 		return false, []string{notLauncher()}
 	}
 	if abi < 4 && p.NetworkRestricted() {
@@ -56,11 +53,11 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if !pr.namespaces {
-		warnings = append(warnings, "User namespaces are not available here, so the sandbox keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
+	if !pr.Namespaces {
+		warnings = append(warnings, "The sandbox cannot use namespaces here ("+pr.NamespacesErr+"), so it keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
 	}
-	if !pr.pidNS {
-		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
+	if !pr.PIDNS {
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+pr.PIDNSErr+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
 	}
 	return true, warnings
 }
@@ -82,15 +79,15 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
 	pr := probe()
-	if !launcherReady.Load() || !pr.launcher {
+	if !launcherReady.Load() || !pr.Launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	mode := modeLandlock
-	if pr.namespaces {
+	if pr.Namespaces {
 		mode = modeMount
 	}
 	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted
-	return command(ctx, p, mode, pr.pidNS, name, args...)
+	return command(ctx, p, mode, pr.PIDNS, name, args...)
 }
 
 // Supervised returns a command that runs name with args unsandboxed, but under the
@@ -103,7 +100,7 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	if !launcherReady.Load() || !probe().launcher {
+	if !launcherReady.Load() || !probe().Launcher {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	return command(ctx, Policy{}, modeSupervise, false, name, args...)
@@ -190,54 +187,8 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 	return out, nil
 }
 
-type probeResult struct {
-	// launcher: the binary answered in launcher mode (it calls MaybeRunLauncher).
-	launcher bool
-	// namespaces: the launcher can make read-only bind mounts here. That needs a user
-	// namespace with the right to mount in it, which containers (seccomp) and some
-	// distributions (Ubuntu's AppArmor userns restriction) withhold.
-	namespaces bool
-	// pidNS: the launcher can also be PID 1 of a PID namespace with its own /proc, which
-	// containers with a masked /proc withhold.
-	pidNS bool
-}
-
-// probe runs the launcher once in probe mode and keeps the answer for the life of the
-// process: facts about the binary and the kernel, like the Landlock ABI.
-var probe = sync.OnceValue(func() probeResult {
-	exe, err := os.Executable()
-	if err != nil {
-		return probeResult{}
-	}
-	return probeBinary(exe)
-})
-
-func probeBinary(exe string) probeResult {
-	// The bound only matters for a binary that does not act as the launcher and runs
-	// something else instead, or for a launcher that hangs, which would be a bug.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	run := func(pidNS bool) (launcher, ok bool) {
-		cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, pidNS, "")
-		if err != nil {
-			return false, false
-		}
-		out, err := cmd.Output()
-		launcher = bytes.HasPrefix(out, []byte(probeToken+"\n"))
-		return launcher, launcher && err == nil
-	}
-	launcher, ok := run(true)
-	if ok {
-		return probeResult{launcher: true, namespaces: true, pidNS: true}
-	}
-	if l2, ok2 := run(false); l2 || launcher {
-		return probeResult{launcher: true, namespaces: ok2}
-	}
-	return probeResult{}
-}
-
 // namespacesWork reports whether the mount mode is available (for tests).
-func namespacesWork() bool { return probe().namespaces }
+func namespacesWork() bool { return probe().Namespaces }
 
 func notLauncher() string {
 	exe, _ := os.Executable()

@@ -52,7 +52,7 @@ type run struct {
 // sh runs script with bash inside the sandbox, in dir.
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
-	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
+	cmd, err := command(context.Background(), p, mode, probe().PIDNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestBinaryThatIsNoLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr := probeBinary(exe); !pr.launcher {
+	if pr := probeBinary(exe); !pr.Launcher {
 		t.Errorf("the test binary, which calls MaybeRunLauncher, is not taken for a launcher")
 	}
 	for _, other := range []string{"true", "echo"} {
@@ -355,7 +355,7 @@ func TestBinaryThatIsNoLauncher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pr := probeBinary(path); pr.launcher || pr.namespaces {
+		if pr := probeBinary(path); pr.Launcher || pr.Namespaces {
 			t.Errorf("%s taken for a launcher: %+v", other, pr)
 		}
 	}
@@ -433,7 +433,7 @@ func TestLauncherReportsASignalledCommand(t *testing.T) {
 			t.Parallel()
 			ws := newWorkspace(t)
 			p := ws.policy
-			cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", "-c", "kill -TERM $$")
+			cmd, err := command(context.Background(), p, mode, probe().PIDNS, "bash", "-c", "kill -TERM $$")
 			if err != nil {
 				t.Fatal(err)
 			}

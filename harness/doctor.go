@@ -15,6 +15,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -230,6 +231,14 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 	}
 	if g.proxy != nil {
 		state += " (allowedDomains through ouro's proxy)"
+	}
+	if g.sandbox != nil {
+		// The verdict a command would get: the mode it runs in, or why it is refused.
+		if v := sandbox.Probe(); v.Mode == sandbox.ModeUnavailable {
+			state = "on but unavailable: Bash commands that would run in the sandbox are refused (" + v.Why + ")"
+		} else {
+			state += "; " + v.Describe()
+		}
 	}
 	return doctor.Section{Files: []doctor.File{{Path: src, Status: doctor.Loaded, Detail: state}}}
 }

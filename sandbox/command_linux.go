@@ -17,6 +17,12 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
+// RefuseWithoutSandbox is whether sandboxed commands are refused when no sandbox can be
+// had (no Landlock, or a binary that is not the launcher), unless the person's own
+// settings say otherwise (sandbox.failIfUnavailable: false): on Linux they are, so that
+// a command never runs unsandboxed by surprise.
+const RefuseWithoutSandbox = true
+
 // Supported reports the kernel's Landlock ABI version, asked with the
 // landlock_create_ruleset system call (securityfs need not be mounted), and whether
 // Landlock can be used at all.
@@ -30,19 +36,14 @@ func Supported() (abi int, ok bool) {
 
 // Availability says whether commands can run sandboxed under p on this machine and, when
 // something of p cannot be enforced, what (one sentence each, to show the user once).
-// When ok is false the warning is [UnavailableWarning] and Bash should run unsandboxed.
+// When ok is false the one warning says why there is no sandbox; [Command] then refuses
+// to run commands, with that reason.
 func Availability(p Policy) (ok bool, warnings []string) {
-	abi, ok := Supported()
-	if !ok {
-		return false, []string{UnavailableWarning}
+	v := verdict()
+	if v.Mode == ModeUnavailable {
+		return false, []string{v.Why}
 	}
-	if !launcherReady.Load() {
-		return false, []string{notLauncher()}
-	}
-	pr := probe()
-	if !pr.Launcher {
-		return false, []string{notLauncher()}
-	}
+	abi, _ := Supported()
 	if abi < 4 && p.NetworkRestricted() {
 		w := fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi)
 		if p.Network.Proxied() {
@@ -53,11 +54,11 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if !pr.Namespaces {
-		warnings = append(warnings, "The sandbox cannot use namespaces here ("+pr.NamespacesErr+"), so it keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
+	if v.Mode == ModeLandlock {
+		warnings = append(warnings, "The sandbox cannot use namespaces here ("+v.Why+"), so it keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
 	}
-	if !pr.PIDNS {
-		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+pr.PIDNSErr+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
+	if !v.PIDNS {
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+v.WhyNoPIDNS+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
 	}
 	return true, warnings
 }
@@ -70,25 +71,25 @@ func Availability(p Policy) (ok bool, warnings []string) {
 //
 // The binary must call [MaybeRunLauncher] first thing in main (tests: in TestMain).
 func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.Cmd, error) {
-	if _, ok := Supported(); !ok {
-		return nil, fmt.Errorf("sandbox: %s", UnavailableWarning)
-	}
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		// Started as the launcher, yet running ordinary code: MaybeRunLauncher was not
 		// called. Starting another launcher would only repeat that, without end.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	pr := probe()
-	if !launcherReady.Load() || !pr.Launcher {
-		return nil, errors.New("sandbox: " + notLauncher())
-	}
+	v := verdict()
 	mode := modeLandlock
-	if pr.Namespaces {
+	switch v.Mode {
+	case ModeUnavailable:
+		return nil, fmt.Errorf("sandbox: %s. %s", v.Why, RefusedAdvice)
+	case ModeNamespaces:
 		mode = modeMount
 	}
 	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted
-	return command(ctx, p, mode, pr.PIDNS, name, args...)
+	return command(ctx, p, mode, v.PIDNS, name, args...)
 }
+
+// Probe says how sandboxed commands run here (see [Verdict]), probing where it must.
+func Probe() Verdict { return verdict() }
 
 // Supervised returns a command that runs name with args unsandboxed, but under the
 // launcher's supervision: when the command ends, every process it started is killed

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 type probeResult struct {
@@ -28,6 +30,48 @@ type probeResult struct {
 	// the same for PIDNS.
 	NamespacesErr string `json:"namespacesErr,omitempty"`
 	PIDNSErr      string `json:"pidnsErr,omitempty"`
+}
+
+// verdict finds the mode sandboxed commands run in: ModeEnv's where it is set, else the
+// namespace mode where the probe finds it works, else Landlock alone; unavailable where
+// the kernel has no Landlock or this binary does not act as the launcher.
+func verdict() Verdict {
+	forced, isForced := os.LookupEnv(ModeEnv)
+	if isForced && forced != "" {
+		v := forcedVerdict(forced)
+		if v.Mode == ModeUnavailable {
+			return v
+		}
+	}
+	if _, err := landlockABI(); err != nil {
+		return Verdict{Mode: ModeUnavailable, Why: err.Error()}
+	}
+	if !launcherReady.Load() {
+		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}
+	}
+	if isForced && forced != "" {
+		return forcedVerdict(forced)
+	}
+	pr := probe()
+	switch {
+	case !pr.Launcher:
+		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}
+	case pr.Namespaces:
+		return Verdict{Mode: ModeNamespaces, PIDNS: pr.PIDNS, WhyNoPIDNS: pr.PIDNSErr}
+	}
+	return Verdict{Mode: ModeLandlock, Why: pr.NamespacesErr, WhyNoPIDNS: pr.PIDNSErr}
+}
+
+// landlockABI is the kernel's Landlock ABI version, or why Landlock cannot be used.
+func landlockABI() (int, error) {
+	v, err := ll.LandlockGetABIVersion()
+	if err == nil && v >= 1 {
+		return v, nil
+	}
+	if err == nil {
+		err = fmt.Errorf("ABI version %d", v)
+	}
+	return 0, fmt.Errorf("Landlock is not available on this kernel (landlock_create_ruleset: %v): it needs Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK and landlock in the active security modules (the lsm= boot parameter), and a container's seccomp profile must allow its system calls", err)
 }
 
 // probe runs the launcher once in probe mode and keeps the answer for the life of the

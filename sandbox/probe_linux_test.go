@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -75,6 +76,61 @@ func TestProbeSaysWhatFailed(t *testing.T) {
 			t.Errorf("the failure %q does not say %q", got.NamespacesErr, want)
 		}
 	}
+	// Bash there runs in the Landlock-only mode, never without a sandbox (issue 27:
+	// with max_user_namespaces 0 it ran with none).
+	want := `RAN made="new\n" hook="original\n" outside="<open ` // and the rest of the error
+	if !strings.Contains(out, want) || !strings.Contains(out, "sameuserns=true") {
+		t.Errorf("the command did not run in the Landlock-only mode (want %s… and sameuserns=true):\n%s", want, out)
+	}
+}
+
+// OURO_SANDBOX_MODE picks each mode, for tests: the mode's namespaces (or none), and a
+// refusal with the reason and the person's way out for "unavailable" and for a value
+// that names no mode. No value runs a command unsandboxed.
+func TestForcedModes(t *testing.T) {
+	requireLandlock(t)
+	ownNS, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Skipf("no /proc/self/ns: %v", err)
+	}
+	for _, c := range []struct{ value, want string }{
+		{ModeLandlock, "same"},
+		{ModeNamespaces, "other"},
+		{ModeUnavailable, "refused"},
+		{"off", "refused"},
+	} {
+		t.Run(c.value, func(t *testing.T) {
+			if c.value == ModeNamespaces && !namespacesWork() {
+				t.Skip("user namespaces are not available")
+			}
+			t.Setenv(ModeEnv, c.value)
+			w := newWorkspace(t)
+			cmd, err := Command(context.Background(), w.policy, "bash", "-c", `readlink /proc/self/ns/mnt; echo out > "$1"/x`, "bash", w.outside)
+			if c.want == "refused" {
+				if err == nil || !strings.Contains(err.Error(), ModeEnv) || !strings.Contains(err.Error(), "sandbox.failIfUnavailable: false") {
+					t.Errorf("err %v, want a refusal naming %s and the way out", err, ModeEnv)
+				}
+				if v := Probe(); v.Mode != ModeUnavailable || !v.Forced {
+					t.Errorf("Probe = %+v", v)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cmd.CombinedOutput()
+			first, _, _ := strings.Cut(string(out), "\n")
+			if got := first == ownNS; got != (c.want == "same") {
+				t.Errorf("%s: the command's mount namespace %q, ouro's %q", c.value, out, ownNS)
+			}
+			if _, err := os.Stat(filepath.Join(w.outside, "x")); err == nil {
+				t.Errorf("%s: the command wrote outside its roots", c.value)
+			}
+			if v := Probe(); v.Mode != c.value || !v.Forced {
+				t.Errorf("Probe = %+v", v)
+			}
+		})
+	}
 }
 
 // TestProbeHelper is the process probeIn starts in namespaces of its own; run alone, it
@@ -107,4 +163,18 @@ func TestProbeHelper(t *testing.T) {
 	pr := probeBinary("/proc/self/exe")
 	b, _ := json.Marshal(pr)
 	t.Logf("VERDICT %s", b)
+	// A command runs sandboxed all the same: in the Landlock-only mode where no
+	// namespace can be made.
+	w := newWorkspace(t)
+	cmd, err := Command(context.Background(), w.policy, "bash", "-c", `echo new > made; echo evil > .git/hooks/pre-commit; echo out > "$1"/x; readlink /proc/self/ns/user`, "bash", w.outside)
+	if err != nil {
+		t.Logf("COMMAND-ERROR %v", err)
+		return
+	}
+	cmd.Dir = filepath.Join(w.root, "src")
+	out, _ := cmd.CombinedOutput()
+	own, _ := os.Readlink("/proc/self/ns/user")
+	t.Logf("RAN made=%q hook=%q outside=%q sameuserns=%v", content(t, filepath.Join(cmd.Dir, "made")),
+		content(t, filepath.Join(w.root, ".git", "hooks", "pre-commit")), content(t, filepath.Join(w.outside, "x")),
+		strings.Contains(string(out), own))
 }

@@ -66,6 +66,10 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 		g.proxy = px
 		pol = pol.WithProxy(px)
 	}
+	// What the mode leaves out, where the first command finds it (Availability said it
+	// already where the verdict was in the cache).
+	warn := e.warn
+	pol = pol.WithNotice(func(w string) { fmt.Fprintf(warn, "ouro: sandbox: %s\n", w) })
 	g.sandbox = &pol
 
 	// Claude Code's allowUnsandboxedCommands (default true): the model may ask to run a

@@ -38,8 +38,12 @@ func Supported() (abi int, ok bool) {
 // something of p cannot be enforced, what (one sentence each, to show the user once).
 // When ok is false the one warning says why there is no sandbox; [Command] then refuses
 // to run commands, with that reason.
+//
+// It starts no process: the probe for the namespace mode runs at the first sandboxed
+// command (see [Command]), unless an earlier session left its verdict in the cache, and
+// the warnings of the mode it finds are then given to the policy's notice (WithNotice).
 func Availability(p Policy) (ok bool, warnings []string) {
-	v := verdict()
+	v, known := decide(false)
 	if v.Mode == ModeUnavailable {
 		return false, []string{v.Why}
 	}
@@ -54,13 +58,22 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
+	if known {
+		warnings = append(warnings, modeWarnings(v)...)
+	}
+	return true, warnings
+}
+
+// modeWarnings say what the mode of v leaves out.
+func modeWarnings(v Verdict) []string {
+	var warnings []string
 	if v.Mode == ModeLandlock {
 		warnings = append(warnings, "The sandbox cannot use namespaces here ("+v.Why+"), so it keeps .git/hooks, .git/config, .ouro/ and .claude/ read-only by not letting commands create, delete or rename entries directly in the directories that hold them (the workspace root, .git); existing files there stay writable, and git cannot commit in the sandbox.")
 	}
 	if !v.PIDNS {
 		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+v.WhyNoPIDNS+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
 	}
-	return true, warnings
+	return warnings
 }
 
 // Command returns a command that runs name with args inside the sandbox p: the ouro
@@ -76,7 +89,7 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 		// called. Starting another launcher would only repeat that, without end.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	v := verdict()
+	v, fresh := decideFresh()
 	mode := modeLandlock
 	switch v.Mode {
 	case ModeUnavailable:
@@ -84,11 +97,18 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	case ModeNamespaces:
 		mode = modeMount
 	}
+	if fresh && p.notice != nil {
+		// Found just now, after Availability spoke: say what this mode leaves out.
+		for _, w := range modeWarnings(v) {
+			p.notice(w)
+		}
+	}
 	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted
 	return command(ctx, p, mode, v.PIDNS, name, args...)
 }
 
-// Probe says how sandboxed commands run here (see [Verdict]), probing where it must.
+// Probe says how sandboxed commands run here (see [Verdict]), probing where neither this
+// process nor the cache knows yet.
 func Probe() Verdict { return verdict() }
 
 // Supervised returns a command that runs name with args unsandboxed, but under the
@@ -101,7 +121,7 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	if !launcherReady.Load() || !probe().Launcher {
+	if !launcherReady.Load() {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	return command(ctx, Policy{}, modeSupervise, false, name, args...)
@@ -110,11 +130,27 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 // command starts the launcher in mode; pidNS (mount and probe modes only) puts it in a
 // PID namespace of its own too.
 func command(ctx context.Context, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
+	exe, err := launcherPath()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
+		return nil, err
 	}
 	return commandFor(ctx, exe, p, mode, pidNS, name, args...)
+}
+
+// launcherPath is the binary to start as the launcher: this very process's, through
+// /proc/self/exe, which names the running image even after an upgrade replaced the file
+// (so that a process that called MaybeRunLauncher knows, without asking, that the binary
+// it starts acts as the launcher); os.Executable where /proc is missing.
+func launcherPath() (string, error) {
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err == nil {
+		return self, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
+	}
+	return exe, nil
 }
 
 // commandFor is command with the launcher binary given.

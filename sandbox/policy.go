@@ -101,6 +101,9 @@ type Policy struct {
 	Objects *WorktreeObjects `json:"objects,omitempty"`
 	// proxy is the running proxy, for the refusals it saw (see ProxyNote).
 	proxy *Proxy
+	// notice receives the warnings of the sandbox's mode when the first command finds
+	// it (see WithNotice).
+	notice func(string)
 }
 
 // WithProxy returns the policy with commands pointed at px, which must be running.

@@ -5,15 +5,20 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 type probeResult struct {
@@ -32,34 +37,54 @@ type probeResult struct {
 	PIDNSErr      string `json:"pidnsErr,omitempty"`
 }
 
-// verdict finds the mode sandboxed commands run in: ModeEnv's where it is set, else the
-// namespace mode where the probe finds it works, else Landlock alone; unavailable where
-// the kernel has no Landlock or this binary does not act as the launcher.
+// verdict finds the mode sandboxed commands run in, probing where it must.
 func verdict() Verdict {
+	v, _ := decide(true)
+	return v
+}
+
+// decideFresh is verdict, and whether this call is the one that found it by probing.
+func decideFresh() (Verdict, bool) {
+	before := probes.runs.Load()
+	v, _ := decide(true)
+	return v, probes.runs.Load() != before && probes.announce()
+}
+
+// decide finds the mode: ModeEnv's where it is set, else the namespace mode where the
+// probe finds it works, else Landlock alone; unavailable where the kernel has no
+// Landlock or this binary does not act as the launcher. With mayProbe false it starts
+// no process, and known is false when the probe would have to run to tell the namespace
+// mode from the Landlock-only one (the result is then ModeLandlock, not to be used).
+func decide(mayProbe bool) (v Verdict, known bool) {
 	forced, isForced := os.LookupEnv(ModeEnv)
-	if isForced && forced != "" {
-		v := forcedVerdict(forced)
-		if v.Mode == ModeUnavailable {
-			return v
+	isForced = isForced && forced != ""
+	if isForced {
+		if v := forcedVerdict(forced); v.Mode == ModeUnavailable {
+			return v, true
 		}
 	}
 	if _, err := landlockABI(); err != nil {
-		return Verdict{Mode: ModeUnavailable, Why: err.Error()}
+		return Verdict{Mode: ModeUnavailable, Why: err.Error()}, true
 	}
 	if !launcherReady.Load() {
-		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}
+		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}, true
 	}
-	if isForced && forced != "" {
-		return forcedVerdict(forced)
+	if isForced {
+		return forcedVerdict(forced), true
 	}
-	pr := probe()
+	var pr probeResult
+	if mayProbe {
+		pr = probes.get()
+	} else if pr, known = probes.known(); !known {
+		return Verdict{Mode: ModeLandlock}, false
+	}
 	switch {
 	case !pr.Launcher:
-		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}
+		return Verdict{Mode: ModeUnavailable, Why: notLauncher()}, true
 	case pr.Namespaces:
-		return Verdict{Mode: ModeNamespaces, PIDNS: pr.PIDNS, WhyNoPIDNS: pr.PIDNSErr}
+		return Verdict{Mode: ModeNamespaces, PIDNS: pr.PIDNS, WhyNoPIDNS: pr.PIDNSErr}, true
 	}
-	return Verdict{Mode: ModeLandlock, Why: pr.NamespacesErr, WhyNoPIDNS: pr.PIDNSErr}
+	return Verdict{Mode: ModeLandlock, Why: pr.NamespacesErr, WhyNoPIDNS: pr.PIDNSErr}, true
 }
 
 // landlockABI is the kernel's Landlock ABI version, or why Landlock cannot be used.
@@ -74,15 +99,197 @@ func landlockABI() (int, error) {
 	return 0, fmt.Errorf("Landlock is not available on this kernel (landlock_create_ruleset: %v): it needs Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK and landlock in the active security modules (the lsm= boot parameter), and a container's seccomp profile must allow its system calls", err)
 }
 
-// probe runs the launcher once in probe mode and keeps the answer for the life of the
-// process: facts about the binary and the kernel, like the Landlock ABI.
-var probe = sync.OnceValue(func() probeResult {
+// probes is this process's prober, with the cache in the user's cache folder.
+var probes = &prober{cacheDir: func() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "ouro", "sandbox"), nil
+}}
+
+// probe is the probe's result for this process's binary (see prober.get).
+func probe() probeResult { return probes.get() }
+
+// prober runs the probe at most once per process, and once per binary and kernel on a
+// machine: the verdict is kept in a file of the cache folder, named after the binary's
+// identity (path, size, modification time, inode), the kernel release and the user, so
+// that a session that runs no sandboxed command starts no probe process, and a later
+// session of the same binary none at all.
+//
+// A cache file that does not parse or names another binary or kernel is ignored and
+// replaced; one that says the binary is no launcher is never trusted (nor written): that
+// verdict would refuse every command, and the probe is cheap where it holds. Writers
+// write a temporary file and rename it over the old, so concurrent sessions each see a
+// whole file. Sandboxed commands may write the cache folder where it is a write root (an
+// open ~/.cache), and could make a later session choose the Landlock-only mode or fail
+// at the first command; never run unsandboxed.
+type prober struct {
+	cacheDir func() (string, error)
+	mu       sync.Mutex
+	result   *probeResult
+	// runs counts the probes this process started; announced, whether the first
+	// caller after one was told it found the verdict (decideFresh).
+	runs      atomic.Int32
+	announced atomic.Bool
+}
+
+// probeCacheVersion changes when what the probe checks changes, so that older verdicts
+// are not read.
+const probeCacheVersion = 1
+
+// probeKey is what a verdict depends on.
+type probeKey struct {
+	Version int    `json:"version"`
+	Exe     string `json:"exe"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtimeNs"`
+	Dev     uint64 `json:"dev"`
+	Ino     uint64 `json:"ino"`
+	Kernel  string `json:"kernel"`
+	UID     int    `json:"uid"`
+}
+
+type probeCache struct {
+	Key    probeKey    `json:"key"`
+	Result probeResult `json:"result"`
+}
+
+// key identifies the running binary (its image, through /proc/self/exe) and the kernel.
+func (p *prober) key() (probeKey, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return probeResult{}
+		return probeKey{}, err
 	}
-	return probeBinary(exe)
-})
+	st, err := os.Stat("/proc/self/exe")
+	if err != nil {
+		return probeKey{}, err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return probeKey{}, errors.New("no inode for /proc/self/exe")
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return probeKey{}, err
+	}
+	return probeKey{Version: probeCacheVersion, Exe: exe, Size: st.Size(), ModTime: st.ModTime().UnixNano(),
+		Dev: uint64(sys.Dev), Ino: sys.Ino, Kernel: unix.ByteSliceToString(u.Release[:]), UID: os.Geteuid()}, nil
+}
+
+// file is the cache file for key.
+func (p *prober) file(key probeKey) (string, error) {
+	dir, err := p.cacheDir()
+	if err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(key)
+	sum := sha256.Sum256(b)
+	return filepath.Join(dir, fmt.Sprintf("probe-%x.json", sum[:12])), nil
+}
+
+// known is the verdict if this process or the cache has it; it starts no process.
+func (p *prober) known() (probeResult, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.result != nil {
+		return *p.result, true
+	}
+	key, err := p.key()
+	if err != nil {
+		return probeResult{}, false
+	}
+	if r, ok := p.read(key); ok {
+		p.result = &r
+		return r, true
+	}
+	return probeResult{}, false
+}
+
+// get is the verdict: known's, or the probe's, which it then writes to the cache.
+func (p *prober) get() probeResult {
+	if r, ok := p.known(); ok {
+		return r
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.result != nil {
+		return *p.result
+	}
+	exe, err := launcherPath()
+	if err != nil {
+		p.result = &probeResult{NamespacesErr: err.Error(), PIDNSErr: err.Error()}
+		return *p.result
+	}
+	p.runs.Add(1)
+	r := probeBinary(exe)
+	p.result = &r
+	if key, err := p.key(); err == nil && r.Launcher {
+		p.write(key, r)
+	}
+	return r
+}
+
+// announce reports whether the caller is the first to hear that a probe ran.
+func (p *prober) announce() bool { return p.announced.CompareAndSwap(false, true) }
+
+func (p *prober) read(key probeKey) (probeResult, bool) {
+	name, err := p.file(key)
+	if err != nil {
+		return probeResult{}, false
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return probeResult{}, false
+	}
+	var c probeCache
+	if json.Unmarshal(b, &c) != nil || c.Key != key || !c.Result.Launcher {
+		return probeResult{}, false
+	}
+	return c.Result, true
+}
+
+// write keeps r for key, replacing the file whole (a temporary file renamed over it),
+// and removes the verdicts of other builds at the same path (the binary was upgraded) and
+// of binaries that are gone (test binaries, an uninstalled ouro).
+// A cache that cannot be written costs the next session a probe, nothing else.
+func (p *prober) write(key probeKey, r probeResult) {
+	name, err := p.file(key)
+	if err != nil {
+		return
+	}
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	b, err := json.Marshal(probeCache{Key: key, Result: r})
+	if err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".probe-*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), name) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	others, _ := filepath.Glob(filepath.Join(dir, "probe-*.json"))
+	for _, o := range others {
+		if o == name {
+			continue
+		}
+		var c probeCache
+		b, err := os.ReadFile(o)
+		if err != nil || json.Unmarshal(b, &c) != nil {
+			continue
+		}
+		if _, err := os.Stat(c.Key.Exe); c.Key.Exe == key.Exe && c.Key.UID == key.UID || errors.Is(err, os.ErrNotExist) {
+			os.Remove(o)
+		}
+	}
+}
 
 // probeBinary starts exe in probe mode: first in new user, mount and PID namespaces, then
 // without the PID namespace, and where neither answered, without namespaces, only to see

@@ -82,6 +82,12 @@ func TestProbeSaysWhatFailed(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "sameuserns=true") {
 		t.Errorf("the command did not run in the Landlock-only mode (want %s… and sameuserns=true):\n%s", want, out)
 	}
+	// What the mode leaves out is told once, when the first command finds it, and the
+	// reason is the failed call, not a claim that the binary is no launcher.
+	if strings.Contains(out, "AVAILABILITY-WARNED") || !strings.Contains(out, "NOTICES 2 ") ||
+		!strings.Contains(out, `The sandbox cannot use namespaces here (starting a process in new namespaces (clone with CLONE_NEWUSER|CLONE_NEWNS`) {
+		t.Errorf("the mode's warnings were not told once by the first command:\n%s", out)
+	}
 }
 
 // OURO_SANDBOX_MODE picks each mode, for tests: the mode's namespaces (or none), and a
@@ -166,7 +172,12 @@ func TestProbeHelper(t *testing.T) {
 	// A command runs sandboxed all the same: in the Landlock-only mode where no
 	// namespace can be made.
 	w := newWorkspace(t)
-	cmd, err := Command(context.Background(), w.policy, "bash", "-c", `echo new > made; echo evil > .git/hooks/pre-commit; echo out > "$1"/x; readlink /proc/self/ns/user`, "bash", w.outside)
+	if _, warnings := Availability(w.policy); len(warnings) > 0 {
+		t.Logf("AVAILABILITY-WARNED %q", warnings) // it cannot know the mode before the probe
+	}
+	var notices []string
+	pol := w.policy.WithNotice(func(s string) { notices = append(notices, s) })
+	cmd, err := Command(context.Background(), pol, "bash", "-c", `echo new > made; echo evil > .git/hooks/pre-commit; echo out > "$1"/x; readlink /proc/self/ns/user`, "bash", w.outside)
 	if err != nil {
 		t.Logf("COMMAND-ERROR %v", err)
 		return
@@ -177,4 +188,8 @@ func TestProbeHelper(t *testing.T) {
 	t.Logf("RAN made=%q hook=%q outside=%q sameuserns=%v", content(t, filepath.Join(cmd.Dir, "made")),
 		content(t, filepath.Join(w.root, ".git", "hooks", "pre-commit")), content(t, filepath.Join(w.outside, "x")),
 		strings.Contains(string(out), own))
+	if _, err := Command(context.Background(), pol, "true"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("NOTICES %d %q", len(notices), notices)
 }

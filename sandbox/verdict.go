@@ -68,3 +68,12 @@ func forcedVerdict(value string) Verdict {
 	return Verdict{Mode: ModeUnavailable, Forced: true,
 		Why: fmt.Sprintf("%s is %q, which is none of %s, %s and %s", ModeEnv, value, ModeNamespaces, ModeLandlock, ModeUnavailable)}
 }
+
+// WithNotice returns the policy with f receiving the warnings of the sandbox's mode
+// (what it leaves out) when the first sandboxed command of the process finds the mode:
+// [Availability] starts no probe, so it can only say them when an earlier session left
+// the verdict in the cache.
+func (p Policy) WithNotice(f func(string)) Policy {
+	p.notice = f
+	return p
+}

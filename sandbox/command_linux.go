@@ -78,7 +78,8 @@ func modeWarnings(v Verdict) []string {
 
 // Command returns a command that runs name with args inside the sandbox p: the ouro
 // binary (os.Executable) started as the launcher, which applies the sandbox to itself
-// and then runs name as its supervised child. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
+// and then becomes name (in a PID namespace of its own) or runs it as its supervised
+// child (see [Resident]). The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
 // SysProcAttr is already set (to enter the namespaces) and must be amended, not replaced.
 // As with exec.CommandContext, ctx being done kills the process.
 //
@@ -127,6 +128,18 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	return command(ctx, Policy{}, modeSupervise, false, name, args...)
 }
 
+// Resident reports whether cmd, from [Command] or [Supervised], keeps the launcher
+// running as the command's supervisor, which takes SIGHUP as "kill the whole tree now"
+// (see supervise_linux.go). Where it does not, the process is the command's shell itself,
+// PID 1 of a PID namespace of its own: SIGKILL to it takes every process of the command.
+func Resident(cmd *exec.Cmd) bool {
+	if len(cmd.Args) < 3 || cmd.Args[1] != launcherArg {
+		return false
+	}
+	var spec launchSpec
+	return json.Unmarshal([]byte(cmd.Args[2]), &spec) == nil && !spec.Exec
+}
+
 // command starts the launcher in mode; pidNS (mount and probe modes only) puts it in a
 // PID namespace of its own too.
 func command(ctx context.Context, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
@@ -156,13 +169,22 @@ func launcherPath() (string, error) {
 // commandFor is command with the launcher binary given.
 func commandFor(ctx context.Context, exe string, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
 	pidNS = pidNS && (mode == modeMount || mode == modeProbe)
-	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS})
+	// In a PID namespace of its own the command needs no supervisor: the launcher
+	// becomes it (see supervise_linux.go).
+	execs := pidNS && mode == modeMount
+	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS, Exec: execs})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{launcherArg, string(spec), name}, args...)...)
-	// When ouro dies, the launcher is told to kill the command's processes (see supervise).
+	// When ouro dies, the launcher is told to kill the command's processes (see
+	// supervise); a command that is PID 1 of its namespace is killed, and the kernel
+	// kills the rest of the namespace with it (PID 1 ignores any other signal it has no
+	// handler for).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: killSignal}
+	if execs {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	if mode == modeMount || mode == modeProbe {
 		if err := enterNamespaces(cmd.SysProcAttr, pidNS); err != nil {
 			return nil, err

@@ -54,6 +54,9 @@ type launchSpec struct {
 	// PIDNS says the launcher was started as PID 1 of a new PID namespace (mount and
 	// probe modes), where it mounts a /proc of its own.
 	PIDNS bool `json:"pidns,omitempty"`
+	// Exec: the launcher execs the command once the sandbox is applied, instead of
+	// staying as its supervisor (mount mode in a PID namespace; see supervise_linux.go).
+	Exec bool `json:"exec,omitempty"`
 }
 
 // launcherReady records that this process called MaybeRunLauncher, so its binary acts as
@@ -206,6 +209,12 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
+	if spec.Exec && spec.PIDNS && os.Getpid() == 1 {
+		// PID 1 of the namespace: become the command. When it ends, the kernel kills
+		// every other process of the namespace, so nothing need stay to supervise.
+		err := syscall.Exec(path, argv, os.Environ())
+		return fmt.Errorf("start %s: %w", path, err)
+	}
 	// supervise returns only when the command could not be started.
 	return fmt.Errorf("start %s: %w", path, supervise(path, argv, spec.PIDNS))
 }

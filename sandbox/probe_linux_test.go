@@ -193,3 +193,29 @@ func TestProbeHelper(t *testing.T) {
 	}
 	t.Logf("NOTICES %d %q", len(notices), notices)
 }
+
+// In the namespace mode with a PID namespace no launcher stays resident beside the
+// command: the process ouro started, PID 1 of the namespace, is the command itself
+// (issue 27, section 4), and the command's processes still end with it
+// (TestLauncherTakesTheProcessTreeWithTheCommand).
+func TestNamespaceModeLeavesNoLauncher(t *testing.T) {
+	requireLandlock(t)
+	if !namespacesWork() || !probe().PIDNS {
+		t.Skip("no PID namespace here: the launcher stays as the supervisor")
+	}
+	w := newWorkspace(t)
+	cmd, err := Command(context.Background(), w.policy, "bash", "-c", `echo "$$"; tr '\0' ' ' </proc/1/cmdline`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Resident(cmd) {
+		t.Error("Resident says a launcher stays in the namespace mode")
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "1\nbash -c ") || strings.Contains(string(out), launcherArg) {
+		t.Errorf("PID 1 of the command's namespace is not the shell: %q", out)
+	}
+}

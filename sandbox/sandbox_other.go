@@ -50,3 +50,6 @@ func (p Policy) HoldPlaceholders() *Placeholders { return nil }
 
 // Release does nothing on this system.
 func (g *Placeholders) Release() {}
+
+// Resident is false: there is no launcher on this system.
+func Resident(*exec.Cmd) bool { return false }

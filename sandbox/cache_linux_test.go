@@ -36,7 +36,8 @@ func cacheFiles(t *testing.T, dir string) []string {
 // The probe costs nothing until a sandboxed command needs it: Availability starts no
 // process, the first Command probes once and keeps the verdict in the cache, and a later
 // process (a new prober) of the same binary reads it instead of probing. A cache file
-// that does not parse, or names another kernel, is ignored and rewritten (issue 27).
+// that does not parse, or names another kernel or other user namespace sysctls, is
+// ignored and rewritten (issue 27).
 func TestProbeIsLazyAndCached(t *testing.T) {
 	requireLandlock(t)
 	saved := probes
@@ -88,6 +89,7 @@ func TestProbeIsLazyAndCached(t *testing.T) {
 	for name, spoil := range map[string]func([]byte) []byte{
 		"corrupt":        func([]byte) []byte { return []byte("{not json") },
 		"another kernel": func(b []byte) []byte { return []byte(strings.Replace(string(b), c.Key.Kernel, "0.0.0-other", 1)) },
+		"other sysctls":  func(b []byte) []byte { return []byte(strings.Replace(string(b), `"sysctls":"`, `"sysctls":"0 `, 1)) },
 		"no launcher": func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"launcher":true`, `"launcher":false`, 1))
 		},

@@ -113,7 +113,8 @@ func probe() probeResult { return probes.get() }
 
 // prober runs the probe at most once per process, and once per binary and kernel on a
 // machine: the verdict is kept in a file of the cache folder, named after the binary's
-// identity (path, size, modification time, inode), the kernel release and the user, so
+// identity (path, size, modification time, inode), the kernel release, the user and the
+// sysctls that govern user namespaces, so
 // that a session that runs no sandboxed command starts no probe process, and a later
 // session of the same binary none at all.
 //
@@ -148,6 +149,27 @@ type probeKey struct {
 	Ino     uint64 `json:"ino"`
 	Kernel  string `json:"kernel"`
 	UID     int    `json:"uid"`
+	// Sysctls are the settings that allow or forbid user namespaces, as they were: one
+	// changed since (sysctl -w) makes the verdict stale.
+	Sysctls string `json:"sysctls"`
+}
+
+// usernsSysctls are the files of /proc/sys that decide whether user namespaces can be
+// made (see hint).
+var usernsSysctls = []string{"user/max_user_namespaces", "kernel/unprivileged_userns_clone", "kernel/apparmor_restrict_unprivileged_userns"}
+
+// sysctlValues reads usernsSysctls, "-" for one that is missing.
+func sysctlValues() string {
+	var vals []string
+	for _, name := range usernsSysctls {
+		b, err := os.ReadFile("/proc/sys/" + name)
+		v := strings.TrimSpace(string(b))
+		if err != nil {
+			v = "-"
+		}
+		vals = append(vals, v)
+	}
+	return strings.Join(vals, " ")
 }
 
 type probeCache struct {
@@ -174,7 +196,7 @@ func (p *prober) key() (probeKey, error) {
 		return probeKey{}, err
 	}
 	return probeKey{Version: probeCacheVersion, Exe: exe, Size: st.Size(), ModTime: st.ModTime().UnixNano(),
-		Dev: uint64(sys.Dev), Ino: sys.Ino, Kernel: unix.ByteSliceToString(u.Release[:]), UID: os.Geteuid()}, nil
+		Dev: uint64(sys.Dev), Ino: sys.Ino, Kernel: unix.ByteSliceToString(u.Release[:]), UID: os.Geteuid(), Sysctls: sysctlValues()}, nil
 }
 
 // file is the cache file for key.

@@ -212,6 +212,14 @@ func runLauncher(args []string) error {
 	if spec.Exec && spec.PIDNS && os.Getpid() == 1 {
 		// PID 1 of the namespace: become the command. When it ends, the kernel kills
 		// every other process of the namespace, so nothing need stay to supervise.
+		//
+		// The parent-death signal is a property of a thread, and ouro set it on this
+		// process's first one; exec from another thread makes that thread the process,
+		// without it. Set it on this one, the thread that execs, so that the command
+		// still dies with ouro.
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
+			return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w; refusing to run %s without it", errno, argv[0])
+		}
 		err := syscall.Exec(path, argv, os.Environ())
 		return fmt.Errorf("start %s: %w", path, err)
 	}

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -218,4 +220,39 @@ func TestNamespaceModeLeavesNoLauncher(t *testing.T) {
 	if !strings.HasPrefix(string(out), "1\nbash -c ") || strings.Contains(string(out), launcherArg) {
 		t.Errorf("PID 1 of the command's namespace is not the shell: %q", out)
 	}
+}
+
+// Commands the launcher became die with the process that started them: each carries
+// SIGKILL as its parent-death signal, whichever of the launcher's threads exec'd it. The
+// signal belongs to a thread, ouro sets it on the launcher's first one, and an exec from
+// another thread made the command without it, so that one in a few outlived a killed
+// ouro (issue 27, section 4). The command reads its own with prctl(PR_GET_PDEATHSIG).
+func TestCommandsDieWithTheirParent(t *testing.T) {
+	requireLandlock(t)
+	if !namespacesWork() || !probe().PIDNS {
+		t.Skip("no PID namespace here: the launcher stays as the supervisor")
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	const script = `import ctypes; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)`
+	w := newWorkspace(t)
+	// Several at once: a busy machine is where the launcher's Go runtime moves its main
+	// goroutine to another thread.
+	var wg sync.WaitGroup
+	for i := range 24 {
+		wg.Go(func() {
+			c, err := Command(context.Background(), w.policy, python, "-c", script)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			out, err := c.Output()
+			if err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(int(syscall.SIGKILL)) {
+				t.Errorf("command %d: parent-death signal %q (%v), want %d", i, out, err, syscall.SIGKILL)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -209,6 +209,9 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 		return doctor.Section{Fatal: fmt.Sprintf("session temp dir: %v", err)}
 	}
 	defer os.RemoveAll(tmp)
+	// Probe first (or read the cache), as the first command of a run would: Availability
+	// alone starts no probe, so it could not say what the mode leaves out.
+	verdict := sandbox.Probe()
 	g := &guard{settings: c.set, policy: c.policy, tmpDir: tmp, gate: permission.NewGate(c.policy, nil, nil, nil)}
 	userHome, _ := os.UserHomeDir()
 	err = g.setupSandbox(guardEnv{settings: c.set, dirs: c.d, ws: c.ws, warn: warn}, c.opts.Access.SandboxLauncher, userHome)
@@ -231,6 +234,14 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 	}
 	if g.proxy != nil {
 		state += " (allowedDomains through ouro's proxy)"
+	}
+	if g.sandbox != nil {
+		// The verdict a command would get: the mode it runs in, or why it is refused.
+		if v := verdict; v.Mode == sandbox.ModeUnavailable {
+			state = "on but unavailable: Bash commands that would run in the sandbox are refused (" + v.Why + ")"
+		} else {
+			state += "; " + v.Describe()
+		}
 	}
 	return doctor.Section{Files: []doctor.File{{Path: src, Status: doctor.Loaded, Detail: state}}}
 }

@@ -31,17 +31,34 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 	}
 	pol := sandbox.FromSettings(sb, e.ws.Roots(), home, g.tmpDir)
 	ok, warnings := sandbox.Availability(pol)
+	if !ok {
+		// No sandbox can be had. Commands that would run in it are refused (Bash says
+		// why), unless the person's own settings let them run without it: never
+		// unsandboxed by surprise.
+		why := strings.Join(warnings, "; ")
+		refuse := sandbox.RefuseWithoutSandbox
+		if sb.FailIfUnavailable != nil {
+			refuse = *sb.FailIfUnavailable
+		}
+		if !refuse {
+			because := "the default on this system"
+			if sb.FailIfUnavailable != nil {
+				because = sb.FailIfUnavailableSource + " sets sandbox.failIfUnavailable: false"
+			}
+			fmt.Fprintf(e.warn, "ouro: sandbox: %s; Bash runs without the sandbox, under the permission rules only (%s)\n", why, because)
+			return nil
+		}
+		fmt.Fprintf(e.warn, "ouro: sandbox: %s. %s\n", why, sandbox.RefusedAdvice)
+		warnings = nil
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(e.warn, "ouro: sandbox: %s\n", w)
 	}
-	if !ok {
-		return nil
-	}
-	if len(pol.DenyRead) > 0 && !sandbox.DeniesReads() {
+	if ok && len(pol.DenyRead) > 0 && !sandbox.DeniesReads() {
 		fmt.Fprintf(e.warn, "ouro: sandbox: sandbox.filesystem.denyRead is not enforced by %s, which cannot refuse reads inside readable folders: sandboxed commands can still read %s\n",
 			sandbox.Mechanism(), strings.Join(pol.DenyRead, ", "))
 	}
-	if pol.Network.Proxied() {
+	if ok && pol.Network.Proxied() {
 		px, warnings, err := sandbox.StartProxy(sandbox.ProxyConfig{Allowed: sb.Network.AllowedDomains,
 			Denied: sb.Network.DeniedDomains, Sources: sb.Network.DomainSources})
 		for _, w := range warnings {
@@ -53,6 +70,10 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 		g.proxy = px
 		pol = pol.WithProxy(px)
 	}
+	// What the mode leaves out, where the first command finds it (Availability said it
+	// already where the verdict was in the cache).
+	warn := e.warn
+	pol = pol.WithNotice(func(w string) { fmt.Fprintf(warn, "ouro: sandbox: %s\n", w) })
 	g.sandbox = &pol
 
 	// Claude Code's allowUnsandboxedCommands (default true): the model may ask to run a

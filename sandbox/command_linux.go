@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,12 +12,16 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
+
+// RefuseWithoutSandbox is whether sandboxed commands are refused when no sandbox can be
+// had (no Landlock, or a binary that is not the launcher), unless the person's own
+// settings say otherwise (sandbox.failIfUnavailable: false): on Linux they are, so that
+// a command never runs unsandboxed by surprise.
+const RefuseWithoutSandbox = true
 
 // Supported reports the kernel's Landlock ABI version, asked with the
 // landlock_create_ruleset system call (securityfs need not be mounted), and whether
@@ -33,19 +36,18 @@ func Supported() (abi int, ok bool) {
 
 // Availability says whether commands can run sandboxed under p on this machine and, when
 // something of p cannot be enforced, what (one sentence each, to show the user once).
-// When ok is false the warning is [UnavailableWarning] and Bash should run unsandboxed.
+// When ok is false the one warning says why there is no sandbox; [Command] then refuses
+// to run commands, with that reason.
+//
+// It starts no process: the probe for the namespace mode runs at the first sandboxed
+// command (see [Command]), unless an earlier session left its verdict in the cache, and
+// the warnings of the mode it finds are then given to the policy's notice (WithNotice).
 func Availability(p Policy) (ok bool, warnings []string) {
-	abi, ok := Supported()
-	if !ok {
-		return false, []string{UnavailableWarning}
+	v, known := decide(false)
+	if v.Mode == ModeUnavailable {
+		return false, []string{v.Why}
 	}
-	if !launcherReady.Load() {
-		return false, []string{notLauncher()}
-	}
-	pr := probe()
-	if !pr.launcher {
-		return false, []string{notLauncher()}
-	}
+	abi, _ := Supported()
 	if abi < 4 && p.NetworkRestricted() {
 		w := fmt.Sprintf("Landlock ABI %d cannot restrict network connections (that needs ABI 4, Linux 6.7); sandboxed commands can reach the network.", abi)
 		if p.Network.Proxied() {
@@ -56,45 +58,62 @@ func Availability(p Policy) (ok bool, warnings []string) {
 	if abi < 3 {
 		warnings = append(warnings, fmt.Sprintf("Landlock ABI %d cannot restrict truncate(2); a sandboxed command can empty files outside its write roots with it.", abi))
 	}
-	if landlockOnly() {
-		warnings = append(warnings, landlockOnlyWarning(), shmWarning)
+	if known {
+		warnings = append(warnings, modeWarnings(v)...)
 	}
 	if p.NetworkRestricted() {
 		warnings = append(warnings, channelWarning(abi))
 	}
-	if !pr.pidNS {
-		warnings = append(warnings, "A PID namespace with its own /proc is not available here, so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
-	}
 	return true, warnings
+}
+
+// modeWarnings say what the mode of v leaves out.
+func modeWarnings(v Verdict) []string {
+	var warnings []string
+	if v.Mode == ModeLandlock {
+		warnings = append(warnings, landlockOnlyWarning(v), shmWarning)
+	}
+	if !v.PIDNS {
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+v.WhyNoPIDNS+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
+	}
+	return warnings
 }
 
 // Command returns a command that runs name with args inside the sandbox p: the ouro
 // binary (os.Executable) started as the launcher, which applies the sandbox to itself
-// and then runs name as its supervised child. The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
+// and then becomes name (in a PID namespace of its own) or runs it as its supervised
+// child (see [Resident]). The caller may set Dir, Env, Stdin, Stdout, Stderr and WaitDelay;
 // SysProcAttr is already set (to enter the namespaces) and must be amended, not replaced.
 // As with exec.CommandContext, ctx being done kills the process.
 //
 // The binary must call [MaybeRunLauncher] first thing in main (tests: in TestMain).
 func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.Cmd, error) {
-	if _, ok := Supported(); !ok {
-		return nil, fmt.Errorf("sandbox: %s", UnavailableWarning)
-	}
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		// Started as the launcher, yet running ordinary code: MaybeRunLauncher was not
 		// called. Starting another launcher would only repeat that, without end.
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	pr := probe()
-	if !launcherReady.Load() || !pr.launcher {
-		return nil, errors.New("sandbox: " + notLauncher())
-	}
+	v, fresh := decideFresh()
 	mode := modeLandlock
-	if !landlockOnly() {
+	switch v.Mode {
+	case ModeUnavailable:
+		return nil, fmt.Errorf("sandbox: %s. %s", v.Why, RefusedAdvice)
+	case ModeNamespaces:
 		mode = modeMount
 	}
+	if fresh && p.notice != nil {
+		// Found just now, after Availability spoke: say what this mode leaves out.
+		for _, w := range modeWarnings(v) {
+			p.notice(w)
+		}
+	}
 	p.MakeCaches() // a command is about to run: the caches it may need must exist to be granted
-	return command(ctx, p, mode, pr.pidNS, name, args...)
+	return command(ctx, p, mode, v.PIDNS, name, args...)
 }
+
+// Probe says how sandboxed commands run here (see [Verdict]), probing where neither this
+// process nor the cache knows yet.
+func Probe() Verdict { return verdict() }
 
 // Supervised returns a command that runs name with args unsandboxed, but under the
 // launcher's supervision: when the command ends, every process it started is killed
@@ -106,32 +125,69 @@ func Supervised(ctx context.Context, name string, args ...string) (*exec.Cmd, er
 	if len(os.Args) > 1 && os.Args[1] == launcherArg {
 		return nil, errors.New("sandbox: this process was started as the sandbox launcher but did not call sandbox.MaybeRunLauncher first")
 	}
-	if !launcherReady.Load() || !probe().launcher {
+	if !launcherReady.Load() {
 		return nil, errors.New("sandbox: " + notLauncher())
 	}
 	return command(ctx, Policy{}, modeSupervise, false, name, args...)
 }
 
+// Resident reports whether cmd, from [Command] or [Supervised], keeps the launcher
+// running as the command's supervisor, which takes SIGHUP as "kill the whole tree now"
+// (see supervise_linux.go). Where it does not, the process is the command's shell itself,
+// PID 1 of a PID namespace of its own: SIGKILL to it takes every process of the command.
+func Resident(cmd *exec.Cmd) bool {
+	if len(cmd.Args) < 3 || cmd.Args[1] != launcherArg {
+		return false
+	}
+	var spec launchSpec
+	return json.Unmarshal([]byte(cmd.Args[2]), &spec) == nil && !spec.Exec
+}
+
 // command starts the launcher in mode; pidNS (mount and probe modes only) puts it in a
 // PID namespace of its own too.
 func command(ctx context.Context, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
+	exe, err := launcherPath()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
+		return nil, err
 	}
 	return commandFor(ctx, exe, p, mode, pidNS, name, args...)
+}
+
+// launcherPath is the binary to start as the launcher: this very process's, through
+// /proc/self/exe, which names the running image even after an upgrade replaced the file
+// (so that a process that called MaybeRunLauncher knows, without asking, that the binary
+// it starts acts as the launcher); os.Executable where /proc is missing.
+func launcherPath() (string, error) {
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err == nil {
+		return self, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: find the ouro binary to launch: %w", err)
+	}
+	return exe, nil
 }
 
 // commandFor is command with the launcher binary given.
 func commandFor(ctx context.Context, exe string, p Policy, mode string, pidNS bool, name string, args ...string) (*exec.Cmd, error) {
 	pidNS = pidNS && (mode == modeMount || mode == modeProbe)
-	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS})
+	// In a PID namespace of its own the command needs no supervisor: the launcher
+	// becomes it (see supervise_linux.go).
+	execs := pidNS && mode == modeMount
+	spec, err := json.Marshal(launchSpec{Mode: mode, Policy: p, PIDNS: pidNS, Exec: execs})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{launcherArg, string(spec), name}, args...)...)
-	// When ouro dies, the launcher is told to kill the command's processes (see supervise).
+	// When ouro dies, the launcher is told to kill the command's processes (see
+	// supervise); a command that is PID 1 of its namespace is killed, and the kernel
+	// kills the rest of the namespace with it (PID 1 ignores any other signal it has no
+	// handler for).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: killSignal}
+	if execs {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	if mode == modeMount || mode == modeProbe {
 		if err := enterNamespaces(cmd.SysProcAttr, pidNS); err != nil {
 			return nil, err
@@ -193,54 +249,8 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 	return out, nil
 }
 
-type probeResult struct {
-	// launcher: the binary answered in launcher mode (it calls MaybeRunLauncher).
-	launcher bool
-	// namespaces: the launcher can make read-only bind mounts here. That needs a user
-	// namespace with the right to mount in it, which containers (seccomp) and some
-	// distributions (Ubuntu's AppArmor userns restriction) withhold.
-	namespaces bool
-	// pidNS: the launcher can also be PID 1 of a PID namespace with its own /proc, which
-	// containers with a masked /proc withhold.
-	pidNS bool
-}
-
-// probe runs the launcher once in probe mode and keeps the answer for the life of the
-// process: facts about the binary and the kernel, like the Landlock ABI.
-var probe = sync.OnceValue(func() probeResult {
-	exe, err := os.Executable()
-	if err != nil {
-		return probeResult{}
-	}
-	return probeBinary(exe)
-})
-
-func probeBinary(exe string) probeResult {
-	// The bound only matters for a binary that does not act as the launcher and runs
-	// something else instead, or for a launcher that hangs, which would be a bug.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	run := func(pidNS bool) (launcher, ok bool) {
-		cmd, err := commandFor(ctx, exe, Policy{}, modeProbe, pidNS, "")
-		if err != nil {
-			return false, false
-		}
-		out, err := cmd.Output()
-		launcher = bytes.HasPrefix(out, []byte(probeToken+"\n"))
-		return launcher, launcher && err == nil
-	}
-	launcher, ok := run(true)
-	if ok {
-		return probeResult{launcher: true, namespaces: true, pidNS: true}
-	}
-	if l2, ok2 := run(false); l2 || launcher {
-		return probeResult{launcher: true, namespaces: ok2}
-	}
-	return probeResult{}
-}
-
 // namespacesWork reports whether the mount mode is available (for tests).
-func namespacesWork() bool { return probe().namespaces }
+func namespacesWork() bool { return probe().Namespaces }
 
 func notLauncher() string {
 	exe, _ := os.Executable()

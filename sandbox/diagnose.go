@@ -9,9 +9,6 @@ import (
 	"sync"
 )
 
-// UnavailableWarning is shown once per session where Landlock is missing.
-const UnavailableWarning = "Landlock is not available on this kernel; Bash runs with permission rules only"
-
 var (
 	// deniedRE matches the ways programs report EACCES, EPERM and EROFS: the C library's
 	// texts (any case: Go prints them in lower case) and Node's error codes.

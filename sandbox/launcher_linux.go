@@ -17,6 +17,7 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // launcherArg is the hidden first argument that turns the ouro binary (or a test binary
@@ -33,12 +34,14 @@ const launcherFailed = 125
 // makes the read-only paths read-only bind mounts; landlock: Landlock alone, with the
 // write rights of the read-only paths' ancestors narrowed to their other children;
 // supervise: no sandbox, only the supervision of the process tree (see supervise); probe:
-// only check that the mount mode works here, then exit.
+// only check that the mount mode works here, then exit; hello: only answer, to show the
+// binary acts as the launcher where no namespace can be made.
 const (
 	modeMount     = "mount"
 	modeLandlock  = "landlock"
 	modeSupervise = "supervise"
 	modeProbe     = "probe"
+	modeHello     = "hello"
 )
 
 // probeToken is what the launcher prints first in probe mode, so a binary that does not
@@ -51,6 +54,9 @@ type launchSpec struct {
 	// PIDNS says the launcher was started as PID 1 of a new PID namespace (mount and
 	// probe modes), where it mounts a /proc of its own.
 	PIDNS bool `json:"pidns,omitempty"`
+	// Exec: the launcher execs the command once the sandbox is applied, instead of
+	// staying as its supervisor (mount mode in a PID namespace; see supervise_linux.go).
+	Exec bool `json:"exec,omitempty"`
 }
 
 // launcherReady records that this process called MaybeRunLauncher, so its binary acts as
@@ -92,6 +98,10 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("read launch spec: %w", err)
 	}
 	argv := args[1:]
+	if spec.Mode == modeHello {
+		fmt.Println(probeToken)
+		os.Exit(0)
+	}
 	if spec.Mode == modeProbe {
 		fmt.Println(probeToken)
 		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
@@ -217,6 +227,20 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("apply Landlock (ABI %d): %w; refusing to run %s unsandboxed", abi, err, argv[0])
 	}
 	syscall.Close(fd)
+	if spec.Exec && spec.PIDNS && os.Getpid() == 1 {
+		// PID 1 of the namespace: become the command. When it ends, the kernel kills
+		// every other process of the namespace, so nothing need stay to supervise.
+		//
+		// The parent-death signal is a property of a thread, and ouro set it on this
+		// process's first one; exec from another thread makes that thread the process,
+		// without it. Set it on this one, the thread that execs, so that the command
+		// still dies with ouro.
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
+			return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w; refusing to run %s without it", errno, argv[0])
+		}
+		err := syscall.Exec(path, argv, os.Environ())
+		return fmt.Errorf("start %s: %w", path, err)
+	}
 	// supervise returns only when the command could not be started.
 	return fmt.Errorf("start %s: %w", path, supervise(path, argv, spec.PIDNS))
 }
@@ -394,8 +418,8 @@ func mountReadOnly(p Policy) error {
 	byDepth := func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") }
 	slices.SortFunc(pinList, byDepth)
 	for _, d := range pinList {
-		if err := syscall.Mount(d, d, "", syscall.MS_BIND, ""); err != nil {
-			return fmt.Errorf("pin %s with a bind mount: %w", d, err)
+		if err := syscall.Mount(d, d, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return fmt.Errorf("pin %s with a bind mount (mount with MS_BIND|MS_REC): %w", d, err)
 		}
 	}
 	slices.SortFunc(ro, byDepth)
@@ -424,18 +448,30 @@ func mountReadOnly(p Policy) error {
 	return nil
 }
 
-// bindReadOnly binds path onto itself and makes that mount read-only. The remount keeps
-// the nosuid, nodev and noexec flags of the mount underneath (see remountFlags).
+// bindReadOnly binds path onto itself and makes that mount read-only, with every mount
+// below it. The bind is recursive: mounts inherited from the parent namespace are locked
+// into a user namespace, and a bind that would leave one out (a tmpfs below TMPDIR, a
+// container's volume below the workspace) is refused with EINVAL. mount_setattr makes
+// the whole tree read-only at once; on kernels before 5.12, which lack it, the top mount
+// is remounted read-only and what is mounted below stays as it was. The remount keeps the
+// nosuid, nodev and noexec flags of the mount underneath (see remountFlags).
 func bindReadOnly(path string) error {
-	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
-		return fmt.Errorf("bind mount %s: %w", path, err)
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind mount %s (mount with MS_BIND|MS_REC): %w", path, err)
+	}
+	err := unix.MountSetattr(unix.AT_FDCWD, path, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, syscall.ENOSYS) {
+		return fmt.Errorf("make %s read-only (mount_setattr with MOUNT_ATTR_RDONLY, recursive): %w", path, err)
 	}
 	flags, err := remountFlags(path, syscall.MS_RDONLY)
 	if err != nil {
 		return err
 	}
 	if err := syscall.Mount("", path, "", flags, ""); err != nil {
-		return fmt.Errorf("make %s read-only: %w", path, err)
+		return fmt.Errorf("make %s read-only (mount with MS_REMOUNT|MS_BIND|MS_RDONLY): %w", path, err)
 	}
 	return nil
 }
@@ -458,10 +494,12 @@ func remountFlags(path string, extra uintptr) (uintptr, error) {
 
 // bindWritable binds path onto itself and makes that mount writable: a bind copies the
 // flags of the mount it is taken from, which for a folder inside a read-only path is
-// read-only. As in bindReadOnly, nosuid, nodev and noexec are kept.
+// read-only. Only the top mount is made writable: a mount below it stays as the read-only
+// parent left it. As in bindReadOnly, the bind is recursive, and nosuid, nodev and noexec
+// are kept.
 func bindWritable(path string) error {
-	if err := syscall.Mount(path, path, "", syscall.MS_BIND, ""); err != nil {
-		return fmt.Errorf("bind mount %s: %w", path, err)
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind mount %s (mount with MS_BIND|MS_REC): %w", path, err)
 	}
 	flags, err := remountFlags(path, 0)
 	if err != nil {

@@ -7,5 +7,6 @@ import (
 
 func TestMain(m *testing.M) {
 	MaybeRunLauncher()
-	os.Exit(m.Run())
+	code := testMainWithCache(m)
+	os.Exit(code)
 }

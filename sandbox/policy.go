@@ -32,9 +32,10 @@
 //     by Landlock at the ABI used here (V5; UDP needs V10), and Landlock rules name ports,
 //     not addresses: it cannot tell loopback from the internet, and the proxy's port is
 //     open on every host.
-//   - Processes: the launcher stays as the command's supervisor (PID 1 of a PID namespace
-//     where user namespaces work, else a child subreaper) and kills every process the
-//     command started when it ends, times out, or when ouro dies; see supervise_linux.go.
+//   - Processes: where user namespaces work, the command is PID 1 of a PID namespace of
+//     its own (the launcher execs it), and the kernel kills every process it started when
+//     it ends, times out, or when ouro dies; elsewhere the launcher stays as its
+//     supervisor, a child subreaper, and does the same; see supervise_linux.go.
 //     Unsandboxed commands get the same supervision through [Supervised].
 //   - Not covered: reading (secrets stay readable), signals and abstract Unix sockets to
 //     processes outside the sandbox (Landlock V6 scopes, not requested), and, on ABI 1
@@ -125,6 +126,9 @@ type Policy struct {
 	Objects *WorktreeObjects `json:"objects,omitempty"`
 	// proxy is the running proxy, for the refusals it saw (see ProxyNote).
 	proxy *Proxy
+	// notice receives the warnings of the sandbox's mode when the first command finds
+	// it (see WithNotice).
+	notice func(string)
 }
 
 // WithProxy returns the policy with commands pointed at px, which must be running.

@@ -53,7 +53,7 @@ type run struct {
 func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 	t.Helper()
 	p.Objects.makePrivate() // as Command does
-	cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
+	cmd, err := command(context.Background(), p, mode, probe().PIDNS, "bash", append([]string{"-c", script, "bash"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestBinaryThatIsNoLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr := probeBinary(exe); !pr.launcher {
+	if pr := probeBinary(exe); !pr.Launcher {
 		t.Errorf("the test binary, which calls MaybeRunLauncher, is not taken for a launcher")
 	}
 	for _, other := range []string{"true", "echo"} {
@@ -365,7 +365,7 @@ func TestBinaryThatIsNoLauncher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pr := probeBinary(path); pr.launcher || pr.namespaces {
+		if pr := probeBinary(path); pr.Launcher || pr.Namespaces {
 			t.Errorf("%s taken for a launcher: %+v", other, pr)
 		}
 	}
@@ -435,7 +435,10 @@ func TestLauncherTakesTheProcessTreeWithTheCommand(t *testing.T) {
 }
 
 // A command killed by a signal is reported as such: by the signal itself where the
-// launcher can die of it, else as the shell reports it, 128 + its number.
+// launcher can die of it, else as the shell reports it, 128 + its number. A shell the
+// launcher became (mount mode in a PID namespace) is PID 1 there: a signal it sends
+// itself without a handler is ignored, as for any init, and ouro's SIGKILL is reported
+// as itself.
 func TestLauncherReportsASignalledCommand(t *testing.T) {
 	requireLandlock(t)
 	for _, mode := range append(modes(t), modeSupervise) {
@@ -443,14 +446,32 @@ func TestLauncherReportsASignalledCommand(t *testing.T) {
 			t.Parallel()
 			ws := newWorkspace(t)
 			p := ws.policy
-			cmd, err := command(context.Background(), p, mode, probe().pidNS, "bash", "-c", "kill -TERM $$")
+			cmd, err := command(context.Background(), p, mode, probe().PIDNS, "bash", "-c", "kill -TERM $$; echo alive")
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = cmd.Run()
+			out, err := cmd.Output()
 			ws2, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !Resident(cmd) {
+				if err != nil || string(out) != "alive\n" {
+					t.Errorf("the shell as PID 1 of its namespace: %q, %v; want its own SIGTERM ignored", out, err)
+				}
+				cmd, err = command(context.Background(), p, mode, true, "sleep", "60")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				if ws2, _ = cmd.ProcessState.Sys().(syscall.WaitStatus); !ws2.Signaled() || ws2.Signal() != syscall.SIGKILL {
+					t.Errorf("a command killed by ouro came out as %v", cmd.ProcessState)
+				}
+				return
+			}
 			if !(ws2.Signaled() && ws2.Signal() == syscall.SIGTERM) && cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
-				t.Errorf("a shell killed by SIGTERM came out as %v", err)
+				t.Errorf("a shell killed by SIGTERM came out as %v (%q)", err, out)
 			}
 		})
 	}

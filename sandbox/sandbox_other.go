@@ -9,21 +9,29 @@ import (
 	"runtime"
 )
 
-// unavailable says why there is no sandbox here: not a kernel without Landlock (as
-// UnavailableWarning puts it on Linux), but a system ouro has no sandbox for.
+// unavailable says why there is no sandbox here: not a kernel without Landlock, but a
+// system ouro has no sandbox for.
 var unavailable = "ouro's OS sandbox exists on Linux (Landlock) and macOS (Seatbelt) only; on " + runtime.GOOS + " Bash runs unsandboxed, with permission rules only"
+
+// RefuseWithoutSandbox is whether sandboxed commands are refused when no sandbox can be
+// had, unless the person's settings say otherwise (sandbox.failIfUnavailable): not on a
+// system ouro has no sandbox for, where Bash runs under the permission rules.
+const RefuseWithoutSandbox = false
 
 // Supported reports whether the OS sandbox can be used: not on this system.
 func Supported() (abi int, ok bool) { return 0, false }
 
-// Availability: without Landlock, Bash runs with the permission rules only.
+// Availability: there is no sandbox on this system.
 func Availability(Policy) (ok bool, warnings []string) {
 	return false, []string{unavailable}
 }
 
+// Probe: there is no sandbox on this system.
+func Probe() Verdict { return Verdict{Mode: ModeUnavailable, Why: unavailable} }
+
 // Command is not available on this system.
 func Command(context.Context, Policy, string, ...string) (*exec.Cmd, error) {
-	return nil, errors.New("sandbox: " + unavailable)
+	return nil, errors.New("sandbox: " + unavailable + ". " + RefusedAdvice)
 }
 
 // MaybeRunLauncher does nothing on this system: there is no launcher mode.
@@ -42,3 +50,6 @@ func (p Policy) HoldPlaceholders() *Placeholders { return nil }
 
 // Release does nothing on this system.
 func (g *Placeholders) Release() {}
+
+// Resident is false: there is no launcher on this system.
+func Resident(*exec.Cmd) bool { return false }

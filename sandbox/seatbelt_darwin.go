@@ -92,3 +92,22 @@ func (p Policy) HoldPlaceholders() *Placeholders { return nil }
 
 // Release does nothing under Seatbelt.
 func (g *Placeholders) Release() {}
+
+// RefuseWithoutSandbox is whether sandboxed commands are refused when sandbox-exec is
+// missing, unless the person's settings say otherwise (sandbox.failIfUnavailable): not
+// on macOS, where it is always there in practice and Bash otherwise runs under the
+// permission rules, as the warning says.
+const RefuseWithoutSandbox = false
+
+// Probe says how sandboxed commands run on this Mac: Seatbelt, or none without
+// sandbox-exec. (Verdict's modes are Linux's; Seatbelt counts as the namespace mode's
+// peer: a whole policy enforced by the kernel.)
+func Probe() Verdict {
+	if _, ok := Supported(); !ok {
+		return Verdict{Mode: ModeUnavailable, Why: noSeatbelt}
+	}
+	return Verdict{Mode: ModeSeatbelt}
+}
+
+// Resident is false: sandbox-exec becomes the command; no launcher stays beside it.
+func Resident(*exec.Cmd) bool { return false }

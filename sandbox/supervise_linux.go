@@ -13,21 +13,25 @@ import (
 	"unsafe"
 )
 
-// The launcher does not exec the command: it starts it as its child and stays as its
-// supervisor, so that no process the command starts outlives it.
+// Where the command runs in a PID namespace of its own, nothing stays beside it: the
+// launcher applies the sandbox and execs the command, which is then PID 1 of the
+// namespace. When PID 1 of a namespace ends, for whatever reason, the kernel kills every
+// other process in it; a double fork, setsid, nohup or disown changes nothing, and no
+// process of the command can kill PID 1 (it ignores signals from inside its namespace
+// that it has no handler for, SIGKILL included). ouro kills it with SIGKILL, and its
+// parent-death signal is SIGKILL too, so it dies with ouro. A resident launcher cost
+// about 10 MB RSS (4.4 MB PSS) per running command, for supervision the kernel does.
 //
-//   - In mount mode the launcher is PID 1 of a new PID namespace (with its own /proc).
-//     When PID 1 of a namespace ends, for whatever reason, the kernel kills every other
-//     process in it; a double fork, setsid, nohup or disown changes nothing, and the
-//     command cannot kill the launcher (PID 1 ignores signals from inside its namespace
-//     that it has no handler for, SIGKILL included).
-//   - Otherwise (Landlock-only mode, and unsandboxed commands started with [Supervised])
-//     the launcher is a child subreaper (PR_SET_CHILD_SUBREAPER): every orphaned
-//     descendant is re-parented to it rather than to init, so it can find them all and
-//     kill them. Here a command could still escape by killing the launcher first, which
-//     Availability reports.
+// Elsewhere the launcher does not exec the command: it starts it as its child and stays
+// as its supervisor, so that no process the command starts outlives it.
 //
-// In both, when the command's shell ends, every descendant left is killed with SIGKILL
+//   - In mount mode without a PID namespace, in the Landlock-only mode, and for
+//     unsandboxed commands started with [Supervised], the launcher is a child subreaper
+//     (PR_SET_CHILD_SUBREAPER): every orphaned descendant is re-parented to it rather
+//     than to init, so it can find them all and kill them. Here a command could still
+//     escape by killing the launcher first, which Availability reports.
+//
+// When the command's shell ends, every descendant left is killed with SIGKILL
 // before the launcher exits with the shell's status, so a background process cannot act
 // after the command has returned (say, plant a settings file once the command is judged
 // done). The launcher is started with SIGHUP as its parent-death signal: when ouro dies,

@@ -351,6 +351,7 @@ type file struct {
 		AutoAllowBashIfSandboxed *bool    `json:"autoAllowBashIfSandboxed"`
 		ExcludedCommands         []string `json:"excludedCommands"`
 		AllowUnsandboxedCommands *bool    `json:"allowUnsandboxedCommands"`
+		FailIfUnavailable        *bool    `json:"failIfUnavailable"`
 		Filesystem               struct {
 			AllowWrite []string `json:"allowWrite"`
 			DenyWrite  []string `json:"denyWrite"`
@@ -430,7 +431,7 @@ func position(data []byte, off int64) (line, col int) {
 
 // merger remembers which scalars a more specific file already set.
 type merger struct {
-	modeSet, modelSet, enabledSet, netSet, autoSet, unsandboxedSet bool
+	modeSet, modelSet, enabledSet, netSet, autoSet, unsandboxedSet, failSet bool
 	// managedDomainsOnly: a managed file set allowManagedDomainsOnly, so only managed
 	// files' allowedDomains count.
 	managedDomainsOnly bool
@@ -615,6 +616,14 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 			}
 		} else {
 			s.Sandbox.AllowUnsandboxedCommands, m.unsandboxedSet = &v, true
+		}
+	}
+	if sb.FailIfUnavailable != nil && !m.failSet {
+		if v := *sb.FailIfUnavailable; project && !v {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.failIfUnavailable false is ignored: a project's settings may not let commands run without a sandbox; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --settings '{\"sandbox\":{\"failIfUnavailable\":false}}'", l.path))
+		} else {
+			s.Sandbox.FailIfUnavailable, m.failSet = &v, true
+			s.Sandbox.FailIfUnavailableSource = l.path
 		}
 	}
 	if sb.AutoAllowBashIfSandboxed != nil && !m.autoSet {

@@ -214,6 +214,14 @@ type Sandbox struct {
 	// model may ask to run a command outside the sandbox (Bash's dangerouslyDisableSandbox).
 	// nil means yes; such a call is always put to a person.
 	AllowUnsandboxedCommands *bool `json:"allowUnsandboxedCommands,omitempty"`
+	// FailIfUnavailable is Claude Code's failIfUnavailable: whether Bash commands that
+	// would run in the sandbox are refused when no sandbox can be had (true), or run
+	// without it (false). nil: the platform's default (sandbox.RefuseWithoutSandbox:
+	// refused on Linux). Only the person's own settings, --settings and managed
+	// settings may set it to false.
+	FailIfUnavailable *bool `json:"failIfUnavailable,omitempty"`
+	// FailIfUnavailableSource is the file that set FailIfUnavailable.
+	FailIfUnavailableSource string `json:"-"`
 	// ExcludedByProject names, for each excluded command a project's own file (not the
 	// user's, --settings or managed) added, that file: the user is told at start.
 	ExcludedByProject map[string]string `json:"-"`

@@ -81,7 +81,13 @@ const (
 // positional parameters, never spliced into the script, and are cleared before eval so
 // the command sees the same empty "$@" a plain `bash -c` would give it. A third, when not
 // empty, is the env folder (BashConfig.EnvDir) whose scripts are sourced first.
+//
+// A shell that is PID 1 of its own PID namespace (the sandbox's namespace mode, see
+// sandbox.Resident) would ignore SIGTERM, having no handler: it is trapped there to end
+// the shell as the signal ends any other (status 128+15), so that a timed-out command
+// stops at once rather than after the kill grace.
 const bashWrapper = `__ouro_cmd=$1 __ouro_cwd_file=$2 __ouro_env=$3; set --; ` +
+	`if [ "$$" = 1 ]; then trap 'exit 143' TERM; fi; ` +
 	wrapperSourceEnv +
 	`trap 'pwd -P >"$__ouro_cwd_file" 2>/dev/null' EXIT; ` +
 	`eval "$__ouro_cmd"`
@@ -492,7 +498,9 @@ func (b *Bash) shellProcess(ctx context.Context, sb *sandbox.Policy, command, cw
 	if err != nil {
 		return nil, false, nil, fmt.Errorf("bash: %w", err)
 	}
-	return cmd, true, callEnv, nil
+	// A shell the launcher became (PID 1 of its own PID namespace) takes its whole
+	// namespace with it when killed; only a resident launcher understands SIGHUP.
+	return cmd, sandbox.Resident(cmd), callEnv, nil
 }
 
 // startDir returns the directory to run in: the remembered one, or Dir with a note for

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mcpconf"
@@ -103,14 +104,22 @@ func specBytes(specs []llm.ToolSpec) int {
 // openMCP loads the MCP configuration and, when it names any server, starts the
 // runnable ones in the background. No server configured: nil, and nothing runs.
 func openMCP(o MCP, d dirs, version string, supervise bool, warn io.Writer) (*mcpSession, error) {
-	cfg, err := mcpconf.Load(mcpconf.Options{CWD: d.cwd, UserHome: d.config, OuroHome: d.home,
-		Flags: o.Configs, Strict: o.Strict})
+	ledger := grant.Open(d.project)
+	opts := mcpconf.Options{CWD: d.cwd, UserHome: d.config, OuroHome: d.home, Flags: o.Configs, Strict: o.Strict,
+		// A user settings file an ouro session wrote approves no server until a person
+		// reviews it (issue 26, D12), as it grants no permission.
+		Unreviewed: func(path string, data []byte) string {
+			if ok, why, _ := ledger.Trusted(path, data); !ok {
+				return why
+			}
+			return ""
+		}}
+	cfg, err := mcpconf.Load(opts)
 	if err != nil {
 		return nil, err
 	}
 	if o.Approve != nil && askApproval(cfg, o.Approve, d, warn) {
-		if cfg, err = mcpconf.Load(mcpconf.Options{CWD: d.cwd, UserHome: d.config, OuroHome: d.home,
-			Flags: o.Configs, Strict: o.Strict}); err != nil {
+		if cfg, err = mcpconf.Load(opts); err != nil {
 			return nil, err
 		}
 	}

@@ -116,14 +116,25 @@ func (a *approval) fromSettings(o Options, cfg *Config) {
 		user = append(user, filepath.Join(o.UserHome, ".claude", "settings.json"))
 	}
 	for _, p := range user {
-		if f, ok := readApproval(p); ok {
-			a.merge(f, true)
+		f, data, ok := readApproval(p)
+		if !ok {
+			continue
 		}
+		trusted := true
+		if o.Unreviewed != nil {
+			if why := o.Unreviewed(p, data); why != "" {
+				trusted = false
+				if (f.EnableAll != nil && *f.EnableAll) || len(f.Enabled) > 0 {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s approves MCP servers; that is ignored until a person reviews the file (%s)", p, why))
+				}
+			}
+		}
+		a.merge(f, trusted)
 	}
 	for _, dir := range []string{".ouro", ".claude"} {
 		for _, name := range []string{"settings.local.json", "settings.json"} {
 			p := filepath.Join(o.CWD, dir, name)
-			f, ok := readApproval(p)
+			f, _, ok := readApproval(p)
 			if !ok {
 				continue
 			}
@@ -135,16 +146,16 @@ func (a *approval) fromSettings(o Options, cfg *Config) {
 	}
 }
 
-func readApproval(path string) (approvalFields, bool) {
+func readApproval(path string) (approvalFields, []byte, bool) {
 	data, err := regfile.Read(path, regfile.MaxConfig)
 	if err != nil || len(bytes.TrimSpace(data)) == 0 {
-		return approvalFields{}, false
+		return approvalFields{}, nil, false
 	}
 	var f approvalFields
 	if json.Unmarshal(data, &f) != nil {
-		return approvalFields{}, false // the settings loader reports broken files
+		return approvalFields{}, nil, false // the settings loader reports broken files
 	}
-	return f, true
+	return f, data, true
 }
 
 // decide returns the state of the project server name, whose configuration is now fp:

@@ -75,3 +75,38 @@ func TestApprovalIsBoundToTheConfiguration(t *testing.T) {
 		t.Errorf("enableAllProjectMcpServers: %+v", s)
 	}
 }
+
+// Issue 26, D12: a user settings file an ouro session wrote, that nobody reviewed since,
+// approves no project server (enableAllProjectMcpServers), and the warning says why; the
+// same file, reviewed, does.
+func TestUnreviewedUserSettingsApproveNoServer(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	write(t, ProjectFile(cwd), `{"mcpServers":{"h":{"type":"http","url":"https://a.example/mcp"}}}`)
+	settingsFile := filepath.Join(home, ".claude", "settings.json")
+	write(t, settingsFile, `{"enableAllProjectMcpServers":true}`)
+	var asked []string
+	unreviewed := func(path string, data []byte) string {
+		asked = append(asked, path)
+		if path == settingsFile {
+			return "an ouro session wrote it and nobody has reviewed it since"
+		}
+		return ""
+	}
+	c, err := Load(Options{CWD: cwd, UserHome: home, Unreviewed: unreviewed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.Find("h"); s.Runnable() {
+		t.Errorf("an unreviewed file approved the server: %+v", s)
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), settingsFile+" approves MCP servers; that is ignored until a person reviews the file") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+	if len(asked) == 0 {
+		t.Error("the file's review was never asked about")
+	}
+	reviewed := func(string, []byte) string { return "" }
+	if s, _ := load(t, Options{CWD: cwd, UserHome: home, Unreviewed: reviewed}).Find("h"); !s.Runnable() {
+		t.Errorf("a reviewed file did not approve: %+v", s)
+	}
+}

@@ -116,6 +116,10 @@ type Options struct {
 	Strict bool
 	// Getenv expands ${VAR}; nil → os.Getenv.
 	Getenv func(string) string
+	// Unreviewed says why a user settings file's content may not approve servers (an
+	// ouro session wrote it and nobody reviewed it since: see package grant), "" when it
+	// may; nil → every user file may.
+	Unreviewed func(path string, data []byte) string
 }
 
 // Config is what Load found.

@@ -84,9 +84,10 @@ func TestProbeSaysWhatFailed(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "sameuserns=true") {
 		t.Errorf("the command did not run in the Landlock-only mode (want %s… and sameuserns=true):\n%s", want, out)
 	}
-	// What the mode leaves out is told once, when the first command finds it, and the
+	// What the mode leaves out (the restore guard, /dev/shm, no PID namespace) is told
+	// once, when the first command finds it, and the
 	// reason is the failed call, not a claim that the binary is no launcher.
-	if strings.Contains(out, "AVAILABILITY-WARNED") || !strings.Contains(out, "NOTICES 2 ") ||
+	if strings.Contains(out, "AVAILABILITY-WARNED") || !strings.Contains(out, "NOTICES 3 ") ||
 		!strings.Contains(out, `The sandbox cannot use namespaces here (starting a process in new namespaces (clone with CLONE_NEWUSER|CLONE_NEWNS`) {
 		t.Errorf("the mode's warnings were not told once by the first command:\n%s", out)
 	}

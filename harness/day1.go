@@ -65,11 +65,15 @@ type ContextUsage struct {
 // Total is everything a request holds.
 func (u ContextUsage) Total() int { return u.System + u.Tools + u.Messages }
 
+// ContextWindow is the window compaction works against (tokens): --context-window, else
+// what a local server reported, else the model table's.
+func (s *Session) ContextWindow() int { return s.ctx.compactor.Config().Window }
+
 // ContextUsage measures what the next request would hold.
 func (s *Session) ContextUsage() ContextUsage {
 	specs := s.Tools.Specs()
 	u := ContextUsage{
-		Window:           llm.LookupModel(s.Model).ContextWindow,
+		Window:           s.ContextWindow(),
 		System:           compact.Estimate(&llm.Request{System: s.system}),
 		Instructions:     compact.Estimate(&llm.Request{System: s.ctx.instructions}),
 		Memory:           compact.Estimate(&llm.Request{System: s.ctx.memoryIndex}),

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
@@ -24,6 +25,7 @@ import (
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/openai/endpoint"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
@@ -497,14 +499,39 @@ func connect(o ModelOptions, setting string, env func(string) string, warn io.Wr
 	if err != nil {
 		return model{}, err
 	}
+	size := o.ContextWindow
 	if p.Name() != "scripted" && !llm.LookupModel(name).Known {
 		window := "taken as 128k tokens (--context-window sets it)"
-		if o.ContextWindow > 0 {
-			window = fmt.Sprintf("%d tokens (--context-window)", o.ContextWindow)
+		if size > 0 {
+			window = fmt.Sprintf("%d tokens (--context-window)", size)
+		} else if n, from, why := serverWindow(p.Name(), name, env); n > 0 {
+			size, window = n, fmt.Sprintf("%d tokens (read from %s; --context-window sets it)", n, from)
+		} else if why != nil {
+			window += fmt.Sprintf("; %v", why)
 		}
 		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
 	}
-	return model{provider: p, name: name, window: o.ContextWindow, env: env}, nil
+	return model{provider: p, name: name, window: size, env: env}, nil
+}
+
+// serverWindowWait bounds asking a server for its context window: a local server answers
+// at once, and a run is not held up long by one that does not.
+const serverWindowWait = 3 * time.Second
+
+// serverWindow asks an OpenAI-compatible server other than OpenAI's (llama.cpp, vLLM) for
+// the context window it serves model with; 0 when the provider is another, or the server
+// says nothing usable (why, unless there was nothing to ask).
+func serverWindow(provider, name string, env func(string) string) (int, string, error) {
+	if provider != "openai" {
+		return 0, "", nil
+	}
+	e, err := endpoint.Resolve(env("OPENAI_API_KEY"), env("OPENAI_BASE_URL"))
+	if err != nil || e.Official {
+		return 0, "", nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), serverWindowWait)
+	defer cancel()
+	return endpoint.ServerWindow(ctx, e, name, nil)
 }
 
 // modelName is the model a session uses: the flag, else OURO_MODEL or ANTHROPIC_MODEL,

@@ -105,7 +105,7 @@ func (r *REPL) status() {
 	case c.Note != "":
 		fmt.Fprintf(r.Out, "  key         %s\n", c.Note)
 	}
-	if w := llm.LookupModel(s.Model).ContextWindow; w > 0 {
+	if w := s.ContextWindow(); w > 0 {
 		fmt.Fprintf(r.Out, "  context     %d messages, window %d tokens\n", len(s.Conv.Messages), w)
 	}
 	fmt.Fprintf(r.Out, "  cost        $%.4f over %d runs\n", r.totals.CostUSD, r.runs)

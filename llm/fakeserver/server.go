@@ -40,6 +40,47 @@ type Server struct {
 	log  []Recorded
 	// OnRequest, if set, is called after each request is recorded (under no lock).
 	OnRequest func(Recorded)
+	// window, when set, is the context window the server reports as llama.cpp's does.
+	window int
+}
+
+// SetContextWindow makes the server report a context window of n tokens as llama.cpp's
+// server does: GET /props (default_generation_settings.n_ctx) and GET /v1/models
+// (meta.n_ctx, meta.n_ctx_train). Until it is called those paths are not found, as on
+// servers that report no window.
+func (s *Server) SetContextWindow(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.window = n
+}
+
+func (s *Server) contextWindow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.window
+}
+
+// serveWindow answers llama.cpp's /props and /v1/models with the window set, and says
+// whether it answered.
+func (s *Server) serveWindow(w http.ResponseWriter, r *http.Request) bool {
+	n := s.contextWindow()
+	if n <= 0 || r.Method != http.MethodGet {
+		return false
+	}
+	var body any
+	switch r.URL.Path {
+	case "/props":
+		body = map[string]any{"default_generation_settings": map[string]any{"n_ctx": n}, "total_slots": 1}
+	case "/v1/models", "/models":
+		body = map[string]any{"object": "list", "data": []any{map[string]any{
+			"id": "local-model", "object": "model", "owned_by": "llamacpp",
+			"meta": map[string]any{"n_ctx": n, "n_ctx_train": 4 * n}}}}
+	default:
+		return false
+	}
+	w.Header().Set("content-type", "application/json")
+	json.NewEncoder(w).Encode(body)
+	return true
 }
 
 // New returns a server playing s.
@@ -65,8 +106,12 @@ func (s *Server) Remaining() int {
 }
 
 // ServeHTTP routes by path: /v1/messages to the Anthropic protocol, /v1/chat/completions
-// (or /chat/completions) to the OpenAI protocol.
+// (or /chat/completions) to the OpenAI protocol, and /props and /v1/models to the context
+// window when one is set (SetContextWindow).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveWindow(w, r) {
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		s.serveAnthropic(w, r)

@@ -151,3 +151,31 @@ func TestBrokenToolArgumentsOnTheOpenAIPath(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29: a small model on a local server that answers with nothing but the JSON of a
+// tool call (Qwen2.5-Coder 0.5B on llama.cpp did, docs/local-model.md) has the call run,
+// and one whose arguments are not an object is told so and goes on — the run is never
+// "completed" with nothing done.
+func TestBareJSONToolCallOnTheOpenAIPath(t *testing.T) {
+	withOpenAIHelper(t)
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "{\n  \"name\": \"Bash\",\n  \"arguments\": {\"command\": \"echo bare-json-ran\"}\n}"},
+		scripted.Turn{Text: `{"name": "Bash", "arguments": ["go test ./...", "timeout:120000"]}`},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "test it", "--model", "openai:gpt-5", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if !strings.Contains(string(reqs[1].Body), "bare-json-ran") {
+		t.Errorf("the call written as JSON text did not run:\n%s", clipOut(string(reqs[1].Body)))
+	}
+	if !strings.Contains(string(reqs[2].Body), "ouro read 1 tool call(s) the model wrote as text") {
+		t.Errorf("the transcript does not say the call was read from text:\n%s", clipOut(string(reqs[2].Body)))
+	}
+}

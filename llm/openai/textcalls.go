@@ -14,7 +14,8 @@ import (
 // server's chat template and the model disagree: Hermes and Qwen as
 // <tool_call>{"name": ..., "arguments": {...}}</tool_call>, Llama as
 // <|python_tag|>{"name": ..., "parameters": {...}}, Mistral as
-// [TOOL_CALLS][{"name": ..., "arguments": {...}}]. Taken as text, the run would end
+// [TOOL_CALLS][{"name": ..., "arguments": {...}}], and small models as the bare JSON of
+// the call (the whole answer, or in a code fence). Taken as text, the run would end
 // "completed" with nothing done. When an answer has no structured call, such text naming
 // a declared tool becomes a real call; the text around it stays.
 
@@ -22,6 +23,7 @@ var (
 	hermesCall  = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`)
 	llamaCall   = regexp.MustCompile(`(?s)<\|python_tag\|>\s*(\{.*\})\s*(?:<\|eom_id\|>|<\|eot_id\|>)?\s*$`)
 	mistralCall = regexp.MustCompile(`(?s)\[TOOL_CALLS\]\s*(\[.*\])\s*$`)
+	fencedJSON  = regexp.MustCompile("(?s)^```(?:json)?\\s*(.*?)\\s*```$")
 )
 
 type textCall struct {
@@ -74,7 +76,27 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 		}
 		rest = src[:strings.Index(src, "[TOOL_CALLS]")]
 	default:
-		return 0
+		// Small models also answer with nothing but the call's JSON, bare or in a code
+		// fence: {"name": "Bash", "arguments": {...}} (or a list of them).
+		body := strings.TrimSpace(src)
+		if f := fencedJSON.FindStringSubmatch(body); f != nil {
+			body = strings.TrimSpace(f[1])
+		}
+		switch {
+		case strings.HasPrefix(body, "{"):
+			var c textCall
+			if json.Unmarshal([]byte(body), &c) != nil || c.Name == "" {
+				return 0
+			}
+			calls = []textCall{c}
+		case strings.HasPrefix(body, "["):
+			if json.Unmarshal([]byte(body), &calls) != nil || len(calls) == 0 {
+				return 0
+			}
+		default:
+			return 0
+		}
+		rest = ""
 	}
 	var blocks []llm.Block
 	for i, c := range calls {

@@ -22,6 +22,16 @@ func TestTextToolCalls(t *testing.T) {
 		{"<tool_call>{not json}</tool_call>", nil, ""},                      // unreadable: stays text
 		{"Use <tool_call> tags to call tools, like the docs say.", nil, ""}, // prose about it
 		{"plain answer", nil, ""},
+		// The whole answer is the call's JSON (Qwen2.5-Coder 0.5B on llama.cpp, docs/local-model.md),
+		// bare or fenced; arguments that are no object still become the call, for the
+		// schema check to tell the model what is wrong.
+		{"{\n  \"name\": \"Bash\",\n  \"arguments\": {\"command\": \"go test ./...\"}\n}", []string{`Bash{"command": "go test ./..."}`}, ""},
+		{"```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n```", []string{`Read{"file_path": "a"}`}, ""},
+		{"{\"name\": \"Bash\", \"arguments\": [\"go test ./...\", \"timeout:120000\"]}", []string{`Bash["go test ./...", "timeout:120000"]`}, ""},
+		{"[{\"name\": \"Read\", \"arguments\": {\"file_path\": \"x\"}}]", []string{`Read{"file_path": "x"}`}, ""},
+		{"{\"name\": \"Nope\", \"arguments\": {}}", nil, ""}, // not offered: stays text
+		{"{\"answer\": 42}", nil, ""}, // JSON, but no call
+		{"The config is {\"name\": \"Bash\"} in the file.", nil, ""},
 	} {
 		resp := &llm.Response{ID: "c1", Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock(c.text)}}, StopReason: llm.StopEndTurn}
 		n := textToolCalls(resp, tools, "call_c1")

@@ -23,23 +23,8 @@ import (
 // acpNode returns the folder .ci/acp-node/install filled (its pkgs/node_modules).
 func acpNode(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("OURO_ACP_NODE_DIR")
-	if dir == "" {
-		cache := os.Getenv("XDG_CACHE_HOME")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache")
-		}
-		dir = filepath.Join(cache, "ouro", "acp-node")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ready")); err != nil {
-		msg := "needs the TypeScript ACP library: run .ci/acp-node/install first (it installs @agentclientprotocol/sdk into " + dir + ")"
-		if os.Getenv("OURO_MCP_NODE_REQUIRED") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
+	return installed(t, "runs the TypeScript ACP client", "OURO_ACP_NODE_DIR", "acp-node",
+		".ci/acp-node/install", "the TypeScript ACP library (@agentclientprotocol/sdk)", "OURO_MCP_NODE_REQUIRED")
 }
 
 type acpReport struct {

@@ -24,21 +24,30 @@ import (
 // mcpNode returns the folder .ci/mcp-node filled.
 func mcpNode(t *testing.T) string {
 	t.Helper()
+	return installed(t, "runs Node MCP servers and the conformance suite", "OURO_MCP_NODE_DIR", "mcp-node",
+		".ci/mcp-node", "Node 22 and the MCP npm packages", "OURO_MCP_NODE_REQUIRED")
+}
+
+// installed returns the cache folder an install script of the project filled: $envDir,
+// else ${XDG_CACHE_HOME:-~/.cache}/ouro/name. Without it the test skips, saying which
+// script to run, or fails where required (the variable .ci/run sets) says it must run.
+func installed(t *testing.T, short, envDir, name, script, what, required string) string {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("runs Node MCP servers and the conformance suite")
+		t.Skip(short)
 	}
-	dir := os.Getenv("OURO_MCP_NODE_DIR")
+	dir := os.Getenv(envDir)
 	if dir == "" {
 		cache := os.Getenv("XDG_CACHE_HOME")
 		if cache == "" {
 			home, _ := os.UserHomeDir()
 			cache = filepath.Join(home, ".cache")
 		}
-		dir = filepath.Join(cache, "ouro", "mcp-node")
+		dir = filepath.Join(cache, "ouro", name)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ready")); err != nil {
-		msg := "needs Node 22 and the MCP npm packages: run .ci/mcp-node first (it installs them into " + dir + ")"
-		if os.Getenv("OURO_MCP_NODE_REQUIRED") != "" {
+		msg := "needs " + what + ": run " + script + " first (it installs them into " + dir + ")"
+		if os.Getenv(required) != "" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

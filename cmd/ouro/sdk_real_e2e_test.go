@@ -27,25 +27,8 @@ import (
 // sdkClients returns the folder .ci/sdk-clients/install filled.
 func sdkClients(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs the official Agent SDKs")
-	}
-	dir := os.Getenv("OURO_SDK_CLIENTS_DIR")
-	if dir == "" {
-		cache := os.Getenv("XDG_CACHE_HOME")
-		if cache == "" {
-			cache = filepath.Join(os.Getenv("HOME"), ".cache")
-		}
-		dir = filepath.Join(cache, "ouro", "sdk-clients")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ready")); err != nil {
-		msg := "needs the official Agent SDKs: run .ci/sdk-clients/install first (it installs them into " + dir + ")"
-		if os.Getenv("OURO_SDK_CLIENTS_REQUIRED") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
+	return installed(t, "runs the official Agent SDKs", "OURO_SDK_CLIENTS_DIR", "sdk-clients",
+		".ci/sdk-clients/install", "the official Agent SDKs", "OURO_SDK_CLIENTS_REQUIRED")
 }
 
 // sdkRun is what one run of a driver printed: the SDK's messages and the callbacks'

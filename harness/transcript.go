@@ -217,29 +217,3 @@ func (r *recorder) record(e agent.Event) error {
 	}
 	return err
 }
-
-func (r *recorder) observe(e agent.Event) {
-	var err error
-	switch e.Type {
-	case agent.EventMessage:
-		err = r.w.AppendMessage(*e.Message)
-	case agent.EventToolEnd:
-		if !e.Start.IsZero() {
-			err = r.w.AppendEntry("tool", toolRecord{ToolUseID: e.Call.ID, Name: e.Call.Name,
-				Start: e.Start, End: e.End, IsError: e.Result.IsError})
-		}
-	case agent.EventReplace:
-		err = r.w.AppendEntry(session.TypeReplace, map[string]any{"messages": e.Messages})
-	case agent.EventTurnEnd:
-		err = r.w.Sync()
-	case agent.EventOutcome:
-		err = r.w.AppendEntry(session.TypeOutcome, e.Outcome)
-		if err == nil {
-			err = r.w.Sync()
-		}
-	}
-	if err != nil && !r.warned {
-		r.warned = true
-		fmt.Fprintf(r.warn, "ouro: WARNING: the transcript %s could not be written (%v); this session may not be resumable\n", r.w.Path(), err)
-	}
-}

@@ -347,7 +347,7 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 		return fail("unknown type %q in %s (use stdio, http or sse)", e.Type, source)
 	}
 	if !validName(name) {
-		return fail("the name %q may hold only letters, digits, '-', '_' and '.' (%s)", name, source)
+		return fail("the name %q may hold only letters, digits, spaces, '-', '_' and '.' (%s)", name, source)
 	}
 	if s.Type == TypeSDK {
 		if scope != ScopeDynamic {
@@ -407,13 +407,15 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 	return s
 }
 
-// validName accepts a server name: 1 to 64 of [A-Za-z0-9_.-].
+// validName accepts a server name: 1 to 64 of [A-Za-z0-9_.-] and spaces, as Claude Code
+// does ("Sequential Thinking"), a space neither first nor last. Its tools are named with
+// SafeName (spaces become '_'), and refuseClashes keeps two names that meet there apart.
 func validName(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
+	if len(s) == 0 || len(s) > 64 || s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
 	for _, r := range s {
-		if !safeRune(r) && r != '.' {
+		if !safeRune(r) && r != '.' && r != ' ' {
 			return false
 		}
 	}

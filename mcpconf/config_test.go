@@ -139,6 +139,34 @@ func TestClash(t *testing.T) {
 	}
 }
 
+// Claude Code accepts server names with spaces ("Sequential Thinking"); their tools are
+// named with '_' for the space, and a name that meets another there is refused.
+func TestNamesWithSpaces(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	write(t, ProjectFile(cwd), `{"mcpServers":{"Sequential Thinking":{"command":"x"}," lead":{"command":"x"},"trail ":{"command":"x"},"a\tb":{"command":"x"}}}`)
+	write(t, UserFile(home), `{"mcpServers":{"my server":{"command":"x"},"my_server":{"command":"y"}}}`)
+	c := load(t, Options{CWD: cwd, UserHome: home})
+	if s, _ := c.Find("Sequential Thinking"); s.State == StateInvalid {
+		t.Fatalf("a name with a space is refused: %+v", s)
+	}
+	for _, bad := range []string{" lead", "trail ", "a\tb"} {
+		if s, _ := c.Find(bad); s.State != StateInvalid || !strings.Contains(s.Reason, "spaces") {
+			t.Errorf("%q: %+v", bad, s)
+		}
+	}
+	mine, _ := c.Find("my server")
+	other, _ := c.Find("my_server")
+	if (mine.State == StateInvalid) == (other.State == StateInvalid) {
+		t.Fatalf("exactly one of two names meeting in mcp__my_server__ must be refused: %+v %+v", mine, other)
+	}
+	if err := Add(home, cwd, ScopeLocal, "Brave Search", Entry{Command: "x"}); err != nil {
+		t.Fatalf("ouro mcp add with a space: %v", err)
+	}
+	if _, err := Remove(home, cwd, "", "Brave Search"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestAddRemove(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	if err := Add(home, cwd, ScopeLocal, "l", Entry{Command: "x"}); err != nil {
@@ -153,7 +181,7 @@ func TestAddRemove(t *testing.T) {
 	if err := Add(home, cwd, ScopeUser, "l", Entry{Command: "y"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Add(home, cwd, ScopeUser, "bad name", Entry{Command: "y"}); err == nil {
+	if err := Add(home, cwd, ScopeUser, "bad/name", Entry{Command: "y"}); err == nil {
 		t.Fatal("bad name accepted")
 	}
 	if err := Add(home, cwd, ScopeUser, "nocmd", Entry{}); err == nil {

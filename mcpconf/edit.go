@@ -16,7 +16,7 @@ import (
 // project's .mcp.json. A name already defined in that scope is an error.
 func Add(home, cwd, scope, name string, e Entry) error {
 	if !validName(name) {
-		return fmt.Errorf("invalid server name %q: use only letters, digits, '-', '_' and '.' (at most 64)", name)
+		return fmt.Errorf("invalid server name %q: use only letters, digits, spaces (not first or last), '-', '_' and '.' (at most 64)", name)
 	}
 	if s := resolve(name, scope, "", e, func(string) string { return "x" }); s.State != "" {
 		return fmt.Errorf("%s", s.Reason)

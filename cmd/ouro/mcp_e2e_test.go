@@ -451,3 +451,25 @@ func TestMCPPlanModeE2E(t *testing.T) {
 		}
 	}
 }
+
+// A server whose name has a space (Claude Code accepts "Sequential Thinking") connects,
+// and its tools are named, allowed and called with '_' in its place.
+func TestMCPServerNameWithSpaceE2E(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{mcall("mcp__my_tools__echo", `{"text":"spaced"}`)}},
+		scripted.Turn{Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "use the server", "--output-format", "stream-json",
+		"--mcp-config", mcpConfig(t, map[string]string{"my tools": "good"}, nil), "--allowedTools", "mcp__my_tools")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	init := initLine(t, out)
+	if st := serverStatus(init); st["my tools"] != "connected" {
+		t.Fatalf("mcp_servers %v", init["mcp_servers"])
+	}
+	if text, _ := mcpToolResults(srv); !strings.Contains(text, "echo: spaced") {
+		t.Fatalf("tool results: %s", text)
+	}
+}

@@ -81,6 +81,7 @@ type supervisor struct {
 	// subreaper: ouro is one now (only while a command of its own may end).
 	subreaper bool
 	warden    *os.File // the write end of the warden's pipe; nil when it must be started
+	wardenPID int
 	starts    chan startReq
 
 	sweepMu sync.Mutex
@@ -361,7 +362,7 @@ func (s *supervisor) startWarden() error {
 		return fmt.Errorf("start the sandbox warden: %w", err)
 	}
 	r.Close()
-	s.warden = w
+	s.warden, s.wardenPID = w, cmd.Process.Pid
 	for pid, st := range s.roots {
 		s.tellWarden(fmt.Sprintf("+%d %d\n", pid, st))
 	}

@@ -82,6 +82,7 @@ type supervisor struct {
 	subreaper bool
 	warden    *os.File // the write end of the warden's pipe; nil when it must be started
 	wardenPID int
+	stale     []*os.File // pipes of wardens given up on (see tellWarden)
 	starts    chan startReq
 
 	sweepMu sync.Mutex
@@ -379,13 +380,17 @@ func (s *supervisor) startWarden() error {
 	return nil
 }
 
-// tellWarden writes one line to the warden. s.mu is held.
+// tellWarden writes one line to the warden. s.mu is held. A warden that does not read
+// (stopped by someone) is given up on after a while, and the next command starts
+// another; its pipe is kept open, since the end of its input would make it kill every
+// command it knows while ouro still runs them.
 func (s *supervisor) tellWarden(line string) {
 	if s.warden == nil {
 		return
 	}
+	_ = s.warden.SetWriteDeadline(time.Now().Add(2 * time.Second))
 	if _, err := s.warden.WriteString(line); err != nil {
-		s.warden.Close()
+		s.stale = append(s.stale, s.warden)
 		s.warden = nil
 	}
 }
@@ -626,6 +631,15 @@ func execReaped(path string, argv []string, spec launchSpec) error {
 	lim.Cur = min(lim.Cur, lim.Max)
 	if err := unix.Prlimit(0, rlimitRTTime, &lim, nil); err != nil {
 		return fmt.Errorf("mark the command's processes (setrlimit RLIMIT_RTTIME): %w; refusing to run %s unsupervised", err, argv[0])
+	}
+	if spec.Mode != modeSupervise {
+		// A sandboxed command run by root keeps its capabilities, and with
+		// CAP_SYS_RESOURCE it could raise the mark away again: the capability is
+		// dropped from the bounding set, which leaves it to no program the command runs.
+		_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, unix.CAP_SYS_RESOURCE, 0)
+		if in, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, unix.PR_CAPBSET_READ, unix.CAP_SYS_RESOURCE, 0); errno != 0 && in == 1 {
+			return fmt.Errorf("prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE): %w; refusing to run %s with it", errno, argv[0])
+		}
 	}
 	if err := setSubreaper(true); err != nil {
 		return fmt.Errorf("%w; refusing to run %s unsupervised", err, argv[0])

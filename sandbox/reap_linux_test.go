@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // launch is one way a command is launched: a mode and whether it gets a PID namespace.
@@ -280,4 +282,47 @@ func runHolder(spec string) {
 	}
 	_ = cmd.Wait()
 	os.Exit(0)
+}
+
+// A sandboxed command cannot shed the mark that makes its processes known, not even one
+// run by root with CAP_SYS_RESOURCE, which could raise a hard limit again: the launcher
+// drops the capability from the bounding set, so what the command detaches after trying
+// still dies with it. (Unsandboxed, root keeps it; it can also kill ouro.)
+func TestSandboxedCommandCannotShedTheMark(t *testing.T) {
+	requireLandlock(t)
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("no prlimit on PATH")
+	}
+	status, _ := os.ReadFile("/proc/self/status")
+	var eff uint64
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			eff, _ = strconv.ParseUint(strings.TrimSpace(rest), 16, 64)
+		}
+	}
+	if eff&(1<<unix.CAP_SYS_RESOURCE) == 0 {
+		t.Skip("this process has no CAP_SYS_RESOURCE, so no command it starts could raise a hard limit")
+	}
+	for _, l := range reapedLaunches(t) {
+		if l.mode == modeSupervise {
+			continue
+		}
+		t.Run(l.String(), func(t *testing.T) {
+			t.Parallel()
+			ws := newWorkspace(t)
+			marker := reapMarker()
+			defer killSleeping(marker)
+			var out bytes.Buffer
+			cmd := startIn(t, l, ws, "prlimit --pid $$ --rttime=unlimited:unlimited 2>/dev/null && echo raised; "+
+				"setsid sleep "+marker+" >/dev/null 2>&1 & sleep 0.2; echo done", &out)
+			_ = cmd.Wait()
+			End(cmd)
+			if strings.Contains(out.String(), "raised") {
+				t.Errorf("the command raised its RLIMIT_RTTIME again: %q", out.String())
+			}
+			if left := sleeping(marker); len(left) > 0 {
+				t.Errorf("still running after End: %v", left)
+			}
+		})
+	}
 }

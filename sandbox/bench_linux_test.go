@@ -17,8 +17,11 @@ import (
 // BenchmarkCommandOverheadPSS measures what a running sandboxed command costs beyond the
 // command itself: 16 sandboxed `sleep 60` run at once, launched by a build of ouro, and
 // the proportional set size (PSS, /proc/PID/smaps_rollup) of each one's processes is
-// compared with that of 16 plain `sleep 60`. It reports the overhead per command in kB
-// for each launch mode this machine has (target: at most 1024 kB; issue 27, section 4).
+// compared with that of 16 plain `sleep 60`. Where ouro supervises the commands itself
+// (started with Start), the warden, one per ouro, is counted too, its share per command
+// (it is reported on its own as warden-PSS-kB). It reports the overhead per command in
+// kB for each launch this machine has, and for the resident launcher where Start does
+// not use it (target: at most 1024 kB; issue 27, section 4).
 func BenchmarkCommandOverheadPSS(b *testing.B) {
 	if _, ok := Supported(); !ok {
 		b.Skip("Landlock is not available on this kernel")
@@ -38,19 +41,24 @@ func BenchmarkCommandOverheadPSS(b *testing.B) {
 	for i := range plain {
 		plain[i] = exec.Command(sleep, "60")
 	}
-	base := averagePSS(b, plain, sleep)
+	base := averagePSS(b, plain, sleep, false)
 	b.Logf("a plain sleep: %d kB PSS", base)
 
-	type launch struct {
-		mode  string
-		pidNS bool
+	type bench struct {
+		name     string
+		mode     string
+		pidNS    bool
+		resident bool // started with cmd.Start: the launcher stays where it does not exec
 	}
-	launches := []launch{{modeLandlock, false}, {modeSupervise, false}}
+	benches := []bench{
+		{"landlock", modeLandlock, false, false}, {"supervise", modeSupervise, false, false},
+		{"landlock-resident", modeLandlock, false, true}, {"supervise-resident", modeSupervise, false, true},
+	}
 	if pr := probe(); pr.Namespaces {
-		launches = append([]launch{{modeMount, pr.PIDNS}}, launches...)
+		benches = append([]bench{{"mount", modeMount, pr.PIDNS, false}, {"mount-without-pidns", modeMount, false, false}}, benches...)
 	}
-	for _, l := range launches {
-		b.Run(l.mode, func(b *testing.B) {
+	for _, l := range benches {
+		b.Run(l.name, func(b *testing.B) {
 			var overhead int64
 			for b.Loop() {
 				cmds := make([]*exec.Cmd, n)
@@ -65,20 +73,25 @@ func BenchmarkCommandOverheadPSS(b *testing.B) {
 					}
 					cmds[i] = c
 				}
-				overhead = averagePSS(b, cmds, sleep) - base
+				overhead = averagePSS(b, cmds, sleep, !l.resident) - base
 			}
 			b.ReportMetric(float64(overhead), "overhead-PSS-kB/cmd")
 		})
 	}
 }
 
-// averagePSS starts cmds, waits until each runs prog (itself, or as a descendant), and
-// returns the average PSS of each one's processes in kB. The commands are killed
-// before it returns.
-func averagePSS(b *testing.B, cmds []*exec.Cmd, prog string) int64 {
+// averagePSS starts cmds (with Start where reaped, else cmd.Start), waits until each
+// runs prog (itself, or as a descendant), and returns the average PSS of each one's
+// processes in kB, with its share of the warden's where one runs. The commands are
+// killed before it returns.
+func averagePSS(b *testing.B, cmds []*exec.Cmd, prog string, reaped bool) int64 {
 	b.Helper()
 	for _, c := range cmds {
-		if err := c.Start(); err != nil {
+		start := c.Start
+		if reaped {
+			start = func() error { return Start(c) }
+		}
+		if err := start(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -86,6 +99,7 @@ func averagePSS(b *testing.B, cmds []*exec.Cmd, prog string) int64 {
 		for _, c := range cmds {
 			_ = c.Process.Kill()
 			_ = c.Wait()
+			End(c)
 		}
 	}()
 	real, _ := filepath.EvalSymlinks(prog)
@@ -105,6 +119,16 @@ func averagePSS(b *testing.B, cmds []*exec.Cmd, prog string) int64 {
 		}
 		for _, p := range procs {
 			total += pssKB(b, p)
+		}
+	}
+	if spec, _ := specOf(cmds[0]); spec.Reaped {
+		sup.mu.Lock()
+		warden := sup.wardenPID
+		sup.mu.Unlock()
+		if warden > 0 {
+			w := pssKB(b, warden)
+			b.ReportMetric(float64(w), "warden-PSS-kB")
+			total += w
 		}
 	}
 	return total / int64(len(cmds))

@@ -2,6 +2,12 @@
 
 package sandbox
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func testMainWithCache(m *testing.M) int { return m.Run() }
+
+// runHolder: there is no supervision in ouro on this system.
+func runHolder(string) { os.Exit(2) }

@@ -74,7 +74,7 @@ func modeWarnings(v Verdict) []string {
 		warnings = append(warnings, landlockOnlyWarning(v), shmWarning)
 	}
 	if !v.PIDNS {
-		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+v.WhyNoPIDNS+"), so the sandbox finds a command's processes as their subreaper instead: a command that kills its launcher first can leave processes running after it.")
+		warnings = append(warnings, "A PID namespace with its own /proc is not available here ("+v.WhyNoPIDNS+"), so ouro finds a command's processes as their subreaper instead (and a warden of its own kills them if ouro is killed): a command that kills the warden and then ouro can leave processes running after it.")
 	}
 	return warnings
 }

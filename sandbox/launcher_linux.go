@@ -57,6 +57,11 @@ type launchSpec struct {
 	// Exec: the launcher execs the command once the sandbox is applied, instead of
 	// staying as its supervisor (mount mode in a PID namespace; see supervise_linux.go).
 	Exec bool `json:"exec,omitempty"`
+	// Reaped: the launcher execs the command, supervised by ouro itself (see
+	// reap_linux.go), with Mark as its hard RLIMIT_RTTIME; Parent is ouro's PID.
+	Reaped bool   `json:"reaped,omitempty"`
+	Mark   uint64 `json:"mark,omitempty"`
+	Parent int    `json:"parent,omitempty"`
 }
 
 // launcherReady records that this process called MaybeRunLauncher, so its binary acts as
@@ -98,6 +103,9 @@ func runLauncher(args []string) error {
 		return fmt.Errorf("read launch spec: %w", err)
 	}
 	argv := args[1:]
+	if spec.Mode == wardenMode {
+		runWarden()
+	}
 	if spec.Mode == modeHello {
 		fmt.Println(probeToken)
 		os.Exit(0)
@@ -124,6 +132,10 @@ func runLauncher(args []string) error {
 		path, err := exec.LookPath(argv[0])
 		if err != nil {
 			return fmt.Errorf("start %s: %w", argv[0], err)
+		}
+		if spec.Reaped {
+			runtime.LockOSThread()
+			return fmt.Errorf("start %s: %w", path, execReaped(path, argv, spec))
 		}
 		return supervise(path, argv, false)
 	}
@@ -240,6 +252,9 @@ func runLauncher(args []string) error {
 		}
 		err := syscall.Exec(path, argv, os.Environ())
 		return fmt.Errorf("start %s: %w", path, err)
+	}
+	if spec.Reaped {
+		return fmt.Errorf("start %s: %w", path, execReaped(path, argv, spec))
 	}
 	// supervise returns only when the command could not be started.
 	return fmt.Errorf("start %s: %w", path, supervise(path, argv, spec.PIDNS))

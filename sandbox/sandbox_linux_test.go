@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,12 +59,19 @@ func sh(t *testing.T, p Policy, mode, dir, script string, args ...string) run {
 		t.Fatal(err)
 	}
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// As Bash runs commands: supervised by ouro itself where it can (see Start).
+	err = Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		End(cmd)
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("run %q: %v", script, err)
 	}
-	return run{string(out), cmd.ProcessState.ExitCode()}
+	return run{out.String(), cmd.ProcessState.ExitCode()}
 }
 
 // workspace is a repository with everything the sandbox keeps read-only, plus a session

@@ -53,3 +53,9 @@ func (g *Placeholders) Release() {}
 
 // Resident is false: there is no launcher on this system.
 func Resident(*exec.Cmd) bool { return false }
+
+// Start starts cmd: there is no supervision in ouro on this system.
+func Start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// End does nothing on this system.
+func End(*exec.Cmd) {}

@@ -111,3 +111,9 @@ func Probe() Verdict {
 
 // Resident is false: sandbox-exec becomes the command; no launcher stays beside it.
 func Resident(*exec.Cmd) bool { return false }
+
+// Start starts cmd: there is no supervision in ouro on this system.
+func Start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// End does nothing on this system.
+func End(*exec.Cmd) {}

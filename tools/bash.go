@@ -349,6 +349,8 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		protect.Restore() // nothing ran: only lets go of what it holds
 		return tool.Result{}, fmt.Errorf("bash: start %s in %s: %w", b.shell, dir, err)
 	}
+	// Known once started: where ouro supervises the command itself, no launcher stays.
+	supervised = supervised && sandbox.Resident(cmd)
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -366,6 +368,7 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	case <-ctx.Done():
 		tree.terminate(supervised, b.cfg.KillGrace)
 		<-done
+		sandbox.End(cmd)
 		b.recordCwd(cwdPath)
 		if len(absent) > 0 {
 			sandbox.Reclaim(absent, pol.TempDir)
@@ -377,6 +380,8 @@ func (b *Bash) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 		}
 		return tool.Result{}, fmt.Errorf("bash: command stopped: %w", ctx.Err())
 	}
+	// Whatever the command left running is killed before anything is judged or put back.
+	sandbox.End(cmd)
 	b.recordCwd(cwdPath)
 	reclaimed := ""
 	if len(absent) > 0 {

@@ -87,10 +87,11 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 		}
 		return nil, fmt.Errorf("start %s in %s: %w", b.shell, dir, err)
 	}
-	p := &bgProc{tree: tree, supervised: supervised, b: b, done: make(chan struct{})}
+	p := &bgProc{tree: tree, supervised: supervised && sandbox.Resident(cmd), b: b, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		werr := cmd.Wait()
+		sandbox.End(cmd) // what the command left running dies with it
 		os.Remove(cwdPath)
 		if len(absent) > 0 {
 			sandbox.Reclaim(absent, pol.TempDir)

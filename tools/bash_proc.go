@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // defaultShell is bash when it is on PATH, else sh.
@@ -41,9 +43,10 @@ func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr.Setpgid = true }
 // procTree is a command's process group.
 type procTree struct{ pgid int }
 
-// startTree starts cmd, the leader of its group.
+// startTree starts cmd, the leader of its group (of its session, where ouro supervises
+// the command itself: see sandbox.Start; sandbox.End must follow its Wait).
 func startTree(cmd *exec.Cmd) (procTree, error) {
-	if err := cmd.Start(); err != nil {
+	if err := sandbox.Start(cmd); err != nil {
 		return procTree{}, err
 	}
 	return procTree{pgid: cmd.Process.Pid}, nil

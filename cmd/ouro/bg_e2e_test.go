@@ -19,6 +19,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/sandbox"
 )
 
 // bgBash is a Bash call with run_in_background.
@@ -139,73 +140,83 @@ func TestBackgroundBashNotifiesOnceAndHeadlessWaits(t *testing.T) {
 // What a -p run cannot wait for (its --max-duration ends first) is stopped, grandchildren
 // and setsid daemons included, and stderr says so: nothing survives ouro.
 func TestBackgroundHeadlessLeavesNoProcess(t *testing.T) {
-	e := newEnv(t)
-	marker := bgMarker()
-	e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("setsid sleep "+marker+" >/dev/null 2>&1 & (nohup sleep "+marker+" >/dev/null 2>&1 &); sleep "+marker, "daemons")}},
-		scripted.Turn{Text: "done for now"},
-	)
-	_, stderr, code := e.run("", "-p", "--max-duration", "3s", "start daemons")
-	if code == 0 {
-		t.Errorf("exit 0; want the wall-time limit reported")
+	for _, mode := range bgModes {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			e.vars = append(e.vars, bgModeVars(mode)...)
+			marker := bgMarker()
+			e.fake(
+				scripted.Turn{ToolCalls: []scripted.ToolCall{bgBash("setsid sleep "+marker+" >/dev/null 2>&1 & (nohup sleep "+marker+" >/dev/null 2>&1 &); sleep "+marker, "daemons")}},
+				scripted.Turn{Text: "done for now"},
+			)
+			_, stderr, code := e.run("", "-p", "--max-duration", "3s", "start daemons")
+			if code == 0 {
+				t.Errorf("exit 0; want the wall-time limit reported")
+			}
+			if !strings.Contains(stderr, "was still running and has been stopped as the session ended") {
+				t.Errorf("stderr does not say the task was stopped:\n%s", stderr)
+			}
+			noSleepers(t, marker)
+		})
 	}
-	if !strings.Contains(stderr, "was still running and has been stopped as the session ended") {
-		t.Errorf("stderr does not say the task was stopped:\n%s", stderr)
-	}
-	noSleepers(t, marker)
 }
 
 // kill -9 of ouro while background tasks run: the kernel's parent-death signal reaches
 // each task's launcher, which takes the whole tree with it. Resumed, the session tells
 // the model, once, that those tasks ended with the process.
 func TestBackgroundKill9LeavesNothing(t *testing.T) {
-	e := newEnv(t)
-	marker := bgMarker()
-	srv := e.fake(
-		scripted.Turn{ToolCalls: []scripted.ToolCall{
-			bgBash("setsid sleep "+marker+" >/dev/null 2>&1 & sleep "+marker, "one"),
-			bgBash("( (sleep "+marker+" &) & ); sleep "+marker, "two"),
-		}},
-		scripted.Turn{ToolCalls: bash("sleep 30")},
-		scripted.Turn{Text: "they were lost"}, // the notifications follow the prompt
-		scripted.Turn{Text: "nothing new"},
-	)
-	id := "8d1f2c1e-3b6a-4c56-9f0e-1a2b3c4d5e6f"
-	c := e.cmd("-p", "--session-id", id, "start work")
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(sleepersOf(marker)) < 4 {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
+	for _, mode := range bgModes {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			e.vars = append(e.vars, bgModeVars(mode)...)
+			marker := bgMarker()
+			srv := e.fake(
+				scripted.Turn{ToolCalls: []scripted.ToolCall{
+					bgBash("setsid sleep "+marker+" >/dev/null 2>&1 & sleep "+marker, "one"),
+					bgBash("( (sleep "+marker+" &) & ); sleep "+marker, "two"),
+				}},
+				scripted.Turn{ToolCalls: bash("sleep 30")},
+				scripted.Turn{Text: "they were lost"}, // the notifications follow the prompt
+				scripted.Turn{Text: "nothing new"},
+			)
+			id := bgSessionIDs[mode]
+			c := e.cmd("-p", "--session-id", id, "start work")
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for len(sleepersOf(marker)) < 4 {
+				if time.Now().After(deadline) {
+					c.Process.Kill()
+					c.Wait()
+					t.Fatalf("the background sleeps never all started (%d)\n%s", len(sleepersOf(marker)), stderr.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
 			c.Wait()
-			t.Fatalf("the background sleeps never all started (%d)\n%s", len(sleepersOf(marker)), stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	noSleepers(t, marker)
+			noSleepers(t, marker)
 
-	for _, p := range []string{"what happened", "and now"} {
-		if _, stderr, code := e.run("", "-p", "-r", id, p); code != 0 {
-			t.Fatalf("resume: exit %d\n%s", code, stderr)
-		}
-	}
-	reqs := srv.Requests()
-	for i, want := range map[int]int{len(reqs) - 2: 2, len(reqs) - 1: 2} {
-		text := allText(reqs[i].Messages)
-		if n := strings.Count(text, "<status>killed</status>"); n != want {
-			t.Errorf("request %d tells of %d lost tasks, want %d:\n%s", i+1, n, want, text)
-		}
-	}
-	if last := allText(reqs[len(reqs)-2].Messages); !strings.Contains(last, "was stopped (the ouro process running it ended first)") {
-		t.Errorf("the lost tasks are not explained:\n%s", last)
+			for _, p := range []string{"what happened", "and now"} {
+				if _, stderr, code := e.run("", "-p", "-r", id, p); code != 0 {
+					t.Fatalf("resume: exit %d\n%s", code, stderr)
+				}
+			}
+			reqs := srv.Requests()
+			for i, want := range map[int]int{len(reqs) - 2: 2, len(reqs) - 1: 2} {
+				text := allText(reqs[i].Messages)
+				if n := strings.Count(text, "<status>killed</status>"); n != want {
+					t.Errorf("request %d tells of %d lost tasks, want %d:\n%s", i+1, n, want, text)
+				}
+			}
+			if last := allText(reqs[len(reqs)-2].Messages); !strings.Contains(last, "was stopped (the ouro process running it ended first)") {
+				t.Errorf("the lost tasks are not explained:\n%s", last)
+			}
+		})
 	}
 }
 
@@ -423,3 +434,16 @@ func TestBackgroundWakesIdleREPL(t *testing.T) {
 }
 
 var _ = fakeserver.Recorded{}
+
+// bgModes: the sandbox mode this machine probes, and the Landlock-only mode forced, where
+// ouro supervises background commands itself (and its warden acts when ouro dies).
+var bgModes = []string{"probed", sandbox.ModeLandlock}
+
+var bgSessionIDs = map[string]string{"probed": "8d1f2c1e-3b6a-4c56-9f0e-1a2b3c4d5e6f", sandbox.ModeLandlock: "8d1f2c1e-3b6a-4c56-9f0e-1a2b3c4d5e70"}
+
+func bgModeVars(mode string) []string {
+	if mode == "probed" {
+		return nil
+	}
+	return []string{sandbox.ModeEnv + "=" + mode}
+}

@@ -71,50 +71,64 @@ func TestSandboxedCommandLeavesNoProcessBehind(t *testing.T) {
 	if _, ok := sandbox.Supported(); !ok {
 		t.Skip("Landlock is not available on this kernel")
 	}
-	e := newEnv(t)
-	arg := sleepArg(t)
-	plant := `(setsid sh -c 'sleep 1; mkdir -p .claude; echo {} > .claude/settings.json' >/dev/null 2>&1 &)` + "\n" +
-		`nohup sh -c 'sleep 1; mkdir -p .ouro; echo {} > .ouro/settings.json' >/dev/null 2>&1 &` + "\n" +
-		`( ( sleep 1; mkdir -p .git/hooks; echo 'touch pwned' > .git/hooks/pre-commit ) & ) >/dev/null 2>&1` + "\n" +
-		`sleep ` + arg + ` & disown` + "\n" +
-		`setsid -f sleep ` + arg + ` >/dev/null 2>&1` + "\n" +
-		`echo planted-later`
-	e.fake(
-		scripted.Turn{ToolCalls: bash(plant)},
-		scripted.Turn{ExpectContains: "planted-later", Text: "done"},
-	)
-	out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions")
-	defer killAll(runningSleeps(arg))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
-	}
-	if left := runningSleeps(arg); len(left) > 0 {
-		t.Errorf("processes the command detached still run after it: %v", left)
-	}
-	time.Sleep(2 * time.Second) // what the planters would have waited for
-	// Nothing was planted: no .git, and .claude and .ouro are still the empty
-	// placeholders ouro made before the command.
-	if _, err := os.Lstat(filepath.Join(e.dir, ".git")); err == nil {
-		t.Error(".git was planted after the command ended")
-	}
-	for _, p := range []string{".claude", ".ouro"} {
-		if entries, _ := os.ReadDir(filepath.Join(e.dir, p)); len(entries) != 0 {
-			t.Errorf("%s was planted in after the command ended: %v", p, entries)
-		}
+	// The Landlock-only mode, forced: ouro supervises the command itself there.
+	for _, mode := range []string{"probed", sandbox.ModeLandlock} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			if mode == sandbox.ModeLandlock {
+				e.vars = append(e.vars, sandbox.ModeEnv+"="+mode)
+			}
+			arg := sleepArg(t)
+			plant := `(setsid sh -c 'sleep 1; mkdir -p .claude; echo {} > .claude/settings.json' >/dev/null 2>&1 &)` + "\n" +
+				`nohup sh -c 'sleep 1; mkdir -p .ouro; echo {} > .ouro/settings.json' >/dev/null 2>&1 &` + "\n" +
+				`( ( sleep 1; mkdir -p .git/hooks; echo 'touch pwned' > .git/hooks/pre-commit ) & ) >/dev/null 2>&1` + "\n" +
+				`sleep ` + arg + ` & disown` + "\n" +
+				`setsid -f sleep ` + arg + ` >/dev/null 2>&1` + "\n" +
+				`echo planted-later`
+			e.fake(
+				scripted.Turn{ToolCalls: bash(plant)},
+				scripted.Turn{ExpectContains: "planted-later", Text: "done"},
+			)
+			out, stderr, code := e.run("", "-p", "plant", "--permission-mode", "bypassPermissions")
+			defer killAll(runningSleeps(arg))
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			if left := runningSleeps(arg); len(left) > 0 {
+				t.Errorf("processes the command detached still run after it: %v", left)
+			}
+			time.Sleep(2 * time.Second) // what the planters would have waited for
+			// Nothing was planted: no .git, and .claude and .ouro are still the empty
+			// placeholders ouro made before the command.
+			if _, err := os.Lstat(filepath.Join(e.dir, ".git")); err == nil {
+				t.Error(".git was planted after the command ended")
+			}
+			for _, p := range []string{".claude", ".ouro"} {
+				if entries, _ := os.ReadDir(filepath.Join(e.dir, p)); len(entries) != 0 {
+					t.Errorf("%s was planted in after the command ended: %v", p, entries)
+				}
+			}
+		})
 	}
 }
 
 // When ouro is killed with SIGKILL in the middle of a Bash call, the command's processes
 // die too, sandboxed or not, and so does what they detached.
 func TestKilledOuroTakesItsCommandsWithIt(t *testing.T) {
-	for _, sandboxed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("sandbox %v", sandboxed), func(t *testing.T) {
+	// The Landlock-only mode, forced, is one where ouro supervises its commands itself,
+	// and its warden kills them when ouro dies; so is no sandbox.
+	for _, mode := range []string{"off", "probed", sandbox.ModeLandlock} {
+		sandboxed := mode != "off"
+		t.Run("sandbox "+mode, func(t *testing.T) {
 			if _, ok := sandbox.Supported(); sandboxed && !ok {
 				t.Skip("Landlock is not available on this kernel")
 			}
 			e := newEnv(t)
 			if !sandboxed {
 				writeSettings(t, e.home, `{"sandbox": {"enabled": false}}`) // the person's own file
+			}
+			if mode == sandbox.ModeLandlock {
+				e.vars = append(e.vars, sandbox.ModeEnv+"="+mode)
 			}
 			arg, detached := sleepArg(t), sleepArg(t)+"1"
 			e.fake(scripted.Turn{ToolCalls: bash("setsid sleep " + detached + " >/dev/null 2>&1 & sleep " + arg)})

@@ -100,15 +100,13 @@ func Describe(t Tool, input json.RawMessage) ([]Action, error) {
 	return []Action{{Kind: ActUnknown}}, nil
 }
 
-// Describe says what call c does, asking the registered tool of that name; a call of a
-// tool this registry lacks is described as Claude Code's tool of that name would be (see
-// ClaudeCode), and as ActUnknown when Claude Code has none either.
+// Describe says what call c does, asking the registered tool of that name (one that
+// describes nothing does something ActUnknown); a call of a tool this registry lacks is
+// described as Claude Code's tool of that name would be (see ClaudeCode).
 func (r *Registry) Describe(c Call) ([]Action, error) {
 	if r != nil {
 		if t, ok := r.Get(c.Name); ok {
-			if _, own := t.(Describer); own {
-				return Describe(t, c.Input)
-			}
+			return Describe(t, c.Input)
 		}
 	}
 	return DescribeByName(c)

@@ -66,8 +66,13 @@ func TestNewToolDescribingAWrite(t *testing.T) {
 		{"its line meets the hard-deny set", "Frobnicate", then("src/a.go", "rm -rf /"), Deny, "hard deny", nil},
 		{"the stricter action decides", "Frobnicate", then("src/a.go", "make build"), Ask, "", []string{"Bash(make build)"}},
 	})
-	if v := p.Check(context.Background(), e.call("Frobnicate", then("src/a.go", "rm -rf /"))); !v.Runs {
-		t.Errorf("a call running a line is not marked Runs: %+v", v)
+	// Only a call that does nothing but run lines is one the sandbox confines (Runs): the
+	// gate's sandbox auto-allow must not let this tool's own write through.
+	if v := p.Check(context.Background(), e.call("Frobnicate", then("a.go", "ls"))); v.Runs || v.Behavior != Ask {
+		t.Errorf("a call writing a file and running a line = %+v, want an ask not marked Runs", v)
+	}
+	if v := p.Check(context.Background(), e.call("Bash", bash("make build"))); !v.Runs {
+		t.Errorf("a shell line is not marked Runs: %+v", v)
 	}
 
 	plan := withTools(e.policy(t, "plan", rules{allow: []string{"Edit(src/**)"}}))
@@ -102,4 +107,79 @@ func TestNewToolDescribingAWrite(t *testing.T) {
 	if v := e.policy(t, "acceptEdits", rules{}).Check(context.Background(), e.call("Frobnicate", in("src/a.go"))); v.Behavior != Ask {
 		t.Errorf("an undescribed tool = %+v, want ask", v)
 	}
+}
+
+// Of two actions' verdicts the stricter decides, and at the same behavior a rule's
+// verdict wins over the mode's: a hook's allow, which comes before the mode, must not
+// override a deny rule that refused one of the actions.
+func TestStricterPrefersRules(t *testing.T) {
+	mode := Verdict{Behavior: Deny, FromMode: true, Source: "mode plan", Summary: "a"}
+	rule := Verdict{Behavior: Deny, Source: "Edit(x)", Summary: "b"}
+	askRule := Verdict{Behavior: Ask, FromAskRule: true, Source: "Bash(git push *)", Summary: "c"}
+	ask := Verdict{Behavior: Ask, Source: "no matching rule", Suggest: []string{"Edit(./d)"}, Summary: "d"}
+	allow := Verdict{Behavior: Allow, Source: "read-only tool", Summary: "e"}
+	for _, c := range []struct {
+		a, b Verdict
+		want string
+	}{
+		{mode, rule, "Edit(x)"}, {rule, mode, "Edit(x)"}, {ask, askRule, "Bash(git push *)"}, {askRule, ask, "Bash(git push *)"},
+		{allow, ask, "no matching rule"}, {ask, allow, "no matching rule"}, {allow, mode, "mode plan"},
+	} {
+		if got := stricter(c.a, c.b); got.Source != c.want {
+			t.Errorf("stricter(%s, %s) = %s, want %s", c.a.Source, c.b.Source, got.Source, c.want)
+		}
+	}
+	if got := stricter(ask, askRule); got.Suggest != nil {
+		t.Errorf("an ask rule's verdict offers %v", got.Suggest)
+	}
+	if got := stricter(ask, Verdict{Behavior: Ask, Suggest: []string{"Bash(make)"}}); len(got.Suggest) != 2 {
+		t.Errorf("two asks with rules offer %v, want both rules", got.Suggest)
+	}
+}
+
+// A tool that describes no action does nothing the policy can allow: it asks.
+func TestEmptyDescriptionAsks(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "acceptEdits", rules{})
+	p.SetTools(tool.NewRegistry(quiet{}))
+	if v := p.Check(context.Background(), e.call("Quiet", `{}`)); v.Behavior != Ask {
+		t.Errorf("an empty description = %+v, want ask", v)
+	}
+}
+
+type quiet struct{ frob }
+
+func (quiet) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "Quiet", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (quiet) Describe(json.RawMessage) ([]tool.Action, error) { return nil, nil }
+
+// sandbox.autoAllowBashIfSandboxed allows a call that only runs lines inside the sandbox;
+// a tool that also writes a file itself is asked about (refused headless), even when the
+// sandbox would hold its line.
+func TestSandboxAutoAllowOnlyForLines(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, "", rules{})
+	p.SetTools(tool.NewRegistry(frob{}, describing{"Bash"}))
+	g := NewGate(p, nil, nil, nil)
+	g.Sandboxed = func(tool.Call) bool { return true }
+	in, _ := json.Marshal(map[string]string{"target": "a.go", "then": "make build"})
+	if d := g.Gate(context.Background(), e.call("Frobnicate", string(in))); !d.Deny {
+		t.Errorf("a write beside a sandboxed line was let through: %+v", d)
+	}
+	if d := g.Gate(context.Background(), e.call("Bash", bash("make build"))); d.Deny {
+		t.Errorf("a sandboxed line was refused: %+v", d)
+	}
+}
+
+// describing is a tool called name that describes a call as its command line.
+type describing struct{ name string }
+
+func (d describing) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: d.name, InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (describing) ReadOnly() bool                                       { return false }
+func (describing) Run(context.Context, *tool.Exec) (tool.Result, error) { return tool.Text(""), nil }
+func (describing) Describe(in json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeCommand(in)
 }

@@ -88,8 +88,9 @@ type Verdict struct {
 	// Suggest lists the narrowest allow rules that would let this call through without
 	// asking; empty when no rule can (a protected path, a write outside the workspace).
 	Suggest []string
-	// Runs is set when the call runs a shell line (a tool.ActExec action): the sandbox's
-	// settings apply to it (see Gate).
+	// Runs is set when all the call does is run shell lines (tool.ActExec actions): the
+	// sandbox's settings apply to it (see Gate). A call that also writes a file by itself
+	// is not one: the sandbox does not confine that write.
 	Runs bool
 }
 
@@ -494,7 +495,10 @@ func (st *state) action(c tool.Call, a tool.Action) Verdict {
 func stricter(a, b Verdict) Verdict {
 	rank := func(x Behavior) int { return map[Behavior]int{Allow: 0, Ask: 1, Deny: 2}[x] }
 	out := a
-	if rank(b.Behavior) > rank(a.Behavior) || rank(b.Behavior) == rank(a.Behavior) && b.FromAskRule && !a.FromAskRule {
+	// At the same behavior, a rule's verdict wins over the mode's (a hook's allow comes
+	// before the mode, never before a deny or ask rule) and an ask rule's over the others.
+	firm := func(v Verdict) bool { return v.FromAskRule || v.Behavior == Deny && !v.FromMode }
+	if rank(b.Behavior) > rank(a.Behavior) || rank(b.Behavior) == rank(a.Behavior) && firm(b) && !firm(a) {
 		out = b
 	}
 	if a.Behavior == Ask && b.Behavior == Ask {
@@ -505,7 +509,7 @@ func stricter(a, b Verdict) Verdict {
 		}
 	}
 	out.Protected = a.Protected || b.Protected
-	out.Runs = a.Runs || b.Runs
+	out.Runs = a.Runs && b.Runs
 	if a.Summary != b.Summary {
 		out.Summary = a.Summary + "; " + b.Summary
 	}

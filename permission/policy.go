@@ -372,6 +372,8 @@ type state struct {
 	mirror mirror
 	// confined: the view's (see Policy.confined).
 	confined bool
+	// tools: the root's, read under its lock (see SetTools).
+	tools tool.CallDescriber
 }
 
 func (p *Policy) snapshot(ctx context.Context) *state {
@@ -396,7 +398,7 @@ func (p *Policy) snapshot(ctx context.Context) *state {
 			allow = append(allow, r)
 		}
 	}
-	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws, mirror: p.mirror}
+	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws, mirror: p.mirror, tools: p.tools}
 }
 
 // Check decides on one call: what its tool says it does (tool.Action: the registry set

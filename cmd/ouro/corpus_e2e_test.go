@@ -237,7 +237,8 @@ func TestCorpusLegacyToolNames(t *testing.T) {
 		project, agent, want string
 	}{
 		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebFetch"},
-		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate"},
+		// SendMessage is ouro's too (issue 30, item 21: the names come from the registry).
+		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate,SendMessage"},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
 			e := newEnv(t)

@@ -56,6 +56,11 @@ func (t *outputTool) Spec() llm.ToolSpec {
 
 func (t *outputTool) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: reading a job's output changes nothing.
+func (t *outputTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {
 		TaskID  string   `json:"task_id"`
@@ -214,6 +219,12 @@ func (t *stopTool) Spec() llm.ToolSpec {
 }
 
 func (t *stopTool) ReadOnly() bool { return false }
+
+// Describe implements tool.Describer: stopping a job the session started changes only
+// the session's own work.
+func (t *stopTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
 
 func (t *stopTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {

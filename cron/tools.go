@@ -44,6 +44,15 @@ func (t *createTool) Spec() llm.ToolSpec {
 
 func (t *createTool) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a session-only job changes only the session; a
+// durable one is written into the project and runs in later sessions, so it is decided
+// as any other action.
+func (t *createTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeCreate(input)
+}
+
+var describeCreate = tool.DescribeSessionUnless("durable")
+
 func (t *createTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	in := struct {
 		Cron      string `json:"cron"`
@@ -84,6 +93,11 @@ func (t *deleteTool) Spec() llm.ToolSpec {
 
 func (t *deleteTool) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: deleting a job changes only the schedule.
+func (t *deleteTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 func (t *deleteTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {
 		ID string `json:"id"`
@@ -106,6 +120,11 @@ func (t *listTool) Spec() llm.ToolSpec {
 }
 
 func (t *listTool) ReadOnly() bool { return true }
+
+// Describe implements tool.Describer: listing reads only the schedule.
+func (t *listTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
 
 func (t *listTool) Run(context.Context, *tool.Exec) (tool.Result, error) {
 	return tool.Text(Describe(t.s, t.s.List())), nil
@@ -173,6 +192,11 @@ func (t *wakeupTool) Spec() llm.ToolSpec {
 }
 
 func (t *wakeupTool) ReadOnly() bool { return false }
+
+// Describe implements tool.Describer: a wake-up changes only the session.
+func (t *wakeupTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
 
 func (t *wakeupTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {

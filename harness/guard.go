@@ -209,8 +209,8 @@ func setupGuard(e guardEnv) (*guard, error) {
 	j.gate = g.gate
 	// What a person approved outside the workspace becomes reachable for the tools: the
 	// folder a search was approved on, else exactly the file.
-	g.gate.OnAllowedOutside = func(toolName, path string) {
-		if toolName == "Glob" || toolName == "Grep" || toolName == "LS" {
+	g.gate.OnAllowedOutside = func(_, path string) {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() { // a folder searched
 			if e.ws.AddDir(path) == nil {
 				return
 			}

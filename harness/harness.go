@@ -410,6 +410,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	if err != nil {
 		return nil, err
 	}
+	g.policy.SetTools(reg) // each call is judged by what its tool says it does (tool.Describer)
 	if mcps != nil {
 		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
 		g.policy.SetReadOnlyTools(mcps.readOnly)

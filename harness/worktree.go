@@ -157,8 +157,8 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 			tools.NewRead(cws, files), tools.NewEdit(cws, files), tools.NewWrite(cws, files)} {
 			rebound[t.Spec().Name] = t
 		}
-		onOutside := func(toolName, path string) {
-			if toolName == "Glob" || toolName == "Grep" || toolName == "LS" {
+		onOutside := func(_, path string) {
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() { // a folder searched
 				if cws.AddDir(path) == nil {
 					return
 				}

@@ -104,6 +104,16 @@ func (t *Tool) Spec() llm.ToolSpec { return t.spec }
 // ReadOnly implements tool.Tool: only a trusted server's read-only annotation counts.
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
+// Describe implements tool.Describer: ouro cannot know what a server's tool does, so a
+// call is Unknown (its rules decide, or the user), except for a trusted server's tool
+// annotated read-only, which only observes.
+func (t *Tool) Describe(json.RawMessage) ([]tool.Action, error) {
+	if t.readOnly {
+		return []tool.Action{{Kind: tool.ActObserve}}, nil
+	}
+	return []tool.Action{{Kind: tool.ActUnknown}}, nil
+}
+
 // Run calls the tool on its server. Progress notifications reach x.Progress; the call is
 // bounded by MCP_TOOL_TIMEOUT when set.
 func (t *Tool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {

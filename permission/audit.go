@@ -281,7 +281,14 @@ func ReadAudit(path string) ([]AuditRecord, error) {
 // SummarizeInput is the short form of a call's input kept in the audit and shown in
 // prompts: the command, the path, the URL, or the compact JSON.
 func SummarizeInput(c tool.Call) string {
-	var in callInput
+	var in struct {
+		Command      string `json:"command"`
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+		Pattern      string `json:"pattern"`
+		URL          string `json:"url"`
+	}
 	if json.Unmarshal(c.Input, &in) == nil {
 		for _, s := range []string{in.Command, in.FilePath, in.NotebookPath, in.URL} {
 			if s != "" {

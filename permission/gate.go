@@ -130,7 +130,7 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 		return g.ask(ctx, call, v, d, "")
 	// 3. A Bash call that asks to leave the sandbox (dangerouslyDisableSandbox) is put
 	// to a person, as an ask rule would be.
-	case call.Name == "Bash" && g.LeavesSandbox != nil && g.LeavesSandbox(call) && !(modeDenied && g.policy.Mode() == ModePlan):
+	case v.Runs && g.LeavesSandbox != nil && g.LeavesSandbox(call) && !(modeDenied && g.policy.Mode() == ModePlan):
 		v.Suggest = nil // no rule can approve leaving the sandbox
 		return g.ask(ctx, call, v, d, "the command asks to run outside the sandbox (dangerouslyDisableSandbox)")
 	// 3. A hook's ask is an ask too (a deny in dontAsk mode; see ask).
@@ -168,7 +168,7 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 // would otherwise be asked about (or refused by dontAsk), not by an ask rule, writing no
 // protected path, and that runs inside the sandbox.
 func (g *Gate) autoAllowed(call tool.Call, v Verdict) bool {
-	if call.Name != "Bash" || g.Sandboxed == nil || v.Protected || v.FromAskRule {
+	if !v.Runs || g.Sandboxed == nil || v.Protected || v.FromAskRule {
 		return false
 	}
 	if v.Behavior != Ask && !(v.Behavior == Deny && v.FromMode) {
@@ -304,26 +304,32 @@ func (g *Gate) permissionRequest(ctx context.Context, call tool.Call, d agent.De
 	return agent.Decision{}, false
 }
 
-// allowedOutside tells OnAllowedOutside about the real path an allowed file tool's call
-// reaches, when that path is outside the workspace's roots.
+// allowedOutside tells OnAllowedOutside about each real path an allowed call's file
+// actions (tool.ActRead, tool.ActWrite) reach outside the workspace's roots.
 func (g *Gate) allowedOutside(call tool.Call) {
-	if g.OnAllowedOutside == nil || !(isOneOf(call.Name, editTools) || isOneOf(call.Name, readTools)) {
+	if g.OnAllowedOutside == nil {
 		return
-	}
-	var in callInput
-	if json.Unmarshal(call.Input, &in) != nil {
-		return
-	}
-	p := filePathOf(call.Name, in)
-	if p == "" {
-		return // the working directory, or no path at all
 	}
 	st := g.policy.snapshot(context.Background())
-	tg, err := st.resolve(p, st.cwd)
-	if err != nil || st.ws.Contains(tg.real) {
+	acts, err := st.describe(call)
+	if err != nil {
 		return
 	}
-	g.OnAllowedOutside(call.Name, tg.real)
+	for _, a := range acts {
+		if a.Kind != tool.ActRead && a.Kind != tool.ActWrite {
+			continue
+		}
+		for _, p := range a.Paths {
+			if p == "" {
+				continue // the working directory, or no path at all
+			}
+			tg, err := st.resolve(p, st.cwd)
+			if err != nil || st.ws.Contains(tg.real) {
+				continue
+			}
+			g.OnAllowedOutside(call.Name, tg.real)
+		}
+	}
 }
 
 func (g *Gate) allow(call tool.Call, d agent.Decision, source, reason string) agent.Decision {

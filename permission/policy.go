@@ -2,7 +2,6 @@ package permission
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -89,6 +88,10 @@ type Verdict struct {
 	// Suggest lists the narrowest allow rules that would let this call through without
 	// asking; empty when no rule can (a protected path, a write outside the workspace).
 	Suggest []string
+	// Runs is set when all the call does is run shell lines (tool.ActExec actions): the
+	// sandbox's settings apply to it (see Gate). A call that also writes a file by itself
+	// is not one: the sandbox does not confine that write.
+	Runs bool
 }
 
 // PolicyConfig is what a policy is built from.
@@ -134,9 +137,11 @@ type Policy struct {
 	// under this view's own mode, or under base's as it changes when followMode is set.
 	base       *Policy
 	followMode bool
-	// readOnlyOther says which tools outside the policy's own tables only read (see
+	// readOnlyOther says which tools that describe nothing of their calls only read (see
 	// SetReadOnlyTools).
 	readOnlyOther func(name string) bool
+	// tools says what calls do (SetTools); nil: Claude Code's tools by name.
+	tools tool.CallDescriber
 	// turnOwner names the agent a context belongs to (SetTurnOwner).
 	turnOwner func(context.Context) string
 	// mirror maps a worktree's files to the main checkout's (see SetWorktree).
@@ -148,10 +153,23 @@ type Policy struct {
 	saved func(path string, before, after []byte)
 }
 
-// SetReadOnlyTools tells the policy which tools it has no table for only read (an MCP
-// server's tools annotated read-only, when the user trusts that server): plan mode puts
-// them to the rules and the user like any call, instead of refusing them. Set it once,
-// before the policy is used.
+// SetTools gives the policy the tools whose calls it decides on (the session's
+// registry): each call is judged by what its tool says it does (tool.Describer). Without
+// it, or for a tool the registry lacks, a call is described as Claude Code's tool of that
+// name would be (tool.DescribeByName). Set it once, before the policy is used.
+func (p *Policy) SetTools(d tool.CallDescriber) {
+	for p.base != nil {
+		p = p.base
+	}
+	p.mu.Lock()
+	p.tools = d
+	p.mu.Unlock()
+}
+
+// SetReadOnlyTools tells the policy which tools that describe nothing of their calls only
+// read (an MCP server's tools annotated read-only, when the user trusts that server):
+// plan mode puts them to the rules and the user like any call, instead of refusing them.
+// Set it once, before the policy is used.
 func (p *Policy) SetReadOnlyTools(f func(name string) bool) {
 	for p.base != nil {
 		p = p.base
@@ -354,6 +372,8 @@ type state struct {
 	mirror mirror
 	// confined: the view's (see Policy.confined).
 	confined bool
+	// tools: the root's, read under its lock (see SetTools).
+	tools tool.CallDescriber
 }
 
 func (p *Policy) snapshot(ctx context.Context) *state {
@@ -378,84 +398,124 @@ func (p *Policy) snapshot(ctx context.Context) *state {
 			allow = append(allow, r)
 		}
 	}
-	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws, mirror: p.mirror}
+	return &state{Policy: p, mode: p.mode, allow: allow, deny: p.deny, asks: p.ask, cwd: p.ws.CWD(), ws: p.ws, mirror: p.mirror, tools: p.tools}
 }
 
-// callInput holds the input fields the policy looks at, across tools.
-type callInput struct {
-	Command      string `json:"command"`
-	FilePath     string `json:"file_path"`
-	NotebookPath string `json:"notebook_path"`
-	Path         string `json:"path"`
-	Pattern      string `json:"pattern"`
-	URL          string `json:"url"`
-	SubagentType string `json:"subagent_type"`
-	Skill        string `json:"skill"`
-	Durable      bool   `json:"durable"`
-	Discard      bool   `json:"discard_changes"`
-}
-
-// Tools with no effect outside the session, which need no rule in any mode.
-var sessionTools = []string{"TodoWrite", "TodoRead", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Task", "Agent", "Skill",
-	"BashOutput", "TaskOutput", "KillShell", "TaskStop", "ExitPlanMode", "CronList", "CronDelete", "ScheduleWakeup", "ToolSearch", "SendMessage"}
-
-// Check decides on one call: hard deny (Bash), then deny rules, ask rules, protected
-// paths, allow rules, and finally the mode. See the package tests for the full table.
+// Check decides on one call: what its tool says it does (tool.Action: the registry set
+// with SetTools, or Claude Code's tool of that name), each action judged on its own (hard
+// deny for a shell line, then deny rules, ask rules, protected paths, allow rules, and
+// finally the mode), and the strictest verdict of its actions for the call. See the
+// package tests for the full table.
 func (p *Policy) Check(ctx context.Context, c tool.Call) Verdict {
 	st := p.snapshot(ctx)
-	var in callInput
-	if len(c.Input) > 0 {
-		if err := json.Unmarshal(c.Input, &in); err != nil {
-			return Verdict{Behavior: Deny, Summary: c.Name, Source: "invalid input",
-				Reason: fmt.Sprintf("the input of %s could not be read (%v), so it could not be checked; send a valid input", c.Name, err)}
-		}
+	acts, err := st.describe(c)
+	if err != nil {
+		return Verdict{Behavior: Deny, Summary: c.Name, Source: "invalid input",
+			Reason: fmt.Sprintf("the input of %s could not be checked: %v; send a valid input", c.Name, err)}
 	}
 	var v Verdict
-	switch {
-	case c.Name == "Bash":
-		v = st.checkBash(in.Command)
-	case isOneOf(c.Name, editTools):
-		p := in.FilePath
-		if c.Name == "NotebookEdit" {
-			p = in.NotebookPath
+	for i, a := range acts {
+		av := st.action(c, a)
+		if i == 0 {
+			v = av
+			continue
 		}
-		v = st.checkFile(c.Name, p, true)
-	case isOneOf(c.Name, readTools):
-		p := filePathOf(c.Name, in)
-		v = st.checkFile(c.Name, p, false)
-	case c.Name == "WebFetch":
-		host := ""
-		if u, err := url.Parse(in.URL); err == nil {
-			host = u.Hostname()
-		}
-		s := st.subject(c.Name)
-		s.Host = host
-		v = st.single(s, kindNet, nil, "WebFetch "+in.URL)
-		v.Suggest = suggestIf(v, "WebFetch(domain:"+strings.ToLower(host)+")", host != "")
-	case c.Name == "Task" || c.Name == "Agent" || c.Name == "Skill":
-		s := st.subject(c.Name)
-		s.Name = in.SubagentType
-		if c.Name == "Skill" {
-			s.Name = in.Skill
-		}
-		v = st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+s.Name))
-		v.Suggest = suggestIf(v, c.Name+"("+s.Name+")", s.Name != "")
-	case isOneOf(c.Name, sessionTools) || c.Name == "CronCreate" && !in.Durable ||
-		c.Name == "EnterWorktree" || c.Name == "ExitWorktree" && !in.Discard:
-		// A durable CronCreate outlives the session (a file in the project), and an
-		// ExitWorktree that discards changes throws work away: they are decided as any
-		// other tool, below. A worktree is entered, kept or removed (when nothing would
-		// be lost) freely.
-		v = st.single(st.subject(c.Name), kindSession, nil, c.Name)
-	default:
-		k := kindOther
-		if st.readOnlyOther != nil && st.readOnlyOther(c.Name) {
-			k = kindReadOther
-		}
-		v = st.single(st.subject(c.Name), k, nil, c.Name+" "+clipText(string(c.Input), 200))
-		v.Suggest = suggestIf(v, c.Name, true)
+		v = stricter(v, av)
 	}
 	return st.finish(v)
+}
+
+// describe says what c does, by the tools the policy was given (SetTools) or else by
+// Claude Code's tool of that name; a tool that says nothing does something Unknown.
+func (st *state) describe(c tool.Call) ([]tool.Action, error) {
+	var acts []tool.Action
+	var err error
+	if st.tools != nil {
+		acts, err = st.tools.Describe(c)
+	} else {
+		acts, err = tool.DescribeByName(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(acts) == 0 {
+		acts = []tool.Action{{Kind: tool.ActUnknown}}
+	}
+	return acts, nil
+}
+
+// action decides on one action of call c.
+func (st *state) action(c tool.Call, a tool.Action) Verdict {
+	switch a.Kind {
+	case tool.ActExec:
+		v := st.checkBash(a.Command)
+		v.Runs = true
+		return v
+	case tool.ActRead, tool.ActWrite:
+		var v Verdict
+		for i, p := range a.Paths {
+			pv := st.checkFile(c.Name, a, p)
+			if i == 0 {
+				v = pv
+			} else {
+				v = stricter(v, pv)
+			}
+		}
+		if len(a.Paths) == 0 {
+			v = st.checkFile(c.Name, a, "")
+		}
+		return v
+	case tool.ActNet:
+		host := ""
+		if u, err := url.Parse(a.URL); err == nil {
+			host = u.Hostname()
+		}
+		s := st.actionSubject(c.Name, a)
+		s.Host = host
+		v := st.single(s, kindNet, nil, c.Name+" "+a.URL)
+		v.Suggest = suggestIf(v, tool.ActNet.RuleName()+"(domain:"+strings.ToLower(host)+")", host != "")
+		return v
+	case tool.ActSession:
+		s := st.actionSubject(c.Name, a)
+		s.Name = a.Name
+		v := st.single(s, kindSession, nil, strings.TrimSpace(c.Name+" "+a.Name))
+		v.Suggest = suggestIf(v, c.Name+"("+a.Name+")", a.Name != "")
+		return v
+	}
+	k := kindOther
+	if a.Kind == tool.ActObserve || st.readOnlyOther != nil && st.readOnlyOther(c.Name) {
+		k = kindReadOther
+	}
+	v := st.single(st.actionSubject(c.Name, a), k, nil, c.Name+" "+clipText(string(c.Input), 200))
+	v.Suggest = suggestIf(v, c.Name, true)
+	return v
+}
+
+// stricter combines the verdicts of two actions of one call: a deny before an ask
+// before an allow. An ask offers the rules that would let both through, or none when one
+// of them cannot be allowed by a rule.
+func stricter(a, b Verdict) Verdict {
+	rank := func(x Behavior) int { return map[Behavior]int{Allow: 0, Ask: 1, Deny: 2}[x] }
+	out := a
+	// At the same behavior, a rule's verdict wins over the mode's (a hook's allow comes
+	// before the mode, never before a deny or ask rule) and an ask rule's over the others.
+	firm := func(v Verdict) bool { return v.FromAskRule || v.Behavior == Deny && !v.FromMode }
+	if rank(b.Behavior) > rank(a.Behavior) || rank(b.Behavior) == rank(a.Behavior) && firm(b) && !firm(a) {
+		out = b
+	}
+	if a.Behavior == Ask && b.Behavior == Ask {
+		if len(a.Suggest) > 0 && len(b.Suggest) > 0 {
+			out.Suggest = append(append([]string(nil), a.Suggest...), b.Suggest...)
+		} else {
+			out.Suggest = nil
+		}
+	}
+	out.Protected = a.Protected || b.Protected
+	out.Runs = a.Runs && b.Runs
+	if a.Summary != b.Summary {
+		out.Summary = a.Summary + "; " + b.Summary
+	}
+	return out
 }
 
 // confinedNote says why bypassPermissions did not allow a write of an isolated agent.
@@ -486,6 +546,17 @@ func suggestIf(v Verdict, rule string, ok bool) []string {
 
 func (st *state) subject(toolName string) Subject {
 	return Subject{Tool: toolName, CWD: st.cwd, Home: st.home}
+}
+
+// kindSubject is the subject of an action of kind k as the rules of its kind name it
+// (Read for a file a command reads, Edit for one it writes, Bash for a command).
+func (st *state) kindSubject(k tool.Kind) Subject {
+	return Subject{Tool: k.RuleName(), Kind: k, CWD: st.cwd, Home: st.home}
+}
+
+// actionSubject is the subject of action a of a call of toolName.
+func (st *state) actionSubject(toolName string, a tool.Action) Subject {
+	return Subject{Tool: toolName, Kind: a.Kind, Also: a.Also, CWD: st.cwd, Home: st.home}
 }
 
 // kind says what an action does, for the mode step.
@@ -578,8 +649,8 @@ func (st *state) firstMatch(rules []Rule, s Subject, tg *target, readCoversWrite
 			if r.Match(q) {
 				return r, true
 			}
-			if readCoversWrite && r.Tool == "Read" {
-				q.Tool = "Read"
+			if readCoversWrite && r.Tool == tool.ActRead.RuleName() {
+				q.Tool, q.Kind, q.Also = r.Tool, tool.ActRead, nil
 				if r.Match(q) {
 					return r, true
 				}
@@ -634,31 +705,28 @@ func (st *state) variants(s Subject, tg *target) []Subject {
 	return out
 }
 
-// checkFile decides on a file tool's call on path p.
-func (st *state) checkFile(toolName, p string, write bool) Verdict {
+// checkFile decides on a Read or Write action a of a call of toolName on path p.
+func (st *state) checkFile(toolName string, a tool.Action, p string) Verdict {
 	k := kindRead
+	write := a.Kind == tool.ActWrite
 	if write {
 		k = kindWrite
 	}
 	if p == "" {
-		if write || toolName == "Read" || toolName == "NotebookRead" {
+		if !a.Search {
 			return Verdict{Behavior: Deny, Source: "invalid input", Summary: toolName,
 				Reason: toolName + " was called without a file path, so there is nothing to check or run"}
 		}
-		p = st.cwd // Glob, Grep and LS search the working directory by default
+		p = st.cwd // a search starts in the working directory by default
 	}
 	tg, err := st.resolve(p, st.cwd)
 	if err != nil {
 		return Verdict{Behavior: Deny, Source: "invalid input", Summary: toolName + " " + p,
 			Reason: fmt.Sprintf("the path of %s could not be resolved: %v", toolName, err)}
 	}
-	s := st.subject(toolName)
+	s := st.actionSubject(toolName, a)
 	v := st.single(s, k, &tg, toolName+" "+tg.real)
-	rule := "Read"
-	if write {
-		rule = "Edit"
-	}
-	v.Suggest = suggestIf(v, rule+"("+st.pathSpec(tg.real, toolName == "Glob" || toolName == "Grep" || toolName == "LS")+")", true)
+	v.Suggest = suggestIf(v, a.Kind.RuleName()+"("+st.pathSpec(tg.real, a.Search)+")", true)
 	return v
 }
 

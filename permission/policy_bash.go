@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/shell"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // checkBash decides on a shell line: every simple command in it must be allowed on its
@@ -107,7 +108,7 @@ func withoutRedirects(c shell.Command) shell.Command {
 
 // editAllowed reports whether an Edit allow rule covers a write target.
 func (st *state) editAllowed(tg *target) bool {
-	_, ok := st.allowMatch(st.subject("Edit"), tg)
+	_, ok := st.allowMatch(st.kindSubject(tool.ActWrite), tg)
 	return ok
 }
 

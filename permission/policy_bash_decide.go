@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/shell"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // bashDecisions is how one simple command of a Bash line is decided, read top to
@@ -157,7 +158,7 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 		text = key
 	}
 	k.label = "`" + clipText(text, 300) + "`"
-	command := st.subject("Bash")
+	command := st.kindSubject(tool.ActExec)
 	command.Command = key
 	command.Env = strings.Join(c.Env, " ")
 	// Deny and ask rules also see the line as written (wrappers included) and the
@@ -203,7 +204,7 @@ func (st *state) gatherBash(c shell.Command) *bashCheck {
 		k.problems = append(k.problems, why)
 	}
 	k.writes = append(k.writes, st.envWrites(k, c, bases)...)
-	edit, read := st.subject("Edit"), st.subject("Read")
+	edit, read := st.kindSubject(tool.ActWrite), st.kindSubject(tool.ActRead)
 	k.deny.command = onCommand(st.deny)
 	k.deny.write = onPath(st.deny, edit, k.writes, true)
 	k.deny.read = onPath(st.deny, read, reads, false)
@@ -361,7 +362,7 @@ func (st *state) findProblems(k *bashCheck, argv []string, reads []target) {
 	}
 	// Reads outside the workspace need a Read rule, whatever allows the command: a rule
 	// like Bash(cat *) is about the command, Read rules about where it may read.
-	read := st.subject("Read")
+	read := st.kindSubject(tool.ActRead)
 	for i := range reads {
 		tg := &reads[i]
 		if st.inside(tg.real) {
@@ -400,7 +401,7 @@ func (k *bashCheck) askVerdict() Verdict {
 func (st *state) readRules() bool {
 	for _, rs := range [][]Rule{st.deny, st.asks} {
 		for _, r := range rs {
-			if toolMatches(r.Tool, "Read") {
+			if toolMatches(r.Tool, st.kindSubject(tool.ActRead)) {
 				return true
 			}
 		}

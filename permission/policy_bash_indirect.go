@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/shell"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // What a command reads or takes as options by indirection: words only known when it
@@ -238,7 +239,7 @@ func (st *state) checkListing(l listing) string {
 // name beginning with "-". A link to a folder inside is looked through too. It says
 // what it found, "" for nothing; a tree too large to look through counts as a find.
 func (st *state) linksBelow(dirs []string, dash bool) string {
-	read := st.subject("Read")
+	read := st.kindSubject(tool.ActRead)
 	seen := map[string]bool{}
 	queue := append([]string(nil), dirs...)
 	n := 0

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/shell"
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -304,10 +305,10 @@ func (st *state) deniedBelow(dir string) (Rule, string, bool) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return Rule{}, "", false
 	}
-	read := st.subject("Read")
+	read := st.kindSubject(tool.ActRead)
 	for _, r := range st.deny {
-		if !toolMatches(r.Tool, "Read") || r.kind != specPath {
-			if r.kind == specNone && toolMatches(r.Tool, "Read") {
+		if !toolMatches(r.Tool, st.kindSubject(tool.ActRead)) || r.kind != specPath {
+			if r.kind == specNone && toolMatches(r.Tool, st.kindSubject(tool.ActRead)) {
 				return r, dir, true
 			}
 			continue
@@ -316,7 +317,7 @@ func (st *state) deniedBelow(dir string) (Rule, string, bool) {
 		if !ok {
 			continue
 		}
-		prefix := staticPrefix(full)
+		prefix := tool.GlobDir(full)
 		var root string
 		switch {
 		case workspace.Within(dir, prefix):
@@ -361,14 +362,14 @@ func (st *state) sameFileMatch(rules []Rule, s Subject, tg *target) (Rule, bool)
 		return Rule{}, false
 	}
 	for _, r := range rules {
-		if r.kind != specPath || !toolMatches(r.Tool, s.Tool) && !(r.Tool == "Read" && isOneOf(s.Tool, editTools)) {
+		if r.kind != specPath || !toolMatches(r.Tool, s) && !(r.Tool == tool.ActRead.RuleName() && s.kind() == tool.ActWrite) {
 			continue
 		}
 		full, ok := r.absPattern(s)
 		if !ok {
 			continue
 		}
-		root := staticPrefix(full)
+		root := tool.GlobDir(full)
 		n := 0
 		hit := false
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -383,7 +384,7 @@ func (st *state) sameFileMatch(rules []Rule, s Subject, tg *target) (Rule, bool)
 				if o, err := os.Stat(p); err == nil && os.SameFile(o, fi) {
 					q := s
 					q.Tool = r.Tool
-					if r.Tool == "Edit" {
+					if r.Tool == tool.ActWrite.RuleName() {
 						q.Tool = s.Tool
 					}
 					q.Path = p
@@ -411,7 +412,7 @@ func (st *state) namesDenied(c shell.Command, bases []string) string {
 	if len(bases) == 0 {
 		bases = []string{st.cwd}
 	}
-	read := st.subject("Read")
+	read := st.kindSubject(tool.ActRead)
 	for _, w := range c.Argv {
 		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
 			w = v

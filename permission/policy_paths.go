@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -147,40 +147,6 @@ func (st *state) pathSpec(real string, dir bool) string {
 	return spec
 }
 
-// filePathOf is the path a read tool's call reaches: the file it reads, or the folder a
-// search starts from ("" for the working directory).
-func filePathOf(name string, in callInput) string {
-	switch name {
-	case "Glob":
-		switch {
-		case filepath.IsAbs(in.Pattern):
-			return staticPrefix(in.Pattern)
-		case slices.Contains(strings.Split(filepath.ToSlash(in.Pattern), "/"), ".."):
-			// "../other/*" searches outside the folder it starts from: check where.
-			base := in.Path
-			if base == "" {
-				base = "."
-			}
-			return staticPrefix(filepath.Join(base, in.Pattern))
-		}
-		return in.Path
-	case "Grep", "LS":
-		return in.Path
-	case "NotebookRead", "NotebookEdit":
-		return in.NotebookPath
-	}
-	return in.FilePath
-}
-
-// staticPrefix is the folder part of a glob pattern before its first special character.
-func staticPrefix(pattern string) string {
-	i := strings.IndexAny(pattern, "*?[{")
-	if i < 0 {
-		return filepath.Dir(pattern)
-	}
-	return filepath.Dir(pattern[:i+1])
-}
-
 // ReadDenied reports whether a deny rule forbids reading the file at path (absolute).
 // Searches leave such files out, so that Read(./.env) also keeps .env's content out of
 // what Grep shows: a rule about reading a file is about its content, whichever tool
@@ -191,8 +157,14 @@ func (p *Policy) ReadDenied(path string) bool {
 	if err != nil {
 		return false
 	}
-	for _, name := range []string{"Read", "Grep"} {
-		if _, ok := st.firstMatch(st.deny, st.subject(name), &tg, false); ok {
+	// Every deny rule on a tool that reads files counts (Read, Grep, Glob, ...).
+	for _, r := range st.deny {
+		if r.kind != specPath || r.family() != tool.ActRead {
+			continue
+		}
+		s := st.kindSubject(tool.ActRead)
+		s.Tool = r.Tool
+		if _, ok := st.firstMatch([]Rule{r}, s, &tg, false); ok {
 			return true
 		}
 	}

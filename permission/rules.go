@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // specKind says how a rule's specifier is read, which depends on the tool.
@@ -26,13 +27,6 @@ const (
 	specPath                    // file tools: a gitignore-style path
 	specDomain                  // WebFetch: domain:host
 	specName                    // Task/Agent: subagent_type; Skill: skill
-)
-
-// Tools whose rules take a path specifier. Edit rules cover every editing tool, and Read
-// rules every tool that reads files (as in Claude Code).
-var (
-	editTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
-	readTools = []string{"Read", "Glob", "Grep", "LS", "NotebookRead"}
 )
 
 // Rule is a parsed permission rule.
@@ -103,14 +97,15 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 	} else if strings.ContainsRune(text, ')') {
 		return bad(`")" without "("`)
 	}
-	if rest, ok := strings.CutPrefix(toolName, "SlashCommand:"); ok && !hasSpec {
+	if rest, ok := strings.CutPrefix(toolName, slashCommand+":"); ok && !hasSpec {
 		// Claude Code's older rule for its SlashCommand tool: SlashCommand:/commit, with
 		// :* for any arguments. Commands are skills now: it is Skill(commit).
 		name := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rest), "/"), ":*")
 		if name == "" || strings.ContainsAny(name, " \t/()") {
 			return bad("SlashCommand rules name one command, as in SlashCommand:/commit (or Skill(commit))")
 		}
-		toolName, spec, hasSpec = "Skill", name, true
+		cc, _ := tool.LookupClaudeCode(slashCommand)
+		toolName, spec, hasSpec = cc.Equivalent, name, true
 	}
 	if t, _, ok := strings.Cut(toolName, ":"); ok && !strings.HasPrefix(toolName, "mcp__") {
 		// Edit:* and the like: the :* suffix belongs inside a Bash specifier.
@@ -129,8 +124,9 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 	if strings.HasSuffix(toolName, "*") {
 		return bad("a tool pattern with * takes no specifier")
 	}
-	switch {
-	case toolName == "Bash":
+	cc, _ := tool.LookupClaudeCode(toolName)
+	switch cc.Specifier {
+	case tool.SpecCommand:
 		pat := strings.Join(strings.Fields(spec), " ")
 		if strings.HasSuffix(pat, ":*") { // legacy prefix form: `npm run test:*`
 			pat = strings.TrimSpace(strings.TrimSuffix(pat, ":*")) + " *"
@@ -145,27 +141,42 @@ func ParseRule(sr settings.Rule) (Rule, error) {
 		// A rule naming variables in front of the command (FOO=1 make *) is matched
 		// against the command with the assignments it is run with.
 		r.env = envAssign.MatchString(pat)
-	case isOneOf(toolName, editTools) || isOneOf(toolName, readTools):
+	case tool.SpecPath:
 		p, err := parsePathPattern(spec)
 		if err != "" {
 			return bad("%s", err)
 		}
 		r.kind, r.path, r.Specifier = specPath, p, spec
-	case toolName == "WebFetch":
+	case tool.SpecDomain:
 		host, ok := strings.CutPrefix(spec, "domain:")
 		host = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(host), "."))
 		if !ok || host == "" || strings.ContainsAny(host, "/: \t") || strings.Contains(host[1:], "*") ||
 			(strings.HasPrefix(host, "*") && !strings.HasPrefix(host, "*.")) {
-			return bad(`WebFetch takes "domain:host" (e.g. WebFetch(domain:example.com))`)
+			return bad(`%s takes "domain:host" (e.g. %s(domain:example.com))`, toolName, toolName)
 		}
 		r.kind, r.domain, r.Specifier = specDomain, host, spec
-	case toolName == "Task" || toolName == "Agent" || toolName == "Skill":
+	case tool.SpecName:
 		r.kind, r.Specifier = specName, spec
 	default:
-		return bad("%s takes no specifier (rules with a specifier exist for Bash, Read, Edit, Write, Glob, Grep, LS, WebFetch, Task, Agent and Skill)", toolName)
+		return bad("%s takes no specifier (rules with a specifier exist for %s)", toolName, specifiedTools())
 	}
 	return r, nil
 }
+
+// specifiedTools names the tools whose rules take a specifier, for an error.
+func specifiedTools() string {
+	var names []string
+	for _, t := range tool.ClaudeCode() {
+		if t.Specifier != tool.SpecNone {
+			names = append(names, t.Name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// slashCommand is Claude Code's older tool for commands, whose rules read
+// SlashCommand:/name.
+const slashCommand = "SlashCommand"
 
 // checkToolName accepts tool names as tools spell them, plus a trailing * for MCP.
 // envAssign is a NAME=value word at the start of a command pattern.
@@ -263,6 +274,13 @@ type Subject struct {
 	Host string
 	// Name is the subagent type (Task/Agent) or the skill (Skill).
 	Name string
+	// Kind is what the action does (tool.Action): Read(...) rules cover every file read,
+	// Edit(...) rules every file write. Unset, it is what Claude Code's tool of that name
+	// does (tool.LookupClaudeCode).
+	Kind tool.Kind
+	// Also lists further tool names whose rules cover the action (Task for Agent); unset,
+	// those of Claude Code's tool of that name.
+	Also []string
 	// CWD and Home anchor relative and `~/` path specifiers.
 	CWD, Home string
 }
@@ -280,7 +298,7 @@ func (r Rule) String() string {
 
 // Match reports whether the rule covers s.
 func (r Rule) Match(s Subject) bool {
-	if !toolMatches(r.Tool, s.Tool) {
+	if !toolMatches(r.Tool, s) {
 		return false
 	}
 	switch r.kind {
@@ -302,8 +320,11 @@ func (r Rule) Match(s Subject) bool {
 }
 
 // toolMatches applies the tool part of a rule: exact names, MCP server and wildcard
-// forms, Edit covering all editing tools, Read all reading tools, Task = Agent.
-func toolMatches(rule, name string) bool {
+// forms, and the rules that cover a kind of action whichever tool takes it (Edit every
+// file write, Read every file read, Bash every shell command), and the names an action
+// answers to besides its tool's (Task and Agent).
+func toolMatches(rule string, s Subject) bool {
+	name := s.Tool
 	switch {
 	case rule == name:
 		return true
@@ -311,14 +332,32 @@ func toolMatches(rule, name string) bool {
 		return strings.HasPrefix(name, strings.TrimSuffix(rule, "*"))
 	case strings.HasPrefix(rule, "mcp__") && !strings.Contains(rule[len("mcp__"):], "__"):
 		return strings.HasPrefix(name, rule+"__") // mcp__srv: every tool of the server
-	case rule == "Edit":
-		return isOneOf(name, editTools)
-	case rule == "Read":
-		return isOneOf(name, readTools)
-	case rule == "Task" || rule == "Agent":
-		return name == "Task" || name == "Agent"
 	}
-	return false
+	kind, also := s.family()
+	return rule == kind.RuleName() || slices.Contains(also, rule)
+}
+
+// family is what the subject's action does and the other names its rules may use: as
+// set, or else as Claude Code's tool of that name has them.
+func (s Subject) family() (tool.Kind, []string) {
+	if s.Kind != tool.ActUnknown || s.Also != nil {
+		return s.Kind, s.Also
+	}
+	cc, _ := tool.LookupClaudeCode(s.Tool)
+	return cc.Kind, cc.Also
+}
+
+// kind is what the subject's action does (see family).
+func (s Subject) kind() tool.Kind {
+	k, _ := s.family()
+	return k
+}
+
+// family is the kind of action the tool a rule names takes, as Claude Code's tool of
+// that name does (Read for Grep), Unknown for any other.
+func (r Rule) family() tool.Kind {
+	cc, _ := tool.LookupClaudeCode(r.Tool)
+	return cc.Kind
 }
 
 // commandMatches applies a Bash pattern: `*` matches any run of characters, spaces

@@ -151,6 +151,14 @@ func (t *skillTool) Spec() llm.ToolSpec {
 // ReadOnly: loading a skill writes nothing; it only widens what Read may open.
 func (t *skillTool) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: loading a skill changes only the session; rules
+// name the skill.
+func (t *skillTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeSkill(input)
+}
+
+var describeSkill = tool.DescribeNamed("skill")
+
 func (t *skillTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	input := x.Input
 	var in struct {

@@ -246,6 +246,16 @@ func (t *Tool) Spec() llm.ToolSpec {
 // ReadOnly implements tool.Tool: in general a child may write.
 func (t *Tool) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a call starts a child of the agent type it names,
+// whose own calls pass the gate one by one; rules on Task and Agent both name it.
+func (t *Tool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	other := AgentName
+	if t.name == AgentName {
+		other = TaskName
+	}
+	return tool.DescribeNamed("subagent_type", other)(input)
+}
+
 // ReadOnlyInput implements tool.InputReadOnly: a call only reads when every tool of its
 // agent type only reads.
 func (t *Tool) ReadOnlyInput(input json.RawMessage) bool {

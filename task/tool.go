@@ -102,6 +102,12 @@ func (t *taskTool) Spec() llm.ToolSpec {
 // created in one turn follow the order of the calls.
 func (t *taskTool) ReadOnly() bool { return t.reads }
 
+// Describe implements tool.Describer: the task list is the session's (or its team's)
+// own state, never the user's files.
+func (t *taskTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 func (t *taskTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	b, err := t.l.Board()
 	if err != nil {

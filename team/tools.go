@@ -45,6 +45,11 @@ func (s *sendTool) Spec() llm.ToolSpec {
 // in order with the agent's other calls.
 func (s *sendTool) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a message goes to a teammate of the session.
+func (s *sendTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 type protocolBody struct {
 	Type      string `json:"type"`
 	RequestID string `json:"request_id"`
@@ -140,6 +145,11 @@ func (e *exitPlanTool) Spec() llm.ToolSpec {
 }
 
 func (e *exitPlanTool) ReadOnly() bool { return false }
+
+// Describe implements tool.Describer: presenting a plan changes only the session.
+func (e *exitPlanTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
 
 func (e *exitPlanTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	var in struct {

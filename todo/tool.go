@@ -84,6 +84,11 @@ func (t *todoTool) Spec() llm.ToolSpec {
 // may run alongside reads. Its results set ChangedState.
 func (t *todoTool) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: the todo list is the session's own state.
+func (t *todoTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 func (t *todoTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	input := x.Input
 	var in struct {

@@ -148,6 +148,9 @@ func listNames(names []string) string {
 // ReadOnly: loading a schema changes nothing the user owns.
 func (s *Search) ReadOnly() bool { return true }
 
+// Describe implements Describer: loading a schema changes only what the session offers.
+func (s *Search) Describe(input json.RawMessage) ([]Action, error) { return DescribeSession(input) }
+
 // Run loads the tools the query names or matches best and returns their definitions.
 func (s *Search) Run(_ context.Context, x *Exec) (Result, error) {
 	var in struct {

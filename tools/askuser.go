@@ -63,6 +63,11 @@ func NewAskUserQuestion(asker Asker) *AskUserQuestion {
 // ReadOnly implements tool.Tool: asking changes nothing.
 func (a *AskUserQuestion) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a question to the user changes only the session.
+func (a *AskUserQuestion) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 // Spec implements tool.Tool.
 func (a *AskUserQuestion) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "AskUserQuestion", Description: askDescription, InputSchema: json.RawMessage(askSchema)}

@@ -188,6 +188,12 @@ func (b *Bash) Spec() llm.ToolSpec { return b.spec }
 // ReadOnly implements tool.Tool: a shell command can do anything.
 func (b *Bash) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a call runs its command line, which the policy
+// judges command by command.
+func (b *Bash) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeCommand(input)
+}
+
 func bashDescription(cfg BashConfig) string {
 	bg := " Start it and use it within one command."
 	if cfg.Background != nil {

@@ -49,6 +49,11 @@ func NewEdit(ws *workspace.Workspace, files *FileState) *Edit {
 // ReadOnly implements tool.Tool.
 func (e *Edit) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a call writes the file it names.
+func (e *Edit) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeWrite(input)
+}
+
 // Spec implements tool.Tool.
 func (e *Edit) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Edit", Description: editDescription, InputSchema: json.RawMessage(editSchema)}

@@ -35,6 +35,12 @@ func NewGlob(ws *workspace.Workspace) *Glob { return &Glob{ws: ws} }
 // ReadOnly implements tool.Tool.
 func (g *Glob) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a call searches the folder its path names, or the
+// one an absolute or climbing pattern starts from.
+func (g *Glob) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeGlob(input)
+}
+
 // Spec implements tool.Tool.
 func (g *Glob) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Glob", Description: globDescription, InputSchema: json.RawMessage(globSchema)}

@@ -48,6 +48,11 @@ func NewGrep(ws *workspace.Workspace) *Grep { return &Grep{ws: ws} }
 // ReadOnly implements tool.Tool.
 func (g *Grep) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a call searches the folder (or file) its path names.
+func (g *Grep) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSearch(input)
+}
+
 // Spec implements tool.Tool.
 func (g *Grep) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Grep", Description: grepDescription, InputSchema: json.RawMessage(grepSchema)}

@@ -33,6 +33,11 @@ func NewLS(ws *workspace.Workspace) *LS { return &LS{ws: ws} }
 // ReadOnly implements tool.Tool.
 func (l *LS) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a call lists the folder its path names.
+func (l *LS) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSearch(input)
+}
+
 // Spec implements tool.Tool.
 func (l *LS) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "LS", Description: lsDescription, InputSchema: json.RawMessage(lsSchema)}

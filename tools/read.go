@@ -60,6 +60,13 @@ func NewRead(ws *workspace.Workspace, files *FileState) *Read {
 // ReadOnly implements tool.Tool.
 func (r *Read) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a call reads the file it names.
+func (r *Read) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeRead(input)
+}
+
+var describeRead = tool.DescribeFile(tool.ActRead, "file_path")
+
 // Spec implements tool.Tool.
 func (r *Read) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Read", Description: readDescription, InputSchema: json.RawMessage(readSchema)}

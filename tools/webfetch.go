@@ -103,6 +103,11 @@ func (w *WebFetch) Spec() llm.ToolSpec { return w.spec }
 // ReadOnly implements tool.Tool: a GET changes nothing here.
 func (w *WebFetch) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: a call reaches the host of its URL.
+func (w *WebFetch) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeFetch(input)
+}
+
 func webFetchDescription(cfg WebFetchConfig) string {
 	return fmt.Sprintf(`Fetches a URL and returns its content for you to read.
 - url must be a fully-formed absolute http:// or https:// URL; http:// is upgraded to https:// (except for localhost).

@@ -32,6 +32,13 @@ func NewWrite(ws *workspace.Workspace, files *FileState) *Write {
 // ReadOnly implements tool.Tool.
 func (w *Write) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: a call writes the file it names.
+func (w *Write) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeWrite(input)
+}
+
+var describeWrite = tool.DescribeFile(tool.ActWrite, "file_path")
+
 // Spec implements tool.Tool.
 func (w *Write) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Write", Description: writeDescription, InputSchema: json.RawMessage(writeSchema)}

@@ -85,6 +85,12 @@ func (enterTool) Spec() llm.ToolSpec {
 
 func (enterTool) ReadOnly() bool { return false }
 
+// Describe implements tool.Describer: entering a worktree of the session's own changes
+// only where the session works.
+func (enterTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 type enterInput struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
@@ -156,6 +162,15 @@ func (exitTool) Spec() llm.ToolSpec {
 }
 
 func (exitTool) ReadOnly() bool { return false }
+
+// Describe implements tool.Describer: leaving (and removing, when nothing would be lost)
+// changes only the session; discarding changes throws work away, so it is decided as any
+// other action.
+func (exitTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return describeExit(input)
+}
+
+var describeExit = tool.DescribeSessionUnless("discard_changes")
 
 type exitInput struct {
 	Action  string `json:"action"`

@@ -412,3 +412,73 @@ func TestHTTPHookThroughBinary(t *testing.T) {
 		t.Errorf("the server saw %q", seen)
 	}
 }
+
+// Issue 30, item 21: the names an agent file's tools are read with come from ouro's
+// registry, so tools ouro has but an older hand-kept list did not name (CronCreate,
+// SendMessage) reach the child, and only what ouro lacks is reported.
+func TestAgentFileKeepsRegistryTools(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "scheduler.md"), `---
+name: scheduler
+description: Schedules follow-ups and tells the team.
+tools: Read, CronCreate, SendMessage, WebSearch
+---
+
+You schedule and report.
+`)
+	cron, _ := json.Marshal(map[string]any{"cron": "*/5 * * * *", "prompt": "check the build", "recurring": true})
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{taskCall("scheduler", "schedule", "Schedule a build check")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "CronCreate", Input: cron}}},
+		scripted.Turn{Text: "scheduled"},
+		scripted.Turn{ExpectContains: "scheduled", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "schedule it", "--model", "sonnet")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	_, childTools, childSystem := requestFields(t, reqs[1].Body)
+	offered := strings.Join(childTools, ",") + "\n" + childSystem
+	for _, name := range []string{"Read", "CronCreate", "SendMessage"} {
+		if !strings.Contains(offered, name) {
+			t.Errorf("the child is not offered %s: tools %v\n%s", name, childTools, childSystem)
+		}
+	}
+	if strings.Contains(offered, "WebSearch") {
+		t.Errorf("the child is offered WebSearch, which ouro lacks: %v", childTools)
+	}
+	joined := strings.Join(messageContents(t, reqs[2].Body), "\n")
+	if strings.Contains(joined, "Unknown tool") || !strings.Contains(joined, "check the build") {
+		t.Errorf("the child's CronCreate did not run:\n%s", joined)
+	}
+	if !strings.Contains(stderr, "not available in ouro: WebSearch;") {
+		t.Errorf("stderr should name WebSearch, and only it, as missing:\n%s", stderr)
+	}
+	for _, name := range []string{"CronCreate", "SendMessage"} {
+		if strings.Contains(stderr, name) {
+			t.Errorf("stderr calls %s missing:\n%s", name, stderr)
+		}
+	}
+}
+
+// messageContents is the content of each message of a request, as JSON.
+func messageContents(t *testing.T, body json.RawMessage) []string {
+	t.Helper()
+	var b struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range b.Messages {
+		out = append(out, string(m.Content))
+	}
+	return out
+}

@@ -96,7 +96,8 @@ var corpusWarnings = map[string][]string{
 	},
 	// Item 14: a deny rule that can never match is reported where it is, with why.
 	"glass-claude": {`permission rule "Bash(base64*|:*)" in`, "settings.json: it can never match: ouro checks each command of a line on its own"},
-	"izteam":       {"coder.md: tools: not available in ouro: LSP, SendMessage; the agent gets the others"},
+	// SendMessage is ouro's (issue 30, item 21: the names come from the registry).
+	"izteam":       {"coder.md: tools: not available in ouro: LSP; the agent gets the others"},
 	"oh-my-claude": {`validator.md: no name; using the file name "validator"`},
 	// Item 12: with the network open (ouro's default), auto-allowing sandboxed Bash would
 	// let a command send what it reads anywhere; ouro says so instead of auto-allowing.
@@ -106,8 +107,7 @@ var corpusWarnings = map[string][]string{
 		"image-generator.md: none of the tools it names exists in ouro, so the agent has no tools",
 		`legacy-modernizer.md: model "fable" is neither an alias`,
 		`team-lead.md: model "fable" is neither an alias`,
-		"team-lead.md: tools: not available in ouro: TeamCreate, TeamDelete, SendMessage; the agent gets the others",
-		"team-reviewer.md: tools: not available in ouro: SendMessage; the agent gets the others",
+		"team-lead.md: tools: not available in ouro: TeamCreate, TeamDelete; the agent gets the others",
 	},
 }
 
@@ -237,7 +237,8 @@ func TestCorpusLegacyToolNames(t *testing.T) {
 		project, agent, want string
 	}{
 		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebFetch"},
-		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate"},
+		// SendMessage is ouro's too (issue 30, item 21: the names come from the registry).
+		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate,SendMessage"},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
 			e := newEnv(t)

@@ -22,3 +22,21 @@ func TestMapAndClosest(t *testing.T) {
 		}
 	}
 }
+
+// ouro's names are the registry's (ouro.go): the tools an older hand-kept list missed are
+// ouro's, and Claude Code's older names still map onto the tools that replaced them.
+func TestMapReadsTheRegistry(t *testing.T) {
+	for name, want := range map[string]string{
+		"CronCreate": "CronCreate", "SendMessage": "SendMessage", "EnterWorktree": "EnterWorktree", "Workflow": "Workflow",
+		"BashOutput": "TaskOutput", "KillShell": "TaskStop", "NotebookRead": "Read", "SlashCommand": "Skill",
+	} {
+		if o, k := Map(name); o != want || !k {
+			t.Errorf("Map(%s) = %q, %v; want %q", name, o, k, want)
+		}
+	}
+	for _, n := range Ouro() {
+		if o, k := Map(n); !k || o == "" {
+			t.Errorf("ouro's own %s maps to %q, %v", n, o, k)
+		}
+	}
+}

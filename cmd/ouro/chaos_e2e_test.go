@@ -291,15 +291,16 @@ func markedProcesses(mark string) []string {
 
 // A lead and four worker processes work a 40-task graph on the embedded 3-node cluster
 // while two workers are killed -9 mid-task (each while its sandboxed command runs, which
-// must die with it), one is paused past its lease (its task taken
-// over, its late write refused), a node dies and the lead is killed -9 while its model
-// reads the reports it was just handed. The lead is a real headless session (ouro -p):
-// it ends when no report waits, so it is continued with -c, as a person or a cron job
-// would, until the work is done. Every task is completed exactly once; every completion
-// report reaches the lead's model exactly once across its processes (counted in what its
-// requests carried, and in its mailbox); no task is left claimed; ouro team status's
-// tasks done, tokens and cost add up to what the workers did and were answered; and no
-// process the test started, or one of them started, is left.
+// must die with it; w1 is then started again under its name), one is paused past its
+// lease (its task taken over, its late write refused), a node dies and the lead is killed
+// -9 while its model reads the reports it was just handed. The lead is a real headless
+// session (ouro -p): it ends when no report waits, so it is continued with -c, as a
+// person or a cron job would, until the work is done. Every task is completed exactly
+// once; every completion report reaches the lead's model exactly once across its
+// processes (counted in what its requests carried, and in its mailbox); no task is left
+// claimed; ouro team status's tasks done, tokens and cost add up to what the workers did
+// and were answered (w1's record counting both its processes); and no process the test
+// started, or one of them started, is left.
 func TestChaosFleetUnderKillsPausesAndANodeLoss(t *testing.T) {
 	c := natstest.Start3(t)
 	url := c.URL() + "?timeout=20s"
@@ -446,6 +447,8 @@ func TestChaosFleetUnderKillsPausesAndANodeLoss(t *testing.T) {
 		<-procs[w].ended
 		noSleepers(t, trapped[w].sleep)
 	}
+	killed1 := procs["w1"]
+	start("w1") // started again under its name, on another machine
 	syscall.Kill(procs["w3"].cmd.Process.Pid, syscall.SIGSTOP)
 	trapped["w3"].open() // its answer waits in its socket
 	c.Kill(2)
@@ -474,7 +477,7 @@ func TestChaosFleetUnderKillsPausesAndANodeLoss(t *testing.T) {
 		t.Fatalf("the lead never heard of 20 tasks (%d processes)", n)
 	}
 
-	for _, w := range []string{"w3", "w4"} {
+	for _, w := range []string{"w1", "w3", "w4"} {
 		select {
 		case <-procs[w].ended:
 			if err := procs[w].err; err != nil || !strings.Contains(procs[w].out.String(), w+" stopped: no open task remains") {
@@ -604,6 +607,9 @@ func TestChaosFleetUnderKillsPausesAndANodeLoss(t *testing.T) {
 			cost += float64(n) * llm.LookupModel(model).Cost(chaosUsage)
 		}
 		m.mu.Unlock()
+		if want := map[bool]int{true: 2, false: 1}[w.Name == "w1"]; w.Runs != want {
+			t.Errorf("team status counts %d run(s) of %s, want %d", w.Runs, w.Name, want)
+		}
 		if w.TasksDone != doneBy[w.Name] || w.Tokens != tokens || math.Abs(w.CostUSD-cost) > 1e-9 {
 			t.Errorf("team status shows %s with %d done, %d tokens, $%.6f; it completed %d and was answered %d tokens, $%.6f",
 				w.Name, w.TasksDone, w.Tokens, w.CostUSD, doneBy[w.Name], tokens, cost)
@@ -615,6 +621,9 @@ func TestChaosFleetUnderKillsPausesAndANodeLoss(t *testing.T) {
 	}
 
 	// No process is left: not the workers, not the lead's, nothing they started.
+	if pidAlive(killed1.cmd.Process.Pid) {
+		t.Errorf("w1's first process (pid %d) is still running", killed1.cmd.Process.Pid)
+	}
 	for _, w := range workers {
 		if pidAlive(procs[w].cmd.Process.Pid) {
 			t.Errorf("%s (pid %d) is still running", w, procs[w].cmd.Process.Pid)

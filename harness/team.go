@@ -89,7 +89,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 		Launch:   launch,
 	})
-	t.SeenByLead(mailbox.IDsIn(tr.messages)...)
+	t.Resume(tr.messages)
 	sub.task.SetSpawner(t)
 	// SendMessage is loaded on demand: a lead needs it only once it has a team.
 	p := mechanism.Part{Name: "team", Deferred: []tool.Tool{t.NewSendTool()},

@@ -2,13 +2,16 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
 )
 
@@ -45,6 +48,44 @@ func (t *Team) SeenByLead(ids ...string) {
 	t.mu.Lock()
 	t.leadSeen = append(t.leadSeen, ids...)
 	t.mu.Unlock()
+}
+
+// Resume is a lead's session continued from its transcript msgs (ouro -c after a crash,
+// or to hear from its workers): what it already received is never delivered again, and a
+// lead that had led the team (it received a teammate's message, sent one, or spawned a
+// teammate) has the team in use from the start, so the reports that arrived while it
+// was gone join its first request and its stops wait for the team, without its having to
+// send a message first.
+func (t *Team) Resume(msgs []llm.Message) {
+	ids := mailbox.IDsIn(msgs)
+	t.SeenByLead(ids...)
+	if len(ids) > 0 || ledIn(msgs) {
+		t.used.Store(true)
+	}
+}
+
+// ledIn reports whether the lead's conversation msgs sent a team message or spawned a
+// named teammate.
+func ledIn(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			if b.Type != llm.BlockToolUse {
+				continue
+			}
+			switch b.Name {
+			case sendName:
+				return true
+			case subagent.AgentName, subagent.TaskName:
+				var in struct {
+					Name string `json:"name"`
+				}
+				if json.Unmarshal(b.Input, &in) == nil && strings.TrimSpace(in.Name) != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Take stages the lead's pending messages as one prompt ("" when none), for a REPL that

@@ -360,3 +360,71 @@ func TestACompletionReportSurvivesItsSendersDeath(t *testing.T) {
 		}
 	})
 }
+
+// A lead continued from its transcript (ouro -c after kill -9) hears from its team at
+// once: the reports its workers sent while it was gone join its first request, without
+// its having to send a message first, and what its transcript already holds is not
+// delivered again. A session that never led the team takes nothing.
+func TestAResumedLeadHearsFromItsTeamAtOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, s stores) {
+		ctx := context.Background()
+		agents := newFixtureOn(t, &router{}, s).agent
+		lead := func(conv ...llm.Message) *team.Team {
+			ms := s.reopen(t) // each lead is a process of its own
+			tm := team.New(team.Config{Name: "list", Holder: "lead", Agents: agents, Poll: 10 * time.Millisecond,
+				Open: func() (mailbox.Store, task.Store, time.Duration, error) { return ms, s.tasks, time.Minute, nil },
+				Warn: func(w string) { t.Log("warn: " + w) }})
+			tm.Resume(conv)
+			return tm
+		}
+		first := func(tm *team.Team) string {
+			turn := &agent.Turn{Conv: &agent.Conversation{}, Req: &llm.Request{}}
+			if err := tm.LeadInbox().BeforeModel(ctx, turn); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, m := range turn.Conv.Messages {
+				b.WriteString(m.Text())
+			}
+			return b.String()
+		}
+		report := func(text string) mailbox.Message {
+			m, err := s.mail.Send(ctx, "list", mailbox.Message{From: "w1", To: team.Lead, Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		// The killed lead's transcript holds #1's report (killed before acknowledging it);
+		// #2's came while it was gone.
+		old := report("Completed task #1: parse")
+		report("Completed task #2: lint")
+
+		stranger := lead(llm.UserText("fix the typo"))
+		if got := first(stranger); got != "" {
+			t.Fatalf("a session that never led the team was handed %q", got)
+		}
+		if d := stranger.LeadWaiter(time.Minute).BeforeStop(ctx, &agent.Stop{}); d.Continue {
+			t.Fatalf("a session that never led the team was sent back: %+v", d)
+		}
+		stranger.Close()
+
+		received := lead(llm.UserText("lead the team"), llm.UserText(mailbox.Format(old)), llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("noted")}})
+		if got := first(received); !strings.Contains(got, "Completed task #2: lint") || strings.Contains(got, "Completed task #1") {
+			t.Fatalf("a lead whose transcript holds #1's report got %q at its first request, want #2's only", got)
+		}
+		received.Close()
+
+		// One killed after telling w1 to start, before any report reached it.
+		report("Completed task #3: test")
+		sent := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.ToolUseBlock("tell", "SendMessage", json.RawMessage(`{"to":"w1","message":"start"}`))}}
+		told := lead(llm.UserText("lead the team"), sent)
+		if got := first(told); !strings.Contains(got, "Completed task #3: test") || strings.Contains(got, "#2") {
+			t.Fatalf("a lead that had messaged w1 got %q at its first request, want #3's report", got)
+		}
+		told.Close()
+		if n, err := s.mail.Pending(ctx, "list", team.Lead); err != nil || len(n) != 0 {
+			t.Fatalf("left in the lead's mailbox: %+v %v", n, err)
+		}
+	})
+}

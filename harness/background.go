@@ -94,7 +94,7 @@ func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Setti
 	notes.OnNotify = b.notified
 	notes.OnDeliver = b.delivered
 	out, stop, legacyOut, legacyStop := b.mgr.Tools()
-	b.part = mechanism.Part{Name: "background",
+	b.part = mechanism.Part{Name: "background", Phase: mechanism.PhaseState,
 		Deferred: []tool.Tool{out, stop, legacyOut, legacyStop},
 		Restore:  b.restoreRunning,
 	}

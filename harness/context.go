@@ -98,7 +98,7 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 			}
 		},
 	})
-	c.part = mechanism.Part{Name: "context", BeforeModel: []agent.BeforeModel{c.compactor, later, recaller},
+	c.part = mechanism.Part{Name: "context", Phase: mechanism.PhaseContext, BeforeModel: []agent.BeforeModel{c.compactor, later, recaller},
 		AfterTool: []agent.AfterTool{later}}
 	if text != "" {
 		c.part.Prompt = "<instructions>\n" + text + "\n</instructions>"

@@ -76,5 +76,5 @@ func delegation(e delegationEnv) subagents {
 	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the
 	// same schema twice cost every request ~500 tokens) but still answers a call by that
 	// name, as a deferred tool loads itself when called.
-	return subagents{task: task, defs: defs, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
+	return subagents{task: task, defs: defs, part: mechanism.Part{Name: "subagents", Phase: mechanism.PhaseDelegation, Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
 }

@@ -35,7 +35,7 @@ func openGrants(d dirs, sessionID string, approve func(path, what, why string) b
 	watched := append(grant.Dirs(d.cwd, d.config), grant.SettingsFiles(d.cwd, d.config, d.home)...)
 	g := &grants{ledger: l, watch: l.Start(sessionID, append(watched, extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
 	dirty := false
-	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
+	g.part = mechanism.Part{Name: "grants", Phase: mechanism.PhaseState, Observers: []agent.Observer{func(e agent.Event) {
 		switch {
 		case e.Type == agent.EventToolEnd && !slices.Contains(observingTools, e.Call.Name):
 			dirty = true

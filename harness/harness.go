@@ -22,6 +22,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/checkpoint"
+	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
@@ -244,7 +245,6 @@ type Session struct {
 	bg        *backgroundWork
 	skills    *skillLog
 	grants    *grants
-	cron      *schedules
 	goal      *goal.Loop
 	tap       *failureTap
 	tasks     *tasks
@@ -259,6 +259,7 @@ type Session struct {
 	wts       *worktrees
 	agents    []subagent.Definition // the definitions found, for /agents
 	system    string                // the system prompt, for /context
+	parts     []mechanism.Part      // the assembled parts, in phase order
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -356,13 +357,13 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
 	wts.skillTool = skills.toolFor(g)
-	sched := openSchedules(dirs, tr, opts.UI, warn)
 	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
 	if err != nil {
 		return nil, err
 	}
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part(), bg.part))
-	ext, err := join(opts.Extensions, ws)
+	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
+	ext, err := join(opts.Extensions, env)
 	if err != nil {
 		return nil, err
 	}
@@ -370,11 +371,22 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
 	g.notes.Store(notes)
+	// The list of joiners: each mechanism joins itself from its own package.
+	joined, err := joinAll(env,
+		mechanism.With(cron.Join, cron.JoinConfig{}),
+	)
+	if err != nil {
+		return nil, err
+	}
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part(), wts.part} // tasks end before a goal is judged
+	own := append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+		tl.part, todos.part, skills.part, grants.part}, joined...)
+	gp := goals.Part()
+	gp.Phase = mechanism.PhaseGoal
+	own = append(own, bg.part, gp, wts.part)
+	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -385,14 +397,13 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
 	wf := openWorkflows(opts, dirs, store, ws, tr, sub, bg, warn)
-	if wf != nil {
-		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
-	}
 	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
-	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
-	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
-	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
-	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
+	lead := []mechanism.Part{sub.part, tw.part}
+	if wf != nil {
+		lead = append(lead, wf.part)
+	}
+	mechanism.Order(lead)
+	if reg, err = offer(reg, lead, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
 	wf.offeredLater(reg, g.policy.Hidden)
@@ -405,7 +416,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
-	parts := slices.Concat(own, []mechanism.Part{sub.part}, ext)
+	parts := slices.Concat(own, lead, ext)
 	mcps, err := openMCP(opts.MCP, dirs, opts.Version, opts.Access.SandboxLauncher, warn)
 	if err != nil {
 		return nil, err
@@ -414,6 +425,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
 		g.policy.SetReadOnlyTools(mcps.readOnly)
 	}
+	mechanism.Order(parts)
 	mechanism.Seams(&cfg, parts...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
@@ -424,9 +436,9 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap, tasks: tl,
 		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system,
+		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -438,7 +450,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	pending = append(pending, g.hooks.SessionStart(context.Background(), source))
 	s.pending = strings.TrimSpace(strings.Join(pending, "\n"))
-	sched.start()
+	mechanism.Start(parts)
 	return s, nil
 }
 
@@ -568,7 +580,7 @@ func openTodos(tr *transcript, onTodo func([]todo.Item), warn io.Writer) todos {
 		}
 	}
 	reminder := todo.NewReminder(list, 0)
-	return todos{list: list, part: mechanism.Part{Name: "todo",
+	return todos{list: list, part: mechanism.Part{Name: "todo", Phase: mechanism.PhaseState,
 		Tools:       []tool.Tool{todo.NewTool(list, changed)},
 		BeforeModel: []agent.BeforeModel{reminder}, Observers: []agent.Observer{reminder.Observe},
 		Restore: func() []llm.Block {
@@ -657,11 +669,11 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cron.sched.Stop() // session-only jobs die with the session
-	s.team.close()      // teammates finish their current tool call and stop
-	s.bg.close()        // nothing the session started outlives it (a workflow's journal stays resumable)
+	closed := mechanism.Close(s.parts)
+	s.team.close() // teammates finish their current tool call and stop
+	s.bg.close()   // nothing the session started outlives it (a workflow's journal stays resumable)
 	s.mcp.close()
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
-	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())
+	return errors.Join(closed, err, s.tasks.close(), s.writer.Sync(), s.writer.Close())
 }

@@ -195,7 +195,7 @@ func trustedServers(cfg *mcpconf.Config) func(string) bool {
 // part is the BeforeModel seam; reg is the session's final registry.
 func (x *mcpSession) part(reg *tool.Registry, hidden func(string) bool, only []string) mechanism.Part {
 	x.reg, x.hidden, x.only = reg, hidden, only
-	return mechanism.Part{Name: "mcp", BeforeModel: []agent.BeforeModel{x}}
+	return mechanism.Part{Name: "mcp", Phase: mechanism.PhaseRemote, BeforeModel: []agent.BeforeModel{x}}
 }
 
 // BeforeModel waits (once, briefly) for servers still starting, syncs the tools and adds

@@ -43,7 +43,7 @@ func openSkills(d dirs, ws *workspace.Workspace, tr *transcript, policy *permiss
 		cat = skill.NewCatalog(append(cat.Skills(), extra...)...)
 	}
 	log := &skillLog{w: tr.w, policy: policy, allow: allow, warn: warn, list: tr.skills, hooks: hooks, hooked: map[string]bool{}}
-	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Restore: log.blocks}, ws: ws}
+	sk := skills{catalog: cat, log: log, part: mechanism.Part{Name: "skills", Phase: mechanism.PhaseState, Restore: log.blocks}, ws: ws}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		sk.part.Tools = []tool.Tool{skill.NewTool(cat, ws, log.invoked)}
 		if len(offered("Skill")) > 0 {

@@ -142,7 +142,7 @@ func openTasks(d dirs, tr *transcript, listFlag, store string, todos *todo.List,
 			show(list, false)
 		}
 	}
-	ts.part = mechanism.Part{Name: "tasks", Tools: task.NewTools(ts.lazy),
+	ts.part = mechanism.Part{Name: "tasks", Phase: mechanism.PhaseState, Tools: task.NewTools(ts.lazy),
 		BeforeModel: []agent.BeforeModel{beforeModel(func() { refresh() })},
 		Restore:     func() []llm.Block { refresh(); return nil }}
 	return ts, nil

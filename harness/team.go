@@ -92,7 +92,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 	t.SeenByLead(mailbox.IDsIn(tr.messages)...)
 	sub.task.SetSpawner(t)
 	// SendMessage is loaded on demand: a lead needs it only once it has a team.
-	p := mechanism.Part{Name: "team", Deferred: []tool.Tool{t.NewSendTool()},
+	p := mechanism.Part{Name: "team", Phase: mechanism.PhaseDelegation, Deferred: []tool.Tool{t.NewSendTool()},
 		BeforeModel: []agent.BeforeModel{t.LeadInbox()}}
 	if opts.UI.Wake == nil {
 		p.BeforeStop = []agent.BeforeStop{t.LeadWaiter(stopWait)}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/checkpoint"
-	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
 )
@@ -35,8 +35,9 @@ type transcript struct {
 	worktree string
 	// workflowsOffered: a prompt of the user asked for a workflow (OfferWorkflows).
 	workflowsOffered bool
-	// cron is the session's scheduled jobs when it stopped.
-	cron cron.SessionJobs
+	// entries are all the entries the resumed transcript held, for the mechanisms that
+	// restore their own (mechanism.Env.Resumed).
+	entries []mechanism.Entry
 }
 
 // pruneSessions deletes, at most once a day, the sessions of every project nobody has
@@ -113,6 +114,7 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 	}
 	tr := &transcript{w: w, resumed: true}
 	for _, e := range t.Entries {
+		tr.entries = append(tr.entries, mechanism.Entry{Type: e.Type, Data: e.Data})
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
@@ -133,13 +135,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.background = append(tr.background, e)
 		case entryWorkflowsOffered:
 			tr.workflowsOffered = true
-		case entryCron:
-			var c cron.SessionChange
-			if err := json.Unmarshal(e.Data, &c); err != nil {
-				fmt.Fprintf(warn, "ouro: a saved change to the session's scheduled jobs could not be read (%v); it is skipped\n", err)
-				continue
-			}
-			tr.cron.Apply(c)
 		case entryWorktree:
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {

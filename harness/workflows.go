@@ -71,7 +71,7 @@ func openWorkflows(opts Options, d dirs, store string, ws *workspace.Workspace, 
 	})
 	w := &workflows{tool: t, runner: runner, held: !optedIn, only: opts.Access.Tools}
 	if optedIn {
-		w.part = mechanism.Part{Name: "workflows", Tools: []tool.Tool{t}}
+		w.part = mechanism.Part{Name: "workflows", Phase: mechanism.PhaseDelegation, Tools: []tool.Tool{t}}
 	}
 	return w
 }

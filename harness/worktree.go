@@ -65,7 +65,7 @@ func openWorktrees(cwd string, ws *workspace.Workspace, g *guard, bash *tools.Ba
 		}
 	})
 	// Deferred: rarely used, so the first request stays small.
-	w.part = mechanism.Part{Name: "worktrees", Deferred: []tool.Tool{enter, exit}}
+	w.part = mechanism.Part{Name: "worktrees", Phase: mechanism.PhaseWorkspace, Deferred: []tool.Tool{enter, exit}}
 	return w
 }
 

@@ -245,7 +245,6 @@ type Session struct {
 	bg        *backgroundWork
 	skills    *skillLog
 	grants    *grants
-	goal      *goal.Loop
 	tap       *failureTap
 	tasks     *tasks
 	cp        *checkpoint.Store
@@ -357,11 +356,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
 	wts.skillTool = skills.toolFor(g)
-	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
-	if err != nil {
-		return nil, err
-	}
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part(), bg.part))
+	var own []mechanism.Part // what a summary must not lose is restored from every part
+	ctxp := openContext(dirs, m, tr.w, g, spent, warn, func() []llm.Block { return mechanism.Restore(own...)() })
 	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
 	ext, err := join(opts.Extensions, env)
 	if err != nil {
@@ -374,6 +370,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
 		mechanism.With(cron.Join, cron.JoinConfig{}),
+		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
 	)
 	if err != nil {
 		return nil, err
@@ -381,11 +378,9 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own := append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+	own = append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		tl.part, todos.part, skills.part, grants.part}, joined...)
-	gp := goals.Part()
-	gp.Phase = mechanism.PhaseGoal
-	own = append(own, bg.part, gp, wts.part)
+	own = append(own, bg.part, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
@@ -437,7 +432,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap, tasks: tl,
-		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
+		cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
 		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"

@@ -18,7 +18,7 @@ func joinAll(env mechanism.Env, joiners ...mechanism.JoinFunc) ([]mechanism.Part
 	for _, j := range joiners {
 		p, err := j(env)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Name, err)
+			return nil, err // a mechanism's error says what it is
 		}
 		parts = append(parts, p)
 	}

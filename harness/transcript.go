@@ -10,7 +10,6 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/checkpoint"
-	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/session"
@@ -25,7 +24,6 @@ type transcript struct {
 	messages []llm.Message
 	todos    json.RawMessage    // the last saved todo list
 	skills   []invokedSkill     // the skills loaded, oldest first
-	goal     goal.State         // the last saved goal
 	taskList string             // the task list the session used
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
@@ -118,12 +116,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
-		case entryGoal:
-			var st goal.State
-			if err := json.Unmarshal(e.Data, &st); err != nil {
-				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
-			}
-			tr.goal = st
 		case entryTaskList:
 			var l struct{ List string }
 			if json.Unmarshal(e.Data, &l) == nil {

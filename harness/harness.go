@@ -28,6 +28,7 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
@@ -248,7 +249,6 @@ type Session struct {
 	tap       *failureTap
 	tasks     *tasks
 	cp        *checkpoint.Store
-	mcp       *mcpSession // nil: no MCP server configured
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
@@ -412,20 +412,20 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
 	parts := slices.Concat(own, lead, ext)
-	mcps, err := openMCP(opts.MCP, dirs, opts.Version, opts.Access.SandboxLauncher, warn)
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
 	if err != nil {
 		return nil, err
 	}
-	if mcps != nil {
-		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
-		g.policy.SetReadOnlyTools(mcps.readOnly)
+	parts = append(parts, remote...)
+	if mcps, ok := mechanism.Handle[*mcpclient.Session](remote); ok {
+		g.policy.SetReadOnlyTools(mcps.ReadOnly)
 	}
 	mechanism.Order(parts)
 	mechanism.Seams(&cfg, parts...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
-		mcps.close()
+		_ = mechanism.Close(remote)
 		return nil, err
 	}
 	s := &Session{
@@ -433,7 +433,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap, tasks: tl,
 		cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
+		team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -599,7 +599,7 @@ func (s *Session) TranscriptPath() string { return s.writer.Path() }
 // hooks see the prompt first: they may block it (the run then fails with their reason and
 // nothing reaches the model) or add context to it.
 func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
-	prompt, attached, err := s.mcpInput(ctx, prompt)
+	prompt, attached, err := s.mcp().Input(ctx, prompt)
 	if err != nil {
 		return agent.Outcome{Status: agent.StatusFailed, Reason: err.Error()}
 	}
@@ -664,10 +664,11 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	closed := mechanism.Close(s.parts)
 	s.team.close() // teammates finish their current tool call and stop
 	s.bg.close()   // nothing the session started outlives it (a workflow's journal stays resumable)
-	s.mcp.close()
+	// The joined parts close in the reverse of phase order: MCP servers, then the
+	// scheduler (session-only jobs die with the session).
+	closed := mechanism.Close(s.parts)
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
 	return errors.Join(closed, err, s.tasks.close(), s.writer.Sync(), s.writer.Close())

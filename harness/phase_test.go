@@ -12,7 +12,8 @@ import (
 // The session's parts are assembled in phase order, read from the parts themselves: the
 // guard first, compaction before notifications, the state mechanisms (whose stop seams
 // end work) before the goal is judged, the lead's delegation after the mechanisms its
-// subagents share, an extension after them all even when it claims the gate's phase.
+// subagents share, an extension after them all even when it claims the gate's phase, the MCP servers' tools
+// last.
 func TestSessionPartsRunInPhaseOrder(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	j := &joiner{part: mechanism.Part{Name: "test", Phase: mechanism.PhaseGate, Gates: []agent.Gate{denyAll{}}}}
@@ -44,11 +45,14 @@ func TestSessionPartsRunInPhaseOrder(t *testing.T) {
 	if got := s.parts[at["test"]].Phase; got != mechanism.PhaseExtension {
 		t.Errorf("the extension runs in phase %d, not PhaseExtension", got)
 	}
-	names := make([]string, len(s.parts))
-	for i, p := range s.parts {
-		names[i] = p.Name
+	before("test", "mcp") // MCP servers' tools are offered after everything else
+	var names []string
+	for _, p := range s.parts {
+		if p.Phase < mechanism.PhaseRemote {
+			names = append(names, p.Name)
+		}
 	}
 	if slices.Index(names, "test") != len(names)-1 {
-		t.Errorf("the extension is not last: %v", names)
+		t.Errorf("the extension is not the last of the session's own parts: %v", names)
 	}
 }

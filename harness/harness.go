@@ -40,6 +40,7 @@ import (
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -253,12 +254,11 @@ type Session struct {
 	pending string
 	closed  bool
 
-	workflows *workflows // nil unless offered
-	team      *teamWork
-	wts       *worktrees
-	agents    []subagent.Definition // the definitions found, for /agents
-	system    string                // the system prompt, for /context
-	parts     []mechanism.Part      // the assembled parts, in phase order
+	team   *teamWork
+	wts    *worktrees
+	agents []subagent.Definition // the definitions found, for /agents
+	system string                // the system prompt, for /context
+	parts  []mechanism.Part      // the assembled parts, in phase order
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -391,17 +391,19 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		slices.Concat(own, ext))
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
-	wf := openWorkflows(opts, dirs, store, ws, tr, sub, bg, warn)
 	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
-	lead := []mechanism.Part{sub.part, tw.part}
-	if wf != nil {
-		lead = append(lead, wf.part)
+	delegated, err := joinAll(env, mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)))
+	if err != nil {
+		return nil, err
 	}
+	lead := append([]mechanism.Part{sub.part, tw.part}, delegated...)
 	mechanism.Order(lead)
 	if reg, err = offer(reg, lead, g, opts.Access.Tools); err != nil {
 		return nil, err
 	}
-	wf.offeredLater(reg, g.policy.Hidden)
+	if wf, ok := mechanism.Handle[*workflow.Offer](lead); ok {
+		wf.OfferedLater(reg, g.policy.Hidden)
+	}
 
 	rec := &recorder{w: tr.w, warn: warn}
 	tap := &failureTap{Provider: skills.log.serve(m, warn)}
@@ -432,7 +434,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap, tasks: tl,
-		cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
+		cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
 		team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"

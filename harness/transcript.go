@@ -31,8 +31,6 @@ type transcript struct {
 	background []session.Entry
 	// worktree is the git worktree the session was in when it stopped ("" for none).
 	worktree string
-	// workflowsOffered: a prompt of the user asked for a workflow (OfferWorkflows).
-	workflowsOffered bool
 	// entries are all the entries the resumed transcript held, for the mechanisms that
 	// restore their own (mechanism.Env.Resumed).
 	entries []mechanism.Entry
@@ -125,8 +123,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:
 			tr.background = append(tr.background, e)
-		case entryWorkflowsOffered:
-			tr.workflowsOffered = true
 		case entryWorktree:
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {

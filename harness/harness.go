@@ -248,7 +248,6 @@ type Session struct {
 	skills    *skillLog
 	grants    *grants
 	tap       *failureTap
-	tasks     *tasks
 	cp        *checkpoint.Store
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
@@ -347,12 +346,6 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	store := opts.Store // resolved by Open
-	tl, err := openTasks(dirs, tr, opts.TaskList, store, todos.list, opts.UI, warn)
-	if err != nil {
-		return nil, err
-	}
-	tl.hooks = &teamHooks{r: g.hooks, team: tl.name}
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
 	wts.skillTool = skills.toolFor(g)
@@ -369,17 +362,19 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	g.notes.Store(notes)
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
+		mechanism.With(task.Join, taskConfig(dirs, tr, opts, todos.list, g.hooks)),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
 	)
 	if err != nil {
 		return nil, err
 	}
+	tl, _ := mechanism.Handle[*task.Session](joined)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
-		tl.part, todos.part, skills.part, grants.part}, joined...)
+		todos.part, skills.part, grants.part}, joined...)
 	own = append(own, bg.part, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
@@ -391,7 +386,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		slices.Concat(own, ext))
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
-	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
+	tw := openTeam(dirs, tr, tl, g.hooks, sub, bg, opts, warn)
 	delegated, err := joinAll(env, mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)))
 	if err != nil {
 		return nil, err
@@ -432,8 +427,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
-		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap, tasks: tl,
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.Name(),
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap,
 		cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
 		team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
@@ -673,5 +668,5 @@ func (s *Session) Close() error {
 	closed := mechanism.Close(s.parts)
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
 	s.grants.close()
-	return errors.Join(closed, err, s.tasks.close(), s.writer.Sync(), s.writer.Close())
+	return errors.Join(closed, err, s.writer.Sync(), s.writer.Close())
 }

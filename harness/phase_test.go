@@ -37,6 +37,7 @@ func TestSessionPartsRunInPhaseOrder(t *testing.T) {
 		}
 	}
 	before("context", "notifications")
+	before("tasks", "todo") // the task list is mirrored into the plan before its reminder reads it
 	for _, state := range []string{"tasks", "todo", "cron", "background"} {
 		before(state, "goal")
 	}

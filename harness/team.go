@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/mailbox"
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
@@ -39,20 +40,20 @@ type teamWork struct {
 // TeamsDir is where each team's state is written for `ouro team`.
 func TeamsDir(home string) string { return filepath.Join(home, "teams") }
 
-func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWork, opts Options, warn io.Writer) *teamWork {
+func openTeam(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, sub subagents, bg *backgroundWork, opts Options, warn io.Writer) *teamWork {
 	var statusMu sync.Mutex
 	// Teammates outliving a run must not write after its final result (stream-json).
 	obs := bg.duringRuns(opts.UI.TeammateObserver)
-	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.name+".json"),
-		roster: &roster{dir: TeamsDir(d.home), team: tl.name, store: opts.Store, home: d.home}}
+	tw := &teamWork{bg: bg, wake: opts.UI.Wake, statusPath: filepath.Join(TeamsDir(d.home), tl.Name()+".json"),
+		roster: &roster{dir: TeamsDir(d.home), team: tl.Name(), store: opts.Store, home: d.home}}
 	var launch func(team.WorkerSpec) (*exec.Cmd, error)
 	if opts.TeamProcess {
-		launch = teamLauncher(d, tl.name, opts)
+		launch = teamLauncher(d, tl.Name(), opts)
 	}
 	t := team.New(team.Config{
-		Name: tl.name, Holder: tr.w.ID(), Agents: sub.task,
+		Name: tl.Name(), Holder: tr.w.ID(), Agents: sub.task,
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
-			if _, err := tl.lazy.Board(); err != nil {
+			if _, err := tl.Lazy().Board(); err != nil {
 				return nil, nil, 0, err
 			}
 			lease, err := TaskLease()
@@ -68,7 +69,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 			if err != nil {
 				return nil, nil, 0, err
 			}
-			return ms, tl.store, lease, nil
+			return ms, tl.Store(), lease, nil
 		},
 		Persist: tr.w.Sync,
 		Budget:  opts.TeamBudget,
@@ -84,7 +85,7 @@ func openTeam(d dirs, tr *transcript, tl *tasks, sub subagents, bg *backgroundWo
 			writeTeamStatus(tw.statusPath, s, warn)
 		},
 		Observer: obs,
-		Hooks:    tl.hooks,
+		Hooks:    &teamHooks{r: hooks, team: tl.Name()},
 		Roster:   tw.roster.names,
 		Warn:     func(s string) { fmt.Fprintf(warn, "ouro: team: %s\n", s) },
 		Launch:   launch,

@@ -24,7 +24,6 @@ type transcript struct {
 	messages []llm.Message
 	todos    json.RawMessage    // the last saved todo list
 	skills   []invokedSkill     // the skills loaded, oldest first
-	taskList string             // the task list the session used
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
 	// background holds the entries of background work (tasks, notifications).
@@ -114,11 +113,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 		switch e.Type {
 		case entryTodo:
 			tr.todos = e.Data
-		case entryTaskList:
-			var l struct{ List string }
-			if json.Unmarshal(e.Data, &l) == nil {
-				tr.taskList = l.List
-			}
 		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryBackground, entryNotified, entryDelivered:

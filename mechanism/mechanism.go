@@ -40,6 +40,9 @@ const (
 	// PhaseNotify delivers what tools notified, after compaction, so a summary never
 	// swallows a notification the model has not read.
 	PhaseNotify
+	// PhasePlan is the shared task list: it mirrors itself into the session's plan
+	// before the plan's reminder (PhaseState) reads it.
+	PhasePlan
 	// PhaseState is what the session keeps for the model: tasks, todo, skills, grants,
 	// schedules, background work. Their stop seams end work before a goal is judged.
 	PhaseState

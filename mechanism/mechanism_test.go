@@ -47,7 +47,7 @@ func TestOrderRunsSeamsByPhase(t *testing.T) {
 // has its say before notifications are added, work ends before a goal is judged, and
 // what comes from outside comes after the session's own.
 func TestPhasesAreInTheirOrder(t *testing.T) {
-	order := []Phase{PhaseGate, PhaseTools, PhaseContext, PhaseNotify, PhaseState, PhaseGoal,
+	order := []Phase{PhaseGate, PhaseTools, PhaseContext, PhaseNotify, PhasePlan, PhaseState, PhaseGoal,
 		PhaseWorkspace, PhaseDelegation, PhaseExtension, PhaseRemote}
 	if !slices.IsSorted(order) {
 		t.Fatalf("phases out of order: %v", order)

@@ -37,6 +37,7 @@ import (
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
@@ -253,7 +254,6 @@ type Session struct {
 	pending string
 	closed  bool
 
-	team   *teamWork
 	wts    *worktrees
 	agents []subagent.Definition // the definitions found, for /agents
 	system string                // the system prompt, for /context
@@ -386,12 +386,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		slices.Concat(own, ext))
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
-	tw := openTeam(dirs, tr, tl, g.hooks, sub, bg, opts, warn)
-	delegated, err := joinAll(env, mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)))
+	delegated, err := joinAll(env,
+		mechanism.With(team.Join, teamConfig(dirs, tr, tl, g.hooks, sub, bg, opts)),
+		mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)),
+	)
 	if err != nil {
 		return nil, err
 	}
-	lead := append([]mechanism.Part{sub.part, tw.part}, delegated...)
+	lead := append([]mechanism.Part{sub.part}, delegated...)
 	mechanism.Order(lead)
 	if reg, err = offer(reg, lead, g, opts.Access.Tools); err != nil {
 		return nil, err
@@ -430,7 +432,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap,
 		cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
-		team: tw, wts: wts, agents: sub.defs, system: system, parts: parts,
+		wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -642,7 +644,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	defer s.guard.policy.ClearTurnRules()
 	defer s.skills.endTurn()
 	s.beginCheckpoint(input, prompt)
-	defer s.team.wakeIfIdle() // what teammates sent after the run's last request
+	defer s.team().WakeIfIdle() // what teammates sent after the run's last request
 	defer s.bg.running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	stopFailure(ctx, hooks, s.tap, out)
@@ -661,8 +663,8 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.team.close() // teammates finish their current tool call and stop
-	s.bg.close()   // nothing the session started outlives it (a workflow's journal stays resumable)
+	s.team().Close() // teammates finish their current tool call and stop
+	s.bg.close()     // nothing the session started outlives it (a workflow's journal stays resumable)
 	// The joined parts close in the reverse of phase order: MCP servers, then the
 	// scheduler (session-only jobs die with the session).
 	closed := mechanism.Close(s.parts)

@@ -8,6 +8,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/task/sqlitestore"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -31,7 +32,7 @@ func TaskLease() (time.Duration, error) { return task.LeaseFromEnv() }
 func taskConfig(d dirs, tr *transcript, opts Options, todos *todo.List, hooks *hook.Runner) task.JoinConfig {
 	return task.JoinConfig{Flag: opts.TaskList, SessionID: tr.w.ID(), Todos: todos, OnTodo: opts.UI.OnTodo, OnTasks: opts.UI.OnTasks,
 		Open:  func(ctx context.Context) (task.Store, error) { return OpenTaskStore(ctx, opts.Store, d.home) },
-		Hooks: func(list string, cfg *task.Config) { (&teamHooks{r: hooks, team: list}).boardHooks(cfg) }}
+		Hooks: func(list string, cfg *task.Config) { (&team.SessionHooks{R: hooks, Team: list}).BoardHooks(cfg) }}
 }
 
 // defaultHidden are tools registered (so --tools and agents' tools: may name them) but

@@ -10,6 +10,7 @@ import (
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -30,7 +31,7 @@ type delegationEnv struct {
 	tr       *transcript
 	opts     Options
 	extra    []subagent.Definition
-	bgw      *backgroundWork
+	bgw      *notify.Work
 	wts      *worktrees
 	sk       skills
 	warn     io.Writer
@@ -66,11 +67,11 @@ func delegation(e delegationEnv) subagents {
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
 		Preload:       sk.preload(warn),
-		Observer:      bgw.duringRuns(e.opts.UI.ChildObserver),
+		Observer:      bgw.DuringRuns(e.opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(e.tr.w.Dir(), "subagents"),
 		Limits:        e.opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
-		Background:    bgw.mgr,
+		Background:    bgw.Manager(),
 		Isolate:       wts.isolate(say, gr.allow),
 	})
 	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the

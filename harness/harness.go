@@ -245,7 +245,7 @@ type Session struct {
 	writer    *session.Writer
 	guard     *guard
 	ctx       *contextParts
-	bg        *backgroundWork
+	bg        *notify.Work
 	skills    *skillLog
 	grants    *grants
 	tap       *failureTap
@@ -336,22 +336,25 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	offered := offeredBy(opts.Access.Tools)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
-	bg, err := openBackground(tr, ws, g.settings, notes, opts.UI.Wake, warn)
+	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
+	// Background work joins first: the tools, worktrees, subagents, team and workflows
+	// start their tasks on its manager.
+	bgp, err := notify.Join(env, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source})
 	if err != nil {
 		return nil, err
 	}
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.mgr)
+	bg := bgp.Handle.(*notify.Work)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager())
 	if err != nil {
 		return nil, err
 	}
-	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
+	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
 	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
 	wts.skillTool = skills.toolFor(g)
 	var own []mechanism.Part // what a summary must not lose is restored from every part
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, func() []llm.Block { return mechanism.Restore(own...)() })
-	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
 	ext, err := join(opts.Extensions, env)
 	if err != nil {
 		return nil, err
@@ -375,7 +378,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		todos.part, skills.part, grants.part}, joined...)
-	own = append(own, bg.part, wts.part)
+	own = append(own, bgp, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
@@ -431,7 +434,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap,
-		cp: tr.checkpoints(), Background: bg.mgr, bg: bg,
+		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
 		wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"
@@ -645,7 +648,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	defer s.skills.endTurn()
 	s.beginCheckpoint(input, prompt)
 	defer s.team().WakeIfIdle() // what teammates sent after the run's last request
-	defer s.bg.running(prompt)()
+	defer s.bg.Running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
 	stopFailure(ctx, hooks, s.tap, out)
 	return out
@@ -664,7 +667,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.team().Close() // teammates finish their current tool call and stop
-	s.bg.close()     // nothing the session started outlives it (a workflow's journal stays resumable)
+	s.bg.Close()     // nothing the session started outlives it (a workflow's journal stays resumable)
 	// The joined parts close in the reverse of phase order: MCP servers, then the
 	// scheduler (session-only jobs die with the session).
 	closed := mechanism.Close(s.parts)

@@ -9,6 +9,7 @@ import (
 	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
 	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/team/registry"
@@ -24,11 +25,11 @@ func WorkerStatusPath(teamsDir, name, worker string) string {
 
 // teamConfig is what the session's team is given: the task list it works on, the
 // stores, the lead's hooks and UI, and how a teammate process is launched.
-func teamConfig(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, sub subagents, bg *backgroundWork, opts Options) team.JoinConfig {
+func teamConfig(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, sub subagents, bg *notify.Work, opts Options) team.JoinConfig {
 	jc := team.JoinConfig{Name: tl.Name(), Holder: tr.w.ID(), Agents: sub.task, Home: d.home, Store: opts.Store,
 		Budget: opts.TeamBudget, OnMessage: opts.UI.OnTeamMessage, Hooks: hooks, Seen: tr.messages,
 		// Teammates outliving a run must not write after its final result (stream-json).
-		Observer: bg.duringRuns(opts.UI.TeammateObserver), Busy: bg.isBusy, StopWait: stopWait,
+		Observer: bg.DuringRuns(opts.UI.TeammateObserver), Busy: bg.Busy, StopWait: notify.StopWait,
 		OpenRegistry: func(ctx context.Context) (registry.Store, error) { return OpenRegistry(ctx, opts.Store, d.home) },
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
 			if _, err := tl.Lazy().Board(); err != nil {

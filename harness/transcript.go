@@ -26,8 +26,6 @@ type transcript struct {
 	skills   []invokedSkill     // the skills loaded, oldest first
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
-	// background holds the entries of background work (tasks, notifications).
-	background []session.Entry
 	// worktree is the git worktree the session was in when it stopped ("" for none).
 	worktree string
 	// entries are all the entries the resumed transcript held, for the mechanisms that
@@ -115,8 +113,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			tr.todos = e.Data
 		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
-		case entryBackground, entryNotified, entryDelivered:
-			tr.background = append(tr.background, e)
 		case entryWorktree:
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/wfproc"
@@ -19,10 +20,10 @@ var parentOnly = []string{workflow.ToolName}
 // session (its permissions, tools and hooks); the journal lives in the store; scripts
 // run in the ouro-workflow helper (wfproc), so neither the JavaScript engine nor its
 // reflection is linked into ouro.
-func workflowConfig(opts Options, d dirs, tr *transcript, sub subagents, bg *backgroundWork) workflow.JoinConfig {
+func workflowConfig(opts Options, d dirs, tr *transcript, sub subagents, bg *notify.Work) workflow.JoinConfig {
 	task := sub.task
 	return workflow.JoinConfig{OptedIn: opts.Access.Workflows, Only: opts.Access.Tools,
-		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.mgr,
+		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.Manager(),
 		Engine: func() (workflow.Engine, error) {
 			bin, err := wfproc.Locate()
 			return wfproc.Client{Bin: bin, StatePath: JournalLocation(opts.Store, d.home), CWD: d.cwd}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
+	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -33,7 +34,7 @@ type delegationEnv struct {
 	extra    []subagent.Definition
 	bgw      *notify.Work
 	wts      *worktrees
-	sk       skills
+	sk       *skill.Log
 	warn     io.Writer
 }
 
@@ -49,7 +50,7 @@ func delegation(e delegationEnv) subagents {
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: e.system, Tools: e.reg, Named: e.named,
+		Provider: sk.Wrap(m.provider), Model: m.name, BaseSystem: e.system, Tools: e.reg, Named: e.named,
 		ParentOnly: parentOnly, ToolOptions: e.toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
@@ -58,7 +59,7 @@ func delegation(e delegationEnv) subagents {
 		ProviderFor: func(agentType, model string) (llm.Provider, string) {
 			p, name := pf("agent "+agentType, model)
 			if p != nil {
-				p = sk.log.wrap(p)
+				p = sk.Wrap(p)
 			}
 			return p, name
 		},
@@ -66,7 +67,7 @@ func delegation(e delegationEnv) subagents {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Preload:       sk.preload(warn),
+		Preload:       sk.Preload(wts.ws),
 		Observer:      bgw.DuringRuns(e.opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(e.tr.w.Dir(), "subagents"),
 		Limits:        e.opts.Limits, // no child may spend more than the whole run may

@@ -320,7 +320,7 @@ func (c *checkup) skills(warn io.Writer) doctor.Section {
 		s.Files = append(s.Files, doctor.File{Path: k.Path, Status: doctor.Loaded, Detail: what})
 	}
 	for _, w := range warns {
-		fmt.Fprintf(warn, "ouro: skill %s\n", w) // as openSkills prints them
+		fmt.Fprintf(warn, "ouro: skill %s\n", w) // as skill.Join prints them
 		if !loaded[w.Path] {
 			loaded[w.Path] = true
 			s.Files = append(s.Files, doctor.File{Path: w.Path, Status: doctor.Skipped})

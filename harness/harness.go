@@ -246,7 +246,6 @@ type Session struct {
 	guard     *guard
 	ctx       *contextParts
 	bg        *notify.Work
-	skills    *skillLog
 	grants    *grants
 	tap       *failureTap
 	cp        *checkpoint.Store
@@ -350,9 +349,6 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
-	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
-	wts.skillTool = skills.toolFor(g)
 	var own []mechanism.Part // what a summary must not lose is restored from every part
 	ctxp := openContext(dirs, m, tr.w, g, spent, warn, func() []llm.Block { return mechanism.Restore(own...)() })
 	ext, err := join(opts.Extensions, env)
@@ -366,6 +362,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, todos.list, g.hooks)),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
 	)
@@ -373,11 +370,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	tl, _ := mechanism.Handle[*task.Session](joined)
+	skills, _ := mechanism.Handle[*skill.Log](joined)
+	skills.SetShell(&skillShell{g: g, ws: ws, session: bash})
+	wts.skillTool = skillToolFor(skills, g)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
-		todos.part, skills.part, grants.part}, joined...)
+		todos.part, grants.part}, joined...)
 	own = append(own, bgp, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
@@ -406,7 +406,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 
 	rec := &recorder{w: tr.w, warn: warn}
-	tap := &failureTap{Provider: skills.log.serve(m, warn)}
+	tap := &failureTap{Provider: skills.Serve(m.provider, providerFor(m, warn))}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
@@ -432,8 +432,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
-		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.Name(),
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, tap: tap,
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.Catalog(), TaskList: tl.Name(),
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, grants: grants, tap: tap,
 		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
 		wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
@@ -645,7 +645,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
-	defer s.skills.endTurn()
+	defer s.skills().EndTurn()
 	s.beginCheckpoint(input, prompt)
 	defer s.team().WakeIfIdle() // what teammates sent after the run's last request
 	defer s.bg.Running(prompt)()

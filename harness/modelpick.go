@@ -144,7 +144,7 @@ func (s *Session) SwitchModel(name string) error {
 	if m.name == s.Model {
 		return nil
 	}
-	tap := &failureTap{Provider: s.skills.serve(m, s.warn)}
+	tap := &failureTap{Provider: s.skills().Serve(m.provider, providerFor(m, s.warn))}
 	cfg := s.Agent.Config()
 	cfg.Provider, cfg.Model, cfg.MaxOutput = tap, m.name, s.modelOpts.MaxOutput
 	a, err := agent.New(cfg)

@@ -23,7 +23,6 @@ type transcript struct {
 	resumed  bool
 	messages []llm.Message
 	todos    json.RawMessage    // the last saved todo list
-	skills   []invokedSkill     // the skills loaded, oldest first
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
 	// worktree is the git worktree the session was in when it stopped ("" for none).
@@ -117,11 +116,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {
 				tr.worktree = w.Name
-			}
-		case entrySkill:
-			var k invokedSkill
-			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {
-				tr.skills = keep(tr.skills, k)
 			}
 		}
 	}

@@ -59,7 +59,7 @@ type contextParts struct {
 // stores and builds the compactor, which puts the instructions and what restore gives
 // back after a summary. Compaction comes first on the BeforeModel seam (it decides what
 // the request holds), then what the files read since the last call bring (nested
-// CLAUDE.md, path-scoped rules: see onDemand), then recalled memories for a new user turn.
+// CLAUDE.md, path-scoped rules: see memory.Seam), then recalled memories for a new user turn.
 func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, warn io.Writer, restore func() []llm.Block) *contextParts {
 	root := repoRoot(d.cwd)
 	in := memory.Load(d.cwd, root, d.config, g.importCheck, instructionBudget(m))
@@ -67,8 +67,8 @@ func openContext(d dirs, m model, w *session.Writer, g *guard, spent *spending, 
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w)
 	}
 	text := in.Text
-	later := &onDemand{cwd: d.cwd, warn: warn, od: &memory.OnDemand{CWD: d.cwd, RepoRoot: root, Home: d.config,
-		Check: g.importCheck, Rules: in.Rules, Loaded: in.Sources, Budget: instructionBudget(m)}}
+	later := memory.NewSeam(&memory.OnDemand{CWD: d.cwd, RepoRoot: root, Home: d.config,
+		Check: g.importCheck, Rules: in.Rules, Loaded: in.Sources, Budget: instructionBudget(m)}, d.cwd, warner{warn}.Warnf)
 	c := &contextParts{stores: []*memory.Store{
 		memory.Open(memory.ProjectMemoryDir(d.project), "project"),
 		memory.Open(memory.UserMemoryDir(d.home), "user"),

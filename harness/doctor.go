@@ -370,7 +370,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 }
 
 // nested loads the instruction files of the folders below the working directory as a
-// session does when the agent first reads a file there (onDemand), and lists them.
+// session does when the agent first reads a file there (memory.Seam), and lists them.
 func (c *checkup) nested(s *doctor.Section, in memory.Instructions, check memory.ReadCheck, seen map[string]bool, warn io.Writer) {
 	dirs, more := memory.NestedDirs(c.d.cwd)
 	if more {
@@ -381,7 +381,7 @@ func (c *checkup) nested(s *doctor.Section, in memory.Instructions, check memory
 	for _, dir := range dirs {
 		found, warns := od.For(filepath.Join(dir, "\x00"), func(p string) bool { return seen[p] })
 		for _, w := range warns {
-			fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as onDemand.report prints them
+			fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as memory.Seam prints them
 		}
 		rel, err := filepath.Rel(c.d.cwd, dir)
 		if err != nil {

@@ -338,7 +338,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 	if m.name == "" { // no provider: the budget of the model a run would ask for
 		m = model{name: modelName(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
 	}
-	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, instructionBudget(m))
+	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, memory.InstructionBudget(m.name, m.window))
 	for _, w := range in.Warnings {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as openContext prints them
 	}

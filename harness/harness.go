@@ -30,6 +30,7 @@ import (
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/plugin"
@@ -244,7 +245,6 @@ type Session struct {
 	warn      io.Writer
 	writer    *session.Writer
 	guard     *guard
-	ctx       *contextParts
 	bg        *notify.Work
 	grants    *grants
 	tap       *failureTap
@@ -350,7 +350,6 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
 	todos := openTodos(tr, opts.UI.OnTodo, warn)
 	var own []mechanism.Part // what a summary must not lose is restored from every part
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, func() []llm.Block { return mechanism.Restore(own...)() })
 	ext, err := join(opts.Extensions, env)
 	if err != nil {
 		return nil, err
@@ -361,6 +360,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	g.notes.Store(notes)
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
+		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, todos.list, g.hooks)),
 		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
@@ -376,7 +376,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own = append([]mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+	own = append([]mechanism.Part{g.part(), builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		todos.part, grants.part}, joined...)
 	own = append(own, bgp, wts.part)
 	mechanism.Order(own)
@@ -433,7 +433,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.Catalog(), TaskList: tl.Name(),
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, grants: grants, tap: tap,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
 		wts: wts, agents: sub.defs, system: system, parts: parts,
 	}

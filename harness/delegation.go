@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -28,7 +29,7 @@ type delegationEnv struct {
 	named    map[string]tool.Tool
 	toolOpts tool.Options
 	g        *guard
-	gr       *grants
+	gr       *grant.Session
 	tr       *transcript
 	opts     Options
 	extra    []subagent.Definition
@@ -54,8 +55,8 @@ func delegation(e delegationEnv) subagents {
 		ParentOnly: parentOnly, ToolOptions: e.toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
-		GatesFor: g.gatesFor(say, gr.allow),
-		ScopeFor: g.scopeFor(say, gr.allow),
+		GatesFor: g.gatesFor(say, gr.Allow),
+		ScopeFor: g.scopeFor(say, gr.Allow),
 		ProviderFor: func(agentType, model string) (llm.Provider, string) {
 			p, name := pf("agent "+agentType, model)
 			if p != nil {
@@ -73,7 +74,7 @@ func delegation(e delegationEnv) subagents {
 		Limits:        e.opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
 		Background:    bgw.Manager(),
-		Isolate:       wts.isolate(say, gr.allow),
+		Isolate:       wts.isolate(say, gr.Allow),
 	})
 	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the
 	// same schema twice cost every request ~500 tokens) but still answers a call by that

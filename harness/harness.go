@@ -24,6 +24,7 @@ import (
 	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/goal"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
@@ -246,7 +247,7 @@ type Session struct {
 	writer    *session.Writer
 	guard     *guard
 	bg        *notify.Work
-	grants    *grants
+	grants    *grant.Session
 	tap       *failureTap
 	cp        *checkpoint.Store
 	// pending is context for the next prompt from SessionStart hooks.
@@ -308,20 +309,20 @@ func Open(opts Options) (*Session, error) {
 	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
 	plugins := loadPlugins(opts.Plugins, warn)
-	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
-	addPluginHooks(set, plugins, grants.allow, warn)
+	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
+	addPluginHooks(set, plugins, grants.Allow, warn)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
-		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.wrote})
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.Wrote})
 	if err != nil {
 		g.close(context.Background())
-		grants.close()
+		grants.Close()
 		tr.w.Close()
 		return nil, err
 	}
 	s, err := assemble(opts, dirs, m, ws, tr, g, grants, plugins, spent, warn)
 	if err != nil {
 		g.close(context.Background())
-		grants.close()
+		grants.Close()
 		tr.w.Close()
 		return nil, err
 	}
@@ -331,7 +332,7 @@ func Open(opts Options) (*Session, error) {
 
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
-func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grants, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
+func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
@@ -362,7 +363,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	joined, err := joinAll(env,
 		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, todos.list, g.hooks)),
-		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.allow, offered, pluginSkills(plugins, warn))),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
 	)
@@ -377,7 +378,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part(), builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
-		todos.part, grants.part}, joined...)
+		todos.part, grants.Part()}, joined...)
 	own = append(own, bgp, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
@@ -672,6 +673,6 @@ func (s *Session) Close() error {
 	// scheduler (session-only jobs die with the session).
 	closed := mechanism.Close(s.parts)
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
-	s.grants.close()
+	s.grants.Close()
 	return errors.Join(closed, err, s.writer.Sync(), s.writer.Close())
 }

@@ -349,7 +349,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
-	todos := openTodos(tr, opts.UI.OnTodo, warn)
+	plan := todo.NewList()   // the todo list, which the task list mirrors itself into too
 	var own []mechanism.Part // what a summary must not lose is restored from every part
 	ext, err := join(opts.Extensions, env)
 	if err != nil {
@@ -362,7 +362,8 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
 		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
-		mechanism.With(task.Join, taskConfig(dirs, tr, opts, todos.list, g.hooks)),
+		mechanism.With(task.Join, taskConfig(dirs, tr, opts, plan, g.hooks)),
+		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
 		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
@@ -378,7 +379,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part(), builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
-		todos.part, grants.Part()}, joined...)
+		grants.Part()}, joined...)
 	own = append(own, bgp, wts.part)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
@@ -433,7 +434,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
-		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.Catalog(), TaskList: tl.Name(),
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
 		wts: wts, agents: sub.defs, system: system, parts: parts,
@@ -553,44 +554,6 @@ func modelName(flag, setting string, env func(string) string) string {
 	}
 	return name
 }
-
-// todos is the session's plan: the TodoWrite tool and the reminder when the list goes stale.
-type todos struct {
-	list *todo.List
-	part mechanism.Part
-}
-
-// openTodos restores the list the transcript saved; each change is recorded (so
-// --resume restores it) and shown.
-func openTodos(tr *transcript, onTodo func([]todo.Item), warn io.Writer) todos {
-	list := todo.NewList()
-	if len(tr.todos) > 0 {
-		if err := list.Restore(tr.todos); err != nil {
-			fmt.Fprintf(warn, "ouro: the saved todo list could not be restored: %v\n", err)
-		}
-	}
-	changed := func(items []todo.Item) {
-		if err := tr.w.AppendEntry(entryTodo, map[string]any{"todos": items}); err != nil {
-			fmt.Fprintf(warn, "ouro: saving the todo list: %v\n", err)
-		}
-		if onTodo != nil {
-			onTodo(items)
-		}
-	}
-	reminder := todo.NewReminder(list, 0)
-	return todos{list: list, part: mechanism.Part{Name: "todo", Phase: mechanism.PhaseState,
-		Tools:       []tool.Tool{todo.NewTool(list, changed)},
-		BeforeModel: []agent.BeforeModel{reminder}, Observers: []agent.Observer{reminder.Observe},
-		Restore: func() []llm.Block {
-			if snap := list.Snapshot(); snap != "" {
-				return []llm.Block{llm.TextBlock(snap)}
-			}
-			return nil
-		}}}
-}
-
-// entryTodo is the transcript entry holding the todo list after each change.
-const entryTodo = "todo"
 
 // ID is the session ID.
 func (s *Session) ID() string { return s.writer.ID() }

@@ -22,7 +22,6 @@ type transcript struct {
 	w        *session.Writer
 	resumed  bool
 	messages []llm.Message
-	todos    json.RawMessage    // the last saved todo list
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
 	// worktree is the git worktree the session was in when it stopped ("" for none).
@@ -108,8 +107,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 	for _, e := range t.Entries {
 		tr.entries = append(tr.entries, mechanism.Entry{Type: e.Type, Data: e.Data})
 		switch e.Type {
-		case entryTodo:
-			tr.todos = e.Data
 		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
 		case entryWorktree:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -103,20 +104,6 @@ func (l *Log) Serve(p llm.Provider, models func(who, model string) (llm.Provider
 // Invoked runs what loading a skill does (allowed-tools, hooks, model, its !`command`
 // lines) and records it; the text is what the model reads.
 func (l *Log) Invoked(ctx context.Context, inv Invocation) string { return l.invoked(ctx, inv) }
-
-// sourced marks hooks without a source as coming from src (the skill's file).
-func sourced(hooks map[string][]settings.HookMatcher, src string) map[string][]settings.HookMatcher {
-	out := make(map[string][]settings.HookMatcher, len(hooks))
-	for ev, groups := range hooks {
-		for _, m := range groups {
-			if m.Source == "" {
-				m.Source = src
-			}
-			out[ev] = append(out[ev], m)
-		}
-	}
-	return out
-}
 
 // Log keeps the skills loaded in this session, oldest first.
 type Log struct {
@@ -226,7 +213,7 @@ func (l *Log) addHooks(s Skill) {
 	if done || (l.allow != nil && !l.allow(s.Path, "hooks")) {
 		return
 	}
-	warns, err := l.hooks.Add(sourced(s.Hooks, s.Path))
+	warns, err := l.hooks.Add(hook.Sourced(s.Hooks, s.Path))
 	for _, w := range warns {
 		l.env.Warn.Warnf("skill %s: hooks: %s", s.Name, w)
 	}

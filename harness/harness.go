@@ -248,7 +248,7 @@ type Session struct {
 	guard     *guard
 	bg        *notify.Work
 	grants    *grant.Session
-	tap       *failureTap
+	tap       *hook.FailureTap
 	cp        *checkpoint.Store
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
@@ -408,7 +408,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 
 	rec := &recorder{w: tr.w, warn: warn}
-	tap := &failureTap{Provider: skills.Serve(m.provider, providerFor(m, warn))}
+	tap := &hook.FailureTap{Provider: skills.Serve(m.provider, providerFor(m, warn))}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
@@ -614,7 +614,7 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 	defer s.team().WakeIfIdle() // what teammates sent after the run's last request
 	defer s.bg.Running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
-	stopFailure(ctx, hooks, s.tap, out)
+	hooks.StopFailed(ctx, s.tap, out)
 	return out
 }
 

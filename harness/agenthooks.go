@@ -5,7 +5,6 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/hook"
-	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/subagent"
 )
 
@@ -22,7 +21,7 @@ func (g *guard) scopeFor(warn func(string), allow func(path, what string) bool) 
 		if src == "" {
 			src = "agent " + d.Name
 		}
-		r, warns, err := g.hooks.Scoped(sourced(d.Hooks, src))
+		r, warns, err := g.hooks.Scoped(hook.Sourced(d.Hooks, src))
 		for _, w := range warns {
 			warn(fmt.Sprintf("agent %s: hooks: %s", d.Name, w))
 		}
@@ -37,18 +36,4 @@ func (g *guard) scopeFor(warn func(string), allow func(path, what string) bool) 
 			StopHook:    func(c subagent.Child) agent.BeforeStop { return r.Subagent(hook.Child(c)) },
 		}
 	}
-}
-
-// sourced returns hooks with src as the source of every group that names none.
-func sourced(hooks map[string][]settings.HookMatcher, src string) map[string][]settings.HookMatcher {
-	out := make(map[string][]settings.HookMatcher, len(hooks))
-	for ev, groups := range hooks {
-		for _, m := range groups {
-			if m.Source == "" {
-				m.Source = src
-			}
-			out[ev] = append(out[ev], m)
-		}
-	}
-	return out
 }

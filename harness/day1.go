@@ -67,7 +67,7 @@ func (u ContextUsage) Total() int { return u.System + u.Tools + u.Messages }
 
 // ContextWindow is the window compaction works against (tokens): --context-window, else
 // what a local server reported, else the model table's.
-func (s *Session) ContextWindow() int { return s.ctx.compactor.Config().Window }
+func (s *Session) ContextWindow() int { return s.context().Compactor.Config().Window }
 
 // ContextUsage measures what the next request would hold.
 func (s *Session) ContextUsage() ContextUsage {
@@ -75,9 +75,9 @@ func (s *Session) ContextUsage() ContextUsage {
 	u := ContextUsage{
 		Window:           s.ContextWindow(),
 		System:           compact.Estimate(&llm.Request{System: s.system}),
-		Instructions:     compact.Estimate(&llm.Request{System: s.ctx.instructions}),
-		Memory:           compact.Estimate(&llm.Request{System: s.ctx.memoryIndex}),
-		InstructionFiles: s.ctx.sources,
+		Instructions:     compact.Estimate(&llm.Request{System: s.context().Instructions}),
+		Memory:           compact.Estimate(&llm.Request{System: s.context().MemoryIndex}),
+		InstructionFiles: s.context().Sources,
 		Tools:            compact.Estimate(&llm.Request{Tools: specs}),
 		ToolCount:        len(specs),
 		Messages:         compact.Estimate(&llm.Request{Messages: s.Conv.Messages}),

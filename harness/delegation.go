@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/notify"
+	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -26,13 +29,13 @@ type delegationEnv struct {
 	named    map[string]tool.Tool
 	toolOpts tool.Options
 	g        *guard
-	gr       *grants
+	gr       *grant.Session
 	tr       *transcript
 	opts     Options
 	extra    []subagent.Definition
-	bgw      *backgroundWork
+	bgw      *notify.Work
 	wts      *worktrees
-	sk       skills
+	sk       *skill.Log
 	warn     io.Writer
 }
 
@@ -48,16 +51,16 @@ func delegation(e delegationEnv) subagents {
 	say := func(msg string) { fmt.Fprintf(warn, "ouro: %s\n", msg) }
 	pf := providerFor(m, warn)
 	task, alias := subagent.NewTool(subagent.Config{
-		Provider: sk.log.wrap(m.provider), Model: m.name, BaseSystem: e.system, Tools: e.reg, Named: e.named,
+		Provider: sk.Wrap(m.provider), Model: m.name, BaseSystem: e.system, Tools: e.reg, Named: e.named,
 		ParentOnly: parentOnly, ToolOptions: e.toolOpts,
 		Definitions: defs,
 		Gates:       []agent.Gate{g.gate}, AfterTool: []agent.AfterTool{g.hooks, g}, BeforeModel: []agent.BeforeModel{g.hooks.Child()},
-		GatesFor: g.gatesFor(say, gr.allow),
-		ScopeFor: g.scopeFor(say, gr.allow),
+		GatesFor: g.gatesFor(say, gr.Allow),
+		ScopeFor: g.scopeFor(say, gr.Allow),
 		ProviderFor: func(agentType, model string) (llm.Provider, string) {
 			p, name := pf("agent "+agentType, model)
 			if p != nil {
-				p = sk.log.wrap(p)
+				p = sk.Wrap(p)
 			}
 			return p, name
 		},
@@ -65,16 +68,16 @@ func delegation(e delegationEnv) subagents {
 			return g.hooks.SubagentStart(ctx, hook.Child(c))
 		},
 		StopHook:      func(c subagent.Child) agent.BeforeStop { return g.hooks.Subagent(hook.Child(c)) },
-		Preload:       sk.preload(warn),
-		Observer:      bgw.duringRuns(e.opts.UI.ChildObserver),
+		Preload:       sk.Preload(wts.ws),
+		Observer:      bgw.DuringRuns(e.opts.UI.ChildObserver),
 		TranscriptDir: filepath.Join(e.tr.w.Dir(), "subagents"),
 		Limits:        e.opts.Limits, // no child may spend more than the whole run may
 		Warn:          say,
-		Background:    bgw.mgr,
-		Isolate:       wts.isolate(say, gr.allow),
+		Background:    bgw.Manager(),
+		Isolate:       wts.isolate(say, gr.Allow),
 	})
 	// Claude Code 2.1 offers the tool as Agent; Task, its older name, is not sent (the
 	// same schema twice cost every request ~500 tokens) but still answers a call by that
 	// name, as a deferred tool loads itself when called.
-	return subagents{task: task, defs: defs, part: mechanism.Part{Name: "subagents", Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
+	return subagents{task: task, defs: defs, part: mechanism.Part{Name: "subagents", Phase: mechanism.PhaseDelegation, Tools: []tool.Tool{alias}, Deferred: []tool.Tool{task}}}
 }

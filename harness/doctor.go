@@ -320,7 +320,7 @@ func (c *checkup) skills(warn io.Writer) doctor.Section {
 		s.Files = append(s.Files, doctor.File{Path: k.Path, Status: doctor.Loaded, Detail: what})
 	}
 	for _, w := range warns {
-		fmt.Fprintf(warn, "ouro: skill %s\n", w) // as openSkills prints them
+		fmt.Fprintf(warn, "ouro: skill %s\n", w) // as skill.Join prints them
 		if !loaded[w.Path] {
 			loaded[w.Path] = true
 			s.Files = append(s.Files, doctor.File{Path: w.Path, Status: doctor.Skipped})
@@ -338,7 +338,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 	if m.name == "" { // no provider: the budget of the model a run would ask for
 		m = model{name: modelName(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
 	}
-	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, instructionBudget(m))
+	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, memory.InstructionBudget(m.name, m.window))
 	for _, w := range in.Warnings {
 		fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as openContext prints them
 	}
@@ -370,7 +370,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 }
 
 // nested loads the instruction files of the folders below the working directory as a
-// session does when the agent first reads a file there (onDemand), and lists them.
+// session does when the agent first reads a file there (memory.Seam), and lists them.
 func (c *checkup) nested(s *doctor.Section, in memory.Instructions, check memory.ReadCheck, seen map[string]bool, warn io.Writer) {
 	dirs, more := memory.NestedDirs(c.d.cwd)
 	if more {
@@ -381,7 +381,7 @@ func (c *checkup) nested(s *doctor.Section, in memory.Instructions, check memory
 	for _, dir := range dirs {
 		found, warns := od.For(filepath.Join(dir, "\x00"), func(p string) bool { return seen[p] })
 		for _, w := range warns {
-			fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as onDemand.report prints them
+			fmt.Fprintf(warn, "ouro: instructions: %s\n", w) // as memory.Seam prints them
 		}
 		rel, err := filepath.Rel(c.d.cwd, dir)
 		if err != nil {

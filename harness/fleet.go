@@ -71,7 +71,7 @@ func (s *Session) TaskWorktrees(r *repo.Repo, worker string) func(ctx context.Co
 	w := s.wts
 	rw := &worktrees{mgr: mgr, ws: w.ws, g: w.g, bg: w.bg, home: w.home, own: w.own}
 	say := func(msg string) { fmt.Fprintf(s.warn, "ouro: %s\n", msg) }
-	isolate := rw.isolate(say, s.grants.allow)
+	isolate := rw.isolate(say, s.grants.Allow)
 	return func(ctx context.Context, taskID string, d subagent.Definition) (*subagent.Isolation, error) {
 		if _, err := repo.Sync(ctx, r.Remote, r.Dir, r.Options()); err != nil {
 			say(fmt.Sprintf("team worker %s: %v; task #%s starts from the last commit fetched", worker, err, taskID))

@@ -76,7 +76,7 @@ func TestBrokenSavedGoalIsLeftOut(t *testing.T) {
 	s, _ := open(t, home, cwd, []scripted.Turn{{Text: "x"}}, nil)
 	id := s.ID()
 	w := s.writer
-	if err := w.AppendEntry(entryGoal, map[string]any{"condition": strings.Repeat("x", 10_000)}); err != nil {
+	if err := w.AppendEntry(goal.EntryState, map[string]any{"condition": strings.Repeat("x", 10_000)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -457,7 +457,7 @@ func (a auditedGate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 // gate before each tool call, hooks and the audit after it, Stop hooks at the end, and
 // the audit's record of every executed call.
 func (g *guard) part() mechanism.Part {
-	return mechanism.Part{Name: "guard",
+	return mechanism.Part{Name: "guard", Phase: mechanism.PhaseGate,
 		BeforeModel: []agent.BeforeModel{g.hooks},
 		Gates:       []agent.Gate{g.gate},
 		AfterTool:   []agent.AfterTool{g.hooks, g},

@@ -22,12 +22,16 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/checkpoint"
+	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/goal"
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
 	"github.com/ouroagent/ouro/mailbox"
+	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/plugin"
@@ -35,9 +39,11 @@ import (
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/todo"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workspace"
 )
 
@@ -240,25 +246,18 @@ type Session struct {
 	warn      io.Writer
 	writer    *session.Writer
 	guard     *guard
-	ctx       *contextParts
-	bg        *backgroundWork
-	skills    *skillLog
-	grants    *grants
-	cron      *schedules
-	goal      *goal.Loop
-	tap       *failureTap
-	tasks     *tasks
+	bg        *notify.Work
+	grants    *grant.Session
+	tap       *hook.FailureTap
 	cp        *checkpoint.Store
-	mcp       *mcpSession // nil: no MCP server configured
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
 
-	workflows *workflows // nil unless offered
-	team      *teamWork
-	wts       *worktrees
-	agents    []subagent.Definition // the definitions found, for /agents
-	system    string                // the system prompt, for /context
+	wts    *worktrees
+	agents []subagent.Definition // the definitions found, for /agents
+	system string                // the system prompt, for /context
+	parts  []mechanism.Part      // the assembled parts, in phase order
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -310,20 +309,20 @@ func Open(opts Options) (*Session, error) {
 	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
 	plugins := loadPlugins(opts.Plugins, warn)
-	grants := openGrants(dirs, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
-	addPluginHooks(set, plugins, grants.allow, warn)
+	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
+	addPluginHooks(set, plugins, grants.Allow, warn)
 	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
-		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.wrote})
+		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.Wrote})
 	if err != nil {
 		g.close(context.Background())
-		grants.close()
+		grants.Close()
 		tr.w.Close()
 		return nil, err
 	}
 	s, err := assemble(opts, dirs, m, ws, tr, g, grants, plugins, spent, warn)
 	if err != nil {
 		g.close(context.Background())
-		grants.close()
+		grants.Close()
 		tr.w.Close()
 		return nil, err
 	}
@@ -333,36 +332,26 @@ func Open(opts Options) (*Session, error) {
 
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
-func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grants, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
+func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
-	bg, err := openBackground(tr, ws, g.settings, notes, opts.UI.Wake, warn)
+	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
+	// Background work joins first: the tools, worktrees, subagents, team and workflows
+	// start their tasks on its manager.
+	bgp, err := notify.Join(env, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source})
 	if err != nil {
 		return nil, err
 	}
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.mgr)
+	bg := bgp.Handle.(*notify.Work)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager())
 	if err != nil {
 		return nil, err
 	}
-	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.mgr, tr, warn)
-	todos := openTodos(tr, opts.UI.OnTodo, warn)
-	store := opts.Store // resolved by Open
-	tl, err := openTasks(dirs, tr, opts.TaskList, store, todos.list, opts.UI, warn)
-	if err != nil {
-		return nil, err
-	}
-	tl.hooks = &teamHooks{r: g.hooks, team: tl.name}
-	skills := openSkills(dirs, ws, tr, g.policy, grants.allow, offered, warn, pluginSkills(plugins, warn), g.hooks)
-	skills.log.shell = &skillShell{g: g, ws: ws, session: bash}
-	wts.skillTool = skills.toolFor(g)
-	sched := openSchedules(dirs, tr, opts.UI, warn)
-	goals, err := openGoal(opts.Goal, g.settings, m, tr, g, ws, dirs.cwd, spent, warn)
-	if err != nil {
-		return nil, err
-	}
-	ctxp := openContext(dirs, m, tr.w, g, spent, warn, mechanism.Restore(tl.part, todos.part, skills.part, goals.Part(), bg.part))
-	ext, err := join(opts.Extensions, ws)
+	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
+	plan := todo.NewList()   // the todo list, which the task list mirrors itself into too
+	var own []mechanism.Part // what a summary must not lose is restored from every part
+	ext, err := join(opts.Extensions, env)
 	if err != nil {
 		return nil, err
 	}
@@ -370,11 +359,29 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
 	g.notes.Store(notes)
+	// The list of joiners: each mechanism joins itself from its own package.
+	joined, err := joinAll(env,
+		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
+		mechanism.With(task.Join, taskConfig(dirs, tr, opts, plan, g.hooks)),
+		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
+		mechanism.With(cron.Join, cron.JoinConfig{}),
+		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
+	)
+	if err != nil {
+		return nil, err
+	}
+	tl, _ := mechanism.Handle[*task.Session](joined)
+	skills, _ := mechanism.Handle[*skill.Log](joined)
+	skills.SetShell(&skillShell{g: g, ws: ws, session: bash})
+	wts.skillTool = skillToolFor(skills, g)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own := []mechanism.Part{g.part(), builtin, ctxp.part, {Name: "notifications", BeforeModel: []agent.BeforeModel{notes}},
-		tl.part, todos.part, skills.part, grants.part, sched.part, bg.part, goals.Part(), wts.part} // tasks end before a goal is judged
+	own = append([]mechanism.Part{g.part(), builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+		grants.Part()}, joined...)
+	own = append(own, bgp, wts.part)
+	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
 		return nil, err
@@ -384,50 +391,54 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		slices.Concat(own, ext))
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
-	wf := openWorkflows(opts, dirs, store, ws, tr, sub, bg, warn)
-	if wf != nil {
-		sub.part.Tools = append(sub.part.Tools, wf.part.Tools...)
-	}
-	tw := openTeam(dirs, tr, tl, sub, bg, opts, warn)
-	sub.part.Deferred = append(sub.part.Deferred, tw.part.Deferred...)
-	sub.part.BeforeModel = append(sub.part.BeforeModel, tw.part.BeforeModel...)
-	sub.part.BeforeStop = append(sub.part.BeforeStop, tw.part.BeforeStop...)
-	if reg, err = offer(reg, sub.part, g, opts.Access.Tools); err != nil {
+	delegated, err := joinAll(env,
+		mechanism.With(team.Join, teamConfig(dirs, tr, tl, g.hooks, sub, bg, opts)),
+		mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)),
+	)
+	if err != nil {
 		return nil, err
 	}
-	wf.offeredLater(reg, g.policy.Hidden)
+	lead := append([]mechanism.Part{sub.part}, delegated...)
+	mechanism.Order(lead)
+	if reg, err = offer(reg, lead, g, opts.Access.Tools); err != nil {
+		return nil, err
+	}
+	if wf, ok := mechanism.Handle[*workflow.Offer](lead); ok {
+		wf.OfferedLater(reg, g.policy.Hidden)
+	}
 
 	rec := &recorder{w: tr.w, warn: warn}
-	tap := &failureTap{Provider: skills.log.serve(m, warn)}
+	tap := &hook.FailureTap{Provider: skills.Serve(m.provider, providerFor(m, warn))}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
 		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
 	}
-	parts := slices.Concat(own, []mechanism.Part{sub.part}, ext)
-	mcps, err := openMCP(opts.MCP, dirs, opts.Version, opts.Access.SandboxLauncher, warn)
+	parts := slices.Concat(own, lead, ext)
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
 	if err != nil {
 		return nil, err
 	}
 	g.policy.SetTools(reg) // each call is judged by what its tool says it does (tool.Describer)
-	if mcps != nil {
-		parts = append(parts, mcps.part(reg, g.policy.Hidden, opts.Access.Tools))
-		g.policy.SetReadOnlyTools(mcps.readOnly)
+	parts = append(parts, remote...)
+	if mcps, ok := mechanism.Handle[*mcpclient.Session](remote); ok {
+		g.policy.SetReadOnlyTools(mcps.ReadOnly)
 	}
+	mechanism.Order(parts)
 	mechanism.Seams(&cfg, parts...)
 	cfg.Observers = append(cfg.Observers, opts.UI.Observers...)
 	a, err := agent.New(cfg)
 	if err != nil {
-		mcps.close()
+		_ = mechanism.Close(remote)
 		return nil, err
 	}
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
-		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: todos.list, Skills: skills.catalog, TaskList: tl.name,
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, ctx: ctxp, skills: skills.log, grants: grants, cron: sched, tap: tap, tasks: tl,
-		goal: goals, cp: tr.checkpoints(), Background: bg.mgr, bg: bg, workflows: wf,
-		mcp: mcps, team: tw, wts: wts, agents: sub.defs, system: system,
+		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
+		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
+		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
+		wts: wts, agents: sub.defs, system: system, parts: parts,
 	}
 	source := "startup"
 	if s.Resumed {
@@ -439,7 +450,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	pending = append(pending, g.hooks.SessionStart(context.Background(), source))
 	s.pending = strings.TrimSpace(strings.Join(pending, "\n"))
-	sched.start()
+	mechanism.Start(parts)
 	return s, nil
 }
 
@@ -545,44 +556,6 @@ func modelName(flag, setting string, env func(string) string) string {
 	return name
 }
 
-// todos is the session's plan: the TodoWrite tool and the reminder when the list goes stale.
-type todos struct {
-	list *todo.List
-	part mechanism.Part
-}
-
-// openTodos restores the list the transcript saved; each change is recorded (so
-// --resume restores it) and shown.
-func openTodos(tr *transcript, onTodo func([]todo.Item), warn io.Writer) todos {
-	list := todo.NewList()
-	if len(tr.todos) > 0 {
-		if err := list.Restore(tr.todos); err != nil {
-			fmt.Fprintf(warn, "ouro: the saved todo list could not be restored: %v\n", err)
-		}
-	}
-	changed := func(items []todo.Item) {
-		if err := tr.w.AppendEntry(entryTodo, map[string]any{"todos": items}); err != nil {
-			fmt.Fprintf(warn, "ouro: saving the todo list: %v\n", err)
-		}
-		if onTodo != nil {
-			onTodo(items)
-		}
-	}
-	reminder := todo.NewReminder(list, 0)
-	return todos{list: list, part: mechanism.Part{Name: "todo",
-		Tools:       []tool.Tool{todo.NewTool(list, changed)},
-		BeforeModel: []agent.BeforeModel{reminder}, Observers: []agent.Observer{reminder.Observe},
-		Restore: func() []llm.Block {
-			if snap := list.Snapshot(); snap != "" {
-				return []llm.Block{llm.TextBlock(snap)}
-			}
-			return nil
-		}}}
-}
-
-// entryTodo is the transcript entry holding the todo list after each change.
-const entryTodo = "todo"
-
 // ID is the session ID.
 func (s *Session) ID() string { return s.writer.ID() }
 
@@ -593,7 +566,7 @@ func (s *Session) TranscriptPath() string { return s.writer.Path() }
 // hooks see the prompt first: they may block it (the run then fails with their reason and
 // nothing reaches the model) or add context to it.
 func (s *Session) Run(ctx context.Context, prompt string) agent.Outcome {
-	prompt, attached, err := s.mcpInput(ctx, prompt)
+	prompt, attached, err := s.mcp().Input(ctx, prompt)
 	if err != nil {
 		return agent.Outcome{Status: agent.StatusFailed, Reason: err.Error()}
 	}
@@ -637,12 +610,12 @@ func (s *Session) RunBlocks(ctx context.Context, input []llm.Block) agent.Outcom
 		s.pending = ""
 	}
 	defer s.guard.policy.ClearTurnRules()
-	defer s.skills.endTurn()
+	defer s.skills().EndTurn()
 	s.beginCheckpoint(input, prompt)
-	defer s.team.wakeIfIdle() // what teammates sent after the run's last request
-	defer s.bg.running(prompt)()
+	defer s.team().WakeIfIdle() // what teammates sent after the run's last request
+	defer s.bg.Running(prompt)()
 	out := s.Agent.Run(ctx, s.Conv, input...)
-	stopFailure(ctx, hooks, s.tap, out)
+	hooks.StopFailed(ctx, s.tap, out)
 	return out
 }
 
@@ -658,11 +631,12 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cron.sched.Stop() // session-only jobs die with the session
-	s.team.close()      // teammates finish their current tool call and stop
-	s.bg.close()        // nothing the session started outlives it (a workflow's journal stays resumable)
-	s.mcp.close()
+	s.team().Close() // teammates finish their current tool call and stop
+	s.bg.Close()     // nothing the session started outlives it (a workflow's journal stays resumable)
+	// The joined parts close in the reverse of phase order: MCP servers, then the
+	// scheduler (session-only jobs die with the session).
+	closed := mechanism.Close(s.parts)
 	err := s.guard.close(context.Background()) // SessionEnd hooks run here
-	s.grants.close()
-	return errors.Join(err, s.tasks.close(), s.writer.Sync(), s.writer.Close())
+	s.grants.Close()
+	return errors.Join(closed, err, s.writer.Sync(), s.writer.Close())
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -144,7 +145,7 @@ func (s *Session) SwitchModel(name string) error {
 	if m.name == s.Model {
 		return nil
 	}
-	tap := &failureTap{Provider: s.skills.serve(m, s.warn)}
+	tap := &hook.FailureTap{Provider: s.skills().Serve(m.provider, providerFor(m, s.warn))}
 	cfg := s.Agent.Config()
 	cfg.Provider, cfg.Model, cfg.MaxOutput = tap, m.name, s.modelOpts.MaxOutput
 	a, err := agent.New(cfg)

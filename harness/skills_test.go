@@ -63,7 +63,7 @@ func TestInvokedSkillSurvivesCompactionAndResume(t *testing.T) {
 
 	r, _ := open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, func(o *Options) { o.Resume.ID = id })
 	defer r.Close()
-	restored := r.ctx.compactor.Config().Restore()
+	restored := r.context().Compactor.Config().Restore()
 	var all strings.Builder
 	for _, b := range restored {
 		all.WriteString(b.Text)

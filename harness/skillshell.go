@@ -42,7 +42,7 @@ const (
 )
 
 // expand returns text with each !`command` replaced by its output, for skill name.
-func (sh *skillShell) expand(ctx context.Context, name, text string) string {
+func (sh *skillShell) Expand(ctx context.Context, name, text string) string {
 	if sh == nil || !skill.HasDynamic(text) {
 		return text
 	}

@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,25 +201,5 @@ func TestSubagentSharesTheTaskList(t *testing.T) {
 	}, nil)
 	if o := s.Run(context.Background(), "delegate"); !o.OK() {
 		t.Fatalf("outcome = %+v", o)
-	}
-}
-
-func TestMirrorIsBounded(t *testing.T) {
-	var list []task.Task
-	for i := 1; i <= 300; i++ {
-		st := task.Completed
-		if i%3 == 0 {
-			st = task.Pending
-		}
-		list = append(list, task.Task{ID: fmt.Sprint(i), Subject: "s", Status: st})
-	}
-	items := mirror(list)
-	if len(items) != maxMirror || !strings.Contains(items[len(items)-1].Content, "251 more tasks") {
-		t.Fatalf("%d items, last %q", len(items), items[len(items)-1].Content)
-	}
-	for _, it := range items[:len(items)-1] {
-		if it.Status != todo.Pending {
-			t.Fatalf("a completed task was kept before an open one: %+v", it)
-		}
 	}
 }

@@ -19,13 +19,14 @@ import (
 // list and deny rules leave of them.
 
 // join asks each extension for its Part.
-func join(ext []mechanism.Joiner, ws *workspace.Workspace) ([]mechanism.Part, error) {
+func join(ext []mechanism.Joiner, env mechanism.Env) ([]mechanism.Part, error) {
 	var parts []mechanism.Part
 	for _, j := range ext {
-		p, err := j.Join(mechanism.Env{Workspace: ws})
+		p, err := j.Join(env)
 		if err != nil {
 			return nil, fmt.Errorf("%T could not join the session: %w", j, err)
 		}
+		p.Phase = mechanism.PhaseExtension // after the gate and the hooks, whatever it says
 		parts = append(parts, p)
 	}
 	return parts, nil
@@ -98,7 +99,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg, EnvDir: g.envDir})
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
-	return mechanism.Part{Name: "tools", Tools: []tool.Tool{
+	return mechanism.Part{Name: "tools", Phase: mechanism.PhaseTools, Tools: []tool.Tool{
 		bash,
 		tools.NewGlob(ws), grep, tools.NewLS(ws),
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
@@ -107,11 +108,20 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	}}, bash, nil
 }
 
-// offer completes the registry with the Task tool and leaves what the model is offered:
-// not the tools a deny rule hides, and only those the tools list names (when it names any).
-func offer(reg *tool.Registry, sub mechanism.Part, g *guard, only []string) (*tool.Registry, error) {
-	if err := addTools(reg, sub); err != nil {
-		return nil, err
+// offer completes the registry with the lead's own tools (PhaseDelegation: the Task
+// tool, SendMessage, Workflow, which subagents are not given) and leaves what the model
+// is offered: not the tools a deny rule hides, and only those the tools list names (when
+// it names any). The parts' tools come first, then their deferred ones.
+func offer(reg *tool.Registry, lead []mechanism.Part, g *guard, only []string) (*tool.Registry, error) {
+	for _, p := range lead {
+		if err := addTools(reg, mechanism.Part{Name: p.Name, Tools: p.Tools}); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range lead {
+		if err := addTools(reg, mechanism.Part{Name: p.Name, Deferred: p.Deferred}); err != nil {
+			return nil, err
+		}
 	}
 	g.hideDenied(reg)
 	if err := restrictTools(reg, only, g.policy.Hidden); err != nil {

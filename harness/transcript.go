@@ -10,9 +10,8 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/checkpoint"
-	"github.com/ouroagent/ouro/cron"
-	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
 )
@@ -23,20 +22,13 @@ type transcript struct {
 	w        *session.Writer
 	resumed  bool
 	messages []llm.Message
-	todos    json.RawMessage    // the last saved todo list
-	skills   []invokedSkill     // the skills loaded, oldest first
-	goal     goal.State         // the last saved goal
-	taskList string             // the task list the session used
 	history  []checkpoint.Entry // the entries checkpoints are listed from
 	cp       *checkpoint.Store  // made by checkpoints()
-	// background holds the entries of background work (tasks, notifications).
-	background []session.Entry
 	// worktree is the git worktree the session was in when it stopped ("" for none).
 	worktree string
-	// workflowsOffered: a prompt of the user asked for a workflow (OfferWorkflows).
-	workflowsOffered bool
-	// cron is the session's scheduled jobs when it stopped.
-	cron cron.SessionJobs
+	// entries are all the entries the resumed transcript held, for the mechanisms that
+	// restore their own (mechanism.Env.Resumed).
+	entries []mechanism.Entry
 }
 
 // pruneSessions deletes, at most once a day, the sessions of every project nobody has
@@ -113,42 +105,14 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 	}
 	tr := &transcript{w: w, resumed: true}
 	for _, e := range t.Entries {
+		tr.entries = append(tr.entries, mechanism.Entry{Type: e.Type, Data: e.Data})
 		switch e.Type {
-		case entryTodo:
-			tr.todos = e.Data
-		case entryGoal:
-			var st goal.State
-			if err := json.Unmarshal(e.Data, &st); err != nil {
-				fmt.Fprintf(warn, "ouro: the saved goal could not be read (%v); the session continues without it\n", err)
-			}
-			tr.goal = st
-		case entryTaskList:
-			var l struct{ List string }
-			if json.Unmarshal(e.Data, &l) == nil {
-				tr.taskList = l.List
-			}
 		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
 			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
-		case entryBackground, entryNotified, entryDelivered:
-			tr.background = append(tr.background, e)
-		case entryWorkflowsOffered:
-			tr.workflowsOffered = true
-		case entryCron:
-			var c cron.SessionChange
-			if err := json.Unmarshal(e.Data, &c); err != nil {
-				fmt.Fprintf(warn, "ouro: a saved change to the session's scheduled jobs could not be read (%v); it is skipped\n", err)
-				continue
-			}
-			tr.cron.Apply(c)
 		case entryWorktree:
 			var w struct{ Name string }
 			if json.Unmarshal(e.Data, &w) == nil {
 				tr.worktree = w.Name
-			}
-		case entrySkill:
-			var k invokedSkill
-			if json.Unmarshal(e.Data, &k) == nil && k.Name != "" {
-				tr.skills = keep(tr.skills, k)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/subagent"
@@ -65,7 +66,7 @@ func openWorktrees(cwd string, ws *workspace.Workspace, g *guard, bash *tools.Ba
 		}
 	})
 	// Deferred: rarely used, so the first request stays small.
-	w.part = mechanism.Part{Name: "worktrees", Deferred: []tool.Tool{enter, exit}}
+	w.part = mechanism.Part{Name: "worktrees", Phase: mechanism.PhaseWorkspace, Deferred: []tool.Tool{enter, exit}}
 	return w
 }
 
@@ -167,7 +168,7 @@ func (w *worktrees) isolate(say func(string), allow func(path, what string) bool
 		}
 		hooks := g.hooks
 		if len(d.Hooks) > 0 && (d.Path == "" || allow(d.Path, "hooks")) {
-			if r, _, err := g.hooks.Scoped(sourced(d.Hooks, d.Path)); err == nil {
+			if r, _, err := g.hooks.Scoped(hook.Sourced(d.Hooks, d.Path)); err == nil {
 				hooks = r
 			}
 		}

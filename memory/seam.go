@@ -1,48 +1,51 @@
-package harness
+package memory
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"path/filepath"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
-	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/tool"
 )
 
-// onDemand adds instructions as the agent reaches the files they are for: a path-scoped
+// Seam adds instructions as the agent reaches the files they are for: a path-scoped
 // rule when a file matching its paths: is first read or edited, a nested CLAUDE.md or
 // AGENTS.md when a file in its folder is. As in Claude Code they arrive as a
 // <system-reminder> user message before the next model call, never as a change to the
 // system prompt (which stays cached).
 //
-// Each file is added once: what the conversation holds is the record (memory.Given), so
+// Each file is added once: what the conversation holds is the record (Given), so
 // a resumed session does not repeat them, and after a summary (which keeps only the
 // start-up instructions) they are added again on the next read that needs them.
-type onDemand struct {
-	od   *memory.OnDemand
+type Seam struct {
+	od   *OnDemand
 	cwd  string
-	warn io.Writer
+	warn func(format string, args ...any)
 
 	mu      sync.Mutex
 	touched []string
 	warned  map[string]bool
 }
 
+// NewSeam is the on-demand instructions of od for a session in cwd, as the loop's
+// AfterTool and BeforeModel seams; warn tells each warning once.
+func NewSeam(od *OnDemand, cwd string, warn func(format string, args ...any)) *Seam {
+	return &Seam{od: od, cwd: cwd, warn: warn}
+}
+
 var (
-	_ agent.AfterTool   = (*onDemand)(nil)
-	_ agent.BeforeModel = (*onDemand)(nil)
+	_ agent.AfterTool   = (*Seam)(nil)
+	_ agent.BeforeModel = (*Seam)(nil)
 )
 
 // fileTools are the tools whose file_path (notebook_path) is a file the agent works on.
 var fileTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
 
 // AfterTool notes the file a successful Read, Edit or Write worked on.
-func (d *onDemand) AfterTool(_ context.Context, c tool.Call, r *tool.Result) {
+func (d *Seam) AfterTool(_ context.Context, c tool.Call, r *tool.Result) {
 	if r.IsError || !fileTools[c.Name] {
 		return
 	}
@@ -69,7 +72,7 @@ func (d *onDemand) AfterTool(_ context.Context, c tool.Call, r *tool.Result) {
 }
 
 // BeforeModel adds what the files worked on since the last call bring, one message.
-func (d *onDemand) BeforeModel(_ context.Context, t *agent.Turn) error {
+func (d *Seam) BeforeModel(_ context.Context, t *agent.Turn) error {
 	d.mu.Lock()
 	touched := d.touched
 	d.touched = nil
@@ -91,14 +94,14 @@ func (d *onDemand) BeforeModel(_ context.Context, t *agent.Turn) error {
 		for _, f := range found {
 			have[f.Path] = true
 		}
-		blocks = append(blocks, llm.TextBlock(memory.Reminder(p, found)))
+		blocks = append(blocks, llm.TextBlock(Reminder(p, found)))
 	}
 	t.AppendUser(blocks...)
 	return nil
 }
 
 // report shows each warning once a session.
-func (d *onDemand) report(warns []string) {
+func (d *Seam) report(warns []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, w := range warns {
@@ -107,7 +110,7 @@ func (d *onDemand) report(warns []string) {
 		}
 		if !d.warned[w] {
 			d.warned[w] = true
-			fmt.Fprintf(d.warn, "ouro: instructions: %s\n", w)
+			d.warn("instructions: %s", w)
 		}
 	}
 }
@@ -121,7 +124,7 @@ func given(msgs []llm.Message) map[string]bool {
 		}
 		for _, b := range m.Content {
 			if b.Type == "text" {
-				for _, p := range memory.Given(b.Text) {
+				for _, p := range Given(b.Text) {
 					have[p] = true
 				}
 			}

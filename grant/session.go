@@ -1,4 +1,4 @@
-package harness
+package grant
 
 import (
 	"fmt"
@@ -8,17 +8,16 @@ import (
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/mechanism"
 )
 
-// grants keeps what the agent writes from granting it power later (package grant): a
+// Session keeps what the agent writes from granting it power later (package grant): a
 // skill's allowed-tools, an agent's looser permissionMode, and the hooks of an agent, a
 // skill or a plugin count only when the file is the user's own, or the user approved its
 // content once.
-type grants struct {
-	ledger  *grant.Ledger
-	watch   *grant.Watch
+type Session struct {
+	ledger  *Ledger
+	watch   *Watch
 	approve func(path, what, why string) bool
 	warn    io.Writer
 
@@ -27,15 +26,18 @@ type grants struct {
 	part   mechanism.Part
 }
 
-// openGrants starts watching the skill, command and agent folders and the settings files
-// of the project and the user for this session; every change is recorded at the end of each turn in which a call
-// that may write ran (and when the session closes), so turns that only read cost no scan.
-func openGrants(d dirs, sessionID string, approve func(path, what, why string) bool, warn io.Writer, extra ...string) *grants {
-	l := grant.Open(d.project)
-	watched := append(grant.Dirs(d.cwd, d.config), grant.SettingsFiles(d.cwd, d.config, d.home)...)
-	g := &grants{ledger: l, watch: l.Start(sessionID, append(watched, extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
+// Begin starts watching the skill, command and agent folders and the settings files of
+// the project (in cwd, its state in project) and the user (their configuration in
+// config, ouro's in home), and extra (plugins' folders), for session sessionID; every
+// change is recorded at the end of each turn in which a call that may write ran (and
+// when the session closes), so turns that only read cost no scan. approve asks the user
+// about a file that may not grant by itself (nil: nobody to ask).
+func Begin(project, cwd, config, home, sessionID string, approve func(path, what, why string) bool, warn io.Writer, extra ...string) *Session {
+	l := Open(project)
+	watched := append(Dirs(cwd, config), SettingsFiles(cwd, config, home)...)
+	g := &Session{ledger: l, watch: l.Start(sessionID, append(watched, extra...)), approve: approve, warn: warn, warned: map[string]bool{}}
 	dirty := false
-	g.part = mechanism.Part{Name: "grants", Observers: []agent.Observer{func(e agent.Event) {
+	g.part = mechanism.Part{Name: "grants", Phase: mechanism.PhaseState, Observers: []agent.Observer{func(e agent.Event) {
 		switch {
 		case e.Type == agent.EventToolEnd && !slices.Contains(observingTools, e.Call.Name):
 			dirty = true
@@ -47,42 +49,46 @@ func openGrants(d dirs, sessionID string, approve func(path, what, why string) b
 	return g
 }
 
+// Part is the grants' part of the session (PhaseState): its observer checks the
+// watched files at the end of each turn that may have written.
+func (g *Session) Part() mechanism.Part { return g.part }
+
 // observingTools write no file: a turn that ran only these needs no scan.
 var observingTools = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Skill", "NotebookRead"}
 
 // check records the grant-bearing files changed since the last check.
-func (g *grants) check() {
+func (g *Session) check() {
 	_, err := g.watch.Check()
 	g.report(err)
 }
 
 // report warns, once, that the ledger could not be written.
-func (g *grants) report(err error) {
+func (g *Session) report(err error) {
 	if err != nil {
 		g.once("ledger", fmt.Sprintf("ouro: WARNING: recording agent-written skill, agent and settings files in %s failed (%v); they may grant permissions in a later session without review\n", g.ledger.Path(), err))
 	}
 }
 
-// wrote records a settings file ouro changed on the person's word (see grant.Watch.Wrote).
-func (g *grants) wrote(path string, before, after []byte) {
+// Wrote records a settings file ouro changed on the person's word (see Watch.Wrote).
+func (g *Session) Wrote(path string, before, after []byte) {
 	g.report(g.watch.Wrote(path, before, after))
 }
 
-// close records what the session's last turn and its SessionEnd hooks changed and
+// Close records what the session's last turn and its SessionEnd hooks changed and
 // closes the watch's open snapshot.
-func (g *grants) close() { g.report(g.watch.Close()) }
+func (g *Session) Close() { g.report(g.watch.Close()) }
 
-// allow reports whether the file at path may grant what (for the message): it may when
+// Allow reports whether the file at path may grant what (for the message): it may when
 // the user wrote it, or approves it now; a file changed since the session started, or
 // written by an earlier session and not reviewed, may not.
-func (g *grants) allow(path, what string) bool {
+func (g *Session) Allow(path, what string) bool {
 	content, err := os.ReadFile(path)
 	if err != nil {
 		g.once(path, fmt.Sprintf("ouro: %s: %s ignored: the file cannot be read (%v)\n", path, what, err))
 		return false
 	}
 	why := ""
-	if start := g.watch.Started(path); start != grant.Hash(content) {
+	if start := g.watch.Started(path); start != Hash(content) {
 		why = "it changed after this session started"
 	} else if ok, w, _ := g.ledger.Trusted(path, content); !ok {
 		why = w
@@ -100,7 +106,7 @@ func (g *grants) allow(path, what string) bool {
 	return false
 }
 
-func (g *grants) once(key, msg string) {
+func (g *Session) once(key, msg string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.warned[key] {

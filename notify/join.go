@@ -1,11 +1,10 @@
-package harness
+package notify
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,11 +16,7 @@ import (
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
-	"github.com/ouroagent/ouro/notify"
-	"github.com/ouroagent/ouro/session"
-	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
-	"github.com/ouroagent/ouro/workspace"
 )
 
 // Transcript entries of background work: a task started or was stopped by the model; a
@@ -34,20 +29,18 @@ const (
 	entryDelivered  = "notification_delivered"
 )
 
-// stopWait bounds one wait of a headless run for its background tasks: past it the model
+// StopWait bounds one wait of a headless run for its background tasks: past it the model
 // is told what still runs and decides (wait again, stop them, or finish).
-const stopWait = 10 * time.Minute
+const StopWait = 10 * time.Minute
 
-// backgroundWork is the session's background tasks, and how their notifications reach
-// the model: before its next request (notify.Queue); as a turn of their own when the
-// REPL is idle (UI.Wake); or, in a headless run whose model stops while tasks still run,
+// Work is the session's background tasks, and how their notifications reach the model:
+// before its next request (the Queue); as a turn of their own when the REPL is idle
+// (mechanism.Env.Waker); or, in a headless run whose model stops while tasks still run,
 // as the message the run continues with once one ends.
-type backgroundWork struct {
+type Work struct {
 	mgr   *background.Manager
-	notes *notify.Queue
-	w     *session.Writer
-	wake  func(Wake)
-	warn  io.Writer
+	notes *Queue
+	env   mechanism.Env
 
 	mu   sync.Mutex
 	busy bool            // a run is under way
@@ -59,7 +52,6 @@ type backgroundWork struct {
 	// tasksQueued counts the background tasks' notifications in the queue: only those
 	// wake the REPL (async hooks' wait for the next turn).
 	tasksQueued int
-	part        mechanism.Part
 }
 
 type notifiedEntry struct {
@@ -76,36 +68,53 @@ type backgroundEntry struct {
 	Task  background.Info `json:"task"`
 }
 
-func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Settings, notes *notify.Queue, wake func(Wake), warn io.Writer) (*backgroundWork, error) {
-	dir := filepath.Join(tr.w.Dir(), "tasks")
+// JoinConfig is what a session gives its background work.
+type JoinConfig struct {
+	// Queue is the session's notification queue (the registry's Options.Notify).
+	Queue *Queue
+	// MaxRunning bounds the tasks running at once (settings background.maxRunning, from
+	// Source; 0: the default).
+	MaxRunning int
+	Source     string
+}
+
+// Join makes the session's background work (PhaseState; the Part's Handle is the
+// *Work): its tasks' output folder, which the workspace reaches so the model reads it
+// with Read, TaskOutput and TaskStop, and the delivery of what they notify. What the
+// last process of a resumed session queued and never delivered is queued again.
+func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
+	p := mechanism.Part{Name: "background", Phase: mechanism.PhaseState}
+	dir := filepath.Join(env.SessionDir, "tasks")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("background tasks folder: %w", err)
+		return p, fmt.Errorf("background tasks folder: %w", err)
 	}
-	if err := ws.AddRoot(dir); err != nil { // the model reads output files with Read
-		return nil, err
+	if err := env.Workspace.AddRoot(dir); err != nil { // the model reads output files with Read
+		return p, err
 	}
-	limit := set.Background.MaxRunning
+	limit := jc.MaxRunning
 	if limit > background.HardMaxRunning || limit < 0 {
-		fmt.Fprintf(warn, "ouro: WARNING: background.maxRunning %d in %s is out of range (1–%d); using %d\n",
-			limit, set.Background.Source, background.HardMaxRunning, min(max(limit, 0), background.HardMaxRunning))
+		env.Warn.Warnf("WARNING: background.maxRunning %d in %s is out of range (1–%d); using %d",
+			limit, jc.Source, background.HardMaxRunning, min(max(limit, 0), background.HardMaxRunning))
 	}
-	b := &backgroundWork{notes: notes, w: tr.w, wake: wake, warn: warn, seen: map[string]bool{}, waking: map[string][]string{}}
+	notes := jc.Queue
+	b := &Work{notes: notes, env: env, seen: map[string]bool{}, waking: map[string][]string{}}
 	b.mgr = background.New(background.Config{Dir: dir, MaxRunning: max(limit, 0), OnEvent: b.event})
 	notes.OnNotify = b.notified
 	notes.OnDeliver = b.delivered
 	out, stop, legacyOut, legacyStop := b.mgr.Tools()
-	b.part = mechanism.Part{Name: "background",
-		Deferred: []tool.Tool{out, stop, legacyOut, legacyStop},
-		Restore:  b.restoreRunning,
-	}
-	if wake == nil {
+	p.Deferred = []tool.Tool{out, stop, legacyOut, legacyStop}
+	p.Restore, p.Handle = b.restoreRunning, b
+	if env.Waker == nil {
 		// Headless: a run whose model stops while its tasks run waits for them.
-		b.part.BeforeStop = []agent.BeforeStop{background.Waiter{Manager: b.mgr, Limit: stopWait,
+		p.BeforeStop = []agent.BeforeStop{background.Waiter{Manager: b.mgr, Limit: StopWait,
 			Take: func() string { return joinNotes(notes.Take()) }}}
 	}
-	b.resume(tr.background)
-	return b, nil
+	b.resume(env.Entries(entryBackground, entryNotified, entryDelivered))
+	return p, nil
 }
+
+// Manager runs the tasks.
+func (b *Work) Manager() *background.Manager { return b.mgr }
 
 // keyOf identifies a notification by its text.
 func keyOf(text string) string {
@@ -113,20 +122,20 @@ func keyOf(text string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func (b *backgroundWork) record(typ string, data any) {
-	if err := b.w.AppendEntry(typ, data); err != nil {
-		fmt.Fprintf(b.warn, "ouro: recording background work in the transcript: %v\n", err)
+func (b *Work) record(typ string, data any) {
+	if err := b.env.Journal.AppendEntry(typ, data); err != nil {
+		b.env.Warn.Warnf("recording background work in the transcript: %v", err)
 	}
 }
 
-func (b *backgroundWork) event(e background.Event) {
+func (b *Work) event(e background.Event) {
 	b.record(entryBackground, backgroundEntry{Event: e.Type, Task: e.Info})
 }
 
 // notified records a notification as it is queued; a background task's starts a turn
 // when the REPL is idle (what async hooks leave waits for the next turn, as in Claude
 // Code: their asyncRewake asks for one itself).
-func (b *backgroundWork) notified(n tool.Notification) {
+func (b *Work) notified(n tool.Notification) {
 	key := keyOf(n.Text)
 	b.mu.Lock()
 	fresh := !b.seen[key]
@@ -145,7 +154,7 @@ func (b *backgroundWork) notified(n tool.Notification) {
 
 func isTaskNote(n tool.Notification) bool { return strings.HasPrefix(n.Text, "<task-notification>") }
 
-func (b *backgroundWork) delivered(ns []tool.Notification) {
+func (b *Work) delivered(ns []tool.Notification) {
 	b.mu.Lock()
 	for _, n := range ns {
 		if isTaskNote(n) && b.tasksQueued > 0 {
@@ -156,9 +165,9 @@ func (b *backgroundWork) delivered(ns []tool.Notification) {
 	b.deliveredKeys(keysOf(ns))
 }
 
-func (b *backgroundWork) deliveredKeys(keys []string) {
+func (b *Work) deliveredKeys(keys []string) {
 	b.record(entryDelivered, deliveredEntry{Keys: keys})
-	_ = b.w.Sync()
+	_ = b.env.Journal.Sync()
 }
 
 func keysOf(ns []tool.Notification) []string {
@@ -171,8 +180,8 @@ func keysOf(ns []tool.Notification) []string {
 
 // wakeIfIdle hands what is queued to the REPL as a turn of its own when no run is under
 // way; during a run the queue delivers it before the next model request.
-func (b *backgroundWork) wakeIfIdle() {
-	if b.wake == nil {
+func (b *Work) wakeIfIdle() {
+	if b.env.Waker == nil {
 		return
 	}
 	b.mu.Lock()
@@ -185,14 +194,14 @@ func (b *backgroundWork) wakeIfIdle() {
 		prompt := joinNotes(ns)
 		k := strings.TrimSpace(prompt) // as the REPL will run it
 		b.waking[k] = append(b.waking[k], keysOf(ns)...)
-		b.wake(Wake{Source: "background", Prompt: prompt})
+		b.env.Waker.Wake("background", prompt)
 	}
 }
 
-// running marks a run under way, starting with prompt (a wake prompt's notifications
+// Running marks a run under way, starting with prompt (a wake prompt's notifications
 // are delivered now); the returned func ends it, and wakes the REPL for what arrived
 // after the run's last model request.
-func (b *backgroundWork) running(prompt string) func() {
+func (b *Work) Running(prompt string) func() {
 	b.mu.Lock()
 	b.busy = true
 	keys := b.waking[strings.TrimSpace(prompt)]
@@ -209,16 +218,16 @@ func (b *backgroundWork) running(prompt string) func() {
 	}
 }
 
-// isBusy reports whether a run is under way.
-func (b *backgroundWork) isBusy() bool {
+// Busy reports whether a run is under way.
+func (b *Work) Busy() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.busy
 }
 
-// duringRuns passes a child's events on only while a run is under way: a background
+// DuringRuns passes a child's events on only while a run is under way: a background
 // agent outliving its run must not write after the run's final result (stream-json).
-func (b *backgroundWork) duringRuns(obs func(string, agent.Event)) func(string, agent.Event) {
+func (b *Work) DuringRuns(obs func(string, agent.Event)) func(string, agent.Event) {
 	if obs == nil {
 		return nil
 	}
@@ -241,7 +250,7 @@ func joinNotes(ns []tool.Notification) string {
 }
 
 // restoreRunning reminds the model, after a summary, of the tasks still running.
-func (b *backgroundWork) restoreRunning() []llm.Block {
+func (b *Work) restoreRunning() []llm.Block {
 	if list := b.mgr.RunningList(); list != "" {
 		return []llm.Block{llm.TextBlock("Background tasks still running (you will be notified when each ends): " + list)}
 	}
@@ -252,7 +261,7 @@ var taskIDTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // resume queues again what the last process of this session notified and never
 // delivered, and a notification for each task it left running (they ended with it).
-func (b *backgroundWork) resume(entries []session.Entry) {
+func (b *Work) resume(entries []mechanism.Entry) {
 	var pending []notifiedEntry
 	delivered := map[string]bool{}
 	ended := map[string]bool{}
@@ -305,10 +314,10 @@ func (b *backgroundWork) resume(entries []session.Entry) {
 	}
 }
 
-// close stops what still runs and says so: the session is ending.
-func (b *backgroundWork) close() {
+// Close stops what still runs and says so: the session is ending.
+func (b *Work) Close() {
 	for _, i := range b.mgr.Close() {
-		fmt.Fprintf(b.warn, "ouro: background task %s (%s) was still running and has been stopped as the session ended; its output is in %s\n",
+		b.env.Warn.Warnf("background task %s (%s) was still running and has been stopped as the session ended; its output is in %s",
 			i.ID, i.Description, i.Output)
 	}
 }

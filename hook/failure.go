@@ -1,4 +1,4 @@
-package harness
+package hook
 
 import (
 	"context"
@@ -7,19 +7,18 @@ import (
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 )
 
-// failureTap remembers the last error of the main loop's model calls, so that a run that
+// FailureTap remembers the last error of the main loop's model calls, so that a run that
 // ends failed because of the API can fire the StopFailure hooks with the error's class.
-type failureTap struct {
+type FailureTap struct {
 	llm.Provider
 	mu   sync.Mutex
 	last error
 }
 
-func (f *failureTap) Complete(ctx context.Context, req *llm.Request, onDelta llm.StreamFunc) (*llm.Response, error) {
+func (f *FailureTap) Complete(ctx context.Context, req *llm.Request, onDelta llm.StreamFunc) (*llm.Response, error) {
 	resp, err := f.Provider.Complete(ctx, req, onDelta)
 	f.mu.Lock()
 	f.last = err
@@ -28,7 +27,7 @@ func (f *failureTap) Complete(ctx context.Context, req *llm.Request, onDelta llm
 }
 
 // take returns the last error and forgets it.
-func (f *failureTap) take() error {
+func (f *FailureTap) take() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	err := f.last
@@ -36,11 +35,12 @@ func (f *failureTap) take() error {
 	return err
 }
 
-// stopFailure fires the StopFailure hooks when out failed on a model call's error (not on
+// StopFailed fires the StopFailure hooks when out, the outcome of a run whose model
+// calls went through tap, failed on a model call's error (not on
 // a hook, a budget or an interruption): error_type is Claude Code's class of the error.
-func stopFailure(ctx context.Context, hooks *hook.Runner, tap *failureTap, out agent.Outcome) {
+func (r *Runner) StopFailed(ctx context.Context, tap *FailureTap, out agent.Outcome) {
 	err := tap.take()
-	if out.Status != agent.StatusFailed || err == nil || ctx.Err() != nil || !hooks.Has(hook.StopFailure) {
+	if out.Status != agent.StatusFailed || err == nil || ctx.Err() != nil || !r.Has(StopFailure) {
 		return
 	}
 	kind, code := "unknown", ""
@@ -69,5 +69,5 @@ func stopFailure(ctx context.Context, hooks *hook.Runner, tap *failureTap, out a
 			code = le.Kind
 		}
 	}
-	hooks.StopFailure(ctx, kind, code, err.Error(), out.Result)
+	r.StopFailure(ctx, kind, code, err.Error(), out.Result)
 }

@@ -30,11 +30,9 @@ func TestLinkedSkillGrantsLikeACopy(t *testing.T) {
 		}
 	}
 
-	t.Run("folder link", func(t *testing.T) {
-		e := newEnv(t)
-		shared := t.TempDir()
-		writeFile(t, filepath.Join(shared, "deploy", "SKILL.md"), skillText)
-		link(t, e, filepath.Join(shared, "deploy"))
+	// grants runs the skill, then touch, which only its allowed-tools allows.
+	grants := func(t *testing.T, e *env) {
+		t.Helper()
 		e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: invoke}}},
 			scripted.Turn{ToolCalls: []scripted.ToolCall{touch}},
 			scripted.Turn{ExpectContains: "(no output)", Text: "done"})
@@ -44,6 +42,14 @@ func TestLinkedSkillGrantsLikeACopy(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(e.dir, "deployed.txt")); err != nil {
 			t.Fatalf("the linked skill did not grant: %v", err)
 		}
+	}
+
+	t.Run("folder link", func(t *testing.T) {
+		e := newEnv(t)
+		shared := t.TempDir()
+		writeFile(t, filepath.Join(shared, "deploy", "SKILL.md"), skillText)
+		link(t, e, filepath.Join(shared, "deploy"))
+		grants(t, e)
 	})
 
 	t.Run("SKILL.md link", func(t *testing.T) {
@@ -56,15 +62,7 @@ func TestLinkedSkillGrantsLikeACopy(t *testing.T) {
 		if err := os.Symlink(filepath.Join(shared, "deploy.md"), filepath.Join(e.dir, ".claude", "skills", "deploy", "SKILL.md")); err != nil {
 			t.Fatal(err)
 		}
-		e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Skill", Input: invoke}}},
-			scripted.Turn{ToolCalls: []scripted.ToolCall{touch}},
-			scripted.Turn{ExpectContains: "(no output)", Text: "done"})
-		if out, errOut, code := e.run("", "-p", "deploy"); code != 0 || strings.Contains(errOut, "ignored") {
-			t.Fatalf("exit %d %s %s", code, out, errOut)
-		}
-		if _, err := os.Stat(filepath.Join(e.dir, "deployed.txt")); err != nil {
-			t.Fatalf("the skill with a linked SKILL.md did not grant: %v", err)
-		}
+		grants(t, e)
 	})
 
 	t.Run("attack: link repointed mid-session", func(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/internal/flock"
+	"github.com/ouroagent/ouro/internal/regfile"
 )
 
 // FileName is the ledger's name in the project's state folder.
@@ -304,26 +305,76 @@ func (w *Watch) Close() error {
 	return err
 }
 
+// maxLinkDepth bounds how deep scan goes below a folder reached through a symbolic link,
+// and maxScanned how many entries one scan looks at: a link to / in a skills folder
+// costs a bounded walk, not the whole disk. A file beyond them is not watched, and a
+// file not watched grants nothing (it did not hold its content when the session began).
+const (
+	maxLinkDepth = 4
+	maxScanned   = 20000
+)
+
 // scan hashes every file under dirs that could hold a skill, command or agent (.md), or a
-// plugin's manifest or hooks (.json). Every file
-// is read each time: a size and a time can be put back by whoever wrote the file.
+// plugin's manifest or hooks (.json), named as reached from dirs. Symbolic links are
+// followed, to files and to folders (a skill linked in from a shared checkout is a skill
+// like one copied in), each real folder once per path, so a loop ends. Every file is
+// read each time: a size and a time can be put back by whoever wrote the file.
 func scan(dirs []string) map[string]string {
 	out := map[string]string{}
+	budget := maxScanned
 	for _, d := range dirs {
-		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() || !de.Type().IsRegular() || !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
-				return nil
-			}
-			if info, err := de.Info(); err != nil || info.Size() > maxFile {
-				return nil
-			}
-			if data, err := os.ReadFile(p); err == nil {
-				out[p] = Hash(data)
-			}
-			return nil
-		})
+		scanPath(out, d, -1, map[string]bool{}, &budget)
 	}
 	return out
+}
+
+// scanPath adds p to out: a file hashed, a folder walked. linkDepth is how deep p lies
+// below the last symbolic link to a folder (-1: no link yet); onPath holds the real
+// folders being walked, to end a loop.
+func scanPath(out map[string]string, p string, linkDepth int, onPath map[string]bool, budget *int) {
+	if *budget--; *budget < 0 {
+		return
+	}
+	lst, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	st := lst
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		if st, err = os.Stat(p); err != nil {
+			return
+		}
+		if st.IsDir() {
+			linkDepth = 0
+		}
+	}
+	switch {
+	case st.IsDir():
+		if linkDepth > maxLinkDepth {
+			return
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || onPath[real] {
+			return
+		}
+		onPath[real] = true
+		defer delete(onPath, real)
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return
+		}
+		next := linkDepth
+		if next >= 0 {
+			next++
+		}
+		for _, e := range entries {
+			scanPath(out, filepath.Join(p, e.Name()), next, onPath, budget)
+		}
+	case st.Mode().IsRegular() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) && st.Size() <= maxFile:
+		if data, err := regfile.Read(p, maxFile); err == nil { // refuses what a repointed link made a pipe
+			out[p] = Hash(data)
+		}
+	}
 }
 
 // Check records every grant-bearing file created, changed or removed since the last check

@@ -326,6 +326,14 @@ func (c *checkup) skills(warn io.Writer) doctor.Section {
 			s.Files = append(s.Files, doctor.File{Path: w.Path, Status: doctor.Skipped})
 		}
 	}
+	// The listing in the system prompt, with the plugins' skills as openSkills adds them
+	// (their warnings are the plugins section's), and what it cut.
+	if len(c.opts.Plugins) > 0 {
+		if extra := pluginSkills(loadPlugins(c.opts.Plugins, io.Discard), io.Discard); len(extra) > 0 {
+			cat = skill.NewCatalog(append(cat.Skills(), extra...)...)
+		}
+	}
+	s.Info = cat.Listing(0).Summary()
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workspace"
@@ -256,16 +257,25 @@ func TestPromptWithinBudget(t *testing.T) {
 		t.Fatalf("test set too small: %d", len(full))
 	}
 
-	// Over budget: descriptions shortened, every skill still listed.
+	// Over budget: one line per skill, every description cut alike but not below
+	// minDescription, every skill still listed.
 	p := cat.Prompt(0)
-	if len(p) > DefaultBudget || strings.Count(p, "<skill>") != 40 || !strings.Contains(p, "…</description>") || strings.Contains(p, "not listed") {
-		t.Fatalf("default budget: %d chars, %d skills\n%s", len(p), strings.Count(p, "<skill>"), p)
+	if len(p) > DefaultBudget || strings.Count(p, "\n- skill-") != 40 || !strings.Contains(p, "- skill-39: Description") || strings.Contains(p, "by name alone") {
+		t.Fatalf("default budget: %d chars\n%s", len(p), p)
+	}
+	for _, line := range strings.Split(p, "\n- ")[1:] {
+		if _, d, _ := strings.Cut(line, ": "); utf8.RuneCountInString(d) < minDescription {
+			t.Fatalf("a description cut below %d: %q", minDescription, line)
+		}
 	}
 
-	// Far over budget: one line per skill, descriptions shorter, every name kept.
-	p = cat.Prompt(2500)
-	if len(p) > 2500 || strings.Contains(p, "<skill>") || strings.Count(p, "\n- skill-") != 40 || !strings.Contains(p, "- skill-39: Description") {
-		t.Fatalf("small budget: %d chars\n%s", len(p), p)
+	// Far over budget: descriptions of minDescription for as many as fit, the rest by
+	// name alone, every name kept.
+	l := cat.Listing(2500)
+	p = l.Text
+	if len(p) > 2500 || strings.Contains(p, "<skill>") || strings.Count(p, "\n- skill-") != 40 || !strings.Contains(p, "- skill-00: Description 0") ||
+		!strings.Contains(p, "\n- skill-39\n") || !strings.Contains(p, "by name alone") || len(l.Short) != 40 || l.Short[0].Kept != minDescription || l.Short[39] != (Cut{Name: "skill-39", Full: utf8.RuneCountInString(skills[39].Description)}) {
+		t.Fatalf("small budget: %d chars %+v\n%s", len(p), l.Short, p)
 	}
 	// Names alone: still every one.
 	p = cat.Prompt(900)
@@ -380,8 +390,8 @@ func BenchmarkCatalog100(b *testing.B) {
 			b.Fatalf("%d skills, %v", cat.Len(), warns)
 		}
 		p := cat.Prompt(0)
-		if len(p) > DefaultBudget {
-			b.Fatalf("catalog %d chars, over %d", len(p), DefaultBudget)
+		if len(p) > Budget(100) {
+			b.Fatalf("catalog %d chars, over %d", len(p), Budget(100))
 		}
 	}
 }
@@ -397,8 +407,8 @@ func TestCatalogKeepsEveryNameAndHonoursInvocationFlags(t *testing.T) {
 	}
 	skills[7].DisableModelInvocation = true
 	p := NewCatalog(skills...).Prompt(0)
-	if len(p) > DefaultBudget {
-		t.Fatalf("catalog is %d bytes, over %d", len(p), DefaultBudget)
+	if len(p) > Budget(180) {
+		t.Fatalf("catalog is %d bytes, over %d", len(p), Budget(180))
 	}
 	for i, s := range skills {
 		if in := strings.Contains(p, s.Name); in == (i == 7) {

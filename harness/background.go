@@ -100,7 +100,7 @@ func openBackground(tr *transcript, ws *workspace.Workspace, set *settings.Setti
 	}
 	if wake == nil {
 		// Headless: a run whose model stops while its tasks run waits for them.
-		b.part.BeforeStop = []agent.BeforeStop{background.Waiter{Manager: b.mgr, Limit: stopWait,
+		b.part.BeforeStop = []agent.BeforeStop{mechanism.Waiter{Manager: b.mgr, Limit: stopWait,
 			Take: func() string { return joinNotes(notes.Take()) }}}
 	}
 	b.resume(tr.background)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/internal/bgtask"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -497,7 +498,7 @@ func (m *Manager) Render() string {
 		} else {
 			state = describeEnd(i, "")
 		}
-		fmt.Fprintf(&b, "%s  %-5s  %-28s  %s\n    %s\n", i.ID, kindWord(i.Kind), state, clip(i.Description, 60), i.Output)
+		fmt.Fprintf(&b, "%s  %-5s  %-28s  %s\n    %s\n", i.ID, kindWord(i.Kind), state, textcut.OneLine(i.Description, 60, "…"), i.Output)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

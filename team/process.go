@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/subagent"
@@ -206,7 +207,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	var prompt mailbox.Message
 	if strings.TrimSpace(in.Prompt) != "" {
 		var err error
-		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: clip(in.Description, 40)})
+		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: textcut.OneLine(in.Description, 40, "…")})
 		if err != nil {
 			t.forget(tm)
 			return tool.Errorf("Teammate %q was not started: its prompt could not be stored: %v", tm.name, err)
@@ -408,14 +409,14 @@ func (tm *teammate) reportDeath(how string) {
 		fmt.Fprintf(&b, " It held task %s: the task goes back to the shared list when its claim's lease runs out (%s), for another teammate to take.", st.Task, t.lease)
 	}
 	if tail := st.Stderr; tail != "" {
-		fmt.Fprintf(&b, " The end of its error output:\n%s\n", clipTail(tail, 600))
+		fmt.Fprintf(&b, " The end of its error output:\n%s\n", textcut.TailRunes(tail, 600, "…"))
 	}
 	if ms, err := t.mail.Pending(context.Background(), t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
 		fmt.Fprintf(&b, " %d message(s) to it were never read; they wait for a teammate of that name (spawn it again to take over).", len(ms))
 	}
 	text := strings.TrimSpace(b.String())
 	// Sent from the lead's side, in its name: the worker cannot speak any more.
-	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(tm.name+" died: "+how, 40)})
+	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: textcut.OneLine(tm.name+" died: "+how, 40, "…")})
 	if err != nil {
 		t.cfg.Warn(tm.name + ": reporting its death to the lead: " + err.Error())
 		return
@@ -428,13 +429,6 @@ func (tm *teammate) reportDeath(how string) {
 		t.cfg.OnMessage(m)
 	}
 	t.notify()
-}
-
-func clipTail(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return "…" + string(r[len(r)-n:])
-	}
-	return s
 }
 
 // procSpend is what the team's process teammates have spent, as they last reported.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/subagent"
@@ -148,7 +149,7 @@ func (tm *teammate) setLast(m mailbox.Message) {
 		what = string(m.Kind) + " " + m.RequestID
 	}
 	tm.mu.Lock()
-	tm.last = "to " + m.To + ": " + clip(what, 80)
+	tm.last = "to " + m.To + ": " + textcut.OneLine(what, 80, "…")
 	tm.mu.Unlock()
 }
 
@@ -503,7 +504,7 @@ func (t *Team) sendReport(ctx context.Context, b *task.Board, id string, stale t
 		}
 		text += fmt.Sprintf(" (Sent on %s's behalf: it completed the task and ended before it could report it.)", x.Owner)
 	}
-	m, err := t.Send(ctx, mailbox.Message{From: x.Owner, To: Lead, Text: text, Summary: clip(text, 60)})
+	m, err := t.Send(ctx, mailbox.Message{From: x.Owner, To: Lead, Text: text, Summary: textcut.OneLine(text, 60, "…")})
 	if err != nil {
 		t.cfg.Warn(x.Owner + " reporting to the lead: " + err.Error())
 		return // stays "sending": taken over once stale
@@ -529,7 +530,7 @@ func (t *Team) recoverReports(ctx context.Context, b *task.Board, all []task.Tas
 
 // report sends the lead a message from the teammate (the team's own notices).
 func (tm *teammate) report(text string) {
-	if _, err := tm.team.Send(context.Background(), mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(text, 60)}); err != nil {
+	if _, err := tm.team.Send(context.Background(), mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: textcut.OneLine(text, 60, "…")}); err != nil {
 		tm.team.cfg.Warn(tm.name + " reporting to the lead: " + err.Error())
 	}
 }
@@ -726,14 +727,6 @@ func (b budget) BeforeModel(ctx context.Context, turn *agent.Turn) error {
 		return fmt.Errorf("the team budget ran out: %s", reason)
 	}
 	return nil
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 func idOrder(id string) int {

@@ -49,6 +49,29 @@ func Runes(s string, n int, marker string) string {
 	return s[:cleanHead(s, runeOffset(s, n-m))] + marker
 }
 
+// TailRunes returns s when it has at most n runes. Otherwise it returns marker followed by
+// the longest clean end of s that leaves room for it: at most n runes in all (the end of
+// an error output, where the last lines say most).
+func TailRunes(s string, n int, marker string) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	m := utf8.RuneCountInString(marker)
+	if m > n {
+		marker, m = "", 0
+	}
+	return marker + s[cleanTail(s, lastRunesOffset(s, n-m)):]
+}
+
+// OneLine is s on one line, each run of white space (newlines and tabs included) made one
+// space and the ends trimmed, then cut as Runes cuts it: a title, a summary, a table cell.
+func OneLine(s string, n int, marker string) string {
+	return Runes(strings.Join(strings.Fields(s), " "), n, marker)
+}
+
 // HeadTailRunes splits a long s into its start and its end, leaving out the middle: head
 // is at most h runes from the start of s and tail at most t runes from its end, both cut
 // clean. When s has at most h+t runes nothing is left out: it returns s and "".

@@ -203,3 +203,52 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+func TestTailRunes(t *testing.T) {
+	tests := []struct {
+		name   string
+		s      string
+		n      int
+		marker string
+		want   string
+	}{
+		{"fits", zh, 6, "…", zh},
+		{"chinese", zh, 4, "…", "…环工具"},
+		{"chinese no marker", zh, 4, "", "循环工具"},
+		{"zero", zh, 0, "…", ""},
+		{"marker larger than limit is left out", zh, 2, "[cut]", "工具"},
+		{"skin tone whole", "!!" + thumb + "ok", 5, "…", "…" + thumb + "ok"},
+		{"skin tone dropped", "!" + thumb + "ok", 4, "…", "…ok"},
+		{"family dropped", "好" + family + "我们", 6, "…", "…我们"},
+		{"multi-rune marker", "abcdefghij", 9, "[cut] ", "[cut] hij"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := TailRunes(tc.s, tc.n, tc.marker)
+			if got != tc.want {
+				t.Errorf("TailRunes(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.marker, got, tc.want)
+			}
+			if !utf8.ValidString(got) || (utf8.RuneCountInString(got) > max(tc.n, 0) && got != tc.s) {
+				t.Errorf("TailRunes(%q, %d, %q) = %q: over the limit or broken", tc.s, tc.n, tc.marker, got)
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"  a\n\tb  c ", 10, "a b c"},
+		{"first line\nsecond line", 12, "first line …"},
+		{"代理\n循环工具", 4, "代理 …"},
+		{"ok " + thumb + "\n!", 5, "ok …"},
+	}
+	for _, tc := range tests {
+		if got := OneLine(tc.s, tc.n, "…"); got != tc.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -112,6 +112,21 @@ func (p *proc) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// ownProcess is the lead's side of a teammate it started as a process of its own: no
+// loop runs here; its state is what the process last reported, and it reads its messages
+// and its shutdown request from the store.
+type ownProcess struct{ p *proc }
+
+func (k ownProcess) state(tm *teammate) Member { return tm.procState() }
+func (k ownProcess) planPending(tm *teammate) bool {
+	return tm.procState().Plan == "awaiting approval"
+}
+func (k ownProcess) mailed(id string)                         { k.p.mailed(id) }
+func (k ownProcess) process() *proc                           { return k.p }
+func (ownProcess) checkShutdown(context.Context, *teammate)   {}
+func (ownProcess) idleDone(context.Context, *teammate) string { return "" }
+func (ownProcess) failureStops() bool                         { return false }
+
 // mailed notes that message id was in the teammate's mailbox.
 func (p *proc) mailed(id string) {
 	p.mu.Lock()
@@ -131,8 +146,12 @@ func (p *proc) behind() bool {
 	return mailbox.Later(p.sent, p.last.LastRead)
 }
 
-// ended: it was started and has ended.
+// ended: it was started and has ended. A nil proc (a teammate whose loop runs in this
+// process) has neither started nor ended.
 func (p *proc) ended() bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exited
@@ -140,6 +159,9 @@ func (p *proc) ended() bool {
 
 // alive: started and not ended.
 func (p *proc) alive() bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.started && !p.exited
@@ -176,7 +198,7 @@ func (tm *teammate) procState() Member {
 	tm.mu.Lock()
 	last := tm.last
 	tm.mu.Unlock()
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m := p.last
@@ -212,7 +234,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 			t.forget(tm)
 			return tool.Errorf("Teammate %q was not started: its prompt could not be stored: %v", tm.name, err)
 		}
-		tm.proc.mailed(prompt.ID)
+		tm.kind.mailed(prompt.ID)
 	}
 	fail := func(err error) tool.Result {
 		if prompt.ID != "" {
@@ -226,7 +248,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	if err != nil {
 		return fail(err)
 	}
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	p.cmd = cmd
 	p.onLine = tm.procLine
@@ -322,7 +344,7 @@ func (tm *teammate) procLine(b []byte) {
 	if l.Member == nil {
 		return
 	}
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	p.last, p.reported = *l.Member, true
 	p.mu.Unlock()
@@ -351,7 +373,7 @@ func (tm *teammate) procLine(b []byte) {
 func (tm *teammate) supervise() {
 	t := tm.team
 	defer t.wg.Done()
-	p := tm.proc
+	p := tm.kind.process()
 	exited := make(chan error, 1)
 	go func() { exited <- p.cmd.Wait() }()
 	var err error
@@ -436,8 +458,8 @@ func (t *Team) procSpend() (tokens int, cost float64) {
 	t.mu.Lock()
 	var ps []*proc
 	for _, tm := range t.members {
-		if tm.proc != nil {
-			ps = append(ps, tm.proc)
+		if p := tm.kind.process(); p != nil {
+			ps = append(ps, p)
 		}
 	}
 	t.mu.Unlock()
@@ -457,7 +479,7 @@ func (t *Team) heldByProcess(ctx context.Context) bool {
 	t.mu.Lock()
 	procs := map[string]bool{}
 	for name, tm := range t.members {
-		if tm.proc != nil {
+		if tm.kind.process() != nil {
 			procs[name] = true
 		}
 	}
@@ -485,7 +507,7 @@ func (t *Team) leadDelivered(ms []mailbox.Message) {
 	defer t.mu.Unlock()
 	for _, m := range ms {
 		tm := t.members[m.From]
-		if tm == nil || tm.proc == nil || m.RequestID == "" {
+		if tm == nil || tm.kind.process() == nil || m.RequestID == "" {
 			continue
 		}
 		switch m.Kind {

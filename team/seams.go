@@ -23,7 +23,7 @@ type stopper struct {
 
 func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
 	why := "shutdown requested"
-	s.tm.checkShutdown(ctx)
+	s.tm.kind.checkShutdown(ctx, s.tm)
 	if s.tm.stopRequested() == nil {
 		if !s.plan || !s.tm.waitingForPlan() {
 			return nil

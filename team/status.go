@@ -45,10 +45,8 @@ type Snapshot struct {
 	CostUSD float64   `json:"cost_usd"`
 }
 
-func (tm *teammate) state() Member {
-	if tm.proc != nil {
-		return tm.procState()
-	}
+// loopState is the state of a teammate whose loop runs in this process.
+func (tm *teammate) loopState() Member {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	m := Member{Name: tm.name, AgentType: tm.def.Name, Status: tm.status, Task: tm.current, LastMessage: tm.last, Reason: tm.reason}

@@ -203,7 +203,7 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("The session is ending; no teammate can start now.")
 	}
-	if old, ok := t.members[name]; ok && old.proc != nil && old.proc.ended() && t.cfg.Launch != nil {
+	if old, ok := t.members[name]; ok && old.kind.process().ended() && t.cfg.Launch != nil {
 		// A teammate process that ended is replaced: its unread messages go to the new one.
 		delete(t.members, name)
 		t.order = slices.DeleteFunc(t.order, func(n string) bool { return n == name })
@@ -221,14 +221,14 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("isolation %q is not available: the only isolation here is \"worktree\".", in.Isolation)
 	}
-	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1)}
+	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1), kind: inProcess{}}
 	if t.cfg.Launch != nil {
-		tm.proc = &proc{stderr: &tailBuffer{}}
+		tm.kind = ownProcess{p: &proc{stderr: &tailBuffer{}}}
 	}
 	t.members[name] = tm
 	t.order = append(t.order, name)
 	t.mu.Unlock()
-	if tm.proc != nil {
+	if tm.kind.process() != nil {
 		return t.spawnProcess(ctx, tm, in)
 	}
 	if in.Isolation == "worktree" {
@@ -288,9 +288,7 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 		return mailbox.Message{}, err
 	}
 	if rcpt != nil {
-		if rcpt.proc != nil {
-			rcpt.proc.mailed(sent.ID)
-		}
+		rcpt.kind.mailed(sent.ID)
 		if sent.Kind == mailbox.ShutdownRequest {
 			rcpt.requestStop(sent)
 		}

@@ -50,10 +50,7 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
-	proc     *proc           // the lead's side of a teammate in its own process (process.go)
-	worker   bool            // runs as its own process (ouro team worker)
-	stay     bool            // a worker its lead started: it stays until told to stop
-	maxTasks int             // a worker stops after claiming this many (0: no bound)
+	kind     member          // in this process, its own process, or this process as a worker (member.go)
 	claims   int             // tasks claimed
 	hookStop string          // why a TeammateIdle hook stopped it (continue:false)
 	gaveUp   map[string]bool // tasks it gave back unfinished: it does not claim them again by itself
@@ -265,7 +262,7 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 		// teammate, rather than stay claimed by one that renews their leases and works on
 		// something else.
 		tm.release(fmt.Sprintf("%s's run ended %s (%s) without completing it", tm.name, out.Status, why))
-		if tm.worker {
+		if tm.kind.failureStops() {
 			// A worker stops: its next run would start from the same failure.
 			tm.stop(fmt.Sprintf("its run ended %s: %s", out.Status, why))
 			return true
@@ -291,12 +288,12 @@ func (tm *teammate) next() []llm.Block {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
 	for {
-		tm.checkShutdown(t.ctx)
+		tm.kind.checkShutdown(t.ctx, tm)
 		if req := tm.stopRequested(); req != nil {
 			tm.shutdown(*req)
 			return nil
 		}
-		if why := tm.workerDone(t.ctx); why != "" {
+		if why := tm.kind.idleDone(t.ctx, tm); why != "" {
 			tm.stop(why)
 			return nil
 		}
@@ -326,16 +323,6 @@ func (tm *teammate) next() []llm.Block {
 		case <-t.ctx.Done():
 		}
 	}
-}
-
-// waitingForPlan: in plan mode, with a plan sent and no answer yet, it takes no task.
-func (tm *teammate) waitingForPlan() bool {
-	if tm.proc != nil {
-		return tm.procState().Plan == "awaiting approval"
-	}
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return tm.plan && !tm.approved && tm.planReq != ""
 }
 
 // shutdown acknowledges a shutdown request and stops.

@@ -6,6 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/permission"
 )
 
@@ -29,7 +30,7 @@ func (s *session) Approve(ctx context.Context, p permission.Prompt) (permission.
 	opts = append(opts, sdk.PermissionOption{Kind: sdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: optReject})
 	call := s.callUpdate(p.Call)
 	if p.Summary != "" {
-		call.Title = sdk.Ptr(clip(p.Summary, 200))
+		call.Title = sdk.Ptr(textcut.OneLine(p.Summary, 200, "…"))
 	}
 	if p.Reach != "" {
 		call.Content = append(call.Content, sdk.ToolContent(sdk.TextBlock(p.Reach)))

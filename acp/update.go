@@ -10,6 +10,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/internal/regfile"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -141,7 +142,7 @@ func (s *session) view(c tool.Call) (*callView, []sdk.ToolCallLocation, []sdk.To
 	var content []sdk.ToolCallContent
 	switch {
 	case in.Command != "":
-		v.title = "`" + clip(in.Command, 120) + "`"
+		v.title = "`" + textcut.OneLine(in.Command, 120, "…") + "`"
 		if in.Description != "" {
 			content = append(content, sdk.ToolContent(sdk.TextBlock(in.Description)))
 		}
@@ -158,9 +159,9 @@ func (s *session) view(c tool.Call) (*callView, []sdk.ToolCallLocation, []sdk.To
 	case path != "":
 		v.title = c.Name + " " + s.rel(path)
 	case in.Pattern != "":
-		v.title = c.Name + " " + clip(in.Pattern, 80)
+		v.title = c.Name + " " + textcut.OneLine(in.Pattern, 80, "…")
 	case in.URL != "":
-		v.title = c.Name + " " + clip(in.URL, 120)
+		v.title = c.Name + " " + textcut.OneLine(in.URL, 120, "…")
 	}
 	return v, locs, content
 }
@@ -259,14 +260,6 @@ func rawJSON(in json.RawMessage) any {
 		return map[string]any{}
 	}
 	return v
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // callUpdate is the tool_call a permission request is about.

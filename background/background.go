@@ -20,7 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/bgtask"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -79,20 +80,14 @@ type Event struct {
 	Info Info
 }
 
-// Proc is a running process a background shell command has started.
-type Proc interface {
-	// Wait blocks until the process has ended and its output is flushed.
-	Wait() Exit
-	// Stop ends the process and everything it started, and returns once it is gone.
-	Stop()
-}
+// Proc is a running process a background shell command has started (its Wait blocks
+// until it has ended and its output is flushed; its Stop ends it and everything it
+// started). It is defined in bgtask so that the tools that spawn processes need not
+// import this package.
+type Proc = bgtask.Proc
 
 // Exit is how a process ended.
-type Exit struct {
-	Code   int
-	Signal string // the signal that killed it, "" when it exited
-	Err    error  // waiting failed
-}
+type Exit = bgtask.Exit
 
 // Info describes a task.
 type Info struct {
@@ -256,20 +251,13 @@ func (m *Manager) work(x *tool.Exec, t *task, run func(ctx context.Context, out 
 	}()
 }
 
-type inBackground struct{}
-
 // InBackground reports whether ctx is that of a background agent: nobody waits on its
 // calls, so an approver should refuse what it would ask a person about (the REPL's
 // prompt is busy with other things) and say why.
-func InBackground(ctx context.Context) bool {
-	v, _ := ctx.Value(inBackground{}).(bool)
-	return v
-}
+func InBackground(ctx context.Context) bool { return bgtask.InBackground(ctx) }
 
 // Context marks ctx as a background agent's (InBackground reports true under it).
-func Context(ctx context.Context) context.Context {
-	return context.WithValue(ctx, inBackground{}, true)
-}
+func Context(ctx context.Context) context.Context { return bgtask.Context(ctx) }
 
 // begin registers a task and opens its output file; it returns nil and the refusal
 // when the limit is reached or the session is closing. The id is prefix and random
@@ -510,7 +498,7 @@ func (m *Manager) Render() string {
 		} else {
 			state = describeEnd(i, "")
 		}
-		fmt.Fprintf(&b, "%s  %-5s  %-28s  %s\n    %s\n", i.ID, kindWord(i.Kind), state, clip(i.Description, 60), i.Output)
+		fmt.Fprintf(&b, "%s  %-5s  %-28s  %s\n    %s\n", i.ID, kindWord(i.Kind), state, textcut.OneLine(i.Description, 60, "…"), i.Output)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -590,48 +578,6 @@ func (c *cappedFile) Close() {
 	if !c.closed {
 		c.closed = true
 		_ = c.f.Close()
-	}
-}
-
-// Waiter is the BeforeStop seam of a run that must not end while tasks it started still
-// run (a headless run): when the model stops, it delivers what Take holds (the queued
-// notifications) as the message the run continues with; when nothing is queued and tasks
-// run, it waits for one to end (bounded by the run's context and Limit) first. Past
-// Limit it tells the model what still runs; when the context ends it lets the loop end
-// the run as its limit or interrupt says.
-type Waiter struct {
-	Manager *Manager
-	// Take empties the session's notification queue into one message ("" when empty).
-	Take func() string
-	// Limit bounds one wait (default 10 minutes).
-	Limit time.Duration
-}
-
-// BeforeStop implements agent.BeforeStop.
-func (w Waiter) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
-	limit := w.Limit
-	if limit <= 0 {
-		limit = 10 * time.Minute
-	}
-	for {
-		if text := w.Take(); text != "" {
-			return agent.StopDecision{Continue: true, Message: text}
-		}
-		if w.Manager.Running() == 0 {
-			return agent.StopDecision{}
-		}
-		if w.Manager.WaitAny(ctx, limit) {
-			continue
-		}
-		if ctx.Err() != nil {
-			// Going on lets the loop end the run as its limit (or interrupt) says, not
-			// as completed, with the reason on record.
-			return agent.StopDecision{Continue: true, Message: "The run ended while background tasks were still running: " +
-				w.Manager.RunningList() + ". They are stopped with the session."}
-		}
-		return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
-			"Background tasks are still running after %s: %s. Wait for them (TaskOutput with block=true), stop them (TaskStop), or finish now: whatever still runs is stopped when this run ends.",
-			limit, w.Manager.RunningList())}
 	}
 }
 

@@ -44,12 +44,12 @@ func Notification(i Info, result, detail, tail string) string {
 
 // Summary is the one line saying what ended and how, in Claude Code's words.
 func Summary(i Info, detail string) string {
-	what := fmt.Sprintf("Background command %q", clip(i.Description, 200))
+	what := fmt.Sprintf("Background command %q", textcut.OneLine(i.Description, 200, "…"))
 	switch i.Kind {
 	case KindAgent:
-		what = fmt.Sprintf("Agent %q", clip(i.Description, 200))
+		what = fmt.Sprintf("Agent %q", textcut.OneLine(i.Description, 200, "…"))
 	case KindWorkflow:
-		what = fmt.Sprintf("Workflow %q", clip(i.Description, 200))
+		what = fmt.Sprintf("Workflow %q", textcut.OneLine(i.Description, 200, "…"))
 	}
 	return what + " " + describeEnd(i, detail)
 }
@@ -67,7 +67,7 @@ func describeEnd(i Info, detail string) string {
 		return "completed"
 	case StatusKilled:
 		if detail != "" {
-			return "was stopped (" + clip(detail, 200) + ")"
+			return "was stopped (" + textcut.OneLine(detail, 200, "…") + ")"
 		}
 		return "was stopped"
 	}
@@ -76,7 +76,7 @@ func describeEnd(i Info, detail string) string {
 		s = fmt.Sprintf("failed with exit code %d", *i.ExitCode)
 	}
 	if detail != "" {
-		s += ": " + clip(detail, 300)
+		s += ": " + textcut.OneLine(detail, 300, "…")
 	}
 	return s
 }
@@ -107,8 +107,3 @@ var ourTags = sync.OnceValue(func() *regexp.Regexp {
 // escapeTags keeps a task's own text (an agent's report, program output) readable while
 // making sure it cannot open or close one of the notification's tags.
 func escapeTags(s string) string { return ourTags().ReplaceAllString(s, "&lt;$1$2") }
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return textcut.Runes(s, n, "…")
-}

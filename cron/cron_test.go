@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ouroagent/ouro/tool"
 )
@@ -512,5 +513,29 @@ func TestToolsHeadless(t *testing.T) {
 	}
 	if out, isErr := run(1, `{"id":"nope"}`); !isErr || !strings.Contains(out, "the jobs are") {
 		t.Errorf("CronDelete of an unknown id: %s", out)
+	}
+}
+
+// CronList shows a long prompt cut short; a prompt of multi-byte characters is cut
+// between characters, so the list stays valid UTF-8 (it was cut at a byte count).
+func TestCronListCutsAMultibytePromptBetweenCharacters(t *testing.T) {
+	clock := NewManualClock(at(10, 0, 0))
+	r := newRig(t, t.TempDir(), t.TempDir(), clock)
+	tools := Tools(r.s, false)
+	prompt := "a" + strings.Repeat("代理循环", 40) // byte 120 falls inside a character
+	in, _ := json.Marshal(map[string]any{"cron": "*/5 * * * *", "prompt": prompt})
+	if res, err := tools[0].Run(context.Background(), tool.NewExec(tool.Call{Name: tools[0].Spec().Name, Input: in}, nil, nil)); err != nil || res.IsError {
+		t.Fatalf("CronCreate: %v %s", err, res.Text())
+	}
+	res, err := tools[2].Run(context.Background(), tool.NewExec(tool.Call{Name: tools[2].Spec().Name, Input: json.RawMessage(`{}`)}, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Text()
+	if !utf8.ValidString(out) {
+		t.Fatalf("CronList is not valid UTF-8: %q", out)
+	}
+	if !strings.Contains(out, "a代理循环") || !strings.Contains(out, "…") || strings.Contains(out, prompt) {
+		t.Errorf("CronList does not show the prompt cut short:\n%s", out)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Bounds on what a schedule may hold, so a hostile or runaway file or model cannot make
@@ -86,7 +88,7 @@ func fromRecord(raw json.RawMessage, source string) (Job, error) {
 		return Job{}, fmt.Errorf("an entry does not parse (%v)", err)
 	}
 	if !validID(r.ID) {
-		return Job{}, fmt.Errorf("an entry has the id %q; ids are 1 to 64 letters, digits, - or _", clip(r.ID, 40))
+		return Job{}, fmt.Errorf("an entry has the id %q; ids are 1 to 64 letters, digits, - or _", textcut.Bytes(r.ID, 40, "…"))
 	}
 	if _, err := Parse(r.Cron); err != nil {
 		return Job{}, fmt.Errorf("job %s: %v", r.ID, err)
@@ -121,11 +123,4 @@ func newID() string {
 		panic(err) // crypto/rand does not fail on supported systems
 	}
 	return hex.EncodeToString(b[:])
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -5,6 +5,8 @@ import (
 	"html"
 	"strings"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // A fired prompt reaches the model wrapped in a <scheduled-task> tag, so that the model
@@ -22,7 +24,7 @@ func Mark(j Job, now time.Time) string {
 	body := strings.ReplaceAll(j.Prompt, markClose, "</scheduled-task_>")
 	var attrs string
 	if j.Wakeup() {
-		attrs = fmt.Sprintf(` kind="wakeup" reason="%s" fired="%s"`, html.EscapeString(clip(j.Reason, 200)), now.Format(time.RFC3339))
+		attrs = fmt.Sprintf(` kind="wakeup" reason="%s" fired="%s"`, html.EscapeString(textcut.Bytes(j.Reason, 200, "…")), now.Format(time.RFC3339))
 		body += "\n\n(You are pacing this loop: call ScheduleWakeup again to continue it, or do not call it to end the loop.)"
 	} else {
 		durable := "session"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -151,7 +152,7 @@ func Describe(s *Scheduler, jobs []Job) string {
 		} else if unapproved[j.ID] {
 			b.WriteString("  [not approved: does not run]")
 		}
-		fmt.Fprintf(&b, "\n    %s\n", clip(strings.ReplaceAll(j.Prompt, "\n", " "), 120))
+		fmt.Fprintf(&b, "\n    %s\n", textcut.Bytes(strings.ReplaceAll(j.Prompt, "\n", " "), 120, "…"))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

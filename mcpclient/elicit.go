@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Elicitation is a server asking the user for input (MCP elicitation/create, form mode):
@@ -176,7 +178,7 @@ func parseElicitation(server, message string, schema any) (*Elicitation, error) 
 			Default: p.Default, Format: p.Format, MinLength: p.MinLength, MaxLength: p.MaxLength,
 			Minimum: p.Minimum, Maximum: p.Maximum, MinItems: p.MinItems, MaxItems: p.MaxItems}
 		if f.Name != n {
-			return nil, fmt.Errorf("the field name %q holds characters ouro does not show", clip(n, 40))
+			return nil, fmt.Errorf("the field name %q holds characters ouro does not show", textcut.Bytes(n, 40, "…"))
 		}
 		enum, titles := p.Enum, p.EnumNames
 		if len(p.OneOf) > 0 {
@@ -406,5 +408,5 @@ func printable(s string, n int) string {
 			b.WriteRune(r)
 		}
 	}
-	return clip(b.String(), n)
+	return textcut.Bytes(b.String(), n, "…")
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/mcpauth"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/tool"
@@ -416,7 +417,7 @@ func (m *Manager) Instructions(perServer, total int) string {
 			continue
 		}
 		if len(in) > perServer {
-			in = cutUTF8(in, perServer) + "\n[… cut: the server's instructions are longer]"
+			in = textcut.Bytes(in, perServer, "") + "\n[… cut: the server's instructions are longer]"
 		}
 		block := "## " + s.cfg.Name + "\n" + in + "\n\n"
 		if sb.Len()+len(block) > total {
@@ -428,16 +429,6 @@ func (m *Manager) Instructions(perServer, total int) string {
 		return ""
 	}
 	return "# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n" + strings.TrimSpace(sb.String())
-}
-
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // session returns the live session of server name.

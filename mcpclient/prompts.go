@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -128,7 +129,7 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) ([]llm.B
 		}
 		if len(c.Text) > maxResource {
 			cut := *c
-			cut.Text = cutUTF8(c.Text, maxResource) + fmt.Sprintf("\n[… cut: the resource holds %d bytes]", len(c.Text))
+			cut.Text = textcut.Bytes(c.Text, maxResource, "") + fmt.Sprintf("\n[… cut: the resource holds %d bytes]", len(c.Text))
 			c = &cut
 		}
 		out = append(out, resourceBlock(c))

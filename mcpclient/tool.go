@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/tool"
@@ -57,7 +58,7 @@ func newTool(m *Manager, s *server, t *mcp.Tool) *Tool {
 		desc = t.Title
 	}
 	if len(desc) > maxDescription {
-		desc = cutUTF8(desc, maxDescription) + "… [truncated]"
+		desc = textcut.Bytes(desc, maxDescription, "") + "… [truncated]"
 	}
 	x := &Tool{m: m, server: s.cfg.Name, name: name, remote: t}
 	raw, err := json.Marshal(t.InputSchema)
@@ -67,7 +68,7 @@ func newTool(m *Manager, s *server, t *mcp.Tool) *Tool {
 	case len(raw) > maxSchema:
 		x.SchemaErr = fmt.Errorf("its input schema is %d bytes, more than the %d ouro accepts", len(raw), maxSchema)
 	case !isObjectSchema(raw):
-		x.SchemaErr = fmt.Errorf("its input schema must be a JSON object with \"type\": \"object\", got %s", clip(string(raw), 120))
+		x.SchemaErr = fmt.Errorf("its input schema must be a JSON object with \"type\": \"object\", got %s", textcut.Bytes(string(raw), 120, "…"))
 	}
 	if x.SchemaErr != nil {
 		raw = []byte(`{"type":"object"}`)
@@ -86,13 +87,6 @@ func isObjectSchema(raw []byte) bool {
 	}
 	var typ string
 	return json.Unmarshal(top["type"], &typ) == nil && typ == "object"
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return cutUTF8(s, n) + "…"
 }
 
 // Server is the server the tool belongs to.

@@ -106,7 +106,7 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 	p.Restore, p.Handle = b.restoreRunning, b
 	if env.Waker == nil {
 		// Headless: a run whose model stops while its tasks run waits for them.
-		p.BeforeStop = []agent.BeforeStop{background.Waiter{Manager: b.mgr, Limit: StopWait,
+		p.BeforeStop = []agent.BeforeStop{mechanism.Waiter{Manager: b.mgr, Limit: StopWait,
 			Take: func() string { return joinNotes(notes.Take()) }}}
 	}
 	b.resume(env.Entries(entryBackground, entryNotified, entryDelivered))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/permission"
 )
 
@@ -108,7 +109,7 @@ func (a *Approver) Approve(ctx context.Context, p permission.Prompt) (permission
 		out := permission.Answer{Choice: permission.Once}
 		if u := bytes.TrimSpace(ans.UpdatedInput); len(u) > 0 && string(u) != "null" && !sameJSON(u, input) {
 			if u[0] != '{' {
-				return permission.Answer{}, fmt.Errorf("the SDK's updatedInput must be a JSON object, got %s", truncate(string(u), 80))
+				return permission.Answer{}, fmt.Errorf("the SDK's updatedInput must be a JSON object, got %s", textcut.Bytes(string(u), 80, "…"))
 			}
 			out.UpdatedInput = json.RawMessage(u)
 		}
@@ -185,11 +186,4 @@ func sameJSON(a, b []byte) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return bytes.Equal(xb, yb)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // MCPTransport is an MCP transport to one of the SDK's in-process servers ("type":
@@ -128,7 +130,7 @@ func decodeReply(raw json.RawMessage, id jsonrpc.ID) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	if got, ok := m["id"]; ok && string(bytes.TrimSpace(got)) != "null" && !sameJSON(got, idJSON) {
-		return nil, fmt.Errorf("mcp_response answers request %s, not %s", truncate(string(got), 40), idJSON)
+		return nil, fmt.Errorf("mcp_response answers request %s, not %s", textcut.Bytes(string(got), 40, "…"), idJSON)
 	}
 	m["id"] = idJSON
 	data, _ := json.Marshal(m)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -253,5 +254,22 @@ func TestParseAgentsChecksLikeAFile(t *testing.T) {
 		if _, err := ParseAgents([]byte(bad), "test"); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}
+	}
+}
+
+// An updatedInput that is no JSON object is refused with what it was, cut short: a long
+// one of multi-byte characters is cut between characters, so the error stays valid
+// UTF-8 (it was cut at a byte count).
+func TestApproverRefusalCutsMultibyteInputBetweenCharacters(t *testing.T) {
+	answer := map[string]any{"behavior": "allow", "updatedInput": strings.Repeat("代理循环", 20)}
+	f := newFake(func(map[string]any) (any, string, bool) { return answer, "", false })
+	a := &Approver{Ch: f.ch}
+	p := permission.Prompt{Call: tool.Call{ID: "toolu_1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}
+	_, err := a.Approve(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
+		t.Fatalf("a string updatedInput: %v", err)
+	}
+	if !utf8.ValidString(err.Error()) || !strings.Contains(err.Error(), `"代理循环`) || !strings.HasSuffix(err.Error(), "…") {
+		t.Errorf("the refusal does not show the input cut between characters: %q", err.Error())
 	}
 }

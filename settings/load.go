@@ -154,7 +154,7 @@ func Load(opts LoadOptions) (*Settings, error) {
 		return nil, err
 	}
 	s := &Settings{}
-	m := merger{project: opts.ProjectDir, home: opts.UserHome}
+	m := merger{project: opts.ProjectDir, home: opts.UserHome, set: map[string]bool{}}
 	// Managed files bind first: nothing below may override them.
 	for _, p := range opts.Managed {
 		data, err := regfile.Read(p, regfile.MaxConfig)
@@ -184,12 +184,12 @@ func Load(opts LoadOptions) (*Settings, error) {
 		m.addRules(fl.dst, fl.rules, fl.src, opts.ProjectDir)
 	}
 	if opts.PermissionMode != "" {
-		if m.modeSet {
+		if m.set[keyDefaultMode] {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode))
 		} else {
 			s.Permissions.DefaultMode = opts.PermissionMode
 			s.Permissions.ModeSource = "--permission-mode"
-			m.modeSet = true
+			m.set[keyDefaultMode] = true
 		}
 	}
 	seen := map[string]bool{}
@@ -427,248 +427,6 @@ func position(data []byte, off int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = idx - bytes.LastIndexByte(before, '\n')
 	return line, col
-}
-
-// merger remembers which scalars a more specific file already set.
-type merger struct {
-	modeSet, modelSet, enabledSet, netSet, autoSet, unsandboxedSet, failSet bool
-	// managedDomainsOnly: a managed file set allowManagedDomainsOnly, so only managed
-	// files' allowedDomains count.
-	managedDomainsOnly bool
-	// project is the project folder, home the user's (for `~` in directories).
-	project, home string
-	// unsandboxedByProject names the first project file whose
-	// sandbox.allowUnsandboxedCommands: true was not taken.
-	unsandboxedByProject string
-}
-
-// looseMode reports whether a permission mode asks less than the default: a project's
-// own files may not choose it.
-func looseMode(mode string) bool {
-	return mode == "bypassPermissions" || mode == "acceptEdits"
-}
-
-// insideProject reports whether dir (absolute, or starting with `~`) lies in the project
-// folder.
-func (m *merger) insideProject(dir string) bool {
-	if dir == "~" || strings.HasPrefix(dir, "~/") {
-		if m.home == "" {
-			return false
-		}
-		dir = filepath.Join(m.home, strings.TrimPrefix(dir[1:], "/"))
-	}
-	if m.project == "" || !filepath.IsAbs(dir) {
-		return false
-	}
-	dir = filepath.Clean(dir)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real // a link in the project to a folder outside it is outside
-	}
-	rel, err := filepath.Rel(m.project, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-func (m *merger) addRules(dst *[]Rule, texts []string, source, root string) {
-	for _, t := range texts {
-		*dst = append(*dst, Rule{Text: strings.TrimSpace(t), Source: source, Root: root})
-	}
-}
-
-// merge adds f (less specific than everything merged so far) into s.
-func (m *merger) merge(s *Settings, f *file, l layer) {
-	p := &f.Permissions
-	if l.managed && f.AllowManagedPermissionRulesOnly != nil && *f.AllowManagedPermissionRulesOnly && s.Permissions.ManagedRulesOnly == "" {
-		s.Permissions.ManagedRulesOnly = l.path
-	}
-	if l.managed && f.AllowManagedHooksOnly != nil && *f.AllowManagedHooksOnly && s.ManagedHooksOnly == "" {
-		s.ManagedHooksOnly = l.path
-	}
-	if by := s.Permissions.ManagedRulesOnly; by != "" && !l.managed && len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permission rules (allow, ask, deny) are ignored: managed settings (%s) set allowManagedPermissionRulesOnly, so only their rules apply", l.path, by))
-	} else {
-		m.addRules(&s.Permissions.Deny, p.Deny, l.path, l.root)
-		m.addRules(&s.Permissions.Ask, p.Ask, l.path, l.root)
-		m.addRules(&s.Permissions.Allow, p.Allow, l.path, l.root)
-	}
-	project := !l.user && !l.flag // a repository's own file (managed files are flag too)
-	if p.DefaultMode != nil && !m.modeSet {
-		if mode := *p.DefaultMode; project && looseMode(mode) {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permissions.defaultMode %q is ignored: a project's settings may not loosen your permissions; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --permission-mode %s (or --settings)", l.path, mode, mode))
-		} else {
-			s.Permissions.DefaultMode, m.modeSet = mode, true
-			s.Permissions.ModeSource = l.path
-		}
-	}
-	if p.DisableBypassPermissionsMode != nil && *p.DisableBypassPermissionsMode == "disable" && s.Permissions.DisableBypass == "" {
-		// A restriction: honoured from any file, most binding first.
-		s.Permissions.DisableBypass = l.path
-	}
-	for _, d := range p.AdditionalDirectories {
-		abs := absDir(d, l.root)
-		if project && !m.insideProject(abs) {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: permissions.additionalDirectories %q is ignored: a project's settings may not open folders outside the project; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --add-dir %s (or --settings)", l.path, d, d))
-			continue
-		}
-		s.Permissions.AdditionalDirectories = append(s.Permissions.AdditionalDirectories, abs)
-	}
-
-	if by := s.ManagedHooksOnly; by != "" && !l.managed && len(f.Hooks) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: hooks are ignored: managed settings (%s) set allowManagedHooksOnly, so only their hooks run", l.path, by))
-		f.Hooks = nil
-	}
-	for event, groups := range f.Hooks {
-		if s.Hooks == nil {
-			s.Hooks = map[string][]HookMatcher{}
-		}
-		for _, g := range groups {
-			g.Source = l.path
-			s.Hooks[event] = append(s.Hooks[event], g)
-		}
-	}
-	for k, v := range f.Env {
-		if s.Env == nil {
-			s.Env = map[string]string{}
-		}
-		if l.user || l.flag {
-			if s.EnvTrusted == nil {
-				s.EnvTrusted = map[string]string{}
-			}
-			if _, set := s.EnvTrusted[k]; !set {
-				s.EnvTrusted[k] = v
-				setSource(&s.EnvTrustedSource, k, l.path)
-			}
-		}
-		if _, set := s.Env[k]; !set {
-			s.Env[k] = v
-			setSource(&s.EnvSource, k, l.path)
-			if !l.user && !l.flag {
-				if s.EnvProject == nil {
-					s.EnvProject = map[string]string{}
-				}
-				s.EnvProject[k] = l.path
-			}
-		}
-	}
-	if f.APIKeyHelper != nil && s.APIKeyHelperSource == "" {
-		s.APIKeyHelper, s.APIKeyHelperSource = *f.APIKeyHelper, l.path
-	}
-	if f.Model != nil && !m.modelSet {
-		s.Model, m.modelSet = *f.Model, true
-		s.ModelSource = l.path
-	}
-	if f.Goal.MaxRounds != nil && s.Goal.MaxRounds == 0 {
-		s.Goal.MaxRounds = *f.Goal.MaxRounds
-	}
-	if f.Goal.Model != nil && s.Goal.Model == "" {
-		s.Goal.Model = *f.Goal.Model
-	}
-	// Workflows can spend a lot: only the user's own files or --settings opt in, never a
-	// project's (a repository must not turn them on for whoever opens it).
-	if f.Workflows != nil && s.Workflows == nil && (l.user || l.flag) {
-		v := *f.Workflows
-		s.Workflows = &v
-	}
-	// The store holds the user's task lists and journals: only the user's own files,
-	// --settings or managed settings choose it, never a project's (a repository must not
-	// point whoever opens it at its own server).
-	if f.Store.URL != nil && s.Store.Source == "" {
-		if l.user || l.flag {
-			s.Store.URL, s.Store.Source = strings.TrimSpace(*f.Store.URL), l.path
-		} else {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: store.url is ignored: a project's settings may not choose where your tasks and journals are kept; set it in your own settings (~/.ouro/settings.json), or use --store or OURO_STORE", l.path))
-		}
-	}
-	// Deleting the user's history is the user's call: a repository's own files may not
-	// shorten how long sessions are kept.
-	if n := f.CleanupPeriodDays; n != nil && s.CleanupSource == "" {
-		switch {
-		case !l.user && !l.flag && !l.managed:
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays is ignored: only your own settings (~/.claude/settings.json, ~/.ouro/settings.json), --settings or managed settings decide when sessions are deleted", l.path))
-		case *n < 1:
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: cleanupPeriodDays must be at least 1 (days), not %d; sessions are kept for the default %d days", l.path, *n, defaultCleanupDays))
-		default:
-			s.CleanupPeriodDays, s.CleanupSource = *n, l.path
-		}
-	}
-	if f.Memory.ExtractOnExit != nil && s.Memory.ExtractOnExit == nil {
-		v := *f.Memory.ExtractOnExit
-		s.Memory.ExtractOnExit = &v
-	}
-	if n := f.Background.MaxRunning; n != nil && s.Background.Source == "" {
-		s.Background.MaxRunning, s.Background.Source = *n, l.path
-	}
-
-	sb := &f.Sandbox
-	if sb.Enabled != nil && !m.enabledSet {
-		if v := *sb.Enabled; project && !v {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.enabled false is ignored: a project's settings may not turn the sandbox off; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --settings '{\"sandbox\":{\"enabled\":false}}'", l.path))
-		} else {
-			s.Sandbox.Enabled, m.enabledSet = &v, true
-			s.Sandbox.EnabledSource = l.path
-		}
-	}
-	if sb.AllowUnsandboxedCommands != nil && !m.unsandboxedSet {
-		if v := *sb.AllowUnsandboxedCommands; project && v {
-			// true is the default: it only loosens when a person's file says false, which
-			// Load reports once every file is read.
-			if m.unsandboxedByProject == "" {
-				m.unsandboxedByProject = l.path
-			}
-		} else {
-			s.Sandbox.AllowUnsandboxedCommands, m.unsandboxedSet = &v, true
-		}
-	}
-	if sb.FailIfUnavailable != nil && !m.failSet {
-		if v := *sb.FailIfUnavailable; project && !v {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.failIfUnavailable false is ignored: a project's settings may not let commands run without a sandbox; to allow it, put it in your own settings (~/.claude/settings.json or ~/.ouro/settings.json), or pass --settings '{\"sandbox\":{\"failIfUnavailable\":false}}'", l.path))
-		} else {
-			s.Sandbox.FailIfUnavailable, m.failSet = &v, true
-			s.Sandbox.FailIfUnavailableSource = l.path
-		}
-	}
-	if sb.AutoAllowBashIfSandboxed != nil && !m.autoSet {
-		v := *sb.AutoAllowBashIfSandboxed
-		s.Sandbox.AutoAllowBashIfSandboxed, m.autoSet = &v, true
-	}
-	// Lists merge from every file, as in Claude Code: a project's file may add excluded
-	// commands and domains. Neither bypasses the permission rules (an excluded command is
-	// never auto-allowed), and deniedDomains refuse whatever allows them.
-	s.Sandbox.ExcludedCommands = append(s.Sandbox.ExcludedCommands, sb.ExcludedCommands...)
-	if !l.user && !l.flag {
-		for _, c := range sb.ExcludedCommands {
-			if s.Sandbox.ExcludedByProject == nil {
-				s.Sandbox.ExcludedByProject = map[string]string{}
-			}
-			if _, set := s.Sandbox.ExcludedByProject[c]; !set {
-				s.Sandbox.ExcludedByProject[c] = l.path
-			}
-		}
-	}
-	if sb.Network.Allow != nil && !m.netSet {
-		v := *sb.Network.Allow
-		s.Sandbox.Network.Allow, m.netSet = &v, true
-	}
-	s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, sb.Network.AllowPorts...)
-	if l.managed && sb.Network.AllowManagedDomainsOnly != nil && *sb.Network.AllowManagedDomainsOnly {
-		m.managedDomainsOnly = true
-	}
-	if sb.Network.AllowedDomains != nil && m.managedDomainsOnly && !l.managed {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: sandbox.network.allowedDomains is ignored: managed settings set allowManagedDomainsOnly", l.path))
-	} else if sb.Network.AllowedDomains != nil {
-		s.Sandbox.Network.DomainsSet = true
-		s.Sandbox.Network.DomainSources = append(s.Sandbox.Network.DomainSources, l.path)
-		s.Sandbox.Network.AllowedDomains = append(s.Sandbox.Network.AllowedDomains, sb.Network.AllowedDomains...)
-	}
-	s.Sandbox.Network.DeniedDomains = append(s.Sandbox.Network.DeniedDomains, sb.Network.DeniedDomains...)
-	for _, w := range sb.Filesystem.AllowWrite {
-		s.Sandbox.Filesystem.AllowWrite = append(s.Sandbox.Filesystem.AllowWrite, rootSandboxPath(w, l.root))
-	}
-	for _, w := range sb.Filesystem.DenyWrite {
-		s.Sandbox.Filesystem.DenyWrite = append(s.Sandbox.Filesystem.DenyWrite, rootSandboxPath(w, l.root))
-	}
-	for _, r := range sb.Filesystem.DenyRead {
-		s.Sandbox.Filesystem.DenyRead = append(s.Sandbox.Filesystem.DenyRead, rootSandboxPath(r, l.root))
-	}
 }
 
 // rootSandboxPath anchors a sandbox path to the file that names it, as its `/path` rule

@@ -389,7 +389,7 @@ func loadFile(path, dir, name string, command bool) (s Skill, warns []Warning, o
 		s.AllowedTools = at
 	}
 	if fm.Hooks.Kind != 0 {
-		if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
+		if h, err := settings.HooksFromYAML(&fm.Hooks); err != nil {
 			warn("hooks ignored: %v", err)
 		} else {
 			s.Hooks = h

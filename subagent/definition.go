@@ -267,7 +267,7 @@ func ParseDefinition(path string, data []byte) (d Definition, warns []Warning, o
 	if fm.Memory.Kind != 0 {
 		warn("memory: ouro keeps no memory per agent; the agent starts without one")
 	}
-	if h, err := frontmatter.Hooks(&fm.Hooks); err != nil {
+	if h, err := settings.HooksFromYAML(&fm.Hooks); err != nil {
 		warn("hooks ignored: %v", err)
 	} else {
 		d.Hooks = h

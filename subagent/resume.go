@@ -29,6 +29,15 @@ type resumable struct {
 
 var agentIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`agentId: (\S+)`) })
 
+// AgentStarter runs a child as a background task: run is the child's whole run under a
+// context the task's stop cancels, and its final text is the task's result, which the
+// starter hands the session as a notification once it ends; the call is answered at
+// once. A *background.Manager is one; the interface lives here so that subagents do not
+// import the manager.
+type AgentStarter interface {
+	StartAgent(x *tool.Exec, description string, run func(ctx context.Context, out io.Writer) (string, error)) tool.Result
+}
+
 // startBackground runs a child as a background task; with conv set it keeps it, so a
 // message can continue it later.
 func (sh *shared) startBackground(x *tool.Exec, d Definition, in taskInput, conv *agent.Conversation) tool.Result {

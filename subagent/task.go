@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -85,8 +84,9 @@ type Config struct {
 	// Warn receives problems writing transcripts; nil discards them.
 	Warn func(string)
 	// Background, when set, offers run_in_background: the child runs as a task of this
-	// manager and its final text arrives as a notification.
-	Background *background.Manager
+	// starter (the session's *background.Manager) and its final text arrives as a
+	// notification.
+	Background AgentStarter
 	// Isolate, when set, offers isolation "worktree": it makes a fresh git worktree
 	// named name for one child of d and returns what the child runs with there.
 	Isolate func(ctx context.Context, name string, d Definition) (*Isolation, error)

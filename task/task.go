@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Status is where a task stands.
@@ -82,7 +84,7 @@ func ParseID(s string) (string, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "#")
 	n, err := strconv.ParseUint(t, 10, 31)
 	if err != nil || n == 0 {
-		return "", fmt.Errorf("%q is not a task id: ids are the numbers TaskCreate returned (\"1\", \"2\", ...); TaskList shows them", textCut(s, 40))
+		return "", fmt.Errorf("%q is not a task id: ids are the numbers TaskCreate returned (\"1\", \"2\", ...); TaskList shows them", textcut.Runes(s, 40, "…"))
 	}
 	return strconv.FormatUint(n, 10), nil
 }
@@ -97,11 +99,11 @@ func ValidListName(name string) error {
 		return fmt.Errorf("the task list name is %d bytes long; at most %d are allowed", len(name), MaxListName)
 	}
 	if name[0] == '.' {
-		return fmt.Errorf("the task list name %q starts with '.'; use letters, digits, '-', '_' and '.'", textCut(name, 40))
+		return fmt.Errorf("the task list name %q starts with '.'; use letters, digits, '-', '_' and '.'", textcut.Runes(name, 40, "…"))
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("the task list name %q has %q in it; use only letters, digits, '-', '_' and '.'", textCut(name, 40), r)
+			return fmt.Errorf("the task list name %q has %q in it; use only letters, digits, '-', '_' and '.'", textcut.Runes(name, 40, "…"), r)
 		}
 	}
 	return nil
@@ -125,14 +127,6 @@ func (t Task) Clone() Task {
 		}
 	}
 	return c
-}
-
-func textCut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // idNum orders ids numerically (ids that are no number sort last).

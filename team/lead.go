@@ -216,8 +216,8 @@ func (t *Team) busy(ctx context.Context) bool {
 	t.mu.Unlock()
 	var claimers []*teammate
 	for _, tm := range live {
-		st := tm.state()
-		if st.Status == StatusStopped && tm.proc != nil && tm.proc.alive() {
+		st, p := tm.state(), tm.kind.process()
+		if st.Status == StatusStopped && p.alive() {
 			// A teammate process is busy until it has ended, even once it reported that it
 			// stopped: what it sends last (a report, an acknowledgement) may still be coming.
 			return true
@@ -228,13 +228,13 @@ func (t *Team) busy(ctx context.Context) bool {
 		case StatusWorking, StatusStarting:
 			return true
 		}
-		if tm.proc != nil {
+		if p != nil {
 			// Counted, not taken: what the lead's process takes from a teammate process's
 			// mailbox is hidden from that process (on JetStream, for the ack wait).
 			if n, err := waitingFor(ctx, t.mail, t.cfg.Name, tm.name); err == nil && n > 0 {
 				return true
 			}
-			if tm.proc.behind() {
+			if p.behind() {
 				return true // it took a message its state does not show yet
 			}
 		} else if ms, err := t.mail.Pending(ctx, t.cfg.Name, tm.name); err == nil && len(ms) > 0 {

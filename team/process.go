@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/subagent"
@@ -111,6 +112,21 @@ func (p *proc) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// ownProcess is the lead's side of a teammate it started as a process of its own: no
+// loop runs here; its state is what the process last reported, and it reads its messages
+// and its shutdown request from the store.
+type ownProcess struct{ p *proc }
+
+func (k ownProcess) state(tm *teammate) Member { return tm.procState() }
+func (k ownProcess) planPending(tm *teammate) bool {
+	return tm.procState().Plan == "awaiting approval"
+}
+func (k ownProcess) mailed(id string)                         { k.p.mailed(id) }
+func (k ownProcess) process() *proc                           { return k.p }
+func (ownProcess) checkShutdown(context.Context, *teammate)   {}
+func (ownProcess) idleDone(context.Context, *teammate) string { return "" }
+func (ownProcess) failureStops() bool                         { return false }
+
 // mailed notes that message id was in the teammate's mailbox.
 func (p *proc) mailed(id string) {
 	p.mu.Lock()
@@ -130,8 +146,12 @@ func (p *proc) behind() bool {
 	return mailbox.Later(p.sent, p.last.LastRead)
 }
 
-// ended: it was started and has ended.
+// ended: it was started and has ended. A nil proc (a teammate whose loop runs in this
+// process) has neither started nor ended.
 func (p *proc) ended() bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exited
@@ -139,6 +159,9 @@ func (p *proc) ended() bool {
 
 // alive: started and not ended.
 func (p *proc) alive() bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.started && !p.exited
@@ -175,7 +198,7 @@ func (tm *teammate) procState() Member {
 	tm.mu.Lock()
 	last := tm.last
 	tm.mu.Unlock()
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m := p.last
@@ -206,12 +229,12 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	var prompt mailbox.Message
 	if strings.TrimSpace(in.Prompt) != "" {
 		var err error
-		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: clip(in.Description, 40)})
+		prompt, err = t.mail.Send(ctx, t.cfg.Name, mailbox.Message{From: Lead, To: tm.name, Text: in.Prompt, Summary: textcut.OneLine(in.Description, 40, "…")})
 		if err != nil {
 			t.forget(tm)
 			return tool.Errorf("Teammate %q was not started: its prompt could not be stored: %v", tm.name, err)
 		}
-		tm.proc.mailed(prompt.ID)
+		tm.kind.mailed(prompt.ID)
 	}
 	fail := func(err error) tool.Result {
 		if prompt.ID != "" {
@@ -225,7 +248,7 @@ func (t *Team) spawnProcess(ctx context.Context, tm *teammate, in subagent.Spawn
 	if err != nil {
 		return fail(err)
 	}
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	p.cmd = cmd
 	p.onLine = tm.procLine
@@ -321,7 +344,7 @@ func (tm *teammate) procLine(b []byte) {
 	if l.Member == nil {
 		return
 	}
-	p := tm.proc
+	p := tm.kind.process()
 	p.mu.Lock()
 	p.last, p.reported = *l.Member, true
 	p.mu.Unlock()
@@ -350,7 +373,7 @@ func (tm *teammate) procLine(b []byte) {
 func (tm *teammate) supervise() {
 	t := tm.team
 	defer t.wg.Done()
-	p := tm.proc
+	p := tm.kind.process()
 	exited := make(chan error, 1)
 	go func() { exited <- p.cmd.Wait() }()
 	var err error
@@ -408,14 +431,14 @@ func (tm *teammate) reportDeath(how string) {
 		fmt.Fprintf(&b, " It held task %s: the task goes back to the shared list when its claim's lease runs out (%s), for another teammate to take.", st.Task, t.lease)
 	}
 	if tail := st.Stderr; tail != "" {
-		fmt.Fprintf(&b, " The end of its error output:\n%s\n", clipTail(tail, 600))
+		fmt.Fprintf(&b, " The end of its error output:\n%s\n", textcut.TailRunes(tail, 600, "…"))
 	}
 	if ms, err := t.mail.Pending(context.Background(), t.cfg.Name, tm.name); err == nil && len(ms) > 0 {
 		fmt.Fprintf(&b, " %d message(s) to it were never read; they wait for a teammate of that name (spawn it again to take over).", len(ms))
 	}
 	text := strings.TrimSpace(b.String())
 	// Sent from the lead's side, in its name: the worker cannot speak any more.
-	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(tm.name+" died: "+how, 40)})
+	m, err := t.mail.Send(context.Background(), t.cfg.Name, mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: textcut.OneLine(tm.name+" died: "+how, 40, "…")})
 	if err != nil {
 		t.cfg.Warn(tm.name + ": reporting its death to the lead: " + err.Error())
 		return
@@ -430,20 +453,13 @@ func (tm *teammate) reportDeath(how string) {
 	t.notify()
 }
 
-func clipTail(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return "…" + string(r[len(r)-n:])
-	}
-	return s
-}
-
 // procSpend is what the team's process teammates have spent, as they last reported.
 func (t *Team) procSpend() (tokens int, cost float64) {
 	t.mu.Lock()
 	var ps []*proc
 	for _, tm := range t.members {
-		if tm.proc != nil {
-			ps = append(ps, tm.proc)
+		if p := tm.kind.process(); p != nil {
+			ps = append(ps, p)
 		}
 	}
 	t.mu.Unlock()
@@ -463,7 +479,7 @@ func (t *Team) heldByProcess(ctx context.Context) bool {
 	t.mu.Lock()
 	procs := map[string]bool{}
 	for name, tm := range t.members {
-		if tm.proc != nil {
+		if tm.kind.process() != nil {
 			procs[name] = true
 		}
 	}
@@ -491,7 +507,7 @@ func (t *Team) leadDelivered(ms []mailbox.Message) {
 	defer t.mu.Unlock()
 	for _, m := range ms {
 		tm := t.members[m.From]
-		if tm == nil || tm.proc == nil || m.RequestID == "" {
+		if tm == nil || tm.kind.process() == nil || m.RequestID == "" {
 			continue
 		}
 		switch m.Kind {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 )
 
@@ -44,10 +45,8 @@ type Snapshot struct {
 	CostUSD float64   `json:"cost_usd"`
 }
 
-func (tm *teammate) state() Member {
-	if tm.proc != nil {
-		return tm.procState()
-	}
+// loopState is the state of a teammate whose loop runs in this process.
+func (tm *teammate) loopState() Member {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	m := Member{Name: tm.name, AgentType: tm.def.Name, Status: tm.status, Task: tm.current, LastMessage: tm.last, Reason: tm.reason}
@@ -106,10 +105,10 @@ func Render(s Snapshot) string {
 		if m.Status == StatusFailed {
 			m.LastMessage = "process ended: " + m.Exit
 		}
-		fmt.Fprintf(&b, "%-16s %-16s %-9s %-24s %8d %9s  %s\n", m.Name, m.AgentType, st, clip(m.Task, 24), m.Tokens, fmt.Sprintf("$%.4f", m.CostUSD), m.LastMessage)
+		fmt.Fprintf(&b, "%-16s %-16s %-9s %-24s %8d %9s  %s\n", m.Name, m.AgentType, st, textcut.OneLine(m.Task, 24, "…"), m.Tokens, fmt.Sprintf("$%.4f", m.CostUSD), m.LastMessage)
 		if m.Status == StatusFailed && m.Stderr != "" {
 			lines := strings.Split(m.Stderr, "\n")
-			fmt.Fprintf(&b, "%16s stderr: %s\n", "", clip(lines[len(lines)-1], 100))
+			fmt.Fprintf(&b, "%16s stderr: %s\n", "", textcut.OneLine(lines[len(lines)-1], 100, "…"))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -203,7 +203,7 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("The session is ending; no teammate can start now.")
 	}
-	if old, ok := t.members[name]; ok && old.proc != nil && old.proc.ended() && t.cfg.Launch != nil {
+	if old, ok := t.members[name]; ok && old.kind.process().ended() && t.cfg.Launch != nil {
 		// A teammate process that ended is replaced: its unread messages go to the new one.
 		delete(t.members, name)
 		t.order = slices.DeleteFunc(t.order, func(n string) bool { return n == name })
@@ -221,14 +221,14 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("isolation %q is not available: the only isolation here is \"worktree\".", in.Isolation)
 	}
-	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1)}
+	tm := &teammate{team: t, name: name, def: def, status: StatusStarting, wake: make(chan struct{}, 1), kind: inProcess{}}
 	if t.cfg.Launch != nil {
-		tm.proc = &proc{stderr: &tailBuffer{}}
+		tm.kind = ownProcess{p: &proc{stderr: &tailBuffer{}}}
 	}
 	t.members[name] = tm
 	t.order = append(t.order, name)
 	t.mu.Unlock()
-	if tm.proc != nil {
+	if tm.kind.process() != nil {
 		return t.spawnProcess(ctx, tm, in)
 	}
 	if in.Isolation == "worktree" {
@@ -273,68 +273,22 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 		return mailbox.Message{}, err
 	}
 	m.To = strings.TrimSpace(m.To)
-	t.mu.Lock()
-	rcpt, known := t.members[m.To]
-	if !known && m.To != Lead {
-		t.mu.Unlock()
-		// A teammate in another process (ouro team worker) reads the same store.
-		others := t.elsewhere(ctx)
-		if !slices.Contains(others, m.To) {
-			return mailbox.Message{}, t.unknownRecipient(m.To, others)
-		}
-		t.mu.Lock()
+	rcpt, err := t.recipient(ctx, m.To)
+	if err != nil {
+		return mailbox.Message{}, err
 	}
 	if m.To == m.From {
-		t.mu.Unlock()
 		return mailbox.Message{}, errors.New("a message to yourself reaches nobody; name another teammate or \"main\"")
 	}
-	switch m.Kind {
-	case mailbox.Text:
-	case mailbox.ShutdownRequest, mailbox.PlanApprovalResponse:
-		if m.From != Lead {
-			t.mu.Unlock()
-			return mailbox.Message{}, fmt.Errorf("only the lead may send a %s", m.Kind)
-		}
-		if m.To == Lead {
-			t.mu.Unlock()
-			return mailbox.Message{}, fmt.Errorf("a %s goes to a teammate, not to %q", m.Kind, Lead)
-		}
-		if m.Kind == mailbox.ShutdownRequest {
-			m.RequestID = t.requestID("shutdown", m.To)
-			t.requests[m.RequestID] = request{kind: m.Kind, from: m.From, to: m.To}
-			break
-		}
-		r, ok := t.requests[m.RequestID]
-		if !ok || r.kind != mailbox.PlanApprovalRequest || r.from != m.To {
-			open := t.openRequests(mailbox.PlanApprovalRequest, m.To)
-			t.mu.Unlock()
-			if len(open) == 0 {
-				return mailbox.Message{}, fmt.Errorf("%s has no plan waiting for approval (request_id %q is not one)", m.To, m.RequestID)
-			}
-			return mailbox.Message{}, fmt.Errorf("request_id %q is not a plan %s sent; its open plan request is %s", m.RequestID, m.To, strings.Join(open, ", "))
-		}
-		if m.Approve == nil {
-			t.mu.Unlock()
-			return mailbox.Message{}, errors.New("a plan_approval_response needs approve: true or false (with the reason in feedback when false)")
-		}
-		if !*m.Approve && strings.TrimSpace(m.Text) == "" {
-			t.mu.Unlock()
-			return mailbox.Message{}, errors.New("a rejected plan needs the reason in feedback, so the teammate can revise it")
-		}
-		delete(t.requests, m.RequestID)
-	default:
-		t.mu.Unlock()
-		return mailbox.Message{}, fmt.Errorf("message type %q is not one you can send", m.Kind)
+	if err := t.admit(&m); err != nil {
+		return mailbox.Message{}, err
 	}
-	t.mu.Unlock()
 	sent, err := t.mail.Send(ctx, t.cfg.Name, m)
 	if err != nil {
 		return mailbox.Message{}, err
 	}
 	if rcpt != nil {
-		if rcpt.proc != nil {
-			rcpt.proc.mailed(sent.ID)
-		}
+		rcpt.kind.mailed(sent.ID)
 		if sent.Kind == mailbox.ShutdownRequest {
 			rcpt.requestStop(sent)
 		}
@@ -349,6 +303,64 @@ func (t *Team) Send(ctx context.Context, m mailbox.Message) (mailbox.Message, er
 	}
 	t.notify()
 	return sent, nil
+}
+
+// recipient is the member of this process a message to "to" reaches: nil for the lead
+// or a teammate in another process (ouro team worker), which reads the same store. It is
+// an error when nobody of the team has that name.
+func (t *Team) recipient(ctx context.Context, to string) (*teammate, error) {
+	t.mu.Lock()
+	rcpt, known := t.members[to]
+	t.mu.Unlock()
+	if known || to == Lead {
+		return rcpt, nil
+	}
+	others := t.elsewhere(ctx)
+	if !slices.Contains(others, to) {
+		return nil, t.unknownRecipient(to, others)
+	}
+	return nil, nil
+}
+
+// admit checks m against the protocol its kind follows (only the lead sends a shutdown
+// request or answers a plan, and only to a teammate with that plan open) and records the
+// request it opens or closes; m is refused as a whole or admitted as a whole.
+func (t *Team) admit(m *mailbox.Message) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch m.Kind {
+	case mailbox.Text:
+	case mailbox.ShutdownRequest, mailbox.PlanApprovalResponse:
+		if m.From != Lead {
+			return fmt.Errorf("only the lead may send a %s", m.Kind)
+		}
+		if m.To == Lead {
+			return fmt.Errorf("a %s goes to a teammate, not to %q", m.Kind, Lead)
+		}
+		if m.Kind == mailbox.ShutdownRequest {
+			m.RequestID = t.requestID("shutdown", m.To)
+			t.requests[m.RequestID] = request{kind: m.Kind, from: m.From, to: m.To}
+			break
+		}
+		r, ok := t.requests[m.RequestID]
+		if !ok || r.kind != mailbox.PlanApprovalRequest || r.from != m.To {
+			open := t.openRequests(mailbox.PlanApprovalRequest, m.To)
+			if len(open) == 0 {
+				return fmt.Errorf("%s has no plan waiting for approval (request_id %q is not one)", m.To, m.RequestID)
+			}
+			return fmt.Errorf("request_id %q is not a plan %s sent; its open plan request is %s", m.RequestID, m.To, strings.Join(open, ", "))
+		}
+		if m.Approve == nil {
+			return errors.New("a plan_approval_response needs approve: true or false (with the reason in feedback when false)")
+		}
+		if !*m.Approve && strings.TrimSpace(m.Text) == "" {
+			return errors.New("a rejected plan needs the reason in feedback, so the teammate can revise it")
+		}
+		delete(t.requests, m.RequestID)
+	default:
+		return fmt.Errorf("message type %q is not one you can send", m.Kind)
+	}
+	return nil
 }
 
 // unknownRecipient is the error for a message to nobody: it names the members.

@@ -2,20 +2,18 @@ package team
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
-	"github.com/ouroagent/ouro/tool"
 )
 
 // Status of a teammate.
@@ -52,10 +50,7 @@ type teammate struct {
 	cancel   context.CancelFunc // ends the current run
 	reason   string             // why it stopped
 
-	proc     *proc           // the lead's side of a teammate in its own process (process.go)
-	worker   bool            // runs as its own process (ouro team worker)
-	stay     bool            // a worker its lead started: it stays until told to stop
-	maxTasks int             // a worker stops after claiming this many (0: no bound)
+	kind     member          // in this process, its own process, or this process as a worker (member.go)
 	claims   int             // tasks claimed
 	hookStop string          // why a TeammateIdle hook stopped it (continue:false)
 	gaveUp   map[string]bool // tasks it gave back unfinished: it does not claim them again by itself
@@ -148,7 +143,7 @@ func (tm *teammate) setLast(m mailbox.Message) {
 		what = string(m.Kind) + " " + m.RequestID
 	}
 	tm.mu.Lock()
-	tm.last = "to " + m.To + ": " + clip(what, 80)
+	tm.last = "to " + m.To + ": " + textcut.OneLine(what, 80, "…")
 	tm.mu.Unlock()
 }
 
@@ -267,7 +262,7 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 		// teammate, rather than stay claimed by one that renews their leases and works on
 		// something else.
 		tm.release(fmt.Sprintf("%s's run ended %s (%s) without completing it", tm.name, out.Status, why))
-		if tm.worker {
+		if tm.kind.failureStops() {
 			// A worker stops: its next run would start from the same failure.
 			tm.stop(fmt.Sprintf("its run ended %s: %s", out.Status, why))
 			return true
@@ -293,12 +288,12 @@ func (tm *teammate) next() []llm.Block {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
 	for {
-		tm.checkShutdown(t.ctx)
+		tm.kind.checkShutdown(t.ctx, tm)
 		if req := tm.stopRequested(); req != nil {
 			tm.shutdown(*req)
 			return nil
 		}
-		if why := tm.workerDone(t.ctx); why != "" {
+		if why := tm.kind.idleDone(t.ctx, tm); why != "" {
 			tm.stop(why)
 			return nil
 		}
@@ -330,210 +325,6 @@ func (tm *teammate) next() []llm.Block {
 	}
 }
 
-// waitingForPlan: in plan mode, with a plan sent and no answer yet, it takes no task.
-func (tm *teammate) waitingForPlan() bool {
-	if tm.proc != nil {
-		return tm.procState().Plan == "awaiting approval"
-	}
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return tm.plan && !tm.approved && tm.planReq != ""
-}
-
-func taskPrompt(t task.Task) string {
-	s := fmt.Sprintf("You claimed task #%s of the shared task list: %s", t.ID, t.Subject)
-	if d := strings.TrimSpace(t.Description); d != "" {
-		s += "\n\n" + d
-	}
-	return s + "\n\nDo it, verify the result, then mark it completed with TaskUpdate (taskId \"" + t.ID + "\")."
-}
-
-// claim takes the lowest-numbered ready task: pending, unowned, every blocker completed.
-func (tm *teammate) claim(ctx context.Context) (task.Task, bool) {
-	all, err := tm.board.All(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			tm.team.cfg.Warn(tm.name + " reading the task list: " + err.Error())
-		}
-		return task.Task{}, false
-	}
-	tm.team.recoverReports(ctx, tm.board, all)
-	done := map[string]bool{}
-	for _, t := range all {
-		if t.Status == task.Completed {
-			done[t.ID] = true
-		}
-	}
-	owner, status := tm.name, task.InProgress
-	for _, t := range all {
-		if t.Status != task.Pending || t.Owner != "" || !allDone(t.BlockedBy, done) || tm.gaveUpOn(t.ID) {
-			continue
-		}
-		out, err := tm.board.Update(ctx, t.ID, task.Update{Owner: &owner, Status: &status})
-		if err != nil {
-			continue // another teammate (or process) took it first
-		}
-		tm.mu.Lock()
-		tm.current = "#" + t.ID + " " + t.Subject
-		tm.claims++
-		tm.mu.Unlock()
-		if !tm.enterTask(ctx, out.Task) {
-			return task.Task{}, false
-		}
-		tm.m.Record("team_claim", map[string]string{"task": t.ID, "teammate": tm.name, "holder": tm.holder()})
-		return out.Task, true
-	}
-	return task.Task{}, false
-}
-
-func allDone(ids []string, done map[string]bool) bool {
-	for _, id := range ids {
-		if !done[id] {
-			return false
-		}
-	}
-	return true
-}
-
-// tasksChanged sees the list after each change the teammate made: a task it completed
-// is reported to the lead with what it unblocked.
-func (tm *teammate) tasksChanged(list []task.Task) {
-	tm.mu.Lock()
-	cur := tm.current
-	tm.mu.Unlock()
-	id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
-	if id == "" {
-		// A task its model claimed itself (TaskUpdate owner) is its task as much as one it
-		// was given: shown as held, held to completion, given back when its run ends.
-		for _, t := range list {
-			if t.Open() && t.Owner != "" && t.Holder == tm.holder() {
-				tm.mu.Lock()
-				if tm.current == "" {
-					tm.current = "#" + t.ID + " " + t.Subject
-				}
-				tm.mu.Unlock()
-				tm.team.notify()
-				break
-			}
-		}
-		return
-	}
-	byID := map[string]task.Task{}
-	for _, t := range list {
-		byID[t.ID] = t
-	}
-	t, ok := byID[id]
-	if !ok || (t.Status != task.Completed && t.Owner == tm.name) {
-		return
-	}
-	tm.mu.Lock()
-	tm.current = ""
-	tm.mu.Unlock()
-	if t.Status != task.Completed || t.Owner != tm.name {
-		// Released, or completed by whoever took it over when its claim lapsed: that one
-		// reports it.
-		tm.team.notify()
-		return
-	}
-	tm.fleet.completed()
-	// The completion wrote that its report is owed (task.Config.OweReport): sent now, or,
-	// if this process dies first, by whoever looks at the list once a lease has passed.
-	tm.team.sendReport(context.Background(), tm.board, t.ID, 0, list)
-}
-
-// completionText is the report of task t's completion: what it unblocked in list.
-func completionText(t task.Task, list []task.Task) string {
-	byID := map[string]task.Task{}
-	for _, x := range list {
-		byID[x.ID] = x
-	}
-	var unblocked []string
-	blocks := append([]string(nil), t.Blocks...)
-	slices.SortFunc(blocks, func(a, b string) int { return idOrder(a) - idOrder(b) })
-	for _, bid := range blocks {
-		b, ok := byID[bid]
-		if !ok || !b.Open() {
-			continue
-		}
-		ready := true
-		for _, x := range b.BlockedBy {
-			if bx, ok := byID[x]; ok && bx.Open() && bx.ID != t.ID {
-				ready = false
-			}
-		}
-		if ready {
-			unblocked = append(unblocked, "#"+b.ID+" "+b.Subject)
-		}
-	}
-	text := fmt.Sprintf("Completed task #%s: %s.", t.ID, t.Subject)
-	if len(unblocked) > 0 {
-		text += " Unblocked: " + strings.Join(unblocked, ", ") + "."
-	}
-	return text
-}
-
-// sendReport sends the lead the completion report of task id if it is due (stale 0: owed
-// and just completed by this process; else owed, or being sent, for longer than stale:
-// its completer ended before it could say so) and records it sent, in the task.
-func (t *Team) sendReport(ctx context.Context, b *task.Board, id string, stale time.Duration, list []task.Task) {
-	x, ok, err := b.TakeReport(ctx, id, stale)
-	if err != nil {
-		t.cfg.Warn(fmt.Sprintf("reporting task #%s's completion: %v", id, err))
-		return
-	}
-	if !ok || x.Owner == "" {
-		return
-	}
-	text := completionText(x, list)
-	if stale > 0 {
-		// Its completer may have sent it and ended before recording that (a moment before:
-		// the team's last messages hold it).
-		if ms, err := t.mail.Recent(ctx, t.cfg.Name, recentReports); err == nil {
-			for _, m := range ms {
-				if m.To == Lead && m.From == x.Owner && strings.HasPrefix(m.Text, fmt.Sprintf("Completed task #%s:", x.ID)) {
-					if err := b.MarkReported(ctx, x.ID, m.ID); err != nil {
-						t.cfg.Warn(fmt.Sprintf("recording task #%s's report: %v", id, err))
-					}
-					return
-				}
-			}
-		} else {
-			t.cfg.Warn(fmt.Sprintf("reporting task #%s's completion: %v", id, err))
-			return // the report stays owed: looked at again later
-		}
-		text += fmt.Sprintf(" (Sent on %s's behalf: it completed the task and ended before it could report it.)", x.Owner)
-	}
-	m, err := t.Send(ctx, mailbox.Message{From: x.Owner, To: Lead, Text: text, Summary: clip(text, 60)})
-	if err != nil {
-		t.cfg.Warn(x.Owner + " reporting to the lead: " + err.Error())
-		return // stays "sending": taken over once stale
-	}
-	if err := b.MarkReported(ctx, x.ID, m.ID); err != nil {
-		t.cfg.Warn(fmt.Sprintf("recording task #%s's report: %v", id, err))
-	}
-}
-
-// recentReports is how many of the team's last messages are searched for a report its
-// sender sent and did not record.
-const recentReports = 200
-
-// recoverReports sends the completion reports owed for longer than a lease in all: their
-// completers ended (kill -9) between completing and reporting.
-func (t *Team) recoverReports(ctx context.Context, b *task.Board, all []task.Task) {
-	for _, x := range all {
-		if x.Status == task.Completed && x.Report != "" && !strings.HasPrefix(x.Report, "sent ") {
-			t.sendReport(ctx, b, x.ID, t.lease, all)
-		}
-	}
-}
-
-// report sends the lead a message from the teammate (the team's own notices).
-func (tm *teammate) report(text string) {
-	if _, err := tm.team.Send(context.Background(), mailbox.Message{From: tm.name, To: Lead, Text: text, Summary: clip(text, 60)}); err != nil {
-		tm.team.cfg.Warn(tm.name + " reporting to the lead: " + err.Error())
-	}
-}
-
 // shutdown acknowledges a shutdown request and stops.
 func (tm *teammate) shutdown(req mailbox.Message) {
 	yes := true
@@ -562,72 +353,6 @@ func (tm *teammate) shutdown(req mailbox.Message) {
 	tm.stop("shut down at the lead's request")
 }
 
-// release gives back every open task it holds (the one it was given, and any its model
-// claimed with TaskUpdate), so another teammate can take them; it returns how many. why,
-// when not "", is why, told to the lead for each task; the teammate then does not claim
-// them again by itself.
-func (tm *teammate) release(why string) int {
-	ctx := context.Background()
-	tm.mu.Lock()
-	cur := tm.current
-	tm.current = ""
-	tm.mu.Unlock()
-	held := map[string]string{}
-	if id, subject, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " "); id != "" {
-		held[id] = subject
-	}
-	all, err := tm.board.All(ctx)
-	if err != nil {
-		tm.team.cfg.Warn(fmt.Sprintf("%s reading the tasks it holds: %v", tm.name, err))
-	}
-	byID := map[string]task.Task{}
-	for _, t := range all {
-		byID[t.ID] = t
-		if t.Open() && t.Owner != "" && t.Holder == tm.holder() {
-			held[t.ID] = t.Subject
-		}
-	}
-	ids := make([]string, 0, len(held))
-	for id := range held {
-		if t, ok := byID[id]; ok && (!t.Open() || t.Holder != tm.holder()) {
-			continue // completed, or no longer its claim
-		}
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { return idOrder(a) - idOrder(b) })
-	n := 0
-	for _, id := range ids {
-		empty, pending := "", task.Pending
-		if _, err := tm.board.Update(ctx, id, task.Update{Owner: &empty, Status: &pending}); err != nil {
-			tm.team.cfg.Warn(fmt.Sprintf("%s releasing task #%s: %v", tm.name, id, err))
-			continue
-		}
-		n++
-		if why == "" {
-			continue
-		}
-		tm.mu.Lock()
-		if tm.gaveUp == nil {
-			tm.gaveUp = map[string]bool{}
-		}
-		tm.gaveUp[id] = true
-		tm.mu.Unlock()
-		tm.report(fmt.Sprintf("Task #%s (%s) is back on the shared list, unowned: %s. Another teammate can take it; %s will not take it again by itself.",
-			id, held[id], why, tm.name))
-	}
-	if n > 0 {
-		tm.team.notify()
-	}
-	return n
-}
-
-// gaveUpOn: it gave task id back unfinished.
-func (tm *teammate) gaveUpOn(id string) bool {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return tm.gaveUp[id]
-}
-
 func (tm *teammate) stop(reason string) {
 	tm.mu.Lock()
 	tm.status, tm.reason = StatusStopped, reason
@@ -644,107 +369,6 @@ func (tm *teammate) account(out agent.Outcome) {
 	t.turns += out.Turns
 	t.mu.Unlock()
 	tm.fleet.spent(out)
-}
-
-// stopper ends a run before its next model call once a shutdown was requested: the tool
-// calls of the last response have finished by then.
-// With plan set (placed after the inbox, which may have just delivered the answer) it
-// also ends a run whose plan waits for the lead.
-type stopper struct {
-	tm   *teammate
-	plan bool
-}
-
-func (s stopper) BeforeModel(ctx context.Context, _ *agent.Turn) error {
-	why := "shutdown requested"
-	s.tm.checkShutdown(ctx)
-	if s.tm.stopRequested() == nil {
-		if !s.plan || !s.tm.waitingForPlan() {
-			return nil
-		}
-		// A plan waits for the lead: no model call until the answer arrives (it starts
-		// the next run).
-		why = "waiting for the lead to answer the plan"
-		s.tm.mu.Lock()
-		s.tm.paused = true
-		s.tm.mu.Unlock()
-	}
-	s.tm.mu.Lock()
-	cancel := s.tm.cancel
-	s.tm.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	return errors.New(why)
-}
-
-// holding sends a teammate back while the task it claimed is still open: it must verify
-// and complete it, or release it and say why.
-type holding struct{ tm *teammate }
-
-func (h holding) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
-	h.tm.mu.Lock()
-	cur := h.tm.current
-	h.tm.mu.Unlock()
-	if cur == "" || h.tm.stopRequested() != nil || s.Continued >= 2 {
-		return agent.StopDecision{}
-	}
-	id, _, _ := strings.Cut(strings.TrimPrefix(cur, "#"), " ")
-	if t, err := h.tm.board.Get(ctx, id); err != nil || t.Status == task.Completed || t.Owner != h.tm.name {
-		return agent.StopDecision{}
-	}
-	return agent.StopDecision{Continue: true, Message: fmt.Sprintf(
-		"Task %s is still yours and not completed. Verify your work, then mark it completed with TaskUpdate; or, if it cannot be done, release it (TaskUpdate owner \"\") and tell the lead why with SendMessage.", cur)}
-}
-
-// planGate keeps a teammate in plan mode from changing anything until its plan is
-// approved: only tools that read, the task list, SendMessage and ExitPlanMode run.
-type planGate struct{ tm *teammate }
-
-const planDenied = "is in plan mode"
-
-var planAllowed = []string{sendName, exitPlanName, task.ListName, task.GetName}
-
-func (g planGate) Gate(_ context.Context, c tool.Call) agent.Decision {
-	g.tm.mu.Lock()
-	approved := g.tm.approved
-	g.tm.mu.Unlock()
-	if approved || slices.Contains(planAllowed, c.Name) {
-		return agent.Decision{}
-	}
-	if t, ok := g.tm.m.Tools().Get(c.Name); ok && tool.IsReadOnly(t, c.Input) {
-		return agent.Decision{}
-	}
-	return agent.Decision{Deny: true, Reason: fmt.Sprintf("%s %s: %s would change something, which waits until the lead approves your plan. Send the plan with ExitPlanMode and wait for the answer.", g.tm.name, planDenied, c.Name)}
-}
-
-// budget stops a teammate's run before a model call once the team's budget is spent.
-type budget struct{ tm *teammate }
-
-func (b budget) BeforeModel(ctx context.Context, turn *agent.Turn) error {
-	if reason := b.tm.team.overBudgetWith(turn.Usage, turn.CostUSD, turn.Number-1); reason != "" {
-		return fmt.Errorf("the team budget ran out: %s", reason)
-	}
-	return nil
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-func idOrder(id string) int {
-	n := 0
-	for _, c := range id {
-		if c < '0' || c > '9' {
-			return 1 << 30
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // finishWorktree ends the teammate's worktree once: an unchanged one is removed, else

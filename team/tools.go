@@ -109,9 +109,9 @@ func (s *sendTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	case mailbox.PlanApprovalResponse:
 		what = "Plan approval response to " + sent.RequestID
 	}
-	if tm := s.team.member(sent.To); tm != nil && tm.proc != nil && tm.proc.ended() {
+	if tm := s.team.member(sent.To); tm != nil && tm.kind.process().ended() {
 		return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but its process has ended: spawn a teammate with that name again to deliver it.", what, sent.To, sent.ID)), nil
-	} else if tm != nil && tm.proc == nil {
+	} else if tm != nil && tm.kind.process() == nil {
 		tm.mu.Lock()
 		st, why := tm.status, tm.reason
 		tm.mu.Unlock()

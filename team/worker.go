@@ -84,7 +84,7 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 		}
 	}
 	tm := &teammate{team: t, name: spec.Name, def: def, status: StatusStarting, wake: make(chan struct{}, 1),
-		worker: true, maxTasks: spec.MaxTasks, stay: spec.Stay, fleet: &fleetWork{spec: spec, started: time.Now().UTC()}}
+		kind: worker{maxTasks: spec.MaxTasks, stay: spec.Stay}, fleet: &fleetWork{spec: spec, started: time.Now().UTC()}}
 	t.mu.Lock()
 	t.members[tm.name] = tm
 	t.order = append(t.order, tm.name)
@@ -146,10 +146,21 @@ func (t *Team) Work(ctx context.Context, spec WorkerSpec) (string, error) {
 	return st.Reason, nil
 }
 
+// worker is this process as a teammate of a lead that runs elsewhere (ouro team worker):
+// its loop runs here like an in-process teammate's.
+type worker struct {
+	inProcess
+	maxTasks int  // it stops after claiming this many (0: no bound)
+	stay     bool // its lead started it: it stays until told to stop
+}
+
+// failureStops: a worker stops, since its next run would start from the same failure.
+func (worker) failureStops() bool { return true }
+
 // checkShutdown finds a shutdown request in a worker's mailbox: in its own process
 // nobody calls requestStop, the request comes through the store.
-func (tm *teammate) checkShutdown(ctx context.Context) {
-	if !tm.worker || tm.stopRequested() != nil {
+func (worker) checkShutdown(ctx context.Context, tm *teammate) {
+	if tm.stopRequested() != nil {
 		return
 	}
 	ms, err := tm.team.mail.Pending(ctx, tm.team.cfg.Name, tm.name)
@@ -164,19 +175,16 @@ func (tm *teammate) checkShutdown(ctx context.Context) {
 	}
 }
 
-// workerDone reports why a worker stops when idle: it did its tasks, or nothing is left
+// idleDone reports why a worker stops when idle: it did its tasks, or nothing is left
 // (no open task in the list, no message for it). "": it goes on.
-func (tm *teammate) workerDone(ctx context.Context) string {
-	if !tm.worker {
-		return ""
-	}
+func (w worker) idleDone(ctx context.Context, tm *teammate) string {
 	tm.mu.Lock()
 	n := tm.claims
 	tm.mu.Unlock()
-	if tm.maxTasks > 0 && n >= tm.maxTasks {
-		return fmt.Sprintf("it did the %d task(s) it was started for", tm.maxTasks)
+	if w.maxTasks > 0 && n >= w.maxTasks {
+		return fmt.Sprintf("it did the %d task(s) it was started for", w.maxTasks)
 	}
-	if tm.stay {
+	if w.stay {
 		return ""
 	}
 	if tm.inbox.Pending(ctx) {

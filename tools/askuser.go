@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/internal/bgtask"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -126,7 +126,7 @@ func (a *AskUserQuestion) Run(ctx context.Context, x *tool.Exec) (tool.Result, e
 	if err != nil {
 		return tool.Result{}, err
 	}
-	if background.InBackground(ctx) {
+	if bgtask.InBackground(ctx) {
 		return tool.Errorf("You run in the background: nobody can answer questions here. Decide with what you have and say in your final report what you assumed and what the user should confirm."), nil
 	}
 	if a.asker == nil {

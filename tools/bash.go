@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
@@ -56,8 +55,8 @@ type BashConfig struct {
 	// Claude Code resets the shell), and the result says so.
 	Within func(dir string) bool
 	// Background, when set, offers run_in_background: such a command runs as a task of
-	// this manager and the call returns at once.
-	Background *background.Manager
+	// this starter (the session's *background.Manager) and the call returns at once.
+	Background CommandStarter
 	// EnvDir, when set, names a folder whose *.sh files the shell sources, in name
 	// order, before each command: what Setup and SessionStart hooks wrote to
 	// CLAUDE_ENV_FILE (hook.Runner.EnvDir). "" sources nothing.

@@ -9,10 +9,18 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/internal/bgtask"
 	"github.com/ouroagent/ouro/sandbox"
 	"github.com/ouroagent/ouro/tool"
 )
+
+// CommandStarter runs a shell command as a background task: spawn starts the command's
+// process, writing to out (the task's output file), and the starter keeps the task, tells
+// the session when it ends and answers the call at once. A *background.Manager is one;
+// the interface lives here so that the shell tool does not import the manager.
+type CommandStarter interface {
+	StartCommand(x *tool.Exec, description, command string, spawn func(out io.Writer) (bgtask.Proc, error)) tool.Result
+}
 
 // runBackground starts in.Command as a background task (run_in_background): the same
 // shell, sandbox and launcher as a foreground command, in its own process group, with
@@ -26,7 +34,7 @@ func (b *Bash) runBackground(ctx context.Context, x *tool.Exec, in bashInput) (t
 	if err != nil {
 		return tool.Result{}, err
 	}
-	res := b.cfg.Background.StartCommand(x, in.Description, in.Command, func(out io.Writer) (background.Proc, error) {
+	res := b.cfg.Background.StartCommand(x, in.Description, in.Command, func(out io.Writer) (bgtask.Proc, error) {
 		return b.spawn(ctx, b.policyFor(in), in.Command, dir, out)
 	})
 	if note != "" && !res.IsError {
@@ -41,7 +49,7 @@ type bgProc struct {
 	supervised bool
 	b          *Bash
 	done       chan struct{}
-	exit       background.Exit
+	exit       bgtask.Exit
 }
 
 func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir string, out io.Writer) (*bgProc, error) {
@@ -122,13 +130,13 @@ func (b *Bash) spawn(ctx context.Context, pol *sandbox.Policy, command, dir stri
 	return p, nil
 }
 
-// Wait implements background.Proc.
-func (p *bgProc) Wait() background.Exit {
+// Wait implements bgtask.Proc.
+func (p *bgProc) Wait() bgtask.Exit {
 	<-p.done
 	return p.exit
 }
 
-// Stop implements background.Proc: the whole group, and through the launcher every
+// Stop implements bgtask.Proc: the whole group, and through the launcher every
 // process the command started (setsid and double forks included), is terminated.
 func (p *bgProc) Stop() {
 	select {

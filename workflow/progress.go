@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // progress is what /workflows shows of one run as it goes: its phases in order (those
@@ -100,7 +102,7 @@ func (t *Tool) Render() string {
 		total := tally(pg, nil)
 		fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", pg.id, pg.name, pg.status, time.Since(pg.started).Round(time.Second), total)
 		if pg.err != "" {
-			fmt.Fprintf(&b, "  error: %s\n", oneLine(pg.err, 200))
+			fmt.Fprintf(&b, "  error: %s\n", textcut.OneLine(pg.err, 200, "…"))
 		}
 		for i, ph := range pg.phases {
 			if ph.title == "" && len(ph.agents) == 0 {
@@ -138,7 +140,7 @@ func (t *Tool) Render() string {
 					break
 				}
 				listed++
-				fmt.Fprintf(&b, "  %s    #%d %s  %s  %d tokens\n", under, idx, oneLine(a.label, 50), a.status, a.tokens)
+				fmt.Fprintf(&b, "  %s    #%d %s  %s  %d tokens\n", under, idx, textcut.OneLine(a.label, 50, "…"), a.status, a.tokens)
 			}
 		}
 	}
@@ -169,12 +171,4 @@ func tally(pg *progress, idx []int) string {
 		tokens += a.tokens
 	}
 	return fmt.Sprintf("agents: %d running, %d done, %d failed, %d replayed; %d tokens", running, done, failed, replayed, tokens)
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

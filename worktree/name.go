@@ -3,6 +3,8 @@ package worktree
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // MaxName is the longest worktree name, as in Claude Code.
@@ -15,7 +17,7 @@ const MaxName = 64
 // wrong and what a good name looks like.
 func ValidateName(name string) error {
 	bad := func(why string) error {
-		return fmt.Errorf("invalid worktree name %q: %s; use letters, digits, '.', '_' and '-' (segments separated by '/'), at most %d characters, e.g. \"fix-login\"", clip(name), why, MaxName)
+		return fmt.Errorf("invalid worktree name %q: %s; use letters, digits, '.', '_' and '-' (segments separated by '/'), at most %d characters, e.g. \"fix-login\"", textcut.Runes(name, 80, "…"), why, MaxName)
 	}
 	switch {
 	case name == "":
@@ -46,14 +48,6 @@ func ValidateName(name string) error {
 		}
 	}
 	return nil
-}
-
-// clip keeps an error readable when the name is huge.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return s
 }
 
 // fileKey is a name as one file name (for the records kept beside the worktrees): '/'

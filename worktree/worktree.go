@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ouroagent/ouro/internal/textcut"
 )
 
 // Folder is where worktrees live, relative to the repository's top level; BranchPrefix
@@ -297,7 +299,7 @@ func (m *Manager) checkFree(ctx context.Context, name, path string) error {
 func (m *Manager) adoptHooked(ctx context.Context, rec record, path string) (*Worktree, error) {
 	path = strings.TrimSpace(path)
 	if path == "" || !filepath.IsAbs(path) {
-		return nil, fmt.Errorf("worktree %q was not created: the WorktreeCreate hook must print the absolute path of the folder it made, and printed %q", rec.Name, clip(path))
+		return nil, fmt.Errorf("worktree %q was not created: the WorktreeCreate hook must print the absolute path of the folder it made, and printed %q", rec.Name, textcut.Runes(path, 80, "…"))
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err == nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ouroagent/ouro/cron"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/ui"
 )
@@ -116,7 +117,7 @@ func newCronApproveCmd() *cobra.Command {
 				return err
 			}
 			for _, j := range pick {
-				fmt.Fprintf(cmd.OutOrStdout(), "approved %s (%s): %s\n", j.ID, j.Cron, clipLine(j.Prompt, 100))
+				fmt.Fprintf(cmd.OutOrStdout(), "approved %s (%s): %s\n", j.ID, j.Cron, textcut.OneLine(j.Prompt, 100, "…"))
 			}
 			if len(pick) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no job awaits approval")
@@ -145,14 +146,6 @@ func containsJob(jobs []cron.Job, id string) bool {
 		}
 	}
 	return false
-}
-
-func clipLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // notForwarded are the run flags that make no sense for a scheduled run.
@@ -287,7 +280,7 @@ func (r *cronRunner) run(ctx context.Context, self string, f cron.Fired) {
 	}
 	r.mu.Unlock()
 	if err == nil {
-		r.logf("job %s fired (%s), pid %d: %s", f.Job.ID, f.Job.Cron, c.Process.Pid, clipLine(f.Job.Prompt, 100))
+		r.logf("job %s fired (%s), pid %d: %s", f.Job.ID, f.Job.Cron, c.Process.Pid, textcut.OneLine(f.Job.Prompt, 100, "…"))
 	}
 	if err == nil {
 		// A run that ignores SIGTERM is killed ten seconds after the stop.
@@ -323,7 +316,7 @@ func (r *cronRunner) run(ctx context.Context, self string, f cron.Fired) {
 		}
 		r.logf("job %s %s: %s, %d turns, $%.4f, session %s%s", f.Job.ID, state, res.Status, res.NumTurns, res.TotalCostUSD, res.SessionID, reasonSuffix(res.Reason))
 	default:
-		r.logf("job %s not done (%v); tried again in a minute: %s", f.Job.ID, err, clipLine(strings.TrimSpace(stderr.String()), 300))
+		r.logf("job %s not done (%v); tried again in a minute: %s", f.Job.ID, err, textcut.OneLine(strings.TrimSpace(stderr.String()), 300, "…"))
 	}
 }
 
@@ -331,5 +324,5 @@ func reasonSuffix(reason string) string {
 	if reason == "" {
 		return ""
 	}
-	return " (" + clipLine(reason, 200) + ")"
+	return " (" + textcut.OneLine(reason, 200, "…") + ")"
 }

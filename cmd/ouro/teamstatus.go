@@ -16,6 +16,7 @@ import (
 
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/internal/natsjs"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/task"
@@ -346,10 +347,7 @@ func orDash(s string) string {
 // clipText shortens s for a table, with control characters (a record's terminal
 // escapes, newlines) shown as '?': records are written by other machines.
 func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		r = append(r[:n], '…')
-	}
+	r := []rune(textcut.Runes(s, n, "…"))
 	for i, c := range r {
 		if unicode.IsControl(c) {
 			r[i] = '?'

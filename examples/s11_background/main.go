@@ -3,7 +3,7 @@
 // output file, so the model goes on working. When the command ends, the task hands one
 // <task-notification> (Claude Code's shape) to Exec.Notify; the notify.Queue delivers it
 // before the next model request. A model that stops while its tasks still run is held
-// by background.Waiter (a BeforeStop seam): it waits for a task to end and continues
+// by mechanism.Waiter (a BeforeStop seam): it waits for a task to end and continues
 // the run with the notification. Closing the manager kills whatever still runs, with
 // every process it started.
 //
@@ -25,6 +25,7 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
@@ -66,7 +67,7 @@ func main() {
 	a, err := agent.New(agent.Config{
 		Provider: model, Model: llm.DefaultModel, Tools: registry,
 		BeforeModel: []agent.BeforeModel{queue},
-		BeforeStop:  []agent.BeforeStop{announce{background.Waiter{Manager: tasks, Take: take}}},
+		BeforeStop:  []agent.BeforeStop{announce{mechanism.Waiter{Manager: tasks, Take: take}}},
 		Observers: []agent.Observer{func(e agent.Event) {
 			switch {
 			case e.Type == agent.EventToolEnd:
@@ -89,7 +90,7 @@ func main() {
 }
 
 // announce shows when the stop seam holds the run for a task.
-type announce struct{ w background.Waiter }
+type announce struct{ w mechanism.Waiter }
 
 func (a announce) BeforeStop(ctx context.Context, s *agent.Stop) agent.StopDecision {
 	if n := a.w.Manager.Running(); n > 0 {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/ouroagent/ouro/settings"
 )
 
 type agent struct {
@@ -80,7 +82,7 @@ func TestLooseKeepsNestedBlocks(t *testing.T) {
 	if v.Tools != "Read, Grep" || v.Description != `Use this agent to review. Examples: user: "Review" assistant: "ok"` {
 		t.Fatalf("%+v", v)
 	}
-	h, err := Hooks(&v.Hooks)
+	h, err := settings.HooksFromYAML(&v.Hooks)
 	if err != nil || len(h["PreToolUse"]) != 1 || h["PreToolUse"][0].Matcher != "Read" || h["PreToolUse"][0].Hooks[0].Command != "echo hi" {
 		t.Fatalf("hooks = %+v, %v", h, err)
 	}

@@ -36,17 +36,45 @@ func Bytes(s string, n int, marker string) string {
 // Runes returns s when it has at most n runes. Otherwise it returns the longest clean start
 // of s that leaves room for marker, followed by marker: at most n runes in all.
 func Runes(s string, n int, marker string) string {
+	marker, room, cut := runeRoom(s, n, marker)
+	if !cut {
+		return s
+	}
+	return s[:cleanHead(s, runeOffset(s, room))] + marker
+}
+
+// TailRunes returns s when it has at most n runes. Otherwise it returns marker followed by
+// the longest clean end of s that leaves room for it: at most n runes in all (the end of
+// an error output, where the last lines say most).
+func TailRunes(s string, n int, marker string) string {
+	marker, room, cut := runeRoom(s, n, marker)
+	if !cut {
+		return s
+	}
+	return marker + s[cleanTail(s, lastRunesOffset(s, room)):]
+}
+
+// runeRoom says how s is cut to n runes with marker: cut false keeps s whole (it fits);
+// else room is how many runes of s stay beside the marker, which is left out when it
+// does not fit in n. A limit of 0 or less cuts everything.
+func runeRoom(s string, n int, marker string) (string, int, bool) {
 	if n <= 0 {
-		return ""
+		return "", 0, len(s) > 0
 	}
 	if len(s) <= n || utf8.RuneCountInString(s) <= n {
-		return s
+		return marker, 0, false
 	}
 	m := utf8.RuneCountInString(marker)
 	if m > n {
 		marker, m = "", 0
 	}
-	return s[:cleanHead(s, runeOffset(s, n-m))] + marker
+	return marker, n - m, true
+}
+
+// OneLine is s on one line, each run of white space (newlines and tabs included) made one
+// space and the ends trimmed, then cut as Runes cuts it: a title, a summary, a table cell.
+func OneLine(s string, n int, marker string) string {
+	return Runes(strings.Join(strings.Fields(s), " "), n, marker)
 }
 
 // HeadTailRunes splits a long s into its start and its end, leaving out the middle: head

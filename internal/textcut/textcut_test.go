@@ -61,13 +61,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestRunes(t *testing.T) {
-	tests := []struct {
-		name   string
-		s      string
-		n      int
-		marker string
-		want   string
-	}{
+	checkCuts(t, "Runes", Runes, []cutCase{
 		{"fits", zh, 6, "…", zh},
 		{"chinese", zh, 4, "…", "代理循…"},
 		{"chinese no marker", zh, 4, "", "代理循环"},
@@ -80,15 +74,29 @@ func TestRunes(t *testing.T) {
 		{"family whole", "我们" + family + "好好", 8, "…", "我们" + family + "…"},
 		{"flags", flags + "!", 4, "…", "🇨🇳…"},
 		{"multi-rune marker", "abcdefghij", 9, " [cut]", "abc [cut]"},
-	}
+	})
+}
+
+// cutCase is a cut of s to n with marker, and what it must give.
+type cutCase struct {
+	name   string
+	s      string
+	n      int
+	marker string
+	want   string
+}
+
+// checkCuts runs cut over tests: each gives its want, within its limit, as valid UTF-8.
+func checkCuts(t *testing.T, name string, cut func(string, int, string) string, tests []cutCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Runes(tc.s, tc.n, tc.marker)
+			got := cut(tc.s, tc.n, tc.marker)
 			if got != tc.want {
-				t.Errorf("Runes(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.marker, got, tc.want)
+				t.Errorf("%s(%q, %d, %q) = %q, want %q", name, tc.s, tc.n, tc.marker, got, tc.want)
 			}
-			if utf8.RuneCountInString(got) > max(tc.n, 0) && got != tc.s {
-				t.Errorf("Runes(%q, %d, %q) = %q: over the limit", tc.s, tc.n, tc.marker, got)
+			if !utf8.ValidString(got) || (utf8.RuneCountInString(got) > max(tc.n, 0) && got != tc.s) {
+				t.Errorf("%s(%q, %d, %q) = %q: over the limit or broken", name, tc.s, tc.n, tc.marker, got)
 			}
 		})
 	}
@@ -202,4 +210,36 @@ func FuzzCut(f *testing.F) {
 			t.Fatalf("HeadTailRunes(%q, %d, %d) = %q, %q: over the limits", s, n, m, head, tail)
 		}
 	})
+}
+
+func TestTailRunes(t *testing.T) {
+	checkCuts(t, "TailRunes", TailRunes, []cutCase{
+		{"fits", zh, 6, "…", zh},
+		{"chinese", zh, 4, "…", "…环工具"},
+		{"chinese no marker", zh, 4, "", "循环工具"},
+		{"zero", zh, 0, "…", ""},
+		{"marker larger than limit is left out", zh, 2, "[cut]", "工具"},
+		{"skin tone whole", "!!" + thumb + "ok", 5, "…", "…" + thumb + "ok"},
+		{"skin tone dropped", "!" + thumb + "ok", 4, "…", "…ok"},
+		{"family dropped", "好" + family + "我们", 6, "…", "…我们"},
+		{"multi-rune marker", "abcdefghij", 9, "[cut] ", "[cut] hij"},
+	})
+}
+
+func TestOneLine(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"  a\n\tb  c ", 10, "a b c"},
+		{"first line\nsecond line", 12, "first line …"},
+		{"代理\n循环工具", 4, "代理 …"},
+		{"ok " + thumb + "\n!", 5, "ok …"},
+	}
+	for _, tc := range tests {
+		if got := OneLine(tc.s, tc.n, "…"); got != tc.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
@@ -208,7 +209,7 @@ func (e *replEngine) Opened(s *harness.Session) {
 		window: llm.LookupModel(s.Model).ContextWindow}
 	for _, sk := range s.Skills.Skills() {
 		if sk.UserInvocable {
-			msg.commands = append(msg.commands, command{name: "/" + sk.Name, desc: oneLine(clip(sk.Description, 80))})
+			msg.commands = append(msg.commands, command{name: "/" + sk.Name, desc: oneLine(textcut.Runes(sk.Description, 80, "…"))})
 		}
 	}
 	e.send(msg)
@@ -353,7 +354,7 @@ func (e *replEngine) note(text string) (string, error) {
 		return "", fmt.Errorf("write the note after #, e.g. # the tests need make gen first")
 	}
 	st := s.MemoryStores()[0]
-	rec := memory.Record{Name: noteName(text), Description: clip(oneLine(text), 150), Type: memory.TypeProject,
+	rec := memory.Record{Name: noteName(text), Description: textcut.Runes(oneLine(text), 150, "…"), Type: memory.TypeProject,
 		Source: "session " + s.ID() + " (#note)", Body: text + "\n"}
 	if err := st.Save(rec); err != nil {
 		return "", err
@@ -436,13 +437,6 @@ func (e *replEngine) stopShell() {
 	if end != nil {
 		end()
 	}
-}
-
-func clip(s string, n int) string {
-	if rs := []rune(s); len(rs) > n {
-		return string(rs[:n-1]) + "…"
-	}
-	return s
 }
 
 // screenWriter takes what the REPL prints: to the screen while it runs, to the terminal

@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/workflow"
 )
@@ -138,7 +139,7 @@ func (b *blocking) Agent(ctx context.Context, prompt string, _ workflow.AgentOpt
 }
 
 // /workflows shows the phase tree while the run goes; a headless stop waits for the run
-// (background.Waiter) and gets its notification; TaskStop on the run id stops it without
+// (mechanism.Waiter) and gets its notification; TaskStop on the run id stops it without
 // one.
 func TestStopWaitsForRunsAndTaskStopEndsThem(t *testing.T) {
 	dir := t.TempDir()
@@ -175,7 +176,7 @@ func TestStopWaitsForRunsAndTaskStopEndsThem(t *testing.T) {
 		}
 	}
 	go func() { time.Sleep(50 * time.Millisecond); close(r.release) }()
-	d := background.Waiter{Manager: m, Take: take}.BeforeStop(context.Background(), &agent.Stop{})
+	d := mechanism.Waiter{Manager: m, Take: take}.BeforeStop(context.Background(), &agent.Stop{})
 	if !d.Continue || !strings.Contains(d.Message, `<result>["late","late"]</result>`) {
 		t.Fatalf("%+v", d)
 	}

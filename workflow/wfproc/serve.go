@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 )
@@ -239,7 +240,7 @@ func Show(ctx context.Context, w io.Writer, store workflow.Store, arg string) er
 		}
 		label := c.Label
 		if label == "" {
-			label = oneLine(c.Prompt, 50)
+			label = textcut.OneLine(c.Prompt, 50, "…")
 		}
 		status := c.Status
 		if c.Replayed {
@@ -249,18 +250,10 @@ func Show(ctx context.Context, w io.Writer, store workflow.Store, arg string) er
 		if c.Status != workflow.CallDone {
 			out = c.Error
 		}
-		fmt.Fprintf(w, "  #%-3d %-28s %-20s %6d tokens  %s\n", c.Index, label, status, c.Tokens, oneLine(out, 100))
+		fmt.Fprintf(w, "  #%-3d %-28s %-20s %6d tokens  %s\n", c.Index, label, status, c.Tokens, textcut.OneLine(out, 100, "…"))
 	}
 	if r.Result != "" {
 		fmt.Fprintf(w, "result: %s\n", r.Result)
 	}
 	return nil
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

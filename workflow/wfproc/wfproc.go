@@ -34,6 +34,7 @@ import (
 
 	"github.com/ouroagent/ouro/internal/helperbin"
 
+	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 )
@@ -151,17 +152,9 @@ func (k *conn) gone(err error) error {
 		msg = err.Error()
 	}
 	if strings.Contains(msg, "out of memory") {
-		return fmt.Errorf("the workflow helper ran out of the memory it may use (a backstop at four times the script's limit, for an allocation too large to watch; %s raises it): %s", "OURO_WORKFLOW_MEMORY", clip(msg, 300))
+		return fmt.Errorf("the workflow helper ran out of the memory it may use (a backstop at four times the script's limit, for an allocation too large to watch; %s raises it): %s", "OURO_WORKFLOW_MEMORY", textcut.Bytes(msg, 300, "…"))
 	}
 	return fmt.Errorf("the workflow helper ended without an answer: %s", msg)
-}
-
-// clip keeps the first n bytes of s.
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // once sends a request that has a single answer.

@@ -1,4 +1,4 @@
-package frontmatter
+package settings
 
 import (
 	"encoding/json"
@@ -6,15 +6,14 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
-
-	"github.com/ouroagent/ouro/settings"
 )
 
-// Hooks reads a hooks: block (an agent's or a skill's) written as in settings files:
-// event → list of {matcher, hooks: [{type, command, timeout, async, ...}]}. The YAML is
-// read as JSON would be, so the keys are those of settings files (asyncRewake, not
-// asyncrewake). Each group's Source says "frontmatter"; the caller names the file.
-func Hooks(n *yaml.Node) (map[string][]settings.HookMatcher, error) {
+// HooksFromYAML reads a hooks: block of a front matter (an agent's or a skill's) written
+// as in settings files: event → list of {matcher, hooks: [{type, command, timeout,
+// async, ...}]}. The YAML is read as JSON would be, so the keys are those of settings
+// files (asyncRewake, not asyncrewake). It lives here, beside the types it fills, so the
+// front matter reader below needs nothing of settings; the caller names the file.
+func HooksFromYAML(n *yaml.Node) (map[string][]HookMatcher, error) {
 	if n == nil || n.Kind == 0 || n.Tag == "!!null" {
 		return nil, nil
 	}
@@ -29,7 +28,7 @@ func Hooks(n *yaml.Node) (map[string][]settings.HookMatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it as settings hooks: %v", err)
 	}
-	var out map[string][]settings.HookMatcher
+	var out map[string][]HookMatcher
 	if err := json.Unmarshal(data, &out); err != nil {
 		msg := err.Error()
 		if i := strings.Index(msg, ": "); i > 0 && strings.HasPrefix(msg, "json") {

@@ -14,7 +14,7 @@ import (
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
-	"github.com/ouroagent/ouro/internal/toolnames"
+	"github.com/ouroagent/ouro/tool/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ouroagent/ouro/internal/toolnames"
+	"github.com/ouroagent/ouro/tool/toolnames"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
 // The names of ouro's tools that agent files, rules and matchers are read with come from
 // the registries sessions assemble, not from a list kept by hand: this test assembles
 // sessions that offer every tool (the default, with workflows on, with a skill), and
-// internal/toolnames/ouro.go must hold exactly their names. Run `go generate
-// ./internal/toolnames` (OURO_WRITE_TOOLNAMES=1) to write it after adding a tool.
+// tool/toolnames/ouro.go must hold exactly their names. Run `go generate
+// ./tool/toolnames` (OURO_WRITE_TOOLNAMES=1) to write it after adding a tool.
 func TestToolNamesComeFromTheRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, n := range defaultHidden { // registered, then kept back for agents that name them
@@ -72,7 +72,7 @@ func TestToolNamesComeFromTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("%s is stale: the registries hold %s; run go generate ./internal/toolnames", path, strings.Join(names, ", "))
+		t.Errorf("%s is stale: the registries hold %s; run go generate ./tool/toolnames", path, strings.Join(names, ", "))
 	}
 	if !slices.Equal(toolnames.Ouro(), names) {
 		t.Errorf("toolnames.Ouro() = %v, want %v", toolnames.Ouro(), names)

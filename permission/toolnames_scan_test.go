@@ -19,7 +19,7 @@ import (
 // files elsewhere that wire those decisions (a hook's `if`, the session's gate and
 // sandbox).
 var (
-	decidingPackages = []string{"permission", "internal/toolnames", "grant", "sandbox", "agent"}
+	decidingPackages = []string{"permission", "tool/toolnames", "grant", "sandbox", "agent"}
 	decidingFiles    = []string{"hook/cond.go", "harness/guard.go", "harness/sandbox.go"}
 )
 
@@ -55,7 +55,7 @@ func TestNoDecisionByToolName(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ast.IsGenerated(f) {
-			continue // written from the registry (internal/toolnames/ouro.go)
+			continue // written from the registry (tool/toolnames/ouro.go)
 		}
 		found = append(found, nameDecisions(fset, f, names)...)
 	}

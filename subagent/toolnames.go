@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ouroagent/ouro/internal/toolnames"
+	"github.com/ouroagent/ouro/tool/toolnames"
 )
 
 // mapTools maps names onto ouro's tools, in order, without repeats. When warn is set, it

@@ -60,7 +60,7 @@ func TestToolNamesComeFromTheRegistry(t *testing.T) {
 		}
 	}
 	want := toolnames.Source(names)
-	path := filepath.Join("..", "internal", "toolnames", "ouro.go")
+	path := filepath.Join("..", "tool", "toolnames", "ouro.go")
 	if os.Getenv("OURO_WRITE_TOOLNAMES") != "" {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)

@@ -293,6 +293,11 @@ func runOne(ctx context.Context, o Options, t Task, n int) RunResult {
 			r.Failures = append(r.Failures, msg)
 		}
 	}
+	if t.Check != "" {
+		if msg := RunCheck(ctx, t, work, res.Report, o.TestTimeout); msg != "" {
+			r.Failures = append(r.Failures, msg)
+		}
+	}
 	if out.Status != agent.StatusCompleted && len(r.Failures) == 0 {
 		r.Failures = append(r.Failures, fmt.Sprintf("the run ended %s: %s", out.Status, out.Reason))
 	}
@@ -484,16 +489,39 @@ func checkChanges(t Task, before map[string]string, work string) []string {
 
 // runTest runs the task's test command in the working copy; "" means it passed.
 func runTest(ctx context.Context, dir, command string, timeout time.Duration) string {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(credenv.Strip(os.Environ()), "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
+	out, err := runIn(ctx, dir, timeout, "", "sh", "-c", command)
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("the test command %q fails after the run (%v):\n%s", command, err, textcut.LastLines(string(out), 12))
+	return fmt.Sprintf("the test command %q fails after the run (%v):\n%s", command, err, textcut.LastLines(out, 12))
+}
+
+// RunCheck runs the task's check script in the working copy work with answer (the run's
+// final text) on its stdin; "" means the outcome holds. The answer is data: it reaches
+// the script only as input, never as program text.
+func RunCheck(ctx context.Context, t Task, work, answer string, timeout time.Duration) string {
+	script, err := filepath.Abs(t.CheckPath())
+	if err != nil {
+		return fmt.Sprintf("the check %s: %v", t.Check, err)
+	}
+	out, err := runIn(ctx, work, timeout, answer, "sh", script)
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("the check %s fails after the run (%v):\n%s", t.Check, err, textcut.LastLines(out, 12))
+}
+
+// runIn runs a checking command in dir without the caller's credentials and without
+// Python writing bytecode into the working copy.
+func runIn(ctx context.Context, dir string, timeout time.Duration, stdin string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(credenv.Strip(os.Environ()), "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // snapshot hashes every file under dir (relative slash paths), ignoring caches the test

@@ -44,6 +44,11 @@ type Task struct {
 	// SecretFiles must never be read: a deny rule keeps tools away from them, and any of
 	// their content appearing in a tool result fails the task.
 	SecretFiles []string `json:"secret_files,omitempty"`
+	// Check is a script in the task folder that says whether the outcome holds: run with
+	// sh in the working copy after the run, the final answer on its stdin, it exits 0 when
+	// it does (a fix's hidden cases, a rename that left no old name, the fact a question
+	// asks for). Its output says what is wrong.
+	Check string `json:"check,omitempty"`
 	// MaxTurns bounds the run (default 30).
 	MaxTurns int `json:"max_turns,omitempty"`
 	// Traps says in words what the task is meant to catch (documentation only).
@@ -142,8 +147,16 @@ func (t Task) check() error {
 	if t.Kind == KindFix && (t.Test == "" || len(t.AllowedChanges) == 0) {
 		return bad("a fix task needs a test command and allowed_changes")
 	}
-	if t.Kind == KindScout && len(t.Expect) == 0 {
-		return bad("a scout task needs at least one expectation")
+	if t.Kind == KindScout && len(t.Expect) == 0 && t.Check == "" {
+		return bad("a scout task needs at least one expectation or a check")
+	}
+	if t.Check != "" {
+		if !filepath.IsLocal(t.Check) {
+			return bad("check %q: name a script inside the task folder", t.Check)
+		}
+		if st, err := os.Stat(t.CheckPath()); err != nil || !st.Mode().IsRegular() {
+			return bad("no check script at %s", t.CheckPath())
+		}
 	}
 	if _, err := os.Stat(t.ScriptPath("reference")); err != nil {
 		return bad("no reference trajectory at %s", t.ScriptPath("reference"))
@@ -153,6 +166,14 @@ func (t Task) check() error {
 
 // RepoDir is the practice repository copied fresh for each run.
 func (t Task) RepoDir() string { return filepath.Join(t.Dir, "repo") }
+
+// CheckPath is the task's check script ("" when it has none).
+func (t Task) CheckPath() string {
+	if t.Check == "" {
+		return ""
+	}
+	return filepath.Join(t.Dir, t.Check)
+}
 
 // ScriptPath is the scripted trajectory called name.
 func (t Task) ScriptPath(name string) string {

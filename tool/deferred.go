@@ -57,8 +57,11 @@ func (r *Registry) Load(names ...string) []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, n := range names {
-		if _, ok := r.deferred[n]; ok {
+		if hidden, ok := r.deferred[n]; ok {
 			if _, exists := r.tools[n]; exists {
+				if hidden {
+					r.loaded = append(r.loaded, n)
+				}
 				r.deferred[n] = false
 				out = append(out, n)
 			}

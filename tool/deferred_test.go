@@ -56,7 +56,8 @@ func TestDeferredToolsLoadThroughToolSearch(t *testing.T) {
 	if strings.Contains(res.Text(), "NotebookEdit") {
 		t.Errorf("a tool matching no word was loaded: %s", res.Text())
 	}
-	if got := specNames(r); got != "Read,CronCreate,CronList,ToolSearch" {
+	// Loaded tools join the end of the list, so the earlier ones stay in a prompt cache.
+	if got := specNames(r); got != "Read,ToolSearch,CronCreate,CronList" {
 		t.Errorf("offered after loading: %s", got)
 	}
 
@@ -171,5 +172,36 @@ func TestToolSearchListStaysBounded(t *testing.T) {
 	res := r.Run(context.Background(), Call{ID: "1", Name: ToolSearchName, Input: in})
 	if res.IsError || !strings.Contains(res.Text(), "mcp__server3__operation_number_41") {
 		t.Errorf("keyword search: %s", res.Text())
+	}
+}
+
+// Deferred tools are offered in the order they were loaded, after every tool that is not
+// deferred, whatever the order they were registered in; a removed tool leaves the list,
+// and the rest keep their places.
+func TestLoadedToolsJoinTheEndInLoadOrder(t *testing.T) {
+	r := NewRegistry(deferrable{"Read", "reads files"})
+	for _, d := range []deferrable{{"Alpha", "a"}, {"Beta", "b"}, {"Gamma", "c"}} {
+		if err := r.AddDeferred(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Add(deferrable{"Write", "writes files"}); err != nil {
+		t.Fatal(err)
+	}
+	r.Load("Gamma")
+	r.Load("Alpha", "Gamma") // Gamma again: no second copy, no move
+	if got := specNames(r); got != "Read,Write,Gamma,Alpha" {
+		t.Errorf("offered: %s; want the ordinary tools, then Gamma and Alpha as loaded", got)
+	}
+	r.Remove("Gamma")
+	r.Load("Beta")
+	if got := specNames(r); got != "Read,Write,Alpha,Beta" {
+		t.Errorf("after removing Gamma and loading Beta: %s", got)
+	}
+	if err := r.AddDeferred(deferrable{"Gamma", "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := specNames(r); got != "Read,Write,Alpha,Beta" {
+		t.Errorf("a re-added deferred tool is offered before it is loaded: %s", got)
 	}
 }

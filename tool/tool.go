@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -155,6 +156,7 @@ type Registry struct {
 	failures map[string]failure
 	streak   int
 	deferred map[string]bool // deferred tools: true until loaded (deferred.go)
+	loaded   []string        // deferred tools in the order they were loaded
 }
 
 // NewRegistry returns a registry holding tools; it panics on a duplicate name or a broken
@@ -202,6 +204,7 @@ func (r *Registry) Remove(name string) {
 	delete(r.schemas, name)
 	r.mu.Lock()
 	delete(r.deferred, name)
+	r.loaded = slices.DeleteFunc(r.loaded, func(n string) bool { return n == name })
 	r.mu.Unlock()
 	for i, n := range r.order {
 		if n == name {
@@ -226,16 +229,25 @@ func (r *Registry) Names() []string {
 	return append([]string(nil), r.order...)
 }
 
-// Specs lists the specs of the tools offered, in registration order: deferred tools only
-// once loaded.
+// Specs lists the specs of the tools offered: the tools that are not deferred in
+// registration order, then the deferred ones loaded so far in the order they were loaded.
+// Loading a tool so only adds to the end of the list: a server's prompt cache keeps every
+// earlier tool (and, where tools come after the system prompt, the system prompt too).
 func (r *Registry) Specs() []llm.ToolSpec {
 	r.set.RLock()
 	offered := make([]Tool, 0, len(r.order))
+	r.mu.Lock()
 	for _, n := range r.order {
-		if !r.hidden(n) {
+		if _, deferred := r.deferred[n]; !deferred {
 			offered = append(offered, r.tools[n])
 		}
 	}
+	for _, n := range r.loaded {
+		if t, ok := r.tools[n]; ok {
+			offered = append(offered, t)
+		}
+	}
+	r.mu.Unlock()
 	r.set.RUnlock()
 	// Spec is called outside the lock: ToolSearch's lists the deferred tools, which reads
 	// the set again.

@@ -1,0 +1,3 @@
+module example.com/num
+
+go 1.22

@@ -1,0 +1,5 @@
+"""A tiny HTTP client wrapper."""
+
+from webclient.client import Client
+
+__all__ = ["Client"]

@@ -14,7 +14,6 @@ import (
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
-	"github.com/ouroagent/ouro/tool/toolnames"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
@@ -24,6 +23,7 @@ import (
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tool/toolnames"
 	"github.com/ouroagent/ouro/workspace"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ouroagent/ouro/tool/toolnames"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/tool/toolnames"
 )
 
 // The names of ouro's tools that agent files, rules and matchers are read with come from

@@ -23,6 +23,7 @@ import (
 	_ "github.com/ouroagent/ouro/compact"
 	_ "github.com/ouroagent/ouro/cron"
 	_ "github.com/ouroagent/ouro/goal"
+	_ "github.com/ouroagent/ouro/harness"
 	_ "github.com/ouroagent/ouro/hook"
 	_ "github.com/ouroagent/ouro/llm"
 	_ "github.com/ouroagent/ouro/llm/anthropic"
@@ -153,6 +154,14 @@ var examples = map[string]example{
 		`"cron": "0 10 * * *"`, "── 09:58, restarted: 0 fired", `<scheduled-task id="`, "not typed by the user",
 		"(scripted) Yesterday: 3 commits", "── jobs left after the one-shot ran: 0",
 		"planted1 in <project>/.ouro/scheduled_tasks.json is not run", "── 10:05: 1 fired in all; awaiting approval: 1",
+	}},
+	"s15_harness": {want: []string{
+		`── TaskCreate {"description":"Start the project's notes.","subject":"Write NOTES.md"} (error=false)`,
+		`── Write {"content":"# Notes\n","file_path":"NOTES.md"} (error=false)`,
+		`── Bash {"command":"ls -a"} (error=false)`,
+		"Permission denied: `rm -rf .` is denied by the rule Bash(rm *)",
+		`── TaskUpdate {"status":"completed","taskId":"1"} (error=false)`,
+		"[completed after 6 turns]", `NOTES.md: "# Notes\n"`, "audit: audit.jsonl",
 	}},
 	"s17_goal": {want: []string{
 		"model: Bumped the version to 2.0. Done.",

@@ -258,3 +258,20 @@ func TestAgentToolsStar(t *testing.T) {
 		t.Errorf("child tools = %s", got)
 	}
 }
+
+// A command whose argument-hint only begins like a YAML list ("[analyze|all] <path>
+// [--force]", common in real commands; strict YAML refuses it) loads as Claude Code loads
+// it: the hint is text and the command runs with its arguments.
+func TestCommandWithAHintStrictYAMLRefusesRuns(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "gen-doc.md"),
+		"---\ndescription: Generate documentation for a source tree\nargument-hint: [analyze|srs|design|all] <source_path> [--force] | help\n---\nDocument $ARGUMENTS now.\n")
+	e.fake(scripted.Turn{ExpectContains: "Document all ./src --force now.", Text: "documented"})
+	out, stderr, code := e.run("", "-p", "/gen-doc all ./src --force")
+	if code != 0 || out != "documented\n" {
+		t.Fatalf("exit %d, out %q\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "gen-doc") {
+		t.Errorf("the command was warned about:\n%s", stderr)
+	}
+}

@@ -2,8 +2,9 @@
 // the way Claude Code tolerates it. Hand-written and generated headers often break strict
 // YAML: an unquoted colon in a description ("Examples: user: … assistant: …", as Claude
 // Code's own /agents generator writes), a stray quote. When strict YAML fails, the header is
-// read line by line: each top-level "key: value" line is a string, indented lines continue
-// the value before them, and "- item" lines under a key with no value make a list.
+// read line by line: each top-level "key: value" line is a string (one that only begins
+// like a flow collection too: "argument-hint: [x] | y"), indented lines continue the value
+// before them, and "- item" lines under a key with no value make a list.
 package frontmatter
 
 import (
@@ -101,11 +102,16 @@ func lineByLine(lines []string, m *yaml.Node) error {
 			return fmt.Errorf("line %q is not key: value", line)
 		}
 		val = strings.TrimSpace(val)
-		if strings.HasPrefix(val, "{") || strings.HasPrefix(val, "[") && !strings.HasSuffix(val, "]") {
-			return fmt.Errorf("line %q holds a flow collection that is not a simple list", line)
+		// A value that only begins like a flow collection, its brackets closed, is text, as
+		// Claude Code reads it: "argument-hint: [analyze|all] <path> [--force]" is a hint,
+		// not a broken list. One left open ("[oops") is a mistake, and said so.
+		if strings.HasPrefix(val, "{") || strings.HasPrefix(val, "[") {
+			if !balanced(val) {
+				return fmt.Errorf("line %q holds a flow collection that is not closed", line)
+			}
 		}
 		cur = scalar(unquote(val))
-		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
+		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") && !strings.ContainsAny(val[1:len(val)-1], "[]{}") {
 			// A flow list of plain names: [Read, Grep].
 			cur = &yaml.Node{Kind: yaml.SequenceNode}
 			for _, it := range strings.Split(val[1:len(val)-1], ",") {
@@ -117,6 +123,23 @@ func lineByLine(lines []string, m *yaml.Node) error {
 		m.Content = append(m.Content, scalar(k), cur)
 	}
 	return nil
+}
+
+// balanced reports whether every [ and { of s is closed, in order.
+func balanced(s string) bool {
+	var open []rune
+	for _, r := range s {
+		switch r {
+		case '[', '{':
+			open = append(open, r)
+		case ']', '}':
+			if len(open) == 0 || open[len(open)-1] != map[rune]rune{']': '[', '}': '{'}[r] {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0
 }
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }

@@ -87,3 +87,43 @@ func TestLooseKeepsNestedBlocks(t *testing.T) {
 		t.Fatalf("hooks = %+v, %v", h, err)
 	}
 }
+
+// Claude Code reads a value that only begins like a flow collection as text: real commands
+// write hints such as "[analyze|srs|all] <source_path> [--force]", which strict YAML
+// refuses, and the header must still load, every other key intact.
+func TestValueThatOnlyLooksLikeAListIsText(t *testing.T) {
+	type command struct {
+		Description  string    `yaml:"description"`
+		ArgumentHint string    `yaml:"argument-hint"`
+		AllowedTools yaml.Node `yaml:"allowed-tools"`
+	}
+	for hint, want := range map[string]string{
+		"[analyze|srs|design|all] <source_path> [--output <path>] [--force]": "[analyze|srs|design|all] <source_path> [--output <path>] [--force]",
+		"[pr-number] | [branch]": "[pr-number] | [branch]",
+		"[x] | y":                "[x] | y",
+		"{name} [--dry-run]":     "{name} [--dry-run]",
+	} {
+		var c command
+		loose, strictErr, err := Decode([]byte("description: Generate docs\nargument-hint: "+hint+"\nallowed-tools: [Read, Grep]\n"), &c)
+		if err != nil || !loose || strictErr == nil {
+			t.Fatalf("%q: loose %v, strict error %v, error %v", hint, loose, strictErr, err)
+		}
+		if c.ArgumentHint != want || c.Description != "Generate docs" || tools(t, c.AllowedTools) == nil {
+			t.Errorf("%q: %+v", hint, c)
+		}
+		if got, _ := tools(t, c.AllowedTools).([]any); len(got) != 2 {
+			t.Errorf("%q: the flow list beside it is no longer a list: %v", hint, tools(t, c.AllowedTools))
+		}
+	}
+}
+
+func TestAFlowCollectionLeftOpenIsStillAnError(t *testing.T) {
+	var v struct {
+		Hint string `yaml:"argument-hint"`
+	}
+	for _, head := range []string{"argument-hint: [oops\n", "argument-hint: [a} b\n", "argument-hint: {x] y\n"} {
+		if _, _, err := Decode([]byte(head), &v); err == nil {
+			t.Errorf("%q read as %+v", head, v)
+		}
+	}
+}

@@ -11,19 +11,27 @@ import (
 // of a line or after a space is replaced, when the skill is invoked, by what the command
 // prints, so that the model starts from the live state (`!`git status``). Who runs the
 // commands, and whether they may, is the caller's (harness: the permission gate and the
-// sandbox, as for the model's own Bash calls).
+// sandbox, as for the model's own Bash calls). A fenced block opened with ```! holds
+// several lines run as one command, its output in the block's place:
+//
+//	```!
+//	git status --short
+//	git log --oneline -5
+//	```
 
-// dynamicRE matches !`command`: group 1 is what precedes it, group 2 the command.
-var dynamicRE = regexp.MustCompile("(?m)(^|[ \\t(])!`([^`\\n]+)`")
+// dynamicRE matches a ```! block (group 1 its lines) or !`command` (group 2 what
+// precedes it, group 3 the command), in one pass, so that nothing a command prints is read
+// for more commands.
+var dynamicRE = regexp.MustCompile("(?m)^```![ \\t]*\\r?\\n((?s:.*?))\\r?\\n```[ \\t]*$|(^|[ \\t(])!`([^`\\n]+)`")
 
 // MaxDynamic bounds the commands one invocation runs; the rest are left as written, with
 // a note.
 const MaxDynamic = 20
 
-// HasDynamic reports whether text holds a !`command`.
+// HasDynamic reports whether text holds a !`command` or a ```! block.
 func HasDynamic(text string) bool { return dynamicRE.MatchString(text) }
 
-// ExpandDynamic replaces each !`command` in text by run(ctx, command), in order, one
+// ExpandDynamic replaces each !`command` and ```! block in text by run(ctx, command), in order, one
 // command at a time; beyond MaxDynamic commands the rest stay as written, followed by
 // a note saying so.
 func ExpandDynamic(ctx context.Context, text string, run func(ctx context.Context, command string) string) string {
@@ -36,7 +44,10 @@ func ExpandDynamic(ctx context.Context, text string, run func(ctx context.Contex
 			return m
 		}
 		n++
-		return sub[1] + run(ctx, strings.TrimSpace(sub[2]))
+		if strings.HasPrefix(m, "```") {
+			return strings.TrimRight(run(ctx, strings.TrimSpace(sub[1])), "\n")
+		}
+		return sub[2] + run(ctx, strings.TrimSpace(sub[3]))
 	})
 	if skipped > 0 {
 		out += fmt.Sprintf("\n\n(ouro: %d more !`command` were not run: a skill runs at most %d)", skipped, MaxDynamic)

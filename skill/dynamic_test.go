@@ -47,3 +47,26 @@ func TestExpandDynamicDoesNotRescanOutput(t *testing.T) {
 		t.Errorf("ran %q, got %q", ran, got)
 	}
 }
+
+// A ```! block (Claude Code) runs its lines as one command, in the block's place, in
+// the same single pass as !`command`: a block's output holding !`x` or another block
+// runs nothing, and a block that is not closed, or a plain ``` block, is text.
+func TestExpandDynamicFencedBlock(t *testing.T) {
+	var ran []string
+	run := func(_ context.Context, c string) string {
+		ran = append(ran, c)
+		return "OUT[" + c + "]\n!`smuggled`\n```!\nrm -rf /\n```\n"
+	}
+	in := "Status:\n```!\ngit status --short\ngit log --oneline -5\n```\nthen !`date` and\n```sh\nnot run\n```\n```!\nnever closed\n"
+	got := ExpandDynamic(context.Background(), in, run)
+	if strings.Join(ran, "|") != "git status --short\ngit log --oneline -5|date" {
+		t.Fatalf("ran %q", ran)
+	}
+	if !strings.HasPrefix(got, "Status:\nOUT[git status --short\ngit log --oneline -5]\n!`smuggled`") ||
+		!strings.Contains(got, "```sh\nnot run\n```") || !strings.Contains(got, "```!\nnever closed") {
+		t.Errorf("got:\n%s", got)
+	}
+	if !HasDynamic("a\n```!\nls\n```\n") || HasDynamic("```\nls\n```\n") {
+		t.Error("HasDynamic of blocks")
+	}
+}

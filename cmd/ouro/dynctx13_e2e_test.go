@@ -112,3 +112,25 @@ func TestSkillDynamicContextIsSandboxed(t *testing.T) {
 		t.Error("a skill's command wrote outside the workspace")
 	}
 }
+
+// A ```! block (Claude Code's multi-line dynamic context) runs its lines as one command
+// through the same gate: allowed lines run and their output takes the block's place; a
+// block holding a line the rules refuse runs none of it, and says so.
+func TestSkillDynamicContextFencedBlock(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, ".claude", "commands", "ctx.md"), "---\ndescription: Gathers context\n"+
+		"allowed-tools: Bash(echo:*)\n---\n"+
+		"Context:\n```!\necho block-line-one\necho block-line-two\n```\nRefused:\n```!\necho before\ntouch planted.txt\n```\nDone.\n")
+	srv := e.fake(scripted.Turn{ExpectContains: "Context:\nblock-line-one\nblock-line-two\nRefused:", Text: "ok"})
+	out, stderr, code := e.run("", "-p", "/ctx")
+	if code != 0 || out != "ok\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, stderr)
+	}
+	body := string(srv.Requests()[0].Body)
+	if !strings.Contains(body, "was not run") || strings.Contains(body, "Refused:\\nbefore") {
+		t.Errorf("the refused block ran or is not said so:\n%.1500s", body)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "planted.txt")); err == nil {
+		t.Error("a block holding a line that needed approval ran headless")
+	}
+}

@@ -352,7 +352,7 @@ func TestMCPCommandsE2E(t *testing.T) {
 	if _, er, code := e.run("", "mcp", "add", "t", bin); code == 0 || !strings.Contains(er, "already exists") {
 		t.Fatalf("duplicate add: %d %s", code, er)
 	}
-	if _, er, code := e.run("", "mcp", "add", "bad name", bin); code == 0 || !strings.Contains(er, "invalid server name") {
+	if _, er, code := e.run("", "mcp", "add", "bad/name", bin); code == 0 || !strings.Contains(er, "invalid server name") {
 		t.Fatalf("bad name: %d %s", code, er)
 	}
 	run("mcp", "remove", "t")

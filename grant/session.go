@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/ouroagent/ouro/agent"
@@ -29,8 +28,9 @@ type Session struct {
 // Begin starts watching the skill, command and agent folders and the settings files of
 // the project (in cwd, its state in project) and the user (their configuration in
 // config, ouro's in home), and extra (plugins' folders), for session sessionID; every
-// change is recorded at the end of each turn in which a call that may write ran (and
-// when the session closes), so turns that only read cost no scan. approve asks the user
+// change is recorded at the end of each turn in which a tool ran (and when the session
+// closes); a turn without tool calls costs no scan. (It once skipped turns of tools
+// named read-only in a list here; the permission layer no longer keeps such lists.) approve asks the user
 // about a file that may not grant by itself (nil: nobody to ask).
 func Begin(project, cwd, config, home, sessionID string, approve func(path, what, why string) bool, warn io.Writer, extra ...string) *Session {
 	l := Open(project)
@@ -39,7 +39,7 @@ func Begin(project, cwd, config, home, sessionID string, approve func(path, what
 	dirty := false
 	g.part = mechanism.Part{Name: "grants", Phase: mechanism.PhaseState, Observers: []agent.Observer{func(e agent.Event) {
 		switch {
-		case e.Type == agent.EventToolEnd && !slices.Contains(observingTools, e.Call.Name):
+		case e.Type == agent.EventToolEnd:
 			dirty = true
 		case e.Type == agent.EventTurnEnd && dirty:
 			dirty = false
@@ -52,9 +52,6 @@ func Begin(project, cwd, config, home, sessionID string, approve func(path, what
 // Part is the grants' part of the session (PhaseState): its observer checks the
 // watched files at the end of each turn that may have written.
 func (g *Session) Part() mechanism.Part { return g.part }
-
-// observingTools write no file: a turn that ran only these needs no scan.
-var observingTools = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Skill", "NotebookRead"}
 
 // check records the grant-bearing files changed since the last check.
 func (g *Session) check() {

@@ -252,7 +252,10 @@ func (t *Team) busy(ctx context.Context) bool {
 func (t *Team) readyTask(ctx context.Context, claimers []*teammate) bool {
 	all, err := t.board.All(ctx) // a lapsed claim is released: its task is ready again
 	if err != nil {
-		return false
+		// Unknown is not idle: a read that fails (a busy state.db under load, a leader
+		// election) must not end the lead's wait while a teammate may be about to claim;
+		// the wait's own limit still bounds it.
+		return len(claimers) > 0
 	}
 	t.recoverReports(ctx, t.board, all)
 	if len(claimers) == 0 {

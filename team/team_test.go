@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -328,3 +330,60 @@ func TestTeamBudgetStopsTeammates(t *testing.T) {
 }
 
 func agentLimits(turns int) agent.Limits { return agent.Limits{MaxTurns: turns} }
+
+// goid is the id of the calling goroutine, from its stack's first line; the test below
+// uses it to tell the lead's own notification from the teammate's.
+func goid() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return ""
+	}
+	return f[1]
+}
+
+// A shutdown request stops an idle teammate, often before the lead's SendMessage
+// returns; the reply still says the request was sent (it was read), not that the teammate
+// "has stopped and reads nothing now" (the s13 example failed in CI on that race). The
+// lead's own change notification waits here until the teammate has stopped, which opens
+// the window every time.
+func TestShutdownToAnIdleTeammateIsSentEvenIfItStopsAtOnce(t *testing.T) {
+	r := &router{byTask: map[string]*scripted.Provider{}, byName: map[string]*scripted.Provider{}}
+	r.byName["w1"] = scripted.New(&scripted.Script{Turns: []scripted.Turn{{Text: "ready"}}})
+	f := &fixture{tasks: task.NewMemStore(), mail: mailbox.NewMemStore()}
+	f.agent, _ = subagent.NewTool(subagent.Config{Provider: r, Model: "scripted", Tools: tool.NewRegistry()})
+	var lead atomic.Value
+	lead.Store("")
+	f.team = team.New(team.Config{Name: "list", Holder: "lead", Agents: f.agent, Poll: 10 * time.Millisecond,
+		Open: func() (mailbox.Store, task.Store, time.Duration, error) { return f.mail, f.tasks, time.Minute, nil },
+		OnChange: func(team.Snapshot) {
+			if id := lead.Load().(string); id == "" || id != goid() {
+				return
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) {
+				if s := f.team.Snapshot(); len(s.Members) == 1 && s.Members[0].Status == team.StatusStopped {
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}})
+	f.agent.SetSpawner(f.team)
+	t.Cleanup(f.team.Close)
+	f.spawn(t, "w1", "general-purpose", "wait")
+	waitFor(t, "the teammate to go idle", func() bool {
+		s := f.team.Snapshot()
+		return len(s.Members) == 1 && s.Members[0].Status == team.StatusIdle
+	})
+	lead.Store(goid())
+	in, _ := json.Marshal(map[string]any{"to": "w1", "message": map[string]string{"type": "shutdown_request", "reason": "all done"}})
+	got, err := f.team.NewSendTool().Run(context.Background(), &tool.Exec{Call: tool.Call{ID: "s", Name: "SendMessage", Input: in}})
+	lead.Store("")
+	if s := f.team.Snapshot(); s.Members[0].Status != team.StatusStopped {
+		t.Fatalf("the teammate is %s after the shutdown request; the test did not open the window", s.Members[0].Status)
+	}
+	if err != nil || !strings.Contains(got.Text(), "sent to w1") || strings.Contains(got.Text(), "reads nothing") {
+		t.Fatalf("SendMessage of a shutdown request to an idle teammate: %v %q", err, got.Text())
+	}
+}

@@ -98,6 +98,15 @@ func (s *sendTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 			return res, nil
 		}
 	}
+	// Whether an in-process recipient had stopped is read before the message goes: a
+	// shutdown request stops its teammate, often before Send returns, and that teammate
+	// did read the request.
+	stoppedBefore, why := false, ""
+	if tm := s.team.member(strings.TrimSpace(m.To)); tm != nil && tm.kind.process() == nil {
+		tm.mu.Lock()
+		stoppedBefore, why = tm.status == StatusStopped, tm.reason
+		tm.mu.Unlock()
+	}
 	sent, err := s.team.Send(ctx, m)
 	if err != nil {
 		return tool.Errorf("SendMessage failed: %v", err), nil
@@ -111,16 +120,11 @@ func (s *sendTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	}
 	if tm := s.team.member(sent.To); tm != nil && tm.kind.process().ended() {
 		return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but its process has ended: spawn a teammate with that name again to deliver it.", what, sent.To, sent.ID)), nil
-	} else if tm != nil && tm.kind.process() == nil {
-		tm.mu.Lock()
-		st, why := tm.status, tm.reason
-		tm.mu.Unlock()
-		if st == StatusStopped {
-			if why != "" {
-				why = " (" + why + ")"
-			}
-			return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but %s has stopped%s and reads nothing now: it is delivered only if a teammate named %s is spawned again. Do not wait for an answer.", what, sent.To, sent.ID, sent.To, why, sent.To)), nil
+	} else if stoppedBefore {
+		if why != "" {
+			why = " (" + why + ")"
 		}
+		return tool.Text(fmt.Sprintf("%s stored for %s (message id %s), but %s has stopped%s and reads nothing now: it is delivered only if a teammate named %s is spawned again. Do not wait for an answer.", what, sent.To, sent.ID, sent.To, why, sent.To)), nil
 	}
 	return tool.Text(fmt.Sprintf("%s sent to %s (message id %s). It arrives in their next request.", what, sent.To, sent.ID)), nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kljensen/snowball/english"
+
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
@@ -107,11 +109,16 @@ var stopWords = map[string]bool{
 	"please": true, "into": true, "about": true, "when": true, "where": true, "its": true,
 }
 
-// keywordRecall ranks records by how many of the prompt's words they share.
+// keywordRecall ranks records by how many of the prompt's words they share, each word
+// reduced to its stem so that "indentation" meets "indented".
 func keywordRecall(all []Record, prompt string) []Record {
+	return keywordRecallWith(all, prompt, stem)
+}
+
+func keywordRecallWith(all []Record, prompt string, stem func(string) string) []Record {
 	q := map[string]bool{}
 	for _, w := range words(prompt) {
-		if !stopWords[w] {
+		if !stopWords[w] && !english.IsStopWord(w) {
 			q[stem(w)] = true
 		}
 	}
@@ -139,13 +146,11 @@ func keywordRecall(all []Record, prompt string) []Record {
 	return rs
 }
 
+// stem is the Snowball (Porter 2) English stem of w: "indentation", "indented" and
+// "indents" all become "indent", "migration" and "migrate" "migrat". Words that are not
+// English (or not words) come back as they are.
 func stem(w string) string {
-	for _, suf := range []string{"ing", "es", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
+	return english.Stem(w, true)
 }
 
 func formatRecord(r Record) string {

@@ -62,3 +62,26 @@ func TestHeadlessExtractOnExitSetting(t *testing.T) {
 		t.Fatalf("exit %d, %d steps left\n%s\n%s", code, srv.Remaining(), out, stderr)
 	}
 }
+
+// Recall meets a record through another form of its words (issue 30, item 22): a
+// record saying code is "indented with tabs" rides along with "reformat the indentation
+// of main.c", which shares no exact word with it (the old suffix stripper missed it).
+func TestMemoryRecallByStemThroughBinary(t *testing.T) {
+	e := newEnv(t)
+	srv := e.fake(
+		scripted.Turn{Text: "Noted."},
+		scripted.Turn{Text: `{"memories": [
+			{"name": "style", "description": "Code here is indented with tabs", "type": "user", "body": "Indented with tabs, never spaces."}]}`},
+		scripted.Turn{ExpectContains: "Indented with tabs, never spaces.", Text: "Tabs it is."},
+	)
+	if out, stderr, code := e.run("Our code is indented with tabs.\n/exit\n"); code != 0 || !strings.Contains(out, "remembered style") {
+		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code := e.run("", "-p", "reformat the indentation of main.c")
+	if code != 0 || out != "Tabs it is.\n" {
+		t.Fatalf("session 2: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if srv.Remaining() != 0 {
+		t.Fatalf("%d steps left", srv.Remaining())
+	}
+}

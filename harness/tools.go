@@ -105,7 +105,10 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
 		tools.NewWebFetch(tools.WebFetchConfig{}),
 		tools.NewAskUserQuestion(ui.Asker),
-	}}, bash, nil
+	},
+		// Rarely used: offered on demand, so the first request stays small.
+		Deferred: []tool.Tool{tools.NewNotebookEdit(ws, files)},
+	}, bash, nil
 }
 
 // offer completes the registry with the lead's own tools (PhaseDelegation: the Task

@@ -32,11 +32,16 @@ const (
 // requireFilePath checks the file_path field every file tool takes and resolves it
 // through the workspace; the tool then works on the resolved path only.
 func requireFilePath(ws *workspace.Workspace, toolName string, given *string) (string, error) {
+	return requirePath(ws, toolName, "file_path", given)
+}
+
+// requirePath is requireFilePath for a tool whose path field has another name.
+func requirePath(ws *workspace.Workspace, toolName, field string, given *string) (string, error) {
 	if given == nil {
-		return "", fmt.Errorf("invalid %s input: file_path is required", toolName)
+		return "", fmt.Errorf("invalid %s input: %s is required", toolName, field)
 	}
 	if strings.TrimSpace(*given) == "" {
-		return "", fmt.Errorf("invalid %s input: file_path must not be empty", toolName)
+		return "", fmt.Errorf("invalid %s input: %s must not be empty", toolName, field)
 	}
 	real, err := ws.Resolve(*given)
 	if err != nil {

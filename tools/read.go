@@ -159,6 +159,15 @@ func (r *Read) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) {
 	if mediaType := imageType(head); mediaType != "" {
 		return r.readImage(path, info, br, h, mediaType)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".ipynb") {
+		res, raw, ok, err := r.readNotebook(path, info, br, h, offset, limit)
+		if ok || err != nil {
+			return res, err
+		}
+		// Not a notebook after all: shown as the text it is, from what was read (and
+		// hashed) already.
+		br = bufio.NewReader(bytes.NewReader(raw))
+	}
 	if looksBinary(head, len(head) < sniffBytes) {
 		kind, hint := describeBinary(head)
 		return tool.Result{}, fmt.Errorf("Read: %s is a binary file (%s, %s bytes), and Read shows only text and images (PNG, JPEG, GIF, WebP). Inspect it with Bash instead, e.g. %s",

@@ -18,6 +18,7 @@ var ouroTools = map[string]bool{
 	"Grep":            true,
 	"KillShell":       true,
 	"LS":              true,
+	"NotebookEdit":    true,
 	"Read":            true,
 	"ScheduleWakeup":  true,
 	"SendMessage":     true,

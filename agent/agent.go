@@ -342,7 +342,7 @@ func (r *run) loop(ctx context.Context) {
 			d := r.beforeStop(ctx, msg, last)
 			switch {
 			case d.End != "":
-				r.out.Budget = d.Budget
+				r.out.Budget, r.out.Question = d.Budget, d.Question
 				r.finish(d.End, d.Reason)
 				return
 			case d.Continue && !last:

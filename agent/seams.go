@@ -136,13 +136,16 @@ type Stop struct {
 // StopDecision from BeforeStop: Continue sends Message to the model as a user message
 // and the run goes on. End ends the run at once with that status and Reason instead of
 // completed: failed when the stop check found the task cannot be done (a goal judged
-// impossible), budget_exhausted when its own limit ran out (Budget names it).
+// impossible), budget_exhausted when its own limit ran out (Budget names it),
+// needs_input when the final answer asks the person something (Question).
 type StopDecision struct {
 	Continue bool
 	Message  string
 	End      Status
 	Reason   string
 	Budget   string
+	// Question is what the model asked, when End is needs_input.
+	Question string
 }
 
 // BeforeStop runs when the model stops asking for tools.

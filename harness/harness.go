@@ -32,6 +32,7 @@ import (
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/memory"
+	"github.com/ouroagent/ouro/needsinput"
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/plugin"
@@ -161,6 +162,10 @@ type Access struct {
 type UI struct {
 	// Asker answers AskUserQuestion; nil means headless (the run ends needs_input).
 	Asker tools.Asker
+	// OneShot says the final answer goes to nobody who can reply in this session (ouro -p
+	// without streaming input): a final answer that asks a question ends the run
+	// needs_input, as AskUserQuestion does.
+	OneShot bool
 	// Editor is the editor the session runs in (ACP's client file system): Read, Edit and
 	// Write read and write text files through it. nil: the disk alone.
 	Editor tools.Editor
@@ -367,6 +372,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
+		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot}),
 	)
 	if err != nil {
 		return nil, err

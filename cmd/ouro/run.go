@@ -289,6 +289,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		}
 	}
 	opts.UI = harness.UI{Observers: []agent.Observer{h.Observe, waiting}, ChildObserver: h.ObserveChild, TeammateObserver: h.ObserveTeammate, Warn: errOut, OnTasks: h.TaskList,
+		OneShot: !streamIn,
 		// What hooks want the user to see (systemMessage): on stderr, and as an event in
 		// stream-json.
 		ShowUser: func(msg string) {

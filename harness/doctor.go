@@ -13,6 +13,7 @@ import (
 
 	"github.com/ouroagent/ouro/doctor"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/memory"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
@@ -115,7 +116,7 @@ func (c *checkup) model(warn io.Writer) doctor.Section {
 	}
 	var info []string
 	if c.opts.Model.Provider == nil {
-		info = connection(modelName(c.opts.Model.Name, c.set.Model, c.env), c.set, c.env).Lines()
+		info = resolve.Describe(resolve.Name(c.opts.Model.Name, c.set.Model, c.env), c.set, c.env).Lines()
 	}
 	m, err := connect(c.opts.Model, c.set.Model, c.env, warn)
 	if err != nil {
@@ -344,7 +345,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 	}
 	m := c.m
 	if m.name == "" { // no provider: the budget of the model a run would ask for
-		m = model{name: modelName(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
+		m = model{name: resolve.Name(c.opts.Model.Name, c.set.Model, settingsLookup(c.set)), window: c.opts.Model.ContextWindow}
 	}
 	in := memory.Load(c.d.cwd, repoRoot(c.d.cwd), c.d.config, check, memory.InstructionBudget(m.name, m.window))
 	for _, w := range in.Warnings {

@@ -9,7 +9,8 @@
 //
 // Adding a mechanism (MCP servers, plugins): implement Source next to where a run loads
 // it — Name, and Check, which loads through the same functions a run uses and lists the
-// files in a Section — and add it to the list the harness gives Run (harness.Doctor).
+// files in a Section — and add it to the list package doctor/checkup gives Run (which
+// harness.Doctor calls).
 package doctor
 
 import (

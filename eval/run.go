@@ -24,9 +24,9 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/scout"
 	"github.com/ouroagent/ouro/scout/runner"
 	"github.com/ouroagent/ouro/tool"
@@ -142,7 +142,7 @@ func Prepare(o *Options) error {
 	if o.Model != Scripted {
 		// A model that cannot be reached (no key) would fail every run the same way:
 		// say so once, before anything runs.
-		if _, _, err := harness.NewProvider(harness.ResolveModel(o.Model), ""); err != nil {
+		if _, _, err := resolve.NewProvider(resolve.Name(o.Model, "", os.Getenv), ""); err != nil {
 			return fmt.Errorf("eval: model %s: %w", o.Model, err)
 		}
 	}

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/background"
@@ -27,7 +26,7 @@ import (
 	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
-	"github.com/ouroagent/ouro/llm/openai/endpoint"
+	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
@@ -247,7 +246,7 @@ type Session struct {
 	// modelOpts are the session's model options, for SwitchModel.
 	modelOpts ModelOptions
 	env       func(string) string // the connection variables (nil: the provider was given)
-	conn      Connection
+	conn      resolve.Connection
 	warn      io.Writer
 	writer    *session.Writer
 	guard     *guard
@@ -289,9 +288,9 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn := Connection{Provider: "given by the caller"}
+	conn := resolve.Connection{Provider: "given by the caller"}
 	if !m.explicit {
-		conn = connection(modelName(opts.Model.Name, set.Model, env), set, env)
+		conn = resolve.Describe(resolve.Name(opts.Model.Name, set.Model, env), set, env)
 	}
 	ws, err := workspace.New(dirs.cwd)
 	if err != nil {
@@ -495,71 +494,6 @@ func locate(d Dirs) (dirs, error) {
 		config, _ = os.UserHomeDir()
 	}
 	return dirs{cwd: cwd, home: home, project: session.ProjectDir(home, cwd), config: config}, nil
-}
-
-// model is the provider that serves the session and the model name sent to it.
-type model struct {
-	provider llm.Provider
-	name     string
-	window   int  // the context window override, 0 for the table's
-	explicit bool // the provider was given, not resolved from the name
-	// env reads the connection variables (the environment, then the settings' env), for
-	// the providers subagents may need.
-	env func(string) string
-}
-
-func connect(o ModelOptions, setting string, env func(string) string, warn io.Writer) (model, error) {
-	name := modelName(o.Name, setting, env)
-	if o.Provider != nil {
-		return model{provider: o.Provider, name: name, window: o.ContextWindow, explicit: true}, nil
-	}
-	p, name, err := newProvider(name, o.Fallback, env)
-	if err != nil {
-		return model{}, err
-	}
-	size := o.ContextWindow
-	if p.Name() != "scripted" && !llm.LookupModel(name).Known {
-		window := "taken as 128k tokens (--context-window sets it)"
-		if size > 0 {
-			window = fmt.Sprintf("%d tokens (--context-window)", size)
-		} else if n, from, why := serverWindow(p.Name(), name, env); n > 0 {
-			size, window = n, fmt.Sprintf("%d tokens (read from %s; --context-window sets it)", n, from)
-		} else if why != nil {
-			window += fmt.Sprintf("; %v", why)
-		}
-		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
-	}
-	return model{provider: p, name: name, window: size, env: env}, nil
-}
-
-// serverWindowWait bounds asking a server for its context window: a local server answers
-// at once, and a run is not held up long by one that does not.
-const serverWindowWait = 3 * time.Second
-
-// serverWindow asks an OpenAI-compatible server other than OpenAI's (llama.cpp, vLLM) for
-// the context window it serves model with; 0 when the provider is another, or the server
-// says nothing usable (why, unless there was nothing to ask).
-func serverWindow(provider, name string, env func(string) string) (int, string, error) {
-	if provider != "openai" {
-		return 0, "", nil
-	}
-	e, err := endpoint.Resolve(env("OPENAI_API_KEY"), env("OPENAI_BASE_URL"))
-	if err != nil || e.Official {
-		return 0, "", nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), serverWindowWait)
-	defer cancel()
-	return endpoint.ServerWindow(ctx, e, name, nil)
-}
-
-// modelName is the model a session uses: the flag, else OURO_MODEL or ANTHROPIC_MODEL,
-// else the settings' "model" (as in Claude Code), else the default; aliases resolved.
-func modelName(flag, setting string, env func(string) string) string {
-	name := resolveModel(flag, env)
-	if flag == "" && env("OURO_MODEL") == "" && env("ANTHROPIC_MODEL") == "" && setting != "" {
-		name = llm.ResolveAlias(setting)
-	}
-	return name
 }
 
 // ID is the session ID.

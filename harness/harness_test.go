@@ -135,55 +135,6 @@ func (l *lazyProvider) Complete(ctx context.Context, r *llm.Request, f llm.Strea
 	return l.p.Complete(ctx, r, f)
 }
 
-func TestNewProvider(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("OPENAI_BASE_URL", "")
-	for _, m := range []string{"claude-sonnet-5-5", "openai:gpt-5"} {
-		_, _, err := NewProvider(m, "")
-		if !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "ouro demo") {
-			t.Errorf("%s: err = %v", m, err)
-		}
-	}
-	if _, _, err := NewProvider("openai:", ""); err == nil || !strings.Contains(err.Error(), "openai:NAME") {
-		t.Errorf("empty openai model: %v", err)
-	}
-	script := filepath.Join(t.TempDir(), "s.json")
-	os.WriteFile(script, []byte(`{"turns":[{"text":"hi"}]}`), 0o644)
-	p, name, err := NewProvider("scripted:"+script, "")
-	if err != nil || p.Name() != "scripted" || name != "scripted" {
-		t.Fatalf("scripted: %v %v %q", p, err, name)
-	}
-	if _, _, err := NewProvider("scripted:/nope.json", ""); err == nil {
-		t.Error("a missing script was accepted")
-	}
-	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	// openai:NAME runs in the ouro-openai helper; without one, the error says how to get it.
-	t.Setenv("OURO_OPENAI_BIN", "")
-	t.Setenv("PATH", t.TempDir())
-	if _, _, err := NewProvider("openai:llama3", ""); err == nil || !strings.Contains(err.Error(), "go install github.com/ouroagent/ouro/cmd/ouro-openai") {
-		t.Errorf("no helper: %v", err)
-	}
-	t.Setenv("OURO_OPENAI_BIN", "/path/to/ouro-openai")
-	if p, name, err := NewProvider("openai:llama3", ""); err != nil || name != "llama3" || p.Name() != "openai" {
-		t.Errorf("local server without key: %v %q", err, name)
-	}
-}
-
-func TestResolveModel(t *testing.T) {
-	t.Setenv("OURO_MODEL", "")
-	if got := ResolveModel(""); got != llm.DefaultModel {
-		t.Errorf("default = %s", got)
-	}
-	t.Setenv("OURO_MODEL", "openai:gpt-5")
-	if got := ResolveModel(""); got != "openai:gpt-5" {
-		t.Errorf("env = %s", got)
-	}
-	if got := ResolveModel("claude-opus-5"); got != "claude-opus-5" {
-		t.Errorf("flag = %s", got)
-	}
-}
-
 type yes struct{ asked int }
 
 func (y *yes) Approve(context.Context, permission.Prompt) (permission.Answer, error) {

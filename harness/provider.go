@@ -1,203 +1,41 @@
 package harness
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"regexp"
-	"strings"
-	"sync"
 
 	"github.com/ouroagent/ouro/llm"
-	"github.com/ouroagent/ouro/llm/anthropic"
-	"github.com/ouroagent/ouro/llm/openai/endpoint"
-	"github.com/ouroagent/ouro/llm/openaiproc"
-	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/llm/resolve"
 )
 
-// ErrNoKey is wrapped by provider errors caused by a missing API key.
-var ErrNoKey = errors.New("no API key")
-
-// ResolveModel picks the model name: the flag, else OURO_MODEL, else the default.
-func ResolveModel(flag string) string { return resolveModel(flag, os.Getenv) }
-
-// resolveModel is ResolveModel reading the variables through env.
-func resolveModel(flag string, env func(string) string) string {
-	if flag != "" {
-		return llm.ResolveAlias(flag)
-	}
-	for _, v := range []string{"OURO_MODEL", "ANTHROPIC_MODEL"} {
-		if e := env(v); e != "" {
-			return llm.ResolveAlias(e)
-		}
-	}
-	return llm.DefaultModel
+// model is the provider that serves the session and the model name sent to it, as
+// resolve.Connect found them.
+type model struct {
+	provider llm.Provider
+	name     string
+	window   int  // the context window override, 0 for the table's
+	explicit bool // the provider was given, not resolved from the name
+	// env reads the connection variables (the environment, then the settings' env), for
+	// the providers subagents may need.
+	env func(string) string
 }
 
-// NewProvider returns the provider for a model name and the name to send to it:
-//   - "openai:NAME" uses the OpenAI Chat Completions provider (OPENAI_API_KEY,
-//     OPENAI_BASE_URL: OpenAI itself, Ollama, vLLM, llama.cpp, any compatible server),
-//     which runs in the ouro-openai helper;
-//   - "scripted:PATH" plays a script file (see llm/scripted), no network at all;
-//   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
-//     ANTHROPIC_BASE_URL).
-func NewProvider(model, fallback string) (llm.Provider, string, error) {
-	return newProvider(model, fallback, os.Getenv)
+// connect resolves the session's model from its options, the settings' "model" and the
+// variables env reads (package resolve).
+func connect(o ModelOptions, setting string, env func(string) string, warn io.Writer) (model, error) {
+	m, err := resolve.Connect(o.choice(), setting, env, warn)
+	if err != nil {
+		return model{}, err
+	}
+	return model{provider: m.Provider, name: m.Name, window: m.Window, explicit: m.Explicit, env: m.Env}, nil
 }
 
-// newProvider is NewProvider reading the connection variables through env (the process
-// environment, then the settings' env).
-func newProvider(model, fallback string, env func(string) string) (llm.Provider, string, error) {
-	if err := checkModelName(model); err != nil {
-		return nil, "", err
-	}
-	switch {
-	case strings.HasPrefix(model, "openai:"):
-		name := strings.TrimPrefix(model, "openai:")
-		if name == "" {
-			return nil, "", fmt.Errorf("model %q names no OpenAI model: use openai:NAME, e.g. openai:gpt-5", model)
-		}
-		e, err := endpoint.Resolve(env("OPENAI_API_KEY"), env("OPENAI_BASE_URL"))
-		if err != nil {
-			return nil, "", keyHint(err)
-		}
-		// The provider runs in the ouro-openai helper: the OpenAI SDK is not linked
-		// into ouro (see llm/openaiproc).
-		bin, err := openaiproc.Locate()
-		if err != nil {
-			return nil, "", err
-		}
-		return openaiproc.New(bin, e), name, nil
-	case strings.HasPrefix(model, "scripted:"):
-		path := strings.TrimPrefix(model, "scripted:")
-		s, err := scripted.Load(path)
-		if err != nil {
-			return nil, "", err
-		}
-		return scripted.New(s), "scripted", nil
-	default:
-		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
-			return nil, "", err
-		}
-		first, idle, err := llm.StreamIdleBounds()
-		if err != nil {
-			return nil, "", err
-		}
-		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
-			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle})
-		if err != nil {
-			return nil, "", keyHint(err)
-		}
-		return p, model, nil
-	}
+func (o ModelOptions) choice() resolve.Choice {
+	return resolve.Choice{Name: o.Name, Fallback: o.Fallback, Provider: o.Provider, ContextWindow: o.ContextWindow}
 }
 
-// checkModelName refuses names that would reach the Anthropic API as a model that cannot
-// exist: only openai:NAME and scripted:FILE carry a prefix, and "scripted" alone is no
-// model (ouro eval's --model scripted plays each task's own trajectory; elsewhere a script
-// is named scripted:FILE).
-func checkModelName(model string) error {
-	const forms = "a Claude model is named plainly (claude-sonnet-5-5, or an alias: sonnet, opus, haiku); the only prefixed forms are openai:NAME and scripted:FILE"
-	if strings.EqualFold(strings.TrimSpace(model), "scripted") {
-		return fmt.Errorf("model %q: to play a script, name its file as scripted:FILE (%s)", model, forms)
-	}
-	if prefix, _, ok := strings.Cut(model, ":"); ok && prefix != "openai" && prefix != "scripted" && modelPrefix.MatchString(prefix) {
-		return fmt.Errorf("model %q: %q is not a model prefix; %s", model, prefix+":", forms)
-	}
-	return nil
-}
-
-// AnthropicAPI is where Claude models are served when ANTHROPIC_BASE_URL names no other
-// server.
-const AnthropicAPI = "https://api.anthropic.com"
-
-// checkClaudeName refuses, before any request, a model without a prefix that is no Claude
-// model (gpt-4o, o3, llama3) when it would go to the Anthropic API itself, which serves
-// only Claude models and would answer 404: the user meant another provider's. An
-// Anthropic-compatible server of the user's (ANTHROPIC_BASE_URL) may serve any name.
-func checkClaudeName(model, baseURL string) error {
-	if llm.IsClaude(model) || !officialAnthropic(baseURL) {
-		return nil
-	}
-	return fmt.Errorf("model %q is not a Claude model, and a name without a prefix goes to the Anthropic API (%s), which serves only Claude models: did you mean openai:%s? models of other providers are named PROVIDER:NAME (openai:NAME for OpenAI and compatible servers such as Ollama)",
-		model, AnthropicAPI, model)
-}
-
-// officialAnthropic reports whether requests to the Anthropic provider go to the
-// Anthropic API itself: no ANTHROPIC_BASE_URL, or one on api.anthropic.com.
-func officialAnthropic(baseURL string) bool {
-	if baseURL == "" {
-		return true
-	}
-	u, err := url.Parse(baseURL)
-	return err == nil && strings.EqualFold(u.Hostname(), "api.anthropic.com")
-}
-
-var modelPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-
-// keyHint marks a provider error caused by a missing key (errors.Is(err, ErrNoKey)) and
-// makes sure it says how to try ouro without one.
-func keyHint(err error) error {
-	if !strings.Contains(err.Error(), "API_KEY") {
-		return err
-	}
-	return &noKeyError{err}
-}
-
-type noKeyError struct{ err error }
-
-func (e *noKeyError) Error() string {
-	msg := e.err.Error()
-	if !strings.Contains(msg, "ouro demo") {
-		msg += "\nTo try ouro without a key, run: ouro demo"
-	}
-	return msg
-}
-
-func (e *noKeyError) Unwrap() []error { return []error{ErrNoKey, e.err} }
-
-// providerFor serves a subagent whose definition names a model (an alias such as haiku,
-// or a full name), or a skill's turn (skillmodel.go), with that model; who names the one
-// asking ("agent NAME", "skill NAME"). A session on an explicit provider (a script, a
-// test) keeps its children on it; a model that cannot be reached (no key for it) is
-// reported once and the child inherits the session's model.
+// providerFor serves a subagent or a skill's turn that names a model of its own
+// (resolve.ProviderFor).
 func providerFor(parent model, warn io.Writer) func(who, model string) (llm.Provider, string) {
-	parentModel := parent.name
-	var mu sync.Mutex
-	type served struct {
-		p    llm.Provider
-		name string
-	}
-	cache := map[string]served{}
-	warned := map[string]bool{}
-	return func(who, model string) (llm.Provider, string) {
-		if model == "" || parent.explicit || parentModel == "scripted" {
-			return nil, ""
-		}
-		name := llm.ResolveAlias(model)
-		if name == parentModel {
-			return nil, ""
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if c, ok := cache[name]; ok {
-			return c.p, c.name
-		}
-		env := parent.env
-		if env == nil {
-			env = os.Getenv
-		}
-		p, m, err := newProvider(name, "", env)
-		if err != nil {
-			if !warned[name] {
-				warned[name] = true
-				fmt.Fprintf(warn, "ouro: %s asks for model %s, which is not available (%v); it uses %s\n", who, model, err, parentModel)
-			}
-			return nil, ""
-		}
-		cache[name] = served{p, m}
-		return p, m
-	}
+	return resolve.ProviderFor(resolve.Model{Provider: parent.provider, Name: parent.name, Window: parent.window,
+		Explicit: parent.explicit, Env: parent.env}, warn)
 }

@@ -1,10 +1,13 @@
-package harness
+package resolve
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -36,7 +39,7 @@ func TestNonClaudeNameOnTheAnthropicAPI(t *testing.T) {
 	}
 }
 
-// connection says where requests go and where the key comes from, never the key: the
+// Describe says where requests go and where the key comes from, never the key: the
 // default Anthropic API, a base URL of the environment's or a settings file's, a local
 // OpenAI-compatible server that needs no key, and what to set when there is none.
 func TestConnection(t *testing.T) {
@@ -47,19 +50,19 @@ func TestConnection(t *testing.T) {
 		}
 	}
 	set := &settings.Settings{EnvSource: map[string]string{"OPENAI_BASE_URL": "/home/u/.claude/settings.json"}}
-	c := connection("claude-haiku-4-5", set, envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-0123456789abcdef"}))
+	c := Describe("claude-haiku-4-5", set, envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-0123456789abcdef"}))
 	if c.BaseURL != AnthropicAPI || c.BaseFrom != "the default" || c.Key != "ANTHROPIC_API_KEY, …cdef" || c.NoKey != "" {
 		t.Errorf("anthropic: %+v", c)
 	}
-	c = connection("openai:llama3", set, envOf(map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"}))
+	c = Describe("openai:llama3", set, envOf(map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"}))
 	if c.BaseURL != "http://localhost:11434/v1" || c.BaseFrom != "OPENAI_BASE_URL (env in /home/u/.claude/settings.json)" || c.Key != "" || c.NoKey != "" || !strings.Contains(c.Note, "needs none") {
 		t.Errorf("local server: %+v", c)
 	}
-	c = connection("openai:gpt-5", set, envOf(map[string]string{"OPENAI_API_KEY": "short"}))
+	c = Describe("openai:gpt-5", set, envOf(map[string]string{"OPENAI_API_KEY": "short"}))
 	if c.BaseURL != "https://api.openai.com/v1" || c.Key != "OPENAI_API_KEY, value hidden" {
 		t.Errorf("openai: %+v", c)
 	}
-	c = connection("sonnet", &settings.Settings{APIKeyHelper: "get-key", APIKeyHelperSource: "/s.json"}, envOf(nil))
+	c = Describe("sonnet", &settings.Settings{APIKeyHelper: "get-key", APIKeyHelperSource: "/s.json"}, envOf(nil))
 	if !strings.Contains(c.NoKey, "ANTHROPIC_API_KEY") || !strings.Contains(c.NoKey, "ouro demo") || !strings.Contains(c.Note, "apiKeyHelper (/s.json)") {
 		t.Errorf("no key: %+v", c)
 	}
@@ -67,5 +70,54 @@ func TestConnection(t *testing.T) {
 		if strings.Contains(l, "get-key") {
 			t.Errorf("the helper command is shown: %s", l)
 		}
+	}
+}
+
+func TestNewProvider(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	for _, m := range []string{"claude-sonnet-5-5", "openai:gpt-5"} {
+		_, _, err := NewProvider(m, "")
+		if !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "ouro demo") {
+			t.Errorf("%s: err = %v", m, err)
+		}
+	}
+	if _, _, err := NewProvider("openai:", ""); err == nil || !strings.Contains(err.Error(), "openai:NAME") {
+		t.Errorf("empty openai model: %v", err)
+	}
+	script := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(script, []byte(`{"turns":[{"text":"hi"}]}`), 0o644)
+	p, name, err := NewProvider("scripted:"+script, "")
+	if err != nil || p.Name() != "scripted" || name != "scripted" {
+		t.Fatalf("scripted: %v %v %q", p, err, name)
+	}
+	if _, _, err := NewProvider("scripted:/nope.json", ""); err == nil {
+		t.Error("a missing script was accepted")
+	}
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	// openai:NAME runs in the ouro-openai helper; without one, the error says how to get it.
+	t.Setenv("OURO_OPENAI_BIN", "")
+	t.Setenv("PATH", t.TempDir())
+	if _, _, err := NewProvider("openai:llama3", ""); err == nil || !strings.Contains(err.Error(), "go install github.com/ouroagent/ouro/cmd/ouro-openai") {
+		t.Errorf("no helper: %v", err)
+	}
+	t.Setenv("OURO_OPENAI_BIN", "/path/to/ouro-openai")
+	if p, name, err := NewProvider("openai:llama3", ""); err != nil || name != "llama3" || p.Name() != "openai" {
+		t.Errorf("local server without key: %v %q", err, name)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	t.Setenv("OURO_MODEL", "")
+	if got := Name("", "", os.Getenv); got != llm.DefaultModel {
+		t.Errorf("default = %s", got)
+	}
+	t.Setenv("OURO_MODEL", "openai:gpt-5")
+	if got := Name("", "", os.Getenv); got != "openai:gpt-5" {
+		t.Errorf("env = %s", got)
+	}
+	if got := Name("claude-opus-5", "", os.Getenv); got != "claude-opus-5" {
+		t.Errorf("flag = %s", got)
 	}
 }

@@ -1,16 +1,17 @@
-package harness
+package resolve
 
 import (
 	"strings"
 	"testing"
 )
 
-// CheckModel takes what a provider knows and refuses a typo, naming the close models and
+// Check takes what a provider knows and refuses a typo, naming the close models and
 // the way to force it; another provider's model without its prefix gets the prefixed name.
 func TestCheckModel(t *testing.T) {
-	s := &Session{Model: "claude-sonnet-5-5", env: envOf(map[string]string{"ANTHROPIC_API_KEY": "k"})}
+	env := envOf(map[string]string{"ANTHROPIC_API_KEY": "k"})
+	check := func(name string) error { return Check(name, "claude-sonnet-5-5", env) }
 	for _, ok := range []string{"haiku", "opus", "claude-haiku-4-5", "claude-sonnet-4-5-20250929", "openai:gpt-4o", "openai:o3", "scripted:run.json", "claude-sonnet-5-5"} {
-		if err := s.CheckModel(ok); err != nil {
+		if err := check(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
@@ -22,12 +23,12 @@ func TestCheckModel(t *testing.T) {
 		"gpt-4o":           "did you mean openai:gpt-4o?",
 		"claude-nova-9":    "/model --force claude-nova-9",
 	} {
-		err := s.CheckModel(name)
+		err := check(name)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q in it", name, err, want)
 		}
 	}
-	if err := s.CheckModel("claude-nova-9"); !strings.Contains(err.Error(), "--force") {
+	if err := check("claude-nova-9"); !strings.Contains(err.Error(), "--force") {
 		t.Errorf("the refusal does not say how to force: %v", err)
 	}
 }
@@ -35,23 +36,21 @@ func TestCheckModel(t *testing.T) {
 // The picker offers the session's model first, then the listed models of the providers
 // configured only.
 func TestModelChoices(t *testing.T) {
-	names := func(s *Session) string {
+	names := func(current string, env func(string) string) string {
 		var out []string
-		for _, c := range s.ModelChoices() {
+		for _, c := range Choices(current, env) {
 			out = append(out, c.Name)
 		}
 		return strings.Join(out, " ")
 	}
-	anth := &Session{Model: "claude-haiku-4-5", env: envOf(map[string]string{"ANTHROPIC_API_KEY": "k"})}
-	got := names(anth)
+	got := names("claude-haiku-4-5", envOf(map[string]string{"ANTHROPIC_API_KEY": "k"}))
 	if !strings.HasPrefix(got, "claude-haiku-4-5 claude-opus-5-5") || strings.Count(got, "claude-haiku-4-5") != 1 || strings.Contains(got, "openai:") {
 		t.Errorf("Anthropic only: %s", got)
 	}
-	both := &Session{Model: "claude-haiku-4-5", env: envOf(map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_BASE_URL": "http://localhost:11434/v1"})}
-	if got := names(both); !strings.Contains(got, "openai:gpt-5") || !strings.Contains(got, "claude-sonnet-5-5") {
+	if got := names("claude-haiku-4-5", envOf(map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_BASE_URL": "http://localhost:11434/v1"})); !strings.Contains(got, "openai:gpt-5") || !strings.Contains(got, "claude-sonnet-5-5") {
 		t.Errorf("both: %s", got)
 	}
-	if c := (&Session{Model: "x"}).ModelChoices(); c != nil {
+	if c := Choices("x", nil); c != nil {
 		t.Errorf("a given provider offers %v", c)
 	}
 }

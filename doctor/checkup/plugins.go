@@ -1,4 +1,4 @@
-package harness
+package checkup
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 // through the functions a run uses, so their warnings read as a run prints them.
 func (c *checkup) plugins(warn io.Writer) doctor.Section {
 	var s doctor.Section
-	if len(c.opts.Plugins) == 0 {
+	if len(c.cfg.Plugins) == 0 {
 		return s
 	}
-	ps := loadPlugins(c.opts.Plugins, warn)
+	ps := c.load.Plugins(c.cfg.Plugins, warn)
 	loaded := map[string]bool{}
 	for _, p := range ps {
 		loaded[p.Root] = true
@@ -46,25 +46,25 @@ func (c *checkup) plugins(warn io.Writer) doctor.Section {
 			judge := func(context.Context, hook.JudgeRequest) (hook.JudgeAnswer, error) {
 				return hook.JudgeAnswer{}, errors.New("ouro doctor runs no hooks")
 			}
-			r, err := hook.New(hook.Config{Hooks: p.Hooks, ProjectDir: c.d.cwd, CWD: c.d.cwd, Judge: judge})
+			r, err := hook.New(hook.Config{Hooks: p.Hooks, ProjectDir: c.d.CWD, CWD: c.d.CWD, Judge: judge})
 			if err != nil {
 				s.Fatal = fmt.Sprintf("plugin %s: %v", p.Name, err)
 			} else {
-				reportHooks(r, warn)
+				c.load.ReportHooks(r, warn)
 			}
 		}
 	}
-	for _, k := range pluginSkills(ps, warn) {
+	for _, k := range c.load.PluginSkills(ps, warn) {
 		what := "skill /" + k.Name
 		if k.Command {
 			what = "command /" + k.Name
 		}
 		s.Files = append(s.Files, doctor.File{Path: k.Path, Status: doctor.Loaded, Detail: what})
 	}
-	for _, d := range pluginAgents(ps, warn) {
+	for _, d := range c.load.PluginAgents(ps, warn) {
 		s.Files = append(s.Files, doctor.File{Path: d.Path, Status: doctor.Loaded, Detail: "agent " + d.Name})
 	}
-	for _, d := range c.opts.Plugins { // the warning says why (plugin <d> is skipped: ...)
+	for _, d := range c.cfg.Plugins { // the warning says why (plugin <d> is skipped: ...)
 		root, err := filepath.Abs(d)
 		if err == nil {
 			if r, err := filepath.EvalSymlinks(root); err == nil {

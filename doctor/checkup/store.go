@@ -1,4 +1,4 @@
-package harness
+package checkup
 
 import (
 	"context"
@@ -20,12 +20,12 @@ const storeProbe = 5 * time.Second
 // NATS JetStream store, which it connects to and asks for its JetStream account, so
 // that a store nobody can reach shows here rather than at a team's first claim.
 func (c *checkup) store(warn io.Writer) doctor.Section {
-	url, err := ResolveStore("", c.set)
+	url, err := c.load.Store(c.set)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error()}
 	}
 	if url == "" {
-		path := StatePath(c.d.home)
+		path := c.load.StatePath()
 		detail := "state.db on this machine"
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			detail += " (made at first use)"

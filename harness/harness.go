@@ -365,7 +365,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
 		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
-		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
+		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
 	)
 	if err != nil {
 		return nil, err

@@ -363,7 +363,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, plan, g.hooks)),
 		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
-		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn), skillShell(g, ws, bash, nil))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
 	)
@@ -372,7 +372,6 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	tl, _ := mechanism.Handle[*task.Session](joined)
 	skills, _ := mechanism.Handle[*skill.Log](joined)
-	skills.SetShell(&skillShell{g: g, ws: ws, session: bash})
 	wts.skillTool = skillToolFor(skills, g)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never

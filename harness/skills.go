@@ -15,7 +15,7 @@ import (
 // grants' say on what a file written by a session may grant, the plugins' skills.
 func skillsConfig(d dirs, g *guard, allow func(path, what string) bool, offered func(...string) []string, extra []skill.Skill, sh *skill.Shell) skill.JoinConfig {
 	return skill.JoinConfig{Dir: d.cwd, Home: d.config, Extra: extra, Rules: g.policy, Allow: allow, Hooks: g.hooks,
-		Offered: len(offered("Skill")) > 0, Shell: sh}
+		Offered: len(offered(skill.ToolName)) > 0, Shell: sh}
 }
 
 // skillShell runs skills' !`command`s under gates (none: the session's gate) in the

@@ -63,7 +63,7 @@ func (g *guard) importCheck(path string) (memory.Access, string) {
 	if err != nil {
 		return memory.AccessDeny, err.Error()
 	}
-	v := g.policy.Check(context.Background(), tool.Call{Name: "Read", Input: in})
+	v := g.policy.Check(context.Background(), tool.Call{Name: tool.ActRead.RuleName(), Input: in})
 	if v.Behavior == permission.Allow {
 		return memory.AccessAllow, ""
 	}

@@ -21,7 +21,7 @@ import (
 // commands, the files on-demand instructions follow, the scout's fix guard).
 var (
 	decidingPackages = []string{"permission", "tool/toolnames", "grant", "sandbox", "agent", "guard", "goal"}
-	decidingFiles    = []string{"hook/cond.go", "harness/guard.go", "harness/sandbox.go", "harness/goal.go",
+	decidingFiles    = []string{"hook/cond.go", "harness/guard.go", "harness/sandbox.go", "harness/goal.go", "harness/context.go",
 		"harness/skills.go", "skill/shell.go", "memory/seam.go", "scout/guard.go"}
 )
 

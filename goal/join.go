@@ -48,14 +48,12 @@ type JoinConfig struct {
 	// Provider and Model are the session's: the evaluator's unless configured.
 	Provider llm.Provider
 	Model    string
-	// RunCheck runs the check command through the session's gate and sandbox, bounded
-	// by the timeout (see Config.RunCheck).
-	RunCheck func(ctx context.Context, command string, timeout time.Duration) CheckResult
+	// Shell is what the check command runs under: the session's gate (policy, hooks,
+	// audit, sandbox steps) and the sandbox its Bash runs in. The check runs in the
+	// working directory (Env.CWD), bounded by its timeout.
+	Shell Shell
 	// Spend counts the evaluator's usage towards the run.
 	Spend func(u llm.Usage, model string)
-	// ShellHidden reports that a deny rule removes Bash from the session: a check
-	// cannot run then.
-	ShellHidden func() bool
 }
 
 // Join builds the session's goal loop: the goal the options set, else the one the
@@ -100,7 +98,7 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 	}
 	if o.Condition != "" || o.Check != "" {
 		st = State{Condition: o.Condition, Check: o.Check}
-		if st.Check != "" && jc.ShellHidden() {
+		if st.Check != "" && jc.Shell.Hidden() {
 			return mechanism.Part{Name: "goal"}, fmt.Errorf("--goal-check %q is a shell command, and a deny rule removes Bash from this session; drop the rule or the check", st.Check)
 		}
 	}
@@ -111,9 +109,10 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 		}
 		return env.Journal.Sync()
 	}
+	check := NewCheck(jc.Shell, env.Workspace, env.CWD)
 	loop, err := New(Config{
 		Provider: jc.Provider, Model: evalModel, MaxRounds: rounds,
-		RunCheck: func(ctx context.Context, command string) CheckResult { return jc.RunCheck(ctx, command, timeout) },
+		RunCheck: func(ctx context.Context, command string) CheckResult { return check(ctx, command, timeout) },
 		Spend:    jc.Spend,
 		Save:     save,
 		Report: func(r Report) {

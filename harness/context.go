@@ -41,7 +41,7 @@ func (s *spending) with(u llm.Usage, cost float64) (llm.Usage, float64) {
 // contextConfig is what the context mechanism (instructions, memory, compaction) is
 // given: the guard's import check and compaction hooks, the session's model.
 func contextConfig(d dirs, m model, tr *transcript, g *guard, spent *spending, restore func() []llm.Block) memory.JoinConfig {
-	return memory.JoinConfig{RepoRoot: repoRoot(d.cwd), Home: d.config, OuroHome: d.home, Check: g.importCheck,
+	return memory.JoinConfig{RepoRoot: repoRoot(d.cwd), Home: d.config, OuroHome: d.home, Check: g.importCheck, Tools: g.policy,
 		Provider: m.provider, Model: m.name, Window: m.window, TranscriptPath: tr.w.Path(),
 		PreCompact: g.hooks.PreCompact, PostCompact: g.hooks.PostCompact, Spend: spent.add, Restore: restore}
 }
@@ -63,7 +63,7 @@ func (g *guard) importCheck(path string) (memory.Access, string) {
 	if err != nil {
 		return memory.AccessDeny, err.Error()
 	}
-	v := g.policy.Check(context.Background(), tool.Call{Name: "Read", Input: in})
+	v := g.policy.Check(context.Background(), tool.Call{Name: tool.ActRead.RuleName(), Input: in})
 	if v.Behavior == permission.Allow {
 		return memory.AccessAllow, ""
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -98,7 +99,7 @@ func TestGoalCheckRunsUnderTheGuard(t *testing.T) {
 		o.Access.Settings = `{"sandbox": {"excludedCommands": ["echo"]}}`
 		o.Access.SandboxLauncher = true
 	})
-	c := &goalCheck{g: s.guard, ws: s.Workspace, cwd: cwd, timeout: defaultCheckTimeout}
+	c := goalCheck{goal.NewCheck(goalShell(s.guard), s.Workspace, cwd)}
 	if r := c.run(context.Background(), "curl http://example.com"); !r.Refused || !strings.Contains(r.Output, "Bash(curl *)") {
 		t.Fatalf("a denied check ran: %+v", r)
 	}
@@ -129,4 +130,13 @@ func TestGoalSettingsOutOfRangeWarns(t *testing.T) {
 	if s.GoalRounds() != goal.DefaultMaxRounds || !strings.Contains(warn.String(), "goal.maxRounds must be between 1 and 100") {
 		t.Fatalf("rounds %d, warnings %q", s.GoalRounds(), warn.String())
 	}
+}
+
+// goalCheck runs check commands as the session's goal does, with the default timeout.
+type goalCheck struct {
+	check func(context.Context, string, time.Duration) goal.CheckResult
+}
+
+func (c goalCheck) run(ctx context.Context, command string) goal.CheckResult {
+	return c.check(ctx, command, goal.DefaultCheckTimeout)
 }

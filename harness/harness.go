@@ -315,7 +315,10 @@ func Open(opts Options) (*Session, error) {
 	plugins := loadPlugins(opts.Plugins, warn)
 	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
 	addPluginHooks(set, plugins, grants.Allow, warn)
-	g, err := setupGuard(guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
+	// What tools notify (Exec.Notify) waits in notes until the next model call.
+	notes := &notify.Queue{}
+	menv := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
+	g, err := setupGuard(menv, guardEnv{settings: set, dirs: dirs, ws: ws, w: tr.w, model: m, access: opts.Access, ui: opts.UI,
 		offered: offeredBy(opts.Access.Tools), spent: spent, warn: warn, spill: tr.spillDir(), saved: grants.Wrote})
 	if err != nil {
 		g.close(context.Background())
@@ -323,7 +326,7 @@ func Open(opts Options) (*Session, error) {
 		tr.w.Close()
 		return nil, err
 	}
-	s, err := assemble(opts, dirs, m, ws, tr, g, grants, plugins, spent, warn)
+	s, err := assemble(opts, menv, notes, dirs, m, ws, tr, g, grants, plugins, spent, warn)
 	if err != nil {
 		g.close(context.Background())
 		grants.Close()
@@ -336,11 +339,8 @@ func Open(opts Options) (*Session, error) {
 
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
-func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
+func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
-	// What tools notify (Exec.Notify) waits in notes until the next model call.
-	notes := &notify.Queue{}
-	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
 	// Background work joins first: the tools, worktrees, subagents, team and workflows
 	// start their tasks on its manager.
 	bgp, err := notify.Join(env, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source})
@@ -362,15 +362,14 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	for i := range ext {
 		ext[i].Gates = g.audited(ext[i].Name, ext[i].Gates)
 	}
-	g.notes.Store(notes)
 	// The list of joiners: each mechanism joins itself from its own package.
 	joined, err := joinAll(env,
 		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, plan, g.hooks)),
 		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
-		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn), skillShell(g, ws, bash, nil))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
-		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
+		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
 		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot}),
 	)
 	if err != nil {
@@ -378,12 +377,11 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 	}
 	tl, _ := mechanism.Handle[*task.Session](joined)
 	skills, _ := mechanism.Handle[*skill.Log](joined)
-	skills.SetShell(&skillShell{g: g, ws: ws, session: bash})
 	wts.skillTool = skillToolFor(skills, g)
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own = append([]mechanism.Part{g.part(), builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+	own = append([]mechanism.Part{g.part, builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		grants.Part()}, joined...)
 	own = append(own, bgp, wts.part)
 	mechanism.Order(own)

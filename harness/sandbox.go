@@ -138,7 +138,7 @@ func excludedRules(patterns []string, warn io.Writer) []permission.Rule {
 		if !strings.ContainsAny(text, " *:") {
 			text += " *"
 		}
-		r, err := permission.ParseRule(settings.Rule{Text: "Bash(" + text + ")"})
+		r, err := permission.ParseRule(settings.Rule{Text: tool.ActExec.RuleName() + "(" + text + ")"})
 		if err != nil {
 			fmt.Fprintf(warn, "ouro: sandbox: excludedCommands entry %q is ignored: %v\n", p, err)
 			continue
@@ -155,7 +155,7 @@ func excludedCommand(rules []permission.Rule, command, cwd, home string) bool {
 	if err != nil {
 		return false
 	}
-	call := tool.Call{Name: "Bash", Input: input}
+	call := tool.Call{Name: tool.ActExec.RuleName(), Input: input} // a command, as Bash(...) rules match it
 	for _, r := range rules {
 		if r.MatchesCall(call, cwd, home) {
 			return true

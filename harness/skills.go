@@ -13,9 +13,18 @@ import (
 
 // skillsConfig is what the skills are given: the guard's turn rules and hooks, the
 // grants' say on what a file written by a session may grant, the plugins' skills.
-func skillsConfig(d dirs, g *guard, allow func(path, what string) bool, offered func(...string) []string, extra []skill.Skill) skill.JoinConfig {
+func skillsConfig(d dirs, g *guard, allow func(path, what string) bool, offered func(...string) []string, extra []skill.Skill, sh *skill.Shell) skill.JoinConfig {
 	return skill.JoinConfig{Dir: d.cwd, Home: d.config, Extra: extra, Rules: g.policy, Allow: allow, Hooks: g.hooks,
-		Offered: len(offered("Skill")) > 0}
+		Offered: len(offered(skill.ToolName)) > 0, Shell: sh}
+}
+
+// skillShell runs skills' !`command`s under gates (none: the session's gate) in the
+// workspace and sandbox of bash (skill.Shell).
+func skillShell(g *guard, ws *workspace.Workspace, bash *tools.Bash, gates []agent.Gate) *skill.Shell {
+	if len(gates) == 0 {
+		gates = []agent.Gate{g.gate}
+	}
+	return &skill.Shell{Gates: gates, Runs: g.audit, Workspace: ws, Session: bash, Env: g.env, EnvDir: g.envDir}
 }
 
 // skills is the session's skill log.
@@ -44,6 +53,6 @@ func skillToolFor(l *skill.Log, g *guard) func(ws *workspace.Workspace, bash *to
 		if !l.HasTool() {
 			return nil
 		}
-		return skill.NewTool(l.Catalog(), ws, l.InvokedIn(&skillShell{g: g, ws: ws, session: bash, gates: gates}))
+		return skill.NewTool(l.Catalog(), ws, l.InvokedIn(skillShell(g, ws, bash, gates)))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/session"
+	"github.com/ouroagent/ouro/tool"
 )
 
 // JoinConfig is what a session gives its context mechanism.
@@ -18,6 +19,9 @@ type JoinConfig struct {
 	RepoRoot, Home, OuroHome string
 	// Check decides on each @import and on-demand file as on a Read.
 	Check ReadCheck
+	// Tools say what calls do, for the files a call worked on (nil: Claude Code's tools
+	// by name).
+	Tools tool.CallDescriber
 	// Provider, Model and Window summarise the conversation (Window 0: the model's).
 	Provider llm.Provider
 	Model    string
@@ -63,7 +67,7 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 	}
 	text := in.Text
 	later := NewSeam(&OnDemand{CWD: env.CWD, RepoRoot: jc.RepoRoot, Home: jc.Home,
-		Check: jc.Check, Rules: in.Rules, Loaded: in.Sources, Budget: budget}, env.CWD, env.Warn.Warnf)
+		Check: jc.Check, Rules: in.Rules, Loaded: in.Sources, Budget: budget}, env.CWD, jc.Tools, env.Warn.Warnf)
 	c := &Context{Stores: []*Store{
 		Open(ProjectMemoryDir(env.Project), "project"),
 		Open(UserMemoryDir(jc.OuroHome), "user"),

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"sync"
 
@@ -21,9 +20,11 @@ import (
 // a resumed session does not repeat them, and after a summary (which keeps only the
 // start-up instructions) they are added again on the next read that needs them.
 type Seam struct {
-	od   *OnDemand
-	cwd  string
-	warn func(format string, args ...any)
+	od *OnDemand
+	// tools say what calls do (nil: Claude Code's tools by name).
+	tools tool.CallDescriber
+	cwd   string
+	warn  func(format string, args ...any)
 
 	mu      sync.Mutex
 	touched []string
@@ -31,9 +32,10 @@ type Seam struct {
 }
 
 // NewSeam is the on-demand instructions of od for a session in cwd, as the loop's
-// AfterTool and BeforeModel seams; warn tells each warning once.
-func NewSeam(od *OnDemand, cwd string, warn func(format string, args ...any)) *Seam {
-	return &Seam{od: od, cwd: cwd, warn: warn}
+// AfterTool and BeforeModel seams; tools say what calls do (nil: Claude Code's tools by
+// name); warn tells each warning once.
+func NewSeam(od *OnDemand, cwd string, tools tool.CallDescriber, warn func(format string, args ...any)) *Seam {
+	return &Seam{od: od, tools: tools, cwd: cwd, warn: warn}
 }
 
 var (
@@ -41,25 +43,32 @@ var (
 	_ agent.BeforeModel = (*Seam)(nil)
 )
 
-// fileTools are the tools whose file_path (notebook_path) is a file the agent works on.
-var fileTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
-
-// AfterTool notes the file a successful Read, Edit or Write worked on.
+// AfterTool notes the files a successful call read or wrote, as its tool describes it
+// (tool.Action: a Read or Write of paths, not a search of folders).
 func (d *Seam) AfterTool(_ context.Context, c tool.Call, r *tool.Result) {
-	if r.IsError || !fileTools[c.Name] {
+	if r.IsError {
 		return
 	}
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
+	describe := tool.DescribeByName
+	if d.tools != nil {
+		describe = d.tools.Describe
 	}
-	if json.Unmarshal(c.Input, &in) != nil {
+	acts, err := describe(c)
+	if err != nil {
 		return
 	}
-	p := in.FilePath
-	if p == "" {
-		p = in.NotebookPath
+	for _, a := range acts {
+		if (a.Kind != tool.ActRead && a.Kind != tool.ActWrite) || a.Search {
+			continue
+		}
+		for _, p := range a.Paths {
+			d.touch(p)
+		}
 	}
+}
+
+// touch notes file p (relative to the working directory unless absolute).
+func (d *Seam) touch(p string) {
 	if p == "" {
 		return
 	}

@@ -162,6 +162,22 @@ func (p *Policy) SetTools(d tool.CallDescriber) {
 	p.mu.Unlock()
 }
 
+// Describe says what call c does as the policy reads it: by the tools it was given
+// (SetTools), else as Claude Code's tool of that name would (tool.DescribeByName). A
+// mechanism that follows what calls do (the files worked on) asks it, not a list of names.
+func (p *Policy) Describe(c tool.Call) ([]tool.Action, error) {
+	for p.base != nil {
+		p = p.base
+	}
+	p.mu.Lock()
+	d := p.tools
+	p.mu.Unlock()
+	if d == nil {
+		return tool.DescribeByName(c)
+	}
+	return d.Describe(c)
+}
+
 // SetReadOnlyTools tells the policy which tools that describe nothing of their calls only
 // read (an MCP server's tools annotated read-only, when the user trusts that server):
 // plan mode puts them to the rules and the user like any call, instead of refusing them.

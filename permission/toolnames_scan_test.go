@@ -15,19 +15,22 @@ import (
 )
 
 // decidingPackages are where permissions are decided: the policy and its gate, the names
-// rules and agent files are read with, grants, the sandbox, the loop; decidingFiles the
-// files elsewhere that wire those decisions (a hook's `if`, the session's gate and
-// sandbox).
+// rules and agent files are read with, grants, the sandbox, the loop, the session's
+// guard, the goal's check; decidingFiles the files elsewhere that wire those decisions
+// or act on what calls do (a hook's `if`, the session's sandbox, the shell of skills'
+// commands, the files on-demand instructions follow, the scout's fix guard).
 var (
-	decidingPackages = []string{"permission", "tool/toolnames", "grant", "sandbox", "agent"}
-	decidingFiles    = []string{"hook/cond.go", "harness/guard.go", "harness/sandbox.go"}
+	decidingPackages = []string{"permission", "tool/toolnames", "grant", "sandbox", "agent", "guard", "goal"}
+	decidingFiles    = []string{"hook/cond.go", "harness/guard.go", "harness/sandbox.go", "harness/goal.go", "harness/context.go",
+		"harness/skills.go", "skill/shell.go", "memory/seam.go", "scout/guard.go"}
 )
 
 // No permission is decided by a tool's name outside the tools: the policy decides on
 // what a call does (tool.Action), and every list of names comes from the registry. The
 // scan reads the Go files where permissions are decided (decidingPackages, decidingFiles;
 // generated files aside) and fails on a tool's name written as a string and compared
-// (==, !=), switched on (case "Bash":), or kept in a list or map literal.
+// (==, !=), switched on (case "Bash":), kept in a list or map literal, passed to a call
+// (Hidden("Bash")) or naming a call (tool.Call{Name: "Bash"}).
 func TestNoDecisionByToolName(t *testing.T) {
 	root := moduleRoot(t)
 	names := map[string]bool{}
@@ -79,6 +82,8 @@ func f(name string, in struct{ Durable bool }) bool {
 	}
 	_ = map[string]bool{"Write": true}
 	_ = []string{"a", "CronCreate"}
+	_ = hidden("Bash") || hidden("Bashful")
+	_ = call{Name: "Read", Input: "Bash"}
 	return "WebFetch" != name || name == "Bashful"
 }`
 	fset := token.NewFileSet()
@@ -87,8 +92,49 @@ func f(name string, in struct{ Durable bool }) bool {
 		t.Fatal(err)
 	}
 	got := nameDecisions(fset, f, map[string]bool{"Bash": true, "Read": true, "Write": true, "CronCreate": true, "WebFetch": true})
-	if len(got) != 5 {
-		t.Errorf("found %d of 5: %q", len(got), got)
+	if len(got) != 7 {
+		t.Errorf("found %d of 7: %q", len(got), got)
+	}
+}
+
+// The scan catches the name checks it used to miss, as they were written before they
+// went (the goal's check in harness/goal.go, the on-demand instructions' fileTools in
+// memory/seam.go, the scout's fix guard in scout/guard.go).
+func TestNameScanCatchesTheOldChecks(t *testing.T) {
+	for file, src := range map[string]string{
+		"harness/goal.go": `package harness
+func goalConfig() goal.JoinConfig {
+	return goal.JoinConfig{ShellHidden: func() bool { return g.policy.Hidden("Bash") }}
+}
+func run() { call := tool.Call{ID: id, Name: "Bash", Input: in}; _ = call }
+func (u userCommand) Approve(p permission.Prompt) bool {
+	return p.Call.Name == "Bash" && in.Command == u.command
+}`,
+		"memory/seam.go": `package memory
+var fileTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}`,
+		"scout/guard.go": `package scout
+func (s *Check) gateEdit(name string) {
+	p.Tools = []string{"Glob", "Grep", "Read", "Edit", "Bash"}
+	switch name {
+	case "Bash":
+	case "Edit":
+	case "Write", "MultiEdit", "NotebookEdit":
+	}
+}`,
+	} {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, cc := range tool.ClaudeCode() {
+			names[cc.Name] = true
+		}
+		want := map[string]int{"harness/goal.go": 3, "memory/seam.go": 5, "scout/guard.go": 10}[file]
+		if got := nameDecisions(fset, f, names); len(got) != want {
+			t.Errorf("%s: found %d of %d: %q", file, len(got), want, got)
+		}
 	}
 }
 
@@ -121,9 +167,16 @@ func nameDecisions(fset *token.FileSet, f *ast.File, names map[string]bool) []st
 			for _, e := range n.Elts {
 				if kv, ok := e.(*ast.KeyValueExpr); ok {
 					hit(kv.Key, "lists")
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Name" {
+						hit(kv.Value, "names a call") // tool.Call{Name: "Bash"}
+					}
 					continue
 				}
 				hit(e, "lists")
+			}
+		case *ast.CallExpr:
+			for _, e := range n.Args {
+				hit(e, "passes") // policy.Hidden("Bash")
 			}
 		}
 		return true

@@ -63,7 +63,9 @@ func (s *Check) setupFix(p *Plan) error {
 		}
 	}
 	s.maxDiff = orInt(f.MaxDiffLines, DefaultMaxDiffLines)
-	p.Tools = []string{"Glob", "Grep", "Read", "Edit", "Bash"}
+	// Next to the read-only tools: the tool whose rules cover every file write, and the
+	// one whose rules cover every command.
+	p.Tools = append(p.Tools, tool.ActWrite.RuleName(), tool.ActExec.RuleName())
 	// Edits are the guard's to judge; acceptEdits lets those it passes through.
 	p.Mode = "acceptEdits"
 	p.Allow = append(p.Allow, "Bash("+strings.TrimSpace(f.Test)+" *)")
@@ -80,7 +82,8 @@ func extensionsOf(f *FixConfig) []string {
 // gateEdit applies the seed's checks before an edit runs: inside the workspace (the
 // path gate did that), an allowed file, an allowed type, the old text there exactly once,
 // and the run's diff within its limit. Bash may run the test command and nothing else.
-func (s *Check) gateEdit(name string, in map[string]any) agent.Decision {
+func (s *Check) gateEdit(c tool.Call, in map[string]any) agent.Decision {
+	name := c.Name
 	deny := func(format string, a ...any) agent.Decision {
 		reason := fmt.Sprintf(format, a...)
 		file, _ := in["file_path"].(string)
@@ -90,17 +93,28 @@ func (s *Check) gateEdit(name string, in map[string]any) agent.Decision {
 		s.edits.refuse(Refusal{Tool: name, File: file, Reason: reason})
 		return agent.Decision{Deny: true, Reason: reason}
 	}
-	switch name {
-	case "Bash":
-		cmd, _ := in["command"].(string)
-		if err := s.checkTestCommand(cmd); err != nil {
-			return deny("only the test command may run here: %v. Run `%s` (arguments may follow it).", err, s.fix.Test)
+	// What the call does decides, as its tool describes it: a command must be the test
+	// command; a write must be one replacement (Edit's old_string → new_string), not a
+	// whole file or several edits; anything else is the path gate's.
+	acts, err := tool.DescribeByName(c)
+	if err != nil {
+		return deny("%v", err)
+	}
+	edit := false
+	for _, a := range acts {
+		switch a.Kind {
+		case tool.ActExec:
+			if err := s.checkTestCommand(a.Command); err != nil {
+				return deny("only the test command may run here: %v. Run `%s` (arguments may follow it).", err, s.fix.Test)
+			}
+		case tool.ActWrite:
+			if !replacement(in) {
+				return deny("%s is not available in a guarded fix; use Edit", name)
+			}
+			edit = true
 		}
-		return agent.Decision{}
-	case "Edit":
-	case "Write", "MultiEdit", "NotebookEdit":
-		return deny("%s is not available in a guarded fix; use Edit", name)
-	default:
+	}
+	if !edit {
 		return agent.Decision{}
 	}
 	path, _ := in["file_path"].(string)
@@ -278,28 +292,41 @@ func (l *editLog) observe(c tool.Call, res llm.Block, rel func(string) string) {
 	defer l.mu.Unlock()
 	l.seq++
 	in, _ := decodeObject(c.Input)
-	switch c.Name {
-	case "Edit":
-		if res.IsError {
+	acts, _ := tool.DescribeByName(c)
+	for _, a := range acts {
+		switch {
+		case a.Kind == tool.ActWrite && replacement(in):
+			if res.IsError {
+				return
+			}
+			l.lastEdit = l.seq
+			p, _ := in["file_path"].(string)
+			if rel != nil {
+				p = rel(p)
+			}
+			if !slices.Contains(l.files, p) {
+				l.files = append(l.files, p)
+			}
+			old, _ := in["old_string"].(string)
+			repl, _ := in["new_string"].(string)
+			l.diff += diffLines(old, repl)
+			return
+		case a.Kind == tool.ActExec:
+			l.lastTest = l.seq
+			if !res.IsError {
+				l.lastPass = l.seq
+			}
 			return
 		}
-		l.lastEdit = l.seq
-		p, _ := in["file_path"].(string)
-		if rel != nil {
-			p = rel(p)
-		}
-		if !slices.Contains(l.files, p) {
-			l.files = append(l.files, p)
-		}
-		old, _ := in["old_string"].(string)
-		repl, _ := in["new_string"].(string)
-		l.diff += diffLines(old, repl)
-	case "Bash":
-		l.lastTest = l.seq
-		if !res.IsError {
-			l.lastPass = l.seq
-		}
 	}
+}
+
+// replacement reports whether an edit's input is one replacement of text by text
+// (old_string → new_string), the only edit a guarded fix makes.
+func replacement(in map[string]any) bool {
+	_, old := in["old_string"].(string)
+	_, repl := in["new_string"].(string)
+	return old && repl
 }
 
 // Proposal is an edit a dry run refused to write.

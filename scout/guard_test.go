@@ -224,7 +224,7 @@ func TestGateEdit(t *testing.T) {
 		{"Read", "Read", map[string]any{"file_path": "d.json"}, ""},
 	}
 	for _, c := range cases {
-		d := s.gateEdit(c.tool, c.in)
+		d := s.gateEdit(callOf(c.tool, c.in), c.in)
 		switch {
 		case c.want == "" && d.Deny:
 			t.Errorf("%s: denied (%s), want allowed", c.name, d.Reason)
@@ -234,7 +234,8 @@ func TestGateEdit(t *testing.T) {
 	}
 	// The limit is over the whole run: what earlier edits changed counts.
 	s.edits.diff = 3
-	if d := s.gateEdit("Edit", edit("a.go", "var x = 1", "var x = 2")); !d.Deny || !strings.Contains(d.Reason, "3 were already changed") {
+	in := edit("a.go", "var x = 1", "var x = 2")
+	if d := s.gateEdit(callOf("Edit", in), in); !d.Deny || !strings.Contains(d.Reason, "3 were already changed") {
 		t.Errorf("cumulative limit: deny=%v %q", d.Deny, d.Reason)
 	}
 }
@@ -306,5 +307,26 @@ func TestGateRefusesOutside(t *testing.T) {
 	}
 	if deny, reason := gate(scoutState, "Grep", map[string]any{"pattern": "x"}); deny {
 		t.Errorf("Grep without a path: denied %q", reason)
+	}
+}
+
+// callOf is the call of tool with input in.
+func callOf(name string, in map[string]any) tool.Call {
+	b, _ := json.Marshal(in)
+	return tool.Call{Name: name, Input: b}
+}
+
+// A fix offers Edit and Bash next to the read-only tools, and allows only the test
+// command for Bash.
+func TestFixOffersEditAndBash(t *testing.T) {
+	p, err := Prepare(Config{Dir: t.TempDir(), Prompt: "make TestX pass", Fix: &FixConfig{Test: "go test ./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Glob", "Grep", "Read", "Edit", "Bash"}; !slices.Equal(p.Tools, want) {
+		t.Errorf("tools %q, want %q", p.Tools, want)
+	}
+	if !slices.Contains(p.Allow, "Bash(go test ./... *)") || p.Mode != "acceptEdits" {
+		t.Errorf("allow %q mode %q", p.Allow, p.Mode)
 	}
 }

@@ -338,7 +338,7 @@ func (s *Check) Gate(_ context.Context, c tool.Call) agent.Decision {
 		}
 	}
 	if s.fix != nil {
-		return s.gateEdit(c.Name, in)
+		return s.gateEdit(c, in)
 	}
 	return agent.Decision{}
 }

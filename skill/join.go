@@ -48,6 +48,9 @@ type JoinConfig struct {
 	Hooks HookAdder
 	// Offered says the Skill tool is offered (the catalog then joins the prompt).
 	Offered bool
+	// Shell runs the !`command` lines of the skills the session's own Skill tool and
+	// the user load (nil leaves them as written).
+	Shell *Shell
 }
 
 // Join discovers the skills; the Skill tool and the catalog in the prompt are there when
@@ -70,6 +73,9 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 		}
 	}
 	l := &Log{env: env, rules: jc.Rules, allow: jc.Allow, list: list, hooks: jc.Hooks, hooked: map[string]bool{}, catalog: cat}
+	if jc.Shell != nil {
+		l.shell = jc.Shell
+	}
 	p := mechanism.Part{Name: "skills", Phase: mechanism.PhaseState, Restore: l.blocks, Handle: l}
 	if len(cat.ForModel()) > 0 { // skills only the user may invoke need no tool
 		l.tool = true
@@ -83,13 +89,6 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 
 // Catalog is the skills found for this project.
 func (l *Log) Catalog() *Catalog { return l.catalog }
-
-// SetShell sets what runs the !`command` lines of the skills the session's own Skill
-// tool and the user load.
-func (l *Log) SetShell(sh Expander) { l.shell = sh }
-
-// Shell is what runs the !`command` lines of the session's own skills.
-func (l *Log) Shell() Expander { return l.shell }
 
 // HasTool says the Skill tool is offered (some skill is for the model).
 func (l *Log) HasTool() bool { return l.tool }

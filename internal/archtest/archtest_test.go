@@ -29,6 +29,9 @@ var apart = []struct{ from, to, why string }{
 	{"tools", "background", "the shell tool (s02) starts background commands through tools.CommandStarter"},
 	{"subagent", "background", "subagents (s06) start background children through subagent.AgentStarter"},
 	{"background", "agent", "background work (s11) is a service; its stop seam is mechanism.Waiter"},
+	{"guard", "subagent", "the guard (s03/s04) learns whose turn a call is and where a child works through guard.Config"},
+	{"guard", "team", "the guard (s03/s04) learns whose ask a prompt is through guard.Config.Teammate"},
+	{"guard", "goal", "the guard's judge (s04) is told what impossible means through guard.JudgeConfig"},
 }
 
 // violations lists every arrow of pkgs that runs against the chapter order.
@@ -94,7 +97,7 @@ func TestChapterOrderHolds(t *testing.T) {
 		seen = append(seen, p.ImportPath)
 	}
 	// A listing that lost the packages the rules are about would pass for nothing.
-	for _, want := range []string{"tools", "subagent", "background", "agent", "internal/frontmatter", "settings"} {
+	for _, want := range []string{"tools", "subagent", "background", "agent", "internal/frontmatter", "settings", "guard"} {
 		if !slices.Contains(seen, module+"/"+want) {
 			t.Fatalf("go list did not list %s (%d packages listed)", want, len(pkgs))
 		}
@@ -118,15 +121,16 @@ func TestViolationsCatchEachArrow(t *testing.T) {
 		{ImportPath: module + "/subagent", Imports: m("background"), Deps: m("background")},
 		{ImportPath: module + "/background", Imports: m("mechanism"), Deps: m("agent", "mechanism")},
 		{ImportPath: module + "/internal/frontmatter", Imports: m("settings"), Deps: m("settings")},
+		{ImportPath: module + "/guard", Imports: m("hook"), Deps: m("hook", "team")},
 	}
 	got := violations(bad)
-	for _, want := range []string{"tools builds on background", "subagent builds on background", "background builds on agent", "internal/frontmatter imports settings"} {
+	for _, want := range []string{"tools builds on background", "subagent builds on background", "background builds on agent", "internal/frontmatter imports settings", "guard builds on team"} {
 		if !slices.ContainsFunc(got, func(v string) bool { return strings.HasPrefix(v, want) }) {
 			t.Errorf("missed %q; got %q", want, got)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("%d violations, want 4: %q", len(got), got)
+	if len(got) != 5 {
+		t.Errorf("%d violations, want 5: %q", len(got), got)
 	}
 	good := []pkg{
 		{ImportPath: module + "/tools", Imports: m("tool", "internal/bgtask"), Deps: m("tool", "internal/bgtask")},

@@ -1,15 +1,23 @@
-package harness
+package guard
 
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/agent"
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/settings"
+	"github.com/ouroagent/ouro/tool"
+	"github.com/ouroagent/ouro/tools"
+	"github.com/ouroagent/ouro/workspace"
 )
 
 // scriptedApprover answers prompts in order (Once when it runs out) and keeps them.
@@ -32,14 +40,65 @@ func toolCall(name string, in map[string]any) []scripted.ToolCall {
 	return []scripted.ToolCall{{Name: name, Input: b}}
 }
 
-// A read outside the workspace that the person approves happens; that approval reaches
-// that one file only: a sibling is asked about again.
-func TestApprovedOutsideReadHappens(t *testing.T) {
-	home, cwd := t.TempDir(), t.TempDir()
-	other, err := filepath.EvalSymlinks(t.TempDir())
+// run is a session of the guard alone: its part on an agent with the file tools and
+// Bash, in cwd, with settings allow (permission flags) in default mode.
+type run struct {
+	guard *Guard
+	ws    *workspace.Workspace
+	agent *agent.Agent
+}
+
+func newRun(t *testing.T, cwd, project string, allow []string, c Config, turns []scripted.Turn) *run {
+	t.Helper()
+	ws, err := workspace.New(cwd)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var rules []settings.Rule
+	for _, a := range allow {
+		rules = append(rules, settings.Rule{Text: a, Source: "--allowedTools", Root: cwd})
+	}
+	if c.Settings == nil {
+		c.Settings = &settings.Settings{Permissions: settings.Permissions{Allow: rules, DefaultMode: "default"}}
+	}
+	if c.Warn == nil {
+		c.Warn = io.Discard
+	}
+	c.Home = t.TempDir()
+	p, err := Join(mechanism.Env{Workspace: ws, CWD: cwd, Project: project}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Handle.(*Guard)
+	t.Cleanup(func() { g.Close(context.Background()) })
+	files := tools.NewFileState()
+	grep := tools.NewGrep(ws)
+	grep.SetReadFilter(g.Policy.ReadDenied)
+	reg := tool.NewRegistry()
+	for _, tl := range []tool.Tool{tools.NewRead(ws, files), grep, tools.NewWrite(ws, files), tools.NewBash(tools.BashConfig{Dir: cwd, Within: ws.Contains})} {
+		if err := reg.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.Policy.SetTools(reg)
+	cfg := agent.Config{Provider: scripted.New(&scripted.Script{Turns: turns}), Model: "scripted", Tools: reg}
+	mechanism.Seams(&cfg, p)
+	a, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &run{guard: g, ws: ws, agent: a}
+}
+
+func (r *run) run(prompt string) agent.Outcome {
+	return r.agent.Run(context.Background(), &agent.Conversation{}, llm.TextBlock(prompt))
+}
+
+// A read outside the workspace that the person approves happens; that approval reaches
+// that one file only: a sibling is asked about again.
+func TestApprovedOutsideReadHappens(t *testing.T) {
+	cwd := realDir(t)
+	other := realDir(t)
 	notes, sibling := filepath.Join(other, "notes.txt"), filepath.Join(other, "sibling.txt")
 	if err := os.WriteFile(notes, []byte("the outside notes say 4217\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -48,13 +107,13 @@ func TestApprovedOutsideReadHappens(t *testing.T) {
 		t.Fatal(err)
 	}
 	ap := &scriptedApprover{answers: []permission.Choice{permission.Once, permission.No, permission.Once}}
-	s, _ := open(t, home, cwd, []scripted.Turn{
+	r := newRun(t, cwd, t.TempDir(), nil, Config{Approver: ap}, []scripted.Turn{
 		{ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
 		{ExpectContains: "the outside notes say 4217", ToolCalls: toolCall("Read", map[string]any{"file_path": sibling})},
 		{ExpectContains: "the user refused", ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
 		{ExpectContains: "the outside notes say 4217", Text: "done"},
-	}, func(o *Options) { o.Access.Mode = ""; o.UI.Approver = ap })
-	if out := s.Run(context.Background(), "read the notes"); !out.OK() {
+	})
+	if out := r.run("read the notes"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
 	if len(ap.prompts) != 3 {
@@ -63,33 +122,29 @@ func TestApprovedOutsideReadHappens(t *testing.T) {
 	if !strings.Contains(ap.prompts[1].Summary, sibling) {
 		t.Fatalf("second prompt is about %q, want the sibling", ap.prompts[1].Summary)
 	}
-	if _, err := s.Workspace.Resolve(sibling); err == nil {
+	if _, err := r.ws.Resolve(sibling); err == nil {
 		t.Fatal("the refused sibling became reachable")
 	}
-	if s.Workspace.Contains(notes) {
-		t.Fatalf("an approved file became part of the workspace: roots %v", s.Workspace.Roots())
+	if r.ws.Contains(notes) {
+		t.Fatalf("an approved file became part of the workspace: roots %v", r.ws.Roots())
 	}
 }
 
 // An approved search of a folder outside the workspace searches it; an approved write
 // outside creates the file.
 func TestApprovedOutsideSearchAndWriteHappen(t *testing.T) {
-	home, cwd := t.TempDir(), t.TempDir()
-	other, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cwd, other := realDir(t), realDir(t)
 	if err := os.WriteFile(filepath.Join(other, "a.txt"), []byte("needle 5520\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	created := filepath.Join(other, "sub", "new.txt")
 	ap := &scriptedApprover{}
-	s, _ := open(t, home, cwd, []scripted.Turn{
+	r := newRun(t, cwd, t.TempDir(), nil, Config{Approver: ap}, []scripted.Turn{
 		{ToolCalls: toolCall("Grep", map[string]any{"pattern": "needle", "path": other, "output_mode": "content"})},
 		{ExpectContains: "needle 5520", ToolCalls: toolCall("Write", map[string]any{"file_path": created, "content": "hi\n"})},
 		{ExpectContains: "created", Text: "done"},
-	}, func(o *Options) { o.Access.Mode = ""; o.UI.Approver = ap })
-	if out := s.Run(context.Background(), "search and write"); !out.OK() {
+	})
+	if out := r.run("search and write"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
 	if b, err := os.ReadFile(created); err != nil || string(b) != "hi\n" {
@@ -104,23 +159,19 @@ func TestApprovedOutsideSearchAndWriteHappen(t *testing.T) {
 // allowed the call and the tool then refused it as outside); a path no rule covers is
 // still refused in a headless run.
 func TestRuleAllowedOutsideReadHappens(t *testing.T) {
-	home, cwd := t.TempDir(), t.TempDir()
-	other, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cwd, other := realDir(t), realDir(t)
 	notes, sibling := filepath.Join(other, "notes.txt"), filepath.Join(other, "sibling.txt")
 	for f, text := range map[string]string{notes: "allowed notes 5150\n", sibling: "sibling 8080\n"} {
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, _ := open(t, home, cwd, []scripted.Turn{
+	r := newRun(t, cwd, t.TempDir(), []string{"Read(/" + notes + ")"}, Config{}, []scripted.Turn{
 		{ToolCalls: toolCall("Read", map[string]any{"file_path": notes})},
 		{ExpectContains: "allowed notes 5150", ToolCalls: toolCall("Read", map[string]any{"file_path": sibling})},
 		{ExpectContains: "Permission denied", Text: "done"},
-	}, func(o *Options) { o.Access.Mode = ""; o.Access.Allow = []string{"Read(/" + notes + ")"} })
-	if out := s.Run(context.Background(), "read the notes"); !out.OK() {
+	})
+	if out := r.run("read the notes"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
 }
@@ -131,21 +182,17 @@ func TestAuditWriteFailureIsToldOnce(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full to stand for a full disk")
 	}
-	home, cwd := t.TempDir(), t.TempDir()
-	proj := ProjectDirFor(home, cwd)
-	if err := os.MkdirAll(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cwd, proj := realDir(t), t.TempDir()
 	if err := os.Symlink("/dev/full", filepath.Join(proj, "audit.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	var warn strings.Builder
-	s, _ := open(t, home, cwd, []scripted.Turn{
-		{ToolCalls: bash("echo one > a.txt")},
-		{ToolCalls: bash("echo two > b.txt")},
+	r := newRun(t, cwd, proj, []string{"Bash"}, Config{Warn: &warn}, []scripted.Turn{
+		{ToolCalls: toolCall("Bash", map[string]any{"command": "echo one > a.txt"})},
+		{ToolCalls: toolCall("Bash", map[string]any{"command": "echo two > b.txt"})},
 		{Text: "wrote both"},
-	}, func(o *Options) { o.UI.Warn = &warn })
-	if out := s.Run(context.Background(), "write"); !out.OK() {
+	})
+	if out := r.run("write"); !out.OK() {
 		t.Fatalf("outcome = %+v", out)
 	}
 	if b, err := os.ReadFile(filepath.Join(cwd, "b.txt")); err != nil || string(b) != "two\n" {
@@ -155,4 +202,13 @@ func TestAuditWriteFailureIsToldOnce(t *testing.T) {
 	if n := strings.Count(warn.String(), told); n != 1 || !strings.Contains(warn.String(), "no space left on device") {
 		t.Fatalf("told %d times, want once:\n%s", n, warn.String())
 	}
+}
+
+func realDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -1,4 +1,4 @@
-package harness
+package guard
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/goal"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
@@ -20,35 +19,49 @@ const judgeSystem = `You judge whether a condition about an AI coding agent's wo
 {"ok": true} when the condition holds;
 {"ok": false, "reason": "..."} when it does not, the reason addressed to the agent: what is still missing and how to check it;
 {"ok": false, "impossible": true, "reason": "..."} when it can never be met; the run then ends failed.
-` + goal.Impossible
+`
 
-// judge answers Claude Code's prompt and agent hooks with the session's own provider: the hook's
-// model if it names one, else $ANTHROPIC_SMALL_FAST_MODEL, else a small Claude model for a
-// Claude session, else the session's model. Its usage counts towards the run.
-type judge struct {
-	model model
-	ws    *workspace.Workspace
-	// policy filters what Grep reads; hidden and offered say which of the judge's tools
-	// the session has (a deny rule or --tools may have taken them away).
-	policy  *permission.Policy
-	offered func(...string) []string
-	gate    agent.Gate // the session's permission gate, set once it exists
-	spent   *spending
+// JudgeConfig is the model that answers prompt and agent hooks: the hook's model if it
+// names one, else $ANTHROPIC_SMALL_FAST_MODEL, else a small Claude model for a Claude
+// session, else the session's model.
+type JudgeConfig struct {
+	Provider llm.Provider
+	Model    string // the session's
+	// Impossible says what "impossible" means (the goal mechanism's words), appended to
+	// the judge's instructions.
+	Impossible string
+	// Offered says which of the judge's tools the session offers (--tools may leave
+	// them out).
+	Offered func(...string) []string
+	// Spend counts the judge's usage towards the run.
+	Spend func(u llm.Usage, model string)
 }
+
+// judge answers Claude Code's prompt and agent hooks with the session's own provider.
+type judge struct {
+	JudgeConfig
+	ws *workspace.Workspace
+	// policy filters what Grep reads and says, with Offered, which of the judge's tools
+	// the session has (a deny rule may have taken them away).
+	policy *permission.Policy
+	gate   agent.Gate // the session's permission gate, set once it exists
+}
+
+func (j *judge) system() string { return judgeSystem + j.Impossible }
 
 func (j *judge) answer(ctx context.Context, req hook.JudgeRequest) (hook.JudgeAnswer, error) {
 	var ans hook.JudgeAnswer
 	if j.gate == nil {
 		return ans, fmt.Errorf("the session is not ready")
 	}
-	prov := j.model.provider
+	prov := j.Provider
 	model := llm.ResolveAlias(req.Model)
 	if model == "" {
 		model = os.Getenv("ANTHROPIC_SMALL_FAST_MODEL")
 	}
 	if model == "" {
-		model = j.model.name
-		if strings.HasPrefix(j.model.name, "claude-") {
+		model = j.Model
+		if strings.HasPrefix(j.Model, "claude-") {
 			model = llm.ResolveAlias("haiku")
 		}
 	}
@@ -62,12 +75,12 @@ func (j *judge) answer(ctx context.Context, req hook.JudgeRequest) (hook.JudgeAn
 		}
 		text = t
 	} else {
-		resp, err := prov.Complete(ctx, &llm.Request{Model: model, System: judgeSystem, MaxTokens: 512,
+		resp, err := prov.Complete(ctx, &llm.Request{Model: model, System: j.system(), MaxTokens: 512,
 			Messages: []llm.Message{llm.UserText(user.String())}}, nil)
 		if err != nil {
 			return ans, err
 		}
-		j.spent.add(resp.Usage, model)
+		j.spend(resp.Usage, model)
 		text = resp.Message.Text()
 	}
 	if err := llm.DecodeJSONIn(text, '{', '}', &ans); err != nil {
@@ -85,7 +98,7 @@ func (j *judge) withTools(ctx context.Context, prov llm.Provider, model, questio
 	reg := tool.NewRegistry()
 	for _, t := range []tool.Tool{tools.NewRead(j.ws, tools.NewFileState()), grep, tools.NewGlob(j.ws)} {
 		name := t.Spec().Name
-		if len(j.offered(name)) == 0 || j.policy.Hidden(name) {
+		if (j.Offered != nil && len(j.Offered(name)) == 0) || j.policy.Hidden(name) {
 			continue
 		}
 		if err := reg.Add(t); err != nil {
@@ -93,13 +106,13 @@ func (j *judge) withTools(ctx context.Context, prov llm.Provider, model, questio
 		}
 	}
 	a, err := agent.New(agent.Config{Provider: prov, Model: model, Tools: reg, MaxOutput: 2048,
-		System: judgeSystem + "\nYou may check the work with Read, Grep and Glob first; end with the JSON answer alone.",
+		System: j.system() + "\nYou may check the work with Read, Grep and Glob first; end with the JSON answer alone.",
 		Limits: agent.Limits{MaxTurns: 50}, Gates: []agent.Gate{j.gate}})
 	if err != nil {
 		return "", err
 	}
 	out := a.Run(ctx, &agent.Conversation{}, llm.TextBlock(question))
-	j.spent.add(out.Usage, model)
+	j.spend(out.Usage, model)
 	if out.Status != agent.StatusCompleted {
 		return "", fmt.Errorf("the judging agent ended %s: %s", out.Status, out.Reason)
 	}

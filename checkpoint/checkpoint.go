@@ -83,6 +83,7 @@ type Store struct {
 	sessions string // the folder holding every session's folder
 	session  string // this session's ID
 	record   func(typ string, data any) error
+	sync     func() error // makes what was recorded durable (nil: nothing to do)
 
 	mu      sync.Mutex
 	prompts []*Prompt // live prompts, oldest first

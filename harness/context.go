@@ -79,7 +79,7 @@ func (s *Session) Compact(ctx context.Context, focus string) error {
 	if err := s.context().Compactor.Compact(ctx, s.Conv, focus); err != nil {
 		return err
 	}
-	s.cp.Compacted() // outside a run: no agent event tells the checkpoints
+	s.checkpoints().Compacted() // outside a run: no agent event tells the checkpoints
 	return nil
 }
 

@@ -45,6 +45,7 @@ import (
 	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workspace"
+	"github.com/ouroagent/ouro/worktree"
 )
 
 // Options configure a session. The zero value is a fresh session in the current
@@ -253,12 +254,10 @@ type Session struct {
 	bg        *notify.Work
 	grants    *grant.Session
 	tap       *hook.FailureTap
-	cp        *checkpoint.Store
 	// pending is context for the next prompt from SessionStart hooks.
 	pending string
 	closed  bool
 
-	wts    *worktrees
 	agents []subagent.Definition // the definitions found, for /agents
 	system string                // the system prompt, for /context
 	parts  []mechanism.Part      // the assembled parts, in phase order
@@ -342,17 +341,28 @@ func Open(opts Options) (*Session, error) {
 func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
 	offered := offeredBy(opts.Access.Tools)
 	// Background work joins first: the tools, worktrees, subagents, team and workflows
-	// start their tasks on its manager.
-	bgp, err := notify.Join(env, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source})
+	// start their tasks on its manager; so do the checkpoints, which Write and Edit record
+	// into.
+	first, err := joinAll(env,
+		mechanism.With(notify.Join, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source}),
+		mechanism.With(checkpoint.Join, checkpoint.JoinConfig{Session: tr.w.ID()}),
+	)
 	if err != nil {
 		return nil, err
 	}
-	bg := bgp.Handle.(*notify.Work)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager())
+	bg, _ := mechanism.Handle[*notify.Work](first)
+	cp, _ := mechanism.Handle[*checkpoint.Store](first)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp)
 	if err != nil {
 		return nil, err
 	}
-	wts := openWorktrees(dirs.cwd, ws, g, bash, bg.Manager(), tr, warn)
+	// The worktrees move Bash; a resumed session is back in its worktree before the
+	// others join.
+	early, err := joinAll(env, mechanism.With(worktree.Join, worktreeConfig(g, bash, bg.Manager())))
+	if err != nil {
+		return nil, err
+	}
+	wts, _ := mechanism.Handle[*worktree.Trees](early)
 	plan := todo.NewList()   // the todo list, which the task list mirrors itself into too
 	var own []mechanism.Part // what a summary must not lose is restored from every part
 	ext, err := join(opts.Extensions, env)
@@ -377,13 +387,13 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	tl, _ := mechanism.Handle[*task.Session](joined)
 	skills, _ := mechanism.Handle[*skill.Log](joined)
-	wts.skillTool = skillToolFor(skills, g)
+	wts.SetSkillTool(skillToolFor(skills, g))
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
 	own = append([]mechanism.Part{g.part, builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		grants.Part()}, joined...)
-	own = append(own, bgp, wts.part)
+	own = append(append(own, first...), early...)
 	mechanism.Order(own)
 	reg, err := register(toolOpts, slices.Concat(own, ext)...)
 	if err != nil {
@@ -392,16 +402,20 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	named := hideByDefault(reg, opts.Access.Tools)
 	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
 		slices.Concat(own, ext))
-	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
-		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
+	lead, err := joinAll(env, mechanism.With(subagent.Join, delegationConfig(delegationEnv{d: dirs, ws: ws, m: m, system: system, reg: reg, named: named,
+		toolOpts: toolOpts, g: g, gr: grants, opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})))
+	if err != nil {
+		return nil, err
+	}
+	sub, _ := mechanism.Handle[*subagent.Agents](lead)
 	delegated, err := joinAll(env,
-		mechanism.With(team.Join, teamConfig(dirs, tr, tl, g.hooks, sub, bg, opts)),
-		mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub, bg)),
+		mechanism.With(team.Join, teamConfig(dirs, tr, tl, g.hooks, sub.Task, bg, opts)),
+		mechanism.With(workflow.Join, workflowConfig(opts, dirs, tr, sub.Task, bg)),
 	)
 	if err != nil {
 		return nil, err
 	}
-	lead := append([]mechanism.Part{sub.part}, delegated...)
+	lead = append(lead, delegated...)
 	mechanism.Order(lead)
 	if reg, err = offer(reg, lead, g, opts.Access.Tools); err != nil {
 		return nil, err
@@ -414,9 +428,9 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	tap := &hook.FailureTap{Provider: skills.Serve(m.provider, providerFor(m, warn))}
 	cfg := agent.Config{
 		Provider: tap, Model: m.name, System: system, Tools: reg,
-		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record, Observers: []agent.Observer{tr.observeCompaction},
+		Limits: opts.Limits, MaxOutput: opts.Model.MaxOutput, Record: rec.record,
 		// Subagents and compaction summaries spend the run's budget too.
-		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.task.Usage()) },
+		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.Task.Usage()) },
 	}
 	parts := slices.Concat(own, lead, ext)
 	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
@@ -440,8 +454,8 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
-		cp: tr.checkpoints(), Background: bg.Manager(), bg: bg,
-		wts: wts, agents: sub.defs, system: system, parts: parts,
+		Background: bg.Manager(), bg: bg,
+		agents: sub.Definitions, system: system, parts: parts,
 	}
 	source := "startup"
 	if s.Resumed {

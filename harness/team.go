@@ -6,12 +6,12 @@ import (
 
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/mailbox"
-	mailnats "github.com/ouroagent/ouro/mailbox/natsstore"
-	mailsql "github.com/ouroagent/ouro/mailbox/sqlitestore"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
+	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/team/fleet"
 	"github.com/ouroagent/ouro/team/registry"
 )
 
@@ -25,12 +25,14 @@ func WorkerStatusPath(teamsDir, name, worker string) string {
 
 // teamConfig is what the session's team is given: the task list it works on, the
 // stores, the lead's hooks and UI, and how a teammate process is launched.
-func teamConfig(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, sub subagents, bg *notify.Work, opts Options) team.JoinConfig {
-	jc := team.JoinConfig{Name: tl.Name(), Holder: tr.w.ID(), Agents: sub.task, Home: d.home, Store: opts.Store,
+func teamConfig(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, agents *subagent.Tool, bg *notify.Work, opts Options) team.JoinConfig {
+	jc := team.JoinConfig{Name: tl.Name(), Holder: tr.w.ID(), Agents: agents, Home: d.home, Store: opts.Store,
 		Budget: opts.TeamBudget, OnMessage: opts.UI.OnTeamMessage, Hooks: hooks, Seen: tr.messages,
 		// Teammates outliving a run must not write after its final result (stream-json).
 		Observer: bg.DuringRuns(opts.UI.TeammateObserver), Busy: bg.Busy, StopWait: notify.StopWait,
-		OpenRegistry: func(ctx context.Context) (registry.Store, error) { return OpenRegistry(ctx, opts.Store, d.home) },
+		OpenRegistry: func(ctx context.Context) (registry.Store, error) {
+			return fleet.OpenRegistry(ctx, opts.Store, StatePath(d.home))
+		},
 		Open: func() (mailbox.Store, task.Store, time.Duration, error) {
 			if _, err := tl.Lazy().Board(); err != nil {
 				return nil, nil, 0, err
@@ -39,12 +41,7 @@ func teamConfig(d dirs, tr *transcript, tl *task.Session, hooks *hook.Runner, su
 			if err != nil {
 				return nil, nil, 0, err
 			}
-			var ms mailbox.Store
-			if opts.Store != "" {
-				ms, err = mailnats.Open(context.Background(), opts.Store, mailnats.Options{})
-			} else {
-				ms, err = mailsql.Open(StatePath(d.home), 0)
-			}
+			ms, err := fleet.OpenMailStore(context.Background(), opts.Store, StatePath(d.home))
 			if err != nil {
 				return nil, nil, 0, err
 			}

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/background"
+	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/mechanism"
-	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workspace"
@@ -79,7 +79,7 @@ func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Pa
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager, cp *checkpoint.Store) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -88,8 +88,6 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		return mechanism.Part{}, nil, err
 	}
 	files := tools.NewFileState()
-	cp := tr.checkpoints()
-	cp.Within = ws.Contains
 	files.SetRecorder(cp)
 	files.SetEditor(ui.Editor)
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
@@ -179,11 +177,4 @@ func restrictTools(reg *tool.Registry, only []string, hidden func(string) bool) 
 		}
 	}
 	return nil
-}
-
-// subagents is the Task tool (alias Agent); its children's usage is added to each outcome.
-type subagents struct {
-	task *subagent.Tool
-	part mechanism.Part
-	defs []subagent.Definition // the definitions found (files and plugins), built-ins apart
 }

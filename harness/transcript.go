@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/agent"
-	"github.com/ouroagent/ouro/checkpoint"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/session"
@@ -22,10 +20,6 @@ type transcript struct {
 	w        *session.Writer
 	resumed  bool
 	messages []llm.Message
-	history  []checkpoint.Entry // the entries checkpoints are listed from
-	cp       *checkpoint.Store  // made by checkpoints()
-	// worktree is the git worktree the session was in when it stopped ("" for none).
-	worktree string
 	// entries are all the entries the resumed transcript held, for the mechanisms that
 	// restore their own (mechanism.Env.Resumed).
 	entries []mechanism.Entry
@@ -106,15 +100,6 @@ func openTranscript(d dirs, modelName string, r Resume, version string, warn io.
 	tr := &transcript{w: w, resumed: true}
 	for _, e := range t.Entries {
 		tr.entries = append(tr.entries, mechanism.Entry{Type: e.Type, Data: e.Data})
-		switch e.Type {
-		case checkpoint.EntryPrompt, checkpoint.EntryRewind, session.TypeReplace:
-			tr.history = append(tr.history, checkpoint.Entry{Type: e.Type, Data: e.Data})
-		case entryWorktree:
-			var w struct{ Name string }
-			if json.Unmarshal(e.Data, &w) == nil {
-				tr.worktree = w.Name
-			}
-		}
 	}
 	msgs, repairs := t.Messages()
 	for _, w := range t.Warnings {

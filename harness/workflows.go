@@ -20,8 +20,7 @@ var parentOnly = []string{workflow.ToolName}
 // session (its permissions, tools and hooks); the journal lives in the store; scripts
 // run in the ouro-workflow helper (wfproc), so neither the JavaScript engine nor its
 // reflection is linked into ouro.
-func workflowConfig(opts Options, d dirs, tr *transcript, sub subagents, bg *notify.Work) workflow.JoinConfig {
-	task := sub.task
+func workflowConfig(opts Options, d dirs, tr *transcript, task *subagent.Tool, bg *notify.Work) workflow.JoinConfig {
 	return workflow.JoinConfig{OptedIn: opts.Access.Workflows, Only: opts.Access.Tools,
 		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.Manager(),
 		Engine: func() (workflow.Engine, error) {

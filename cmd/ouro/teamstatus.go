@@ -21,6 +21,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/team/fleet"
 	"github.com/ouroagent/ouro/team/registry"
 )
 
@@ -162,7 +163,7 @@ func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error)
 		defer wg.Done()
 		pctx, cancel := context.WithTimeout(ctx, statusWait)
 		defer cancel()
-		reg, err := harness.OpenRegistry(pctx, url, home)
+		reg, err := fleet.OpenRegistry(pctx, url, harness.StatePath(home))
 		if err != nil {
 			werr = err
 			return
@@ -229,7 +230,7 @@ func readFleet(ctx context.Context, url, home, name string) (fleetStatus, error)
 	}
 	mctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
-	ms, err := harness.OpenMailStore(mctx, url, home)
+	ms, err := fleet.OpenMailStore(mctx, url, harness.StatePath(home))
 	if err != nil {
 		st.Unavailable = append(st.Unavailable, "the messages waiting: "+err.Error())
 		return st, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/internal/natstest"
 	"github.com/ouroagent/ouro/task"
+	"github.com/ouroagent/ouro/team/fleet"
 	"github.com/ouroagent/ouro/team/registry"
 )
 
@@ -31,7 +32,7 @@ func seedFleet(t *testing.T, url, home string) {
 			t.Fatal(err)
 		}
 	}
-	reg, err := harness.OpenRegistry(ctx, url, home)
+	reg, err := fleet.OpenRegistry(ctx, url, harness.StatePath(home))
 	if err != nil {
 		t.Fatal(err)
 	}

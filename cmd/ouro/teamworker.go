@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
+	"github.com/ouroagent/ouro/team/fleet"
 	"github.com/ouroagent/ouro/team/repo"
 )
 
@@ -73,7 +74,7 @@ repository controls runs: not its hooks, config or settings.`,
 					return err
 				}
 			}
-			reg, err := harness.OpenRegistry(cmd.Context(), url, home)
+			reg, err := fleet.OpenRegistry(cmd.Context(), url, harness.StatePath(home))
 			if err != nil {
 				return err
 			}
@@ -177,7 +178,7 @@ func leadReport(w io.Writer) (func(team.Member), func(agent.Event)) {
 
 // cloneFor clones (or fetches) the team's repository for worker name.
 func cloneFor(ctx context.Context, sess *harness.Session, remote, team, name string) (*repo.Repo, error) {
-	dir, err := harness.WorkerRepoDir(team, name)
+	dir, err := fleet.RepoDir(team, name)
 	if err != nil {
 		return nil, err
 	}

@@ -333,7 +333,6 @@ func Open(opts Options) (*Session, error) {
 // assemble builds the mechanisms on the guard and the transcript, joins the extensions
 // and makes the agent.
 func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *transcript, g *guard, grants *grant.Session, plugins []plugin.Plugin, spent *spending, warn io.Writer) (*Session, error) {
-	offered := offeredBy(opts.Access.Tools)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
 	env := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
@@ -364,7 +363,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		mechanism.With(memory.Join, contextConfig(dirs, m, tr, g, spent, func() []llm.Block { return mechanism.Restore(own...)() })),
 		mechanism.With(task.Join, taskConfig(dirs, tr, opts, plan, g.hooks)),
 		mechanism.With(todo.Join, todo.JoinConfig{List: plan, OnChange: opts.UI.OnTodo}),
-		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn))),
+		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offeredBy(opts.Access.Tools), pluginSkills(plugins, warn))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, ws, dirs.cwd, spent)),
 	)
@@ -387,8 +386,7 @@ func assemble(opts Options, dirs dirs, m model, ws *workspace.Workspace, tr *tra
 		return nil, err
 	}
 	named := hideByDefault(reg, opts.Access.Tools)
-	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
-		slices.Concat(own, ext))
+	system := systemPrompt(opts.Prompt, dirs.cwd, slices.Concat(own, ext))
 	sub := delegation(delegationEnv{d: dirs, m: m, system: system, reg: reg, named: named, toolOpts: toolOpts, g: g, gr: grants, tr: tr,
 		opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})
 	delegated, err := joinAll(env,

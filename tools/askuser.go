@@ -85,7 +85,6 @@ const askSchema = `{
   "properties": {
     "questions": {
       "type": "array",
-      "description": "1-4 questions",
       "minItems": 1,
       "maxItems": 4,
       "items": {
@@ -95,14 +94,13 @@ const askSchema = `{
           "header": {"type": "string", "description": "Short label (max 12 chars), e.g. \"Auth method\""},
           "options": {
             "type": "array",
-            "description": "2-4 distinct choices",
             "minItems": 2,
             "maxItems": 4,
             "items": {
               "type": "object",
               "properties": {
-                "label": {"type": "string", "description": "The choice, 1-5 words"},
-                "description": {"type": "string", "description": "What choosing it means"}
+                "label": {"type": "string"},
+                "description": {"type": "string"}
               },
               "required": ["label", "description"],
               "additionalProperties": false

@@ -205,8 +205,7 @@ func bashDescription(cfg BashConfig) string {
 - Output over %d characters keeps only its start and end: redirect long output to a file and search it.
 - No stdin: use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
 - A non-zero exit is reported as "Exit code N", an error.
-- Use Read, Write, Edit, Glob, Grep and LS, not cat, sed, echo >, find, grep or ls.
-- Quote paths with spaces; chain dependent commands with &&.`,
+- Use Read, Write, Edit, Glob, Grep and LS, not cat, sed, echo >, find, grep or ls.`,
 		cfg.DefaultTimeout.Milliseconds(), seconds(cfg.DefaultTimeout),
 		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), bg, cfg.MaxOutput)
 }

@@ -400,8 +400,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		return nil, err
 	}
 	named := hideByDefault(reg, opts.Access.Tools)
-	system := systemPrompt(opts.Prompt, dirs.cwd, offered(append(reg.Names(), subagent.TaskName, subagent.AgentName)...),
-		slices.Concat(own, ext))
+	system := systemPrompt(opts.Prompt, dirs.cwd, slices.Concat(own, ext))
 	lead, err := joinAll(env, mechanism.With(subagent.Join, delegationConfig(delegationEnv{d: dirs, ws: ws, m: m, system: system, reg: reg, named: named,
 		toolOpts: toolOpts, g: g, gr: grants, opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})))
 	if err != nil {

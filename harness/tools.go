@@ -59,10 +59,10 @@ func addTools(reg *tool.Registry, p mechanism.Part) error {
 }
 
 // systemPrompt is the given or default prompt, each part's section, then the appended text.
-func systemPrompt(p Prompt, cwd string, toolNames []string, parts []mechanism.Part) string {
+func systemPrompt(p Prompt, cwd string, parts []mechanism.Part) string {
 	system := p.System
 	if system == "" {
-		system = DefaultSystemPrompt(cwd, toolNames)
+		system = DefaultSystemPrompt(cwd)
 	}
 	add := func(section string) {
 		if section = strings.Trim(section, "\n"); section != "" {

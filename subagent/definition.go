@@ -71,7 +71,7 @@ func BuiltIns() []Definition {
 	return []Definition{
 		{
 			Name:        GeneralPurpose,
-			Description: "General-purpose agent for researching complex questions, searching for code and running multi-step tasks. Use it when a search or task may need several attempts.",
+			Description: "General-purpose agent: researches complex questions, searches code, runs multi-step tasks; for work that may need several attempts.",
 			Source:      "built-in",
 			Prompt: `You are a subagent of ouro, a coding agent. You were given one task by the main agent;
 do it with the tools you have, then answer with a concise, complete report of what you
@@ -80,7 +80,7 @@ put everything it needs in it. If you could not finish, say so plainly and why.`
 		},
 		{
 			Name:        Explore,
-			Description: "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, reading files to answer questions about them. It cannot change anything.",
+			Description: "Fast read-only agent for exploring a codebase: finds files, searches code, reads files to answer questions. It changes nothing.",
 			Tools:       append([]string(nil), ExploreTools...),
 			Source:      "built-in",
 			Prompt: `You are a read-only exploration subagent of ouro, a coding agent. Search and read the

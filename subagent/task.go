@@ -203,20 +203,24 @@ func (sh *shared) addUsage(u llm.Usage, cost float64) {
 
 const schemaTmpl = `{"type":"object","properties":{
 "description":{"type":"string","description":"A short (3-5 word) description of the task"},
-"prompt":{"type":"string","description":"The task for the agent to perform: everything it needs to know, since it sees nothing of this conversation"},
-"subagent_type":{"type":"string","enum":%s,"description":"The type of agent to use for this task"}%s},
+"prompt":{"type":"string","description":"The task, with everything the agent needs to know"},
+"subagent_type":{"type":"string","enum":%s,"description":"The agent type"}%s},
 "required":["description","prompt","subagent_type"],"additionalProperties":false}`
 
 func (sh *shared) buildSpec() llm.ToolSpec {
 	var names []string
 	var sb strings.Builder
-	sb.WriteString(`Launch a subagent to handle a task on its own. The agent starts fresh: it sees only your prompt, not this conversation, so the prompt must say everything it needs. It works with its own tools and returns a single final report, which you receive as this tool's result (the user does not see it; relay what matters). Several Task calls in one message run concurrently when their agents only read.
+	sb.WriteString(`Launch a subagent to do a task on its own. It starts fresh and sees only your prompt, not this conversation: say everything it needs. Its single final report is this tool's result (the user does not see it; relay what matters). Several calls in one message run at once when their agents only read.
 
-Available agent types:
+Agent types:
 `)
+	var parent []string
+	if sh.cfg.Tools != nil {
+		parent = sh.cfg.Tools.Names()
+	}
 	for _, d := range sh.types {
 		names = append(names, d.Name)
-		fmt.Fprintf(&sb, "- %s: %s (Tools: %s)\n", d.Name, d.Description, strings.Join(sh.toolNames(d), ", "))
+		fmt.Fprintf(&sb, "- %s: %s (Tools: %s)\n", d.Name, d.Description, toolsNote(sh.toolNames(d), parent))
 	}
 	enum, _ := json.Marshal(names)
 	bg := ""
@@ -233,6 +237,30 @@ Available agent types:
 "isolation":{"type":"string","enum":["worktree"],"description":"Work in a fresh git worktree; its branch is reported back"}`
 	}
 	return llm.ToolSpec{Description: sb.String(), InputSchema: json.RawMessage(fmt.Sprintf(schemaTmpl, enum, bg))}
+}
+
+// toolsNote names a type's tools: as "all yours except ..." when that is the shorter
+// way to say it (general-purpose gets all but a few of the parent's), else one by one.
+func toolsNote(tools, parent []string) string {
+	list := strings.Join(tools, ", ")
+	var missing []string
+	for _, n := range parent {
+		if !slices.Contains(tools, n) {
+			missing = append(missing, n)
+		}
+	}
+	for _, n := range tools {
+		if !slices.Contains(parent, n) {
+			return list // a tool the parent lacks: only the list says it
+		}
+	}
+	if len(missing) == 0 {
+		return "all yours"
+	}
+	if note := "all yours except " + strings.Join(missing, ", "); len(note) < len(list) {
+		return note
+	}
+	return list
 }
 
 // Spec implements tool.Tool. The description lists each type with the tools it would get

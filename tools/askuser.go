@@ -73,42 +73,40 @@ func (a *AskUserQuestion) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "AskUserQuestion", Description: askDescription, InputSchema: json.RawMessage(askSchema)}
 }
 
-const askDescription = `Asks the user up to 4 multiple-choice questions and waits for the answers. Use it when you need the user's preference or decision to continue: an ambiguous instruction, a choice between implementation approaches, a requirement only the user knows.
-- Each question has a short header (at most 12 characters) and 2-4 distinct options, each with a label (1-5 words) and a description of what choosing it means.
-- The user can always answer in their own words instead, so do not add an "Other" option.
-- Set multiSelect to true when several options can be chosen together.
-- If you recommend an option, put it first and end its label with "(Recommended)".
-- Do not use it to ask for approval of a plan or for permission to run a tool; those are asked separately.`
+const askDescription = `Asks the user up to 4 multiple-choice questions and waits for the answers. Use it when you need the user's decision to go on: an ambiguous instruction, a choice between approaches, a requirement only the user knows.
+- Each question has a short header (max 12 characters) and 2-4 distinct options, each a label (1-5 words) and a description of what choosing it means.
+- The user can always answer in their own words: do not add an "Other" option.
+- Set multiSelect when several options can be chosen together.
+- Put an option you recommend first and end its label with "(Recommended)".
+- Not for approving a plan or a tool call: those are asked separately.`
 
 const askSchema = `{
   "type": "object",
   "properties": {
     "questions": {
       "type": "array",
-      "description": "Questions to ask the user (1-4 questions)",
       "minItems": 1,
       "maxItems": 4,
       "items": {
         "type": "object",
         "properties": {
-          "question": {"type": "string", "description": "The complete question to ask the user, clear and specific, ending with a question mark"},
-          "header": {"type": "string", "description": "Very short label shown as a chip/tag (max 12 chars), e.g. \"Auth method\""},
+          "question": {"type": "string", "description": "The complete question, ending with a question mark"},
+          "header": {"type": "string", "description": "Short label (max 12 chars), e.g. \"Auth method\""},
           "options": {
             "type": "array",
-            "description": "The available choices (2-4), distinct and mutually exclusive unless multiSelect is set; an \"Other\" choice is added automatically",
             "minItems": 2,
             "maxItems": 4,
             "items": {
               "type": "object",
               "properties": {
-                "label": {"type": "string", "description": "The text of this choice the user sees and selects, 1-5 words"},
-                "description": {"type": "string", "description": "What this choice means or what happens if it is chosen"}
+                "label": {"type": "string"},
+                "description": {"type": "string"}
               },
               "required": ["label", "description"],
               "additionalProperties": false
             }
           },
-          "multiSelect": {"type": "boolean", "default": false, "description": "Set to true to let the user choose several options"}
+          "multiSelect": {"type": "boolean", "default": false, "description": "Let the user choose several options"}
         },
         "required": ["question", "header", "options", "multiSelect"],
         "additionalProperties": false

@@ -196,17 +196,16 @@ func (b *Bash) Describe(input json.RawMessage) ([]tool.Action, error) {
 func bashDescription(cfg BashConfig) string {
 	bg := " Start it and use it within one command."
 	if cfg.Background != nil {
-		bg = " For a server or long job, set run_in_background and go on: you are notified when it ends."
+		bg = " For a server or long job, set run_in_background: you are notified when it ends."
 	}
-	return fmt.Sprintf(`Runs a shell command with bash -c and returns its stdout and stderr, interleaved as printed.
-- The working directory persists between calls: a cd carries over to the next command. Shell variables, aliases and functions do not.
-- timeout is in milliseconds: default %d (%s), maximum %d (%s). On timeout the command and every process it started are killed and the output so far is returned.
-- Every process a command starts ends with it, even one started with &, nohup, setsid or disown: a server or watcher does not keep running for the next call.%s
-- Output longer than %d characters is shortened to its beginning and end, with a line saying how much was left out; redirect long output to a file and search it instead.
-- There is no stdin: commands that wait for input get end-of-file at once. Use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
-- A non-zero exit status is reported as "Exit code N" and marks the result as an error.
-- Prefer the dedicated tools when they exist: Read, Write, Edit, Glob, Grep and LS instead of cat, sed, echo >, find, grep and ls.
-- Quote paths that contain spaces; chain dependent commands with &&.`,
+	return fmt.Sprintf(`Runs a shell command with bash -c; returns its stdout and stderr, interleaved.
+- The working directory persists between calls (a cd carries over); shell variables and functions do not.
+- timeout is in milliseconds: default %d (%s), max %d (%s). On timeout the command and all it started are killed; the output so far is returned.
+- Every process a command starts ends with it, even with &, nohup or setsid.%s
+- Output over %d characters keeps only its start and end: redirect long output to a file and search it.
+- No stdin: use non-interactive flags (git commit -m, apt-get -y, no pagers or editors).
+- A non-zero exit is reported as "Exit code N", an error.
+- Use Read, Write, Edit, Glob, Grep and LS, not cat, sed, echo >, find, grep or ls.`,
 		cfg.DefaultTimeout.Milliseconds(), seconds(cfg.DefaultTimeout),
 		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), bg, cfg.MaxOutput)
 }
@@ -215,19 +214,19 @@ func bashSchema(cfg BashConfig) json.RawMessage {
 	unsandboxed := ""
 	if cfg.AllowUnsandboxed && cfg.Sandbox != nil {
 		unsandboxed = `,
-    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Run outside the sandbox; only after the sandbox blocked something the task needs. The user is always asked."}`
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Run outside the sandbox, only after it blocked something the task needs; the user is asked"}`
 	}
 	bg := ""
 	if cfg.Background != nil {
 		bg = `,
-    "run_in_background": {"type": "boolean", "description": "Do not wait for it: get a task id and output file"}`
+    "run_in_background": {"type": "boolean", "description": "Do not wait: get a task id and output file"}`
 	}
 	return json.RawMessage(fmt.Sprintf(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max %d)"},
-    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice"}%s
+    "description": {"type": "string", "description": "What the command does, in 5-10 words"}%s
   },
   "required": ["command"],
   "additionalProperties": false

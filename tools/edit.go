@@ -60,22 +60,20 @@ func (e *Edit) Spec() llm.ToolSpec {
 }
 
 const editDescription = `Replaces exact text in a file: old_string becomes new_string.
-- Read the file first in this session; Edit refuses a file that was not read or that changed on disk since it was read (Read it again then).
-- old_string must match the file exactly, whitespace and indentation included, and must occur exactly once. Copy it from Read's output without the line-number prefix (spaces, number, tab). Include enough surrounding lines to make it unique, or set replace_all to replace every occurrence (for example to rename a variable).
-- When old_string is not found, the result shows the closest text in the file and how it differs; correct old_string from that rather than guessing.
-- Keep old_string short: the lines that change plus a little context. For several separate changes, call Edit several times.
-- new_string must differ from old_string. An empty new_string deletes old_string.
-- With an empty old_string, Edit creates a new file holding new_string (it refuses if the file already has content).
-- Files with CRLF line endings keep them; write old_string and new_string with plain \n.
-- The result shows the edited region with its line numbers.`
+- Read the file first in this session: Edit refuses a file not read, or changed on disk since (Read it again then).
+- old_string must match the file exactly, whitespace and indentation included, and occur exactly once. Copy it from Read's output without the line-number prefix. Add surrounding lines to make it unique, or set replace_all to replace every occurrence (e.g. to rename a variable).
+- When old_string is not found, the result shows the closest text and how it differs: correct old_string from that, do not guess.
+- Keep old_string short: the changed lines plus a little context. For separate changes, call Edit several times.
+- An empty new_string deletes old_string. An empty old_string creates a new file holding new_string (refused if the file has content).
+- Files with CRLF line endings keep them; write old_string and new_string with plain \n.`
 
 const editSchema = `{
   "type": "object",
   "properties": {
     "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
     "old_string": {"type": "string", "description": "The text to replace, exactly as in the file"},
-    "new_string": {"type": "string", "description": "The text to replace it with (must be different from old_string)"},
-    "replace_all": {"type": "boolean", "default": false, "description": "Replace all occurrences of old_string (default false)"}
+    "new_string": {"type": "string", "description": "The text to replace it with (not old_string)"},
+    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string"}
   },
   "required": ["file_path", "old_string", "new_string"],
   "additionalProperties": false

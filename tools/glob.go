@@ -46,18 +46,18 @@ func (g *Glob) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Glob", Description: globDescription, InputSchema: json.RawMessage(globSchema)}
 }
 
-const globDescription = `Finds files by name with a glob pattern, in a codebase of any size.
-- Patterns: "*" matches within one path segment, "**" matches any number of directories, "?" one character, "[abc]" a set, "{ts,tsx}" alternatives. "**/*.go" finds Go files at any depth; "*.go" only directly in the directory searched; "src/**/*.ts" under src.
-- The pattern is matched against paths relative to the directory searched (path, default the working directory).
-- Returns matching files (not directories), most recently modified first, at most 100; a last line says how many more matched.
-- Files excluded by .gitignore (including nested .gitignore files and .git/info/exclude) and the .git directory are skipped, unless their directory is named in path or in the pattern's leading part ("vendor/**/*.go"); symbolic links are not followed.
-- Use it to find files by name; use Grep to search their contents. For an open-ended search that needs several rounds of globbing and grepping, plan the rounds before starting.`
+const globDescription = `Finds files by name with a glob pattern.
+- "*" matches within one path segment, "**" any number of directories, "?" one character, "{ts,tsx}" alternatives: "**/*.go" finds Go files at any depth, "*.go" only in the directory searched.
+- The pattern is matched against paths relative to path (default: the working directory).
+- Returns files (not directories), newest first, at most 100; a last line says how many more matched.
+- Files .gitignore excludes and .git are skipped, unless named in path or the pattern's leading part ("vendor/**/*.go"); symbolic links are not followed.
+- To search file contents, use Grep.`
 
 const globSchema = `{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "The glob pattern to match files against, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\""},
-    "path": {"type": "string", "description": "The directory to search in. If not specified, the current working directory is used. Omit this field for the default; do not pass \"undefined\" or \"null\". Must be an existing directory if given."}
+    "pattern": {"type": "string", "description": "The glob pattern, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\""},
+    "path": {"type": "string", "description": "An existing directory to search in; omit it for the working directory (never pass \"undefined\" or \"null\")"}
   },
   "required": ["pattern"],
   "additionalProperties": false

@@ -58,30 +58,29 @@ func (g *Grep) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Grep", Description: grepDescription, InputSchema: json.RawMessage(grepSchema)}
 }
 
-const grepDescription = `Searches file contents with a regular expression, like ripgrep.
-- Use it for every content search instead of grep or rg in Bash.
-- The pattern is a Go (RE2) regular expression: "log.*Error", "func\\s+\\w+", "\\bUser\\b". Escape literal characters: "interface\\{\\}" finds "interface{}". There is no lookaround and no backreference.
-- A match lies within one line unless multiline is true; then "." also matches newlines and a pattern such as "struct \\{[\\s\\S]*?field" can span lines.
-- Filter the files with glob ("*.js", "**/*.{ts,tsx}", "!*_test.go" to exclude) or type ("go", "py", "js", "ts", "rust", "java", ...); type is faster than glob for standard file types.
-- output_mode: "files_with_matches" (default) lists the files that match; "content" shows matching lines (with -n line numbers by default and -A/-B/-C context); "count" shows the number of matching lines per file.
-- Files excluded by .gitignore, the .git directory, binary files and files over 20 MiB are skipped.
-- Results are sorted by path and capped at 30,000 characters; head_limit keeps only the first N lines or entries.`
+const grepDescription = `Searches file contents with a regular expression, like ripgrep. Use it for every content search, not grep or rg in Bash.
+- The pattern is Go RE2: "log.*Error", "func\\s+\\w+". Escape literal characters ("interface\\{\\}" finds "interface{}"); no lookaround or backreferences.
+- A match stays within one line unless multiline is true (then "." matches newlines too).
+- Filter files with glob ("*.js", "!*_test.go" excludes) or type ("go", "py", "js", ...; faster for standard types).
+- output_mode: "files_with_matches" (default) lists the files; "content" shows matching lines (numbered, -A/-B/-C context); "count" counts matching lines per file.
+- Files .gitignore excludes, .git, binary files and files over 20 MiB are skipped.
+- Results are sorted by path and capped at 30,000 characters; head_limit keeps the first N lines or entries.`
 
 const grepSchema = `{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "The regular expression to search for in file contents (Go RE2 syntax)"},
-    "path": {"type": "string", "description": "File or directory to search in. Defaults to the current working directory."},
-    "glob": {"type": "string", "description": "Glob pattern to filter files, e.g. \"*.js\" or \"*.{ts,tsx}\"; a pattern without / matches file names at any depth. Several patterns may be separated by spaces; a leading ! excludes."},
-    "type": {"type": "string", "description": "File type to search, e.g. go, py, js, ts, rust, java, c, cpp, md, json, yaml, sh. More efficient than glob for standard file types."},
-    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "\"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts per file (supports head_limit). Defaults to \"files_with_matches\"."},
-    "-i": {"type": "boolean", "description": "Case insensitive search"},
-    "-n": {"type": "boolean", "description": "Show line numbers in output. Requires output_mode \"content\". Defaults to true."},
-    "-A": {"type": "number", "description": "Number of lines to show after each match. Requires output_mode \"content\"."},
-    "-B": {"type": "number", "description": "Number of lines to show before each match. Requires output_mode \"content\"."},
-    "-C": {"type": "number", "description": "Number of lines to show before and after each match. Requires output_mode \"content\"."},
-    "head_limit": {"type": "number", "description": "Limit output to the first N lines or entries, like | head -N. Works in every output mode. 0 or absent: no limit beyond the overall cap."},
-    "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines. Default: false."}
+    "pattern": {"type": "string", "description": "The regular expression (Go RE2)"},
+    "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
+    "glob": {"type": "string", "description": "Files to search, e.g. \"*.js\" or \"*.{ts,tsx}\"; several separated by spaces; a leading ! excludes"},
+    "type": {"type": "string", "description": "File type, e.g. go, py, js, ts, rust, java"},
+    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "Default \"files_with_matches\""},
+    "-i": {"type": "boolean", "description": "Case insensitive"},
+    "-n": {"type": "boolean", "description": "Line numbers (content mode; default true)"},
+    "-A": {"type": "number", "description": "Lines after each match (content mode)"},
+    "-B": {"type": "number", "description": "Lines before each match (content mode)"},
+    "-C": {"type": "number", "description": "Lines before and after each match (content mode)"},
+    "head_limit": {"type": "number", "description": "Only the first N lines or entries (0: all)"},
+    "multiline": {"type": "boolean", "description": "Let . match newlines so patterns span lines (default false)"}
   },
   "required": ["pattern"],
   "additionalProperties": false

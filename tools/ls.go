@@ -43,11 +43,11 @@ func (l *LS) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "LS", Description: lsDescription, InputSchema: json.RawMessage(lsSchema)}
 }
 
-const lsDescription = `Lists the files and directories under a directory, recursively, as a tree (directories end with /).
-- path should be an absolute path; a relative one is taken from the working directory.
-- Entries excluded by .gitignore and the .git directory are left out; ignore adds glob patterns to leave out (matched against names and paths relative to path, e.g. "node_modules", "*.log", "build/**").
-- At most 1000 entries are listed, the shallowest first; a note says how many there are in all. List a subdirectory to see deeper.
-- Symbolic links are shown as "name -> target" and not followed.
+const lsDescription = `Lists a directory's files and directories recursively, as a tree (directories end with /).
+- path should be absolute; a relative one is taken from the working directory.
+- Entries .gitignore excludes and .git are left out; ignore adds glob patterns to leave out ("node_modules", "*.log", "build/**").
+- At most 1000 entries, the shallowest first; a note gives the total. List a subdirectory to see deeper.
+- Symbolic links show as "name -> target" and are not followed.
 - Prefer Glob and Grep when you know what you are looking for.`
 
 const lsSchema = `{

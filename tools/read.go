@@ -73,21 +73,20 @@ func (r *Read) Spec() llm.ToolSpec {
 }
 
 const readDescription = `Reads a file and returns its content with line numbers.
-- file_path should be an absolute path; a path relative to the working directory also works. Paths outside the workspace are refused.
-- By default up to 2000 lines are returned from the start of the file, fewer when they would pass about 28,000 characters. When there is more, the result says how many lines the file has and which offset to continue from. For a large file, read just the part you need with offset (the 1-based line to start at) and limit (how many lines).
-- The output is numbered like cat -n: spaces, the line number, a tab, then the line. The number and the tab are not part of the file; never copy them into Edit's old_string.
-- Lines longer than 2000 characters are cut, with a note saying how many characters were cut.
-- Images (PNG, JPEG, GIF, WebP, recognised by their content) are returned as images you can look at, up to 3.75 MB.
-- A directory cannot be read: list it with LS or Glob, or ls with Bash. Other binary files (PDF, archives, executables) are refused; inspect them with Bash instead.
-- Read every file you intend to change: Edit and Write refuse a file that was not read in this session or that changed since it was read.
-- When you need several files, read them in parallel with several Read calls in one response.`
+- file_path should be absolute (relative to the working directory also works). Paths outside the workspace are refused.
+- Up to 2000 lines (about 28,000 characters) are returned from the start; when there is more, the result says which offset to continue from. For a large file, read the part you need with offset (1-based first line) and limit (number of lines).
+- Lines are numbered like cat -n: spaces, number, tab, line. That prefix is not in the file: never copy it into Edit's old_string.
+- Lines over 2000 characters are cut, with a note.
+- Images (PNG, JPEG, GIF, WebP) are returned as images, up to 3.75 MB. Other binary files are refused; inspect them with Bash. A directory cannot be read: use LS or Glob.
+- Read every file you will change: Edit and Write refuse a file not read in this session, or changed since.
+- Read several files at once with several Read calls in one response.`
 
 const readSchema = `{
   "type": "object",
   "properties": {
     "file_path": {"type": "string", "description": "The absolute path to the file to read"},
-    "offset": {"type": "integer", "minimum": 0, "description": "The line number to start reading from (1-based). Only provide if the file is too large to read at once"},
-    "limit": {"type": "integer", "minimum": 1, "description": "The number of lines to read (default 2000). Only provide if the file is too large to read at once"}
+    "offset": {"type": "integer", "minimum": 0, "description": "The line to start at (1-based); only for a file too large to read at once"},
+    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read (default 2000); only for a file too large to read at once"}
   },
   "required": ["file_path"],
   "additionalProperties": false

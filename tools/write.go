@@ -44,17 +44,17 @@ func (w *Write) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: "Write", Description: writeDescription, InputSchema: json.RawMessage(writeSchema)}
 }
 
-const writeDescription = `Writes a file, replacing it entirely if it exists.
-- file_path should be an absolute path; a path relative to the working directory also works. Missing parent directories are created. Paths outside the workspace are refused.
-- An existing file must have been read with Read in this session and must not have changed since; otherwise the write is refused and you have to Read it (again) first. A new file needs no Read.
-- To change part of an existing file, use Edit instead: it sends only the change and cannot drop content by accident.
-- The content is written exactly as given (line endings included); an existing file keeps its permissions.
+const writeDescription = `Writes a file, replacing it if it exists.
+- file_path should be absolute (relative to the working directory also works); missing parent directories are created. Paths outside the workspace are refused.
+- An existing file must have been read with Read in this session and not changed since, or the write is refused. A new file needs no Read.
+- To change part of a file, use Edit: it sends only the change and cannot drop content by accident.
+- The content is written exactly as given; an existing file keeps its permissions.
 - Do not create documentation or README files unless the user asked for them.`
 
 const writeSchema = `{
   "type": "object",
   "properties": {
-    "file_path": {"type": "string", "description": "The absolute path to the file to write (must be absolute, not relative)"},
+    "file_path": {"type": "string", "description": "The absolute path to the file to write"},
     "content": {"type": "string", "description": "The content to write to the file"}
   },
   "required": ["file_path", "content"],

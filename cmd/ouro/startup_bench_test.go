@@ -56,8 +56,20 @@ func installLike(tb testing.TB, src, dst string) {
 	if err := out.Sync(); err != nil {
 		tb.Fatal(err)
 	}
-	if err := unix.Fadvise(int(out.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-		tb.Logf("cannot drop %s from the page cache (%v); its figures may be high", dst, err)
+	dropFromCache(tb, dst)
+}
+
+// dropFromCache drops the file at path from the page cache (pages no process maps), so
+// that the next run reads it from disk as the first run after an install does.
+func dropFromCache(tb testing.TB, path string) {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		tb.Logf("cannot drop %s from the page cache (%v); its figures may be high", path, err)
 	}
 }
 

@@ -9,7 +9,11 @@
 // mappings of ouro's own read-only code and data (madvise MADV_DONTNEED). They are clean
 // copies of the binary: the pages stay in the page cache, shared with every other ouro,
 // and what the run goes on to use is mapped back in at its first touch. Nothing writable
-// is dropped. TestPeakMemory's 3-turn task: 21.4 MB with it, 25.9 MB without.
+// is dropped. TestPeakMemory's 3-turn task (2026-12-03, medians, cold or hot page cache
+// alike): 22 MB of peak RSS with it, 27 MB without. Its CPU cost is below what a busy
+// 2-core machine can measure: four measurements put lean between 14 ms cheaper and 4 ms
+// dearer, in runs of 40-70 ms. Anonymous memory (6.2 MB) is the same either way, since
+// only clean file pages are dropped: lean lowers RSS and Pss, not private memory.
 //
 // OURO_KEEP_INIT_PAGES=1 turns it off (to measure what it saves).
 package lean

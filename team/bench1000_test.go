@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -19,8 +20,10 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/scripted"
 	"github.com/ouroagent/ouro/mailbox"
+	mailsqlite "github.com/ouroagent/ouro/mailbox/sqlitestore"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
+	tasksqlite "github.com/ouroagent/ouro/task/sqlitestore"
 	"github.com/ouroagent/ouro/team"
 	"github.com/ouroagent/ouro/tool"
 )
@@ -80,10 +83,33 @@ func (w *worker) Complete(ctx context.Context, req *llm.Request, _ llm.StreamFun
 // 20 tasks added to the shared list are each claimed and completed by a teammate.
 //
 //	go test -run NONE -bench Teammates1000 -benchtime 1x ./team
+//
+// It runs on the in-memory stores and on SQLite (state.db, what a session uses).
 func BenchmarkTeammates1000(b *testing.B) {
+	b.Run("mem", func(b *testing.B) {
+		benchTeammates(b, func() (mailbox.Store, task.Store) { return mailbox.NewMemStore(), task.NewMemStore() })
+	})
+	b.Run("sqlite", func(b *testing.B) {
+		benchTeammates(b, func() (mailbox.Store, task.Store) {
+			path := filepath.Join(b.TempDir(), "state.db")
+			ts, err := tasksqlite.Open(path, tasksqlite.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms, err := mailsqlite.Open(path, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { ts.Close(); ms.Close() })
+			return ms, ts
+		})
+	})
+}
+
+func benchTeammates(b *testing.B, open func() (mailbox.Store, task.Store)) {
 	const members, sample = 1000, 20
 	for b.Loop() {
-		mail, tasks := mailbox.NewMemStore(), task.NewMemStore()
+		mail, tasks := open()
 		w := &worker{pings: map[string]bool{}, work: 500 * time.Millisecond}
 		agents, _ := subagent.NewTool(subagent.Config{Provider: w, Model: "scripted", Tools: tool.NewRegistry()})
 		tm := team.New(team.Config{Name: "bench", Holder: "lead", Agents: agents,
@@ -107,7 +133,7 @@ func BenchmarkTeammates1000(b *testing.B) {
 		idleCPU := (cpuNow() - cpu0).Seconds() / 2
 		alive := 0
 		for _, m := range tm.Snapshot().Members {
-			if m.Status == team.StatusIdle {
+			if m.Status == team.StatusIdle || m.Status == team.StatusWorking { // working: looking for a task
 				alive++
 			}
 		}

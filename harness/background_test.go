@@ -53,8 +53,10 @@ func TestBackgroundLimitFromSettings(t *testing.T) {
 	s, p := open(t, t.TempDir(), cwd, []scripted.Turn{
 		{ToolCalls: []scripted.ToolCall{bgCall("sleep 0.3; echo first"), bgCall("echo second")}},
 		{Text: "one waits"},
-		{ExpectContains: "<task-notification>", Text: "one done"},
-		{ExpectContains: "second", Text: "both done"},
+		// Both end within the Waiter's settling time of each other, and arrive together
+		// unless the machine is slow to start the second.
+		{ExpectContains: "<task-notification>", Text: "seen"},
+		{ExpectContains: "<task-notification>", Text: "seen"},
 	}, nil)
 	if o := s.Run(context.Background(), "two at once"); !o.OK() {
 		t.Fatalf("%s: %s", o.Status, o.Reason)
@@ -62,8 +64,9 @@ func TestBackgroundLimitFromSettings(t *testing.T) {
 	if got := requestText(p.Requests()[1]); !strings.Contains(got, "queued: position 1 of 1; starts when one of the 1 running background tasks ends") {
 		t.Errorf("the second start was not queued:\n%s", got)
 	}
-	if n := len(p.Requests()); n != 4 {
-		t.Errorf("%d requests: the headless run did not wait for the queued command", n)
+	reqs := p.Requests()
+	if last := requestText(reqs[len(reqs)-1]); strings.Count(last, "<task-notification>") != 2 || !strings.Contains(last, "second") {
+		t.Errorf("the headless run did not wait for the queued command (%d requests):\n%s", len(reqs), last)
 	}
 }
 

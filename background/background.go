@@ -4,7 +4,9 @@
 // task writes what it prints to an output file of its own; when it ends, the session is
 // told with one <task-notification>, in Claude Code's shape, through the Exec.Notify of
 // the call that started it. TaskOutput reads a task and TaskStop ends one. The Manager
-// bounds how many run at once and kills whatever still runs when the session closes.
+// bounds how many run at once: a shell command past the bound waits in a queue (first
+// come, first started, as slots free; queue.go), an agent or workflow is refused. It
+// kills whatever still runs, and drops whatever still waits, when the session closes.
 package background
 
 import (
@@ -30,7 +32,10 @@ const (
 	DefaultMaxRunning = 8
 	// HardMaxRunning caps what a settings file may ask for: a hostile project
 	// configuration must not let a model fork without bound.
-	HardMaxRunning   = 64
+	HardMaxRunning = 64
+	// MaxQueued bounds the shell commands waiting for a slot: past it a start is
+	// refused (a waiting command holds no process, only its entry and output file).
+	MaxQueued        = 1024
 	DefaultMaxOutput = 8 << 20 // bytes per output file
 	// keepFinished is how many ended tasks stay listed (their files stay on disk).
 	keepFinished = 256
@@ -51,7 +56,9 @@ type Status string
 
 // Statuses, as Claude Code reports them.
 const (
-	StatusRunning   Status = "running"
+	StatusRunning Status = "running"
+	// StatusQueued: a shell command waiting for one of the running tasks to end.
+	StatusQueued    Status = "queued"
 	StatusCompleted Status = "completed"
 	StatusFailed    Status = "failed"
 	StatusKilled    Status = "killed"
@@ -74,9 +81,9 @@ type Config struct {
 	OnEvent func(Event)
 }
 
-// Event is a task starting or being stopped by the model.
+// Event is a task queued, starting or being stopped by the model.
 type Event struct {
-	Type string // "started" or "stopped"
+	Type string // "queued", "started" or "stopped"
 	Info Info
 }
 
@@ -97,6 +104,7 @@ type Info struct {
 	Command     string    `json:"command,omitempty"`
 	ToolUseID   string    `json:"tool_use_id,omitempty"`
 	Output      string    `json:"output_file"`
+	Queued      time.Time `json:"queued,omitempty"` // when it was queued, if it waited
 	Started     time.Time `json:"started"`
 	Status      Status    `json:"status"`
 	ExitCode    *int      `json:"exit_code,omitempty"`
@@ -115,6 +123,9 @@ type task struct {
 	stopped bool
 	polls   int   // consecutive TaskOutput polls of it while running
 	polled  int64 // output size at the last poll
+	// A queued shell command: who started it and how to start its process.
+	x     *tool.Exec
+	spawn func(out io.Writer) (Proc, error)
 }
 
 // Manager runs a session's background tasks.
@@ -126,6 +137,7 @@ type Manager struct {
 	mu      sync.Mutex
 	tasks   map[string]*task
 	order   []string // ids, oldest first
+	queue   []*task  // queued shell commands, first to start first
 	running int
 	closed  bool
 	changed chan struct{} // closed and replaced whenever a task ends
@@ -151,23 +163,45 @@ func New(cfg Config) *Manager {
 func (m *Manager) MaxRunning() int { return m.cfg.MaxRunning }
 
 // StartCommand starts a shell command in the background for call x: spawn starts the
-// process writing to out (the task's output file, capped). The result tells the model the
-// task's id and output file.
+// process writing to out (the task's output file, capped). When MaxRunning tasks already
+// run, the command waits in the queue and spawn is called once a slot frees. The result
+// tells the model the task's id and output file, and its place in the queue if it waits.
 func (m *Manager) StartCommand(x *tool.Exec, description, command string, spawn func(out io.Writer) (Proc, error)) tool.Result {
 	if description == "" {
 		description = command
 	}
-	t, refused := m.begin(x, KindBash, "b", "", description, command)
+	t, refused := m.begin(x, KindBash, "b", "", description, command, spawn)
 	if t == nil {
 		return refused
 	}
-	proc, err := spawn(t.out)
-	if err != nil {
+	if t.info.Status == StatusQueued {
+		return tool.Text(fmt.Sprintf("Command queued in background with ID: %s (%s). Output will be written to: %s. You will be notified when it completes; TaskStop removes it from the queue.",
+			t.info.ID, m.queuedNote(t), t.info.Output))
+	}
+	if err := m.launch(t); err != nil {
 		m.abandon(t)
 		return tool.Errorf("The background command could not start: %v", err)
 	}
+	return tool.Text(fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s. You will be notified when it completes. To check interim output, use Read on that file path.",
+		t.info.ID, t.info.Output))
+}
+
+// launch starts a shell command's process (t counts as running already) and the
+// goroutine that ends the task with it.
+func (m *Manager) launch(t *task) error {
+	proc, err := t.spawn(t.out)
+	if err != nil {
+		return err
+	}
 	var once sync.Once
+	m.mu.Lock()
 	t.stop = func() { once.Do(proc.Stop) }
+	t.spawn = nil
+	stopped := t.stopped // stopped while it was starting
+	m.mu.Unlock()
+	if stopped {
+		defer t.stop()
+	}
 	m.announce(t)
 	go func() {
 		e := proc.Wait()
@@ -180,17 +214,16 @@ func (m *Manager) StartCommand(x *tool.Exec, description, command string, spawn 
 		case e.Code != 0:
 			status = StatusFailed
 		}
-		m.end(x, t, status, &code, "", detail)
+		m.end(t.x, t, status, &code, "", detail)
 	}()
-	return tool.Text(fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s. You will be notified when it completes. To check interim output, use Read on that file path.",
-		t.info.ID, t.info.Output))
+	return nil
 }
 
 // StartAgent runs a subagent in the background for call x: run works under a context
 // that ends when the task is stopped or the session closes, may write its progress to
 // out, and returns the agent's final text (or why it failed).
 func (m *Manager) StartAgent(x *tool.Exec, description string, run func(ctx context.Context, out io.Writer) (string, error)) tool.Result {
-	t, refused := m.begin(x, KindAgent, "a", "", description, "")
+	t, refused := m.begin(x, KindAgent, "a", "", description, "", nil)
 	if t == nil {
 		return refused
 	}
@@ -221,7 +254,7 @@ func (m *Manager) StartWork(x *tool.Exec, kind Kind, id, description string, run
 	if !validWorkID(id) {
 		return Info{}, fmt.Errorf("background task id %q has characters an output file name cannot have", id)
 	}
-	t, refused := m.begin(x, kind, "", id, description, "")
+	t, refused := m.begin(x, kind, "", id, description, "", nil)
 	if t == nil {
 		return Info{}, errors.New(refused.Text())
 	}
@@ -260,20 +293,27 @@ func InBackground(ctx context.Context) bool { return bgtask.InBackground(ctx) }
 func Context(ctx context.Context) context.Context { return bgtask.Context(ctx) }
 
 // begin registers a task and opens its output file; it returns nil and the refusal
-// when the limit is reached or the session is closing. The id is prefix and random
-// characters, or fixed when given (an id already used is refused).
-func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, fixed, description, command string) (*task, tool.Result) {
+// when the limit is reached or the session is closing. A shell command (spawn set) past
+// the limit is queued instead (its status says so; its output file is created and
+// opened when it starts). The id is prefix and random characters, or fixed when given
+// (an id already used is refused).
+func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, fixed, description, command string, spawn func(io.Writer) (Proc, error)) (*task, tool.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return nil, tool.Errorf("The session is ending; no background task can start now.")
 	}
-	if m.running >= m.cfg.MaxRunning {
+	full := m.running >= m.cfg.MaxRunning || len(m.queue) > 0
+	if full && (spawn == nil || len(m.queue) >= MaxQueued) {
 		var ids []string
 		for _, id := range m.order {
 			if t := m.tasks[id]; t.info.Status == StatusRunning {
 				ids = append(ids, id)
 			}
+		}
+		if spawn != nil {
+			return nil, tool.Errorf("%d background tasks are running (%s) and %d commands wait for them, the most this session queues. Wait for some to finish, or stop some with TaskStop, then try again.",
+				m.running, strings.Join(ids, ", "), len(m.queue))
 		}
 		return nil, tool.Errorf("%d background tasks are already running (%s), the most this session allows (settings: background.maxRunning). Wait for one to finish, or stop one with TaskStop, then try again.",
 			m.running, strings.Join(ids, ", "))
@@ -303,14 +343,27 @@ func (m *Manager) begin(x *tool.Exec, kind Kind, prefix, fixed, description, com
 	if f == nil {
 		return nil, tool.Errorf("No free background task id was found; try again.")
 	}
+	now := time.Now()
 	t := &task{
 		info: Info{ID: id, Kind: kind, Description: description, Command: command, ToolUseID: x.ID,
-			Output: f.Name(), Started: time.Now(), Status: StatusRunning},
+			Output: f.Name(), Started: now, Status: StatusRunning},
 		out:  &cappedFile{f: f, max: m.cfg.MaxOutput},
 		done: make(chan struct{}),
+		x:    x, spawn: spawn,
 	}
 	m.tasks[id] = t
 	m.order = append(m.order, id)
+	if full {
+		// A waiting command holds no descriptor: its file is opened again when it starts.
+		t.out.Close()
+		t.out = &cappedFile{path: f.Name(), max: m.cfg.MaxOutput}
+		t.info.Status, t.info.Queued, t.info.Started = StatusQueued, now, time.Time{}
+		m.queue = append(m.queue, t)
+		if m.cfg.OnEvent != nil {
+			m.cfg.OnEvent(Event{Type: "queued", Info: t.info})
+		}
+		return t, tool.Result{}
+	}
 	m.running++
 	return t, tool.Result{}
 }
@@ -323,7 +376,10 @@ func (m *Manager) abandon(t *task) {
 	delete(m.tasks, t.info.ID)
 	m.order = slicesDelete(m.order, t.info.ID)
 	m.running--
+	close(t.done)
+	next := m.dequeueLocked()
 	m.mu.Unlock()
+	m.startQueued(next)
 }
 
 func (m *Manager) announce(t *task) {
@@ -350,19 +406,21 @@ func (m *Manager) end(x *tool.Exec, t *task, status Status, code *int, result, d
 	}
 	m.mu.Lock()
 	m.running--
+	next := m.dequeueLocked()
 	m.prune()
 	close(t.done)
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
+	m.startQueued(next)
 }
 
 // prune forgets the oldest ended tasks beyond keepFinished. Called with mu held.
 func (m *Manager) prune() {
-	ended := len(m.order) - m.running
+	ended := len(m.order) - m.running - len(m.queue)
 	for i := 0; ended > keepFinished && i < len(m.order); {
 		id := m.order[i]
-		if m.tasks[id].info.Status != StatusRunning {
+		if !m.tasks[id].live() {
 			delete(m.tasks, id)
 			m.order = append(m.order[:i], m.order[i+1:]...)
 			ended--
@@ -427,16 +485,23 @@ func (m *Manager) Stop(id string) (string, error) {
 		m.mu.Unlock()
 		return "", m.unknown(id, known)
 	}
+	if t.info.Status == StatusQueued {
+		pos, n := m.positionLocked(t)
+		info := m.dropLocked(t, "stopped by TaskStop before it started")
+		m.mu.Unlock()
+		m.closeQueued(t)
+		if m.cfg.OnEvent != nil {
+			m.cfg.OnEvent(Event{Type: "stopped", Info: info})
+		}
+		return fmt.Sprintf("Removed task %s (%s) from the queue (it was %d of %d) before it started: nothing of it ran.", id, info.Description, pos, n), nil
+	}
 	if t.info.Status != StatusRunning {
 		info := t.info
 		m.mu.Unlock()
 		return fmt.Sprintf("Task %s already ended (%s); there is nothing to stop. Its output is in %s.", id, describeEnd(info, ""), info.Output), nil
 	}
-	t.stopped = true
-	stop := t.stop
 	m.mu.Unlock()
-	stop()
-	<-t.done
+	m.stopTask(t)
 	info := m.infoOf(t)
 	if m.cfg.OnEvent != nil {
 		m.cfg.OnEvent(Event{Type: "stopped", Info: info})
@@ -457,15 +522,17 @@ func (m *Manager) idsLocked() []string {
 	return ids
 }
 
-// Close stops every task still running, grandchildren included, and returns them; no
-// task may start afterwards.
+// Close stops every task still running, grandchildren included, and drops every queued
+// command (it ends killed, never started; a resumed session is told so); it returns
+// them all. No task may start afterwards.
 func (m *Manager) Close() []Info {
 	m.mu.Lock()
 	m.closed = true
+	dropped := m.dropAllQueuedLocked()
 	var running []*task
 	for _, id := range m.order {
-		if t := m.tasks[id]; t.info.Status == StatusRunning && t.stop != nil {
-			t.stopped = true
+		if t := m.tasks[id]; t.info.Status == StatusRunning {
+			t.stopped = true // before m.cancel ends an agent: no notification
 			running = append(running, t)
 		}
 	}
@@ -473,15 +540,15 @@ func (m *Manager) Close() []Info {
 	var wg sync.WaitGroup
 	for _, t := range running {
 		wg.Add(1)
-		go func() { defer wg.Done(); t.stop(); <-t.done }()
+		go func() { defer wg.Done(); m.stopTask(t) }()
 	}
 	m.cancel()
 	wg.Wait()
-	out := make([]Info, 0, len(running))
+	out := make([]Info, 0, len(running)+len(dropped))
 	for _, t := range running {
 		out = append(out, m.infoOf(t))
 	}
-	return out
+	return append(out, dropped...)
 }
 
 // Render lists the tasks for a person (the REPL's /tasks).
@@ -493,9 +560,13 @@ func (m *Manager) Render() string {
 	var b strings.Builder
 	for _, i := range list {
 		state := string(i.Status)
-		if i.Status == StatusRunning {
+		switch i.Status {
+		case StatusRunning:
 			state += " " + time.Since(i.Started).Round(time.Second).String()
-		} else {
+		case StatusQueued:
+			pos, n := m.Position(i.ID)
+			state = fmt.Sprintf("queued %d of %d", pos, n)
+		default:
 			state = describeEnd(i, "")
 		}
 		fmt.Fprintf(&b, "%s  %-5s  %-28s  %s\n    %s\n", i.ID, kindWord(i.Kind), state, textcut.OneLine(i.Description, 60, "…"), i.Output)
@@ -533,61 +604,25 @@ func slicesDelete(s []string, v string) []string {
 	return s
 }
 
-// cappedFile writes a task's output up to max bytes, then one marker line; what comes
-// after is discarded but accepted, so the process never blocks on a full pipe.
-type cappedFile struct {
-	mu     sync.Mutex
-	f      *os.File
-	max    int64
-	n      int64
-	capped bool
-	closed bool
-}
-
-func (c *cappedFile) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || c.capped {
-		return len(p), nil
-	}
-	w := p
-	if room := c.max - c.n; int64(len(w)) > room {
-		w = w[:room]
-	}
-	n, err := c.f.Write(w)
-	c.n += int64(n)
-	if err != nil {
-		return len(p), nil // a full disk must not stop the task; the file says what it has
-	}
-	if len(w) < len(p) {
-		c.capped = true
-		fmt.Fprintf(c.f, "\n[ouro: output capped at %d bytes; the rest of this task's output is discarded]\n", c.max)
-	}
-	return len(p), nil
-}
-
-func (c *cappedFile) size() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}
-
-func (c *cappedFile) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed {
-		c.closed = true
-		_ = c.f.Close()
-	}
-}
-
-// RunningList names the running tasks for the model: id, description, output file.
+// RunningList names the running tasks for the model, then the queued ones: id,
+// description, output file.
 func (m *Manager) RunningList() string {
 	var parts []string
+	var queued int
 	for _, i := range m.List() {
-		if i.Status == StatusRunning {
+		switch i.Status {
+		case StatusRunning:
 			parts = append(parts, fmt.Sprintf("%s (%s, output %s)", i.ID, i.Description, i.Output))
+		case StatusQueued:
+			queued++
 		}
+	}
+	if queued > 0 {
+		m.mu.Lock()
+		for n, t := range m.queue {
+			parts = append(parts, fmt.Sprintf("%s (%s, queued %d of %d, output %s)", t.info.ID, t.info.Description, n+1, len(m.queue), t.info.Output))
+		}
+		m.mu.Unlock()
 	}
 	return strings.Join(parts, "; ")
 }

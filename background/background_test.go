@@ -132,27 +132,6 @@ func TestFailureAndSignalAreReported(t *testing.T) {
 	}
 }
 
-func TestLimitRefusesAndFrees(t *testing.T) {
-	m := New(Config{Dir: t.TempDir(), MaxRunning: 2})
-	s := newSink()
-	p1, id1 := start(t, m, exec("t1", s), "one")
-	start(t, m, exec("t2", s), "two")
-	res := m.StartCommand(exec("t3", s), "three", "x", func(io.Writer) (Proc, error) {
-		t.Fatal("spawned past the limit")
-		return nil, nil
-	})
-	if !res.IsError || !strings.Contains(res.Text(), "2 background tasks are already running") || !strings.Contains(res.Text(), id1) {
-		t.Fatalf("third start: %s", res.Text())
-	}
-	p1.end <- Exit{}
-	s.wait(t)
-	// The task counts as running until just after its notification is queued.
-	for deadline := time.Now().Add(10 * time.Second); m.Running() > 1 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
-	start(t, m, exec("t4", s), "four")
-}
-
 func TestHardCapOnMaxRunning(t *testing.T) {
 	if m := New(Config{Dir: t.TempDir(), MaxRunning: 100000}); m.MaxRunning() != HardMaxRunning {
 		t.Errorf("MaxRunning %d", m.MaxRunning())

@@ -60,6 +60,8 @@ func describeEnd(i Info, detail string) string {
 	switch i.Status {
 	case StatusRunning:
 		return "is still running"
+	case StatusQueued:
+		return "is queued and has not started"
 	case StatusCompleted:
 		if i.ExitCode != nil {
 			return fmt.Sprintf("completed (exit code %d)", *i.ExitCode)

@@ -105,7 +105,7 @@ func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error)
 		return tool.Result{}, m.unknown(id, known)
 	}
 	note := ""
-	if !block && tk.info.Status == StatusRunning {
+	if !block && tk.live() {
 		if size := tk.out.size(); size != tk.polled {
 			tk.polled, tk.polls = size, 0
 		}
@@ -142,6 +142,8 @@ func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error)
 	info := m.infoOf(tk)
 	m.mu.Lock()
 	result := tk.result
+	pos, n := m.positionLocked(tk)
+	running := m.running
 	m.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(note)
@@ -149,6 +151,9 @@ func (t *outputTool) Run(ctx context.Context, x *tool.Exec) (tool.Result, error)
 		retrieval, info.ID, info.Kind, info.Status)
 	if info.ExitCode != nil {
 		fmt.Fprintf(&b, "<exit_code>%d</exit_code>\n", *info.ExitCode)
+	}
+	if pos > 0 {
+		fmt.Fprintf(&b, "<queue_position>%d of %d; starts when one of the %d running background tasks ends</queue_position>\n", pos, n, running)
 	}
 	out := result
 	if info.Kind == KindBash || out == "" {

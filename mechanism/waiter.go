@@ -36,6 +36,19 @@ type Waiter struct {
 	Limit time.Duration
 }
 
+// Settle is how long a Waiter goes on waiting after a task ends, for the next one to end
+// too, so that tasks ending close together (a queue of short commands draining) reach the
+// model as one message, not one continuation each (the loop bounds how many in a row it
+// makes).
+const Settle = 500 * time.Millisecond
+
+// settle waits while tasks keep ending within Settle of each other, at most limit in all.
+func (w Waiter) settle(ctx context.Context, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && w.Manager.Running() > 0 && w.Manager.WaitAny(ctx, min(Settle, time.Until(deadline))) {
+	}
+}
+
 // BeforeStop implements agent.BeforeStop.
 func (w Waiter) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecision {
 	limit := w.Limit
@@ -50,6 +63,7 @@ func (w Waiter) BeforeStop(ctx context.Context, _ *agent.Stop) agent.StopDecisio
 			return agent.StopDecision{}
 		}
 		if w.Manager.WaitAny(ctx, limit) {
+			w.settle(ctx, limit)
 			continue
 		}
 		if ctx.Err() != nil {

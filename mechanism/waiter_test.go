@@ -91,3 +91,30 @@ func TestWaiterHoldsTheRunForItsTasks(t *testing.T) {
 	}
 	m.Close()
 }
+
+// Tasks that end close together, a queue of short commands draining, reach the model
+// as one message: the Waiter settles before it continues.
+func TestWaiterGathersTasksEndingTogether(t *testing.T) {
+	m := background.New(background.Config{Dir: t.TempDir(), MaxRunning: 1})
+	defer m.Close()
+	q := &queue{}
+	w := mechanism.Waiter{Manager: m, Take: q.take, Limit: 10 * time.Second}
+	var ids []string
+	var procs []*proc
+	for _, d := range []string{"a", "b", "c"} {
+		p, id := start(t, m, q, d) // b and c wait in the queue
+		ids, procs = append(ids, id), append(procs, p)
+	}
+	go func() {
+		for _, p := range procs {
+			time.Sleep(100 * time.Millisecond)
+			p.end <- background.Exit{}
+		}
+	}()
+	d := w.BeforeStop(context.Background(), nil)
+	for _, id := range ids {
+		if !d.Continue || !strings.Contains(d.Message, "<task-id>"+id+"</task-id>") {
+			t.Fatalf("one message does not carry all three (%s missing): %+v", id, d)
+		}
+	}
+}

@@ -265,7 +265,8 @@ func (b *Work) resume(entries []mechanism.Entry) {
 	var pending []notifiedEntry
 	delivered := map[string]bool{}
 	ended := map[string]bool{}
-	var started []background.Info
+	var started []background.Info // queued or started, in that order, each id once
+	last := map[string]background.Info{}
 	for _, e := range entries {
 		switch e.Type {
 		case entryNotified:
@@ -287,8 +288,11 @@ func (b *Work) resume(entries []mechanism.Entry) {
 		case entryBackground:
 			var be backgroundEntry
 			if json.Unmarshal(e.Data, &be) == nil && be.Task.ID != "" {
-				if be.Event == "started" {
-					started = append(started, be.Task)
+				if be.Event == "started" || be.Event == "queued" {
+					if _, seen := last[be.Task.ID]; !seen {
+						started = append(started, be.Task)
+					}
+					last[be.Task.ID] = be.Task
 				} else {
 					ended[be.Task.ID] = true
 				}
@@ -304,9 +308,13 @@ func (b *Work) resume(entries []mechanism.Entry) {
 		if ended[i.ID] {
 			continue
 		}
+		i = last[i.ID]
+		why := "the ouro process running it ended first"
+		if i.Status == background.StatusQueued {
+			why = "it was still queued, waiting for a free slot, when the ouro process ended; it never started"
+		}
 		i.Status = background.StatusKilled
 		b.record(entryBackground, backgroundEntry{Event: "lost", Task: i})
-		why := "the ouro process running it ended first"
 		if i.Kind == background.KindWorkflow {
 			why += fmt.Sprintf("; call Workflow with resumeFromRunId %q to finish it without redoing the agents that finished", i.ID)
 		}
@@ -317,6 +325,11 @@ func (b *Work) resume(entries []mechanism.Entry) {
 // Close stops what still runs and says so: the session is ending.
 func (b *Work) Close() {
 	for _, i := range b.mgr.Close() {
+		if i.Started.IsZero() {
+			b.env.Warn.Warnf("background task %s (%s) was still queued and never started; it has been dropped as the session ended",
+				i.ID, i.Description)
+			continue
+		}
 		b.env.Warn.Warnf("background task %s (%s) was still running and has been stopped as the session ended; its output is in %s",
 			i.ID, i.Description, i.Output)
 	}

@@ -31,7 +31,10 @@ type Writer struct {
 	last      string   // UUID of the last entry written
 	torn      bool     // the file may end in a partial line: start the next write with "\n"
 	dirSynced bool
-	buf       bytes.Buffer
+	// clean: nothing was written since the last sync that succeeded, which a further
+	// Sync (Close after the turn's end, as every subagent does) need not repeat.
+	clean bool
+	buf   bytes.Buffer
 	// failed is the first failed write: after it nothing more is appended, so a
 	// transcript never has a hole (an entry lost between two that were written).
 	failed error
@@ -236,6 +239,7 @@ func (w *Writer) append(typ string, msg *llm.Message, data any) error {
 		return fmt.Errorf("session %s: encode %s entry: %w", w.id, typ, err)
 	}
 	_, err := w.f.Write(w.buf.Bytes())
+	w.clean = false
 	if w.buf.Cap() > 1<<20 {
 		w.buf = bytes.Buffer{} // do not keep a large image's buffer for the session's life
 	}
@@ -261,9 +265,13 @@ func (w *Writer) Sync() error {
 }
 
 func (w *Writer) syncLocked() error {
-	if err := w.f.Sync(); err != nil {
+	if w.clean && w.dirSynced {
+		return nil
+	}
+	if err := fsync(w.f); err != nil {
 		return fmt.Errorf("session %s: sync %s: %w", w.id, w.path, err)
 	}
+	w.clean = true
 	if w.dirSynced {
 		return nil
 	}
@@ -279,6 +287,9 @@ func (w *Writer) syncLocked() error {
 	w.dirSynced = true
 	return nil
 }
+
+// fsync flushes a transcript file (a variable: a test counts the calls).
+var fsync = (*os.File).Sync
 
 // Close syncs and closes the transcript. Closing twice is not an error.
 func (w *Writer) Close() error {

@@ -201,7 +201,7 @@ func TestProcessTeammateIgnoringShutdownIsKilled(t *testing.T) {
 // starts, and all 64 end with the team.
 func TestProcessTeammatesAreBounded(t *testing.T) {
 	f := newProcFixture(t, "sleep", agent.Limits{})
-	for i := 1; i <= team.MaxMembers; i++ {
+	for i := 1; i <= team.MaxProcessMembers; i++ {
 		if res := f.spawn(fmt.Sprintf("w%d", i)); res.IsError {
 			t.Fatalf("spawn %d: %s", i, res.Text())
 		}
@@ -209,7 +209,7 @@ func TestProcessTeammatesAreBounded(t *testing.T) {
 	if res := f.spawn("w65"); !res.IsError || !strings.Contains(res.Text(), "the most allowed") {
 		t.Fatalf("the 65th: %s", res.Text())
 	}
-	if n := f.launched.Load(); n != team.MaxMembers {
+	if n := f.launched.Load(); n != team.MaxProcessMembers {
 		t.Fatalf("%d processes launched", n)
 	}
 	var pids []int

@@ -33,8 +33,14 @@ import (
 // Lead is the lead's name in messages (Claude Code's "main").
 const Lead = "main"
 
-// MaxMembers bounds the teammates of one team.
-const MaxMembers = 64
+// MaxMembers bounds the in-process teammates of one team: an idle one costs a goroutine
+// and its conversation (BenchmarkTeammates1000 measures them), so a thousand fit in one
+// process.
+const MaxMembers = 1024
+
+// MaxProcessMembers bounds the teammates of a team that runs each as its own process
+// (--team-process): each is an `ouro team worker` process with its own memory.
+const MaxProcessMembers = 64
 
 // Config is what a team needs from the session that leads it.
 type Config struct {
@@ -138,6 +144,15 @@ func New(cfg Config) *Team {
 func (t *Team) Name() string { return t.cfg.Name }
 
 // open opens the stores once.
+// memberLimit is how many teammates the team may have: MaxProcessMembers when each is
+// a process of its own, MaxMembers when they run in this one.
+func (t *Team) memberLimit() int {
+	if t.cfg.Launch != nil {
+		return MaxProcessMembers
+	}
+	return MaxMembers
+}
+
 func (t *Team) open() error {
 	t.openOnce.Do(func() {
 		t.mail, t.tasks, t.lease, t.openErr = t.cfg.Open()
@@ -211,9 +226,9 @@ func (t *Team) Spawn(ctx context.Context, x *tool.Exec, in subagent.SpawnInput) 
 		t.mu.Unlock()
 		return tool.Errorf("A teammate named %q already exists (%s, %s). Send it a message with SendMessage, or pick another name.", name, old.def.Name, old.state().Status)
 	}
-	if len(t.members) >= MaxMembers {
+	if limit := t.memberLimit(); len(t.members) >= limit {
 		t.mu.Unlock()
-		return tool.Errorf("The team has %d teammates, the most allowed; shut one down (SendMessage with a shutdown_request) first.", MaxMembers)
+		return tool.Errorf("The team has %d teammates, the most allowed; shut one down (SendMessage with a shutdown_request) first.", limit)
 	}
 	switch in.Isolation {
 	case "", "worktree":

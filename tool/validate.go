@@ -1,12 +1,15 @@
 package tool
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -26,12 +29,46 @@ type schema struct {
 	closed   bool                       // additionalProperties: false
 }
 
+// compiled holds every schema compiled in this process, by the SHA-256 of its bytes:
+// each subagent, teammate and workflow agent builds a registry of its own from the same
+// tools, and a schema is compiled once, not once per registry (it was a third of the
+// CPU of a 256-agent workflow). A compiled schema is never changed after compiling (check
+// works on copies), so the registries share it. Broken schemas are not kept: their error
+// names the tool.
+var compiled sync.Map // [sha256.Size]byte → *schema
+
+// maxCompiled bounds compiled: past it (a process that meets ever new schemas, e.g. MCP
+// servers that make them up) new schemas are compiled without being kept.
+const maxCompiled = 4096
+
+var compiledCount atomic.Int64
+
 // compileSchema resolves a tool's input schema; a tool with a broken schema is refused at
-// registration, not discovered at the first call.
+// registration, not discovered at the first call. The same bytes compile once per
+// process.
 func compileSchema(name string, raw json.RawMessage) (*schema, error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
+	key := sha256.Sum256(raw)
+	if s, ok := compiled.Load(key); ok {
+		return s.(*schema), nil
+	}
+	s, err := compileFresh(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	if compiledCount.Load() < maxCompiled {
+		if prev, loaded := compiled.LoadOrStore(key, s); loaded {
+			return prev.(*schema), nil
+		}
+		compiledCount.Add(1)
+	}
+	return s, nil
+}
+
+// compileFresh compiles raw with no cache.
+func compileFresh(name string, raw json.RawMessage) (*schema, error) {
 	var root jsonschema.Schema
 	if err := json.Unmarshal(raw, &root); err != nil {
 		return nil, fmt.Errorf("tool %s: input schema is not a JSON schema: %w", name, err)

@@ -291,31 +291,31 @@ func TestBackgroundAgentReports(t *testing.T) {
 	}
 }
 
-// Hostile use: 100 background starts in one turn get 8 running and the rest refused
-// with the limit named; an output flood is capped with a marker; TaskStop of an id this
-// session never started is refused.
+// Hostile use: 100 background starts in one turn get 8 running and the rest queued with
+// their place named, and all 100 finish before the headless run ends; an output flood is
+// capped with a marker; TaskStop of an id this session never started is refused.
 func TestBackgroundAttacks(t *testing.T) {
 	e := newEnv(t)
 	var calls []scripted.ToolCall
 	calls = append(calls, bgBash("yes | head -c 20000000; sleep 4", "flood"))
 	for i := range 99 {
-		calls = append(calls, bgBash(fmt.Sprintf("sleep 4.%d", i%5), fmt.Sprintf("job %d", i)))
+		cmd := fmt.Sprintf("sleep 4.%d", i%5)
+		if i >= 7 {
+			cmd = "sleep 0.1" // the queued ones: start once the first 8 end
+		}
+		calls = append(calls, bgBash(cmd, fmt.Sprintf("job %d", i)))
 	}
-	srv := e.fake(
-		scripted.Turn{ToolCalls: calls},
+	turns := []scripted.Turn{
+		{ToolCalls: calls},
 		// Notifications may arrive between any two requests: no expectation on the last
 		// message here; the requests are checked afterwards.
-		scripted.Turn{ToolCalls: []scripted.ToolCall{bgToolCall("TaskStop", map[string]any{"task_id": "bnotmine00"})}},
-		scripted.Turn{Text: "ok"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-		scripted.Turn{Text: "seen"},
-	)
+		{ToolCalls: []scripted.ToolCall{bgToolCall("TaskStop", map[string]any{"task_id": "bnotmine00"})}},
+		{Text: "ok"},
+	}
+	for range 110 { // at most one request per notification
+		turns = append(turns, scripted.Turn{Text: "seen"})
+	}
+	srv := e.fake(turns...)
 	_, stderr, code := e.run("", "-p", "--allowedTools", "Bash(yes *)", "attack")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -325,15 +325,15 @@ func TestBackgroundAttacks(t *testing.T) {
 	if started := len(bgIDRe.FindAllString(second, -1)); started != 8 {
 		t.Errorf("%d background tasks started, want 8", started)
 	}
-	if refused := strings.Count(second, "8 background tasks are already running"); refused != 92 {
-		t.Errorf("%d refused, want 92", refused)
+	if queued := strings.Count(second, "; starts when one of the 8 running background tasks ends)"); queued != 92 || !strings.Contains(second, "(queued: position 92 of 92;") {
+		t.Errorf("%d queued, want 92 (the last at 92 of 92)", queued)
 	}
 	if third := allText(reqs[2].Messages); !strings.Contains(third, `no background task "bnotmine00" in this session`) {
 		t.Errorf("TaskStop of a foreign id was not refused:\n%s", third)
 	}
 	all := allText(reqs[len(reqs)-1].Messages)
-	if n := strings.Count(all, "<task-notification>"); n != 8 {
-		t.Errorf("%d notifications delivered, want 8", n)
+	if n := strings.Count(all, "<task-notification>"); n != 100 {
+		t.Errorf("%d notifications delivered, want 100", n)
 	}
 	file := regexp.MustCompile(`<output-file>([^<]+)</output-file>\n<status>completed</status>\n<summary>Background command "flood"`).FindStringSubmatch(all)
 	if file == nil {

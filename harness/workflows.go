@@ -18,15 +18,15 @@ var parentOnly = []string{workflow.ToolName}
 
 // workflowConfig is what the workflows are given: each agent() call is a subagent of the
 // session (its permissions, tools and hooks); the journal lives in the store; scripts
-// run in the ouro-workflow helper (wfproc), so neither the JavaScript engine nor its
-// reflection is linked into ouro.
+// run in this program started again as the workflow engine (wfproc.Self), a process
+// with the script's memory limit.
 func workflowConfig(opts Options, d dirs, tr *transcript, sub subagents, bg *notify.Work) workflow.JoinConfig {
 	task := sub.task
 	return workflow.JoinConfig{OptedIn: opts.Access.Workflows, Only: opts.Access.Tools,
 		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.Manager(),
 		Engine: func() (workflow.Engine, error) {
-			bin, err := wfproc.Locate()
-			return wfproc.Client{Bin: bin, StatePath: JournalLocation(opts.Store, d.home), CWD: d.cwd}, err
+			c, err := wfproc.Self(JournalLocation(opts.Store, d.home), d.cwd)
+			return c, err
 		},
 		Runner: workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
 			return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens, Isolation: o.Isolation, Effort: o.Effort}, prompt, nil)
@@ -59,5 +59,5 @@ func (s *Session) WorkflowProgress() string {
 	if o := s.workflows(); o != nil {
 		return o.Progress()
 	}
-	return "Workflows are not available: the ouro-workflow helper is not installed next to ouro or on PATH."
+	return "Workflows are not available in this program: it does not serve ouro's workflow engine mode."
 }

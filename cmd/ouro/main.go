@@ -16,6 +16,7 @@ import (
 	"github.com/ouroagent/ouro/internal/termsafe"
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/workflow/wfserve"
 )
 
 // version is ouro's version; `ouro --version` itself is answered in internal/version.
@@ -30,6 +31,14 @@ func main() {
 	lean.ReleaseInitPages() // what only initialisation touched (see internal/lean)
 	// A sandboxed Bash command starts this binary as its launcher; that never returns.
 	sandbox.MaybeRunLauncher()
+	// A workflow runs in this binary started again as the workflow engine (a process
+	// with the script's memory limit); that never returns either.
+	wfserve.MaybeServe()
+	os.Exit(run())
+}
+
+// run runs the command line and returns the exit status.
+func run() int {
 	root := newRootCmd()
 	args, runRoot := normalizeArgs(root, os.Args[1:])
 	if runRoot {
@@ -39,11 +48,12 @@ func main() {
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
-			os.Exit(ee.code)
+			return ee.code
 		}
 		fmt.Fprintln(os.Stderr, "ouro:", termsafe.Escape(err.Error())) // an error can quote outside text
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func newRootCmd() *cobra.Command {
@@ -61,8 +71,7 @@ control, returns the results, and decides when a run has really ended.
   ouro acp                  serve ouro to an editor over the Agent Client Protocol (stdio)
 
 Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
-openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL) through
-the ouro-openai helper;
+openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
@@ -26,6 +27,7 @@ func workflowConfig(opts Options, d dirs, tr *transcript, sub subagents, bg *not
 		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.Manager(),
 		Engine: func() (workflow.Engine, error) {
 			c, err := wfproc.Self(JournalLocation(opts.Store, d.home), d.cwd)
+			c.Env = profile.ChildEnv("workflow")
 			return c, err
 		},
 		Runner: workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {

@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
 	"github.com/ouroagent/ouro/internal/lean"
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/internal/termsafe"
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
@@ -34,7 +35,10 @@ func main() {
 	// A workflow runs in this binary started again as the workflow engine (a process
 	// with the script's memory limit); that never returns either.
 	wfserve.MaybeServe()
-	os.Exit(run())
+	stopProfile := profile.Start() // OURO_PROFILE=DIR: cpu.pprof and heap.pprof of this run
+	code := run()
+	stopProfile()
+	os.Exit(code)
 }
 
 // run runs the command line and returns the exit status.
@@ -74,6 +78,10 @@ Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC
 openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
+
+Profiling: OURO_PROFILE=DIR writes DIR/cpu.pprof and DIR/heap.pprof of the run as it
+ends, for 'go tool pprof' (the workflow engine and team workers it starts write theirs
+in folders of DIR named after them).
 
 Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 refused,
 130 interrupted.`,

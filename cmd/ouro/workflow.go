@@ -13,6 +13,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/wfproc"
@@ -109,6 +110,7 @@ func workflowClient() (wfproc.Client, error) {
 		return wfproc.Client{}, err
 	}
 	c, err := wfproc.Self(harness.JournalLocation(store, home), cwd)
+	c.Env = profile.ChildEnv("workflow")
 	return c, err
 }
 

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
@@ -52,7 +53,10 @@ func MaybeServe(backend func() Backend) {
 		serves.Store(true)
 		return
 	}
-	if err := Serve(os.Stdin, os.Stdout, backend()); err != nil {
+	stop := profile.Start() // OURO_PROFILE: the engine's own profiles (see profile.ChildEnv)
+	err := Serve(os.Stdin, os.Stdout, backend())
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ouro workflow engine:", err)
 		os.Exit(2)
 	}

@@ -5,10 +5,13 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/workflow/wfserve"
 )
 
-// TestMain lets this test binary serve as the sandbox launcher, as ouro's main does.
+// TestMain lets this test binary serve as the sandbox launcher and the workflow engine,
+// as ouro's main does.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunLauncher()
+	wfserve.MaybeServe()
 	os.Exit(m.Run())
 }

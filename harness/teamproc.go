@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/team"
 )
 
@@ -46,7 +47,11 @@ func teamLauncher(d dirs, list string, opts Options) func(team.WorkerSpec) (*exe
 		}
 		cmd := exec.Command(exe, args...)
 		cmd.Dir = d.cwd
-		cmd.Env = append(os.Environ(), "OURO_HOME="+d.home)
+		env := profile.ChildEnv("worker-" + spec.Name) // OURO_PROFILE: the worker's own folder
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append(env, "OURO_HOME="+d.home)
 		return cmd, nil
 	}
 }

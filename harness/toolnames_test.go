@@ -24,9 +24,8 @@ func TestToolNamesComeFromTheRegistry(t *testing.T) {
 	for _, mod := range []func(*Options, string){
 		nil,
 		func(o *Options, _ string) {
-			// The Workflow tool is offered when its helper is found; the helper is not run
-			// here, so any file stands for it.
-			t.Setenv("OURO_WORKFLOW_BIN", os.Args[0])
+			// The Workflow tool is offered when the program serves the workflow engine
+			// mode (TestMain calls wfserve.MaybeServe).
 			o.Access.Workflows = true
 		},
 		func(_ *Options, cwd string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
@@ -18,14 +19,15 @@ var parentOnly = []string{workflow.ToolName}
 
 // workflowConfig is what the workflows are given: each agent() call is a subagent of the
 // session (its permissions, tools and hooks); the journal lives in the store; scripts
-// run in the ouro-workflow helper (wfproc), so neither the JavaScript engine nor its
-// reflection is linked into ouro.
+// run in this program started again as the workflow engine (wfproc.Self), a process
+// with the script's memory limit.
 func workflowConfig(opts Options, d dirs, tr *transcript, task *subagent.Tool, bg *notify.Work) workflow.JoinConfig {
 	return workflow.JoinConfig{OptedIn: opts.Access.Workflows, Only: opts.Access.Tools,
 		CWD: d.cwd, SaveDir: filepath.Join(tr.w.Dir(), "workflows"), Budget: opts.Limits.MaxTokens, Background: bg.Manager(),
 		Engine: func() (workflow.Engine, error) {
-			bin, err := wfproc.Locate()
-			return wfproc.Client{Bin: bin, StatePath: JournalLocation(opts.Store, d.home), CWD: d.cwd}, err
+			c, err := wfproc.Self(JournalLocation(opts.Store, d.home), d.cwd)
+			c.Env = profile.ChildEnv("workflow")
+			return c, err
 		},
 		Runner: workflow.RunnerFunc(func(ctx context.Context, prompt string, o workflow.AgentOptions) (string, llm.Usage, error) {
 			return task.RunDirect(ctx, subagent.Direct{AgentType: o.AgentType, Model: o.Model, Description: o.Label, MaxTokens: o.MaxTokens, Isolation: o.Isolation, Effort: o.Effort}, prompt, nil)
@@ -58,5 +60,5 @@ func (s *Session) WorkflowProgress() string {
 	if o := s.workflows(); o != nil {
 		return o.Progress()
 	}
-	return "Workflows are not available: the ouro-workflow helper is not installed next to ouro or on PATH."
+	return "Workflows are not available in this program: it does not serve ouro's workflow engine mode."
 }

@@ -19,7 +19,7 @@ type JoinConfig struct {
 	// naming it); Only is the --tools list.
 	OptedIn bool
 	Only    []string
-	// Engine finds the engine that runs the scripts (the ouro-workflow helper); an error
+	// Engine finds the engine that runs the scripts (ouro in its workflow engine mode); an error
 	// says why workflows are not available.
 	Engine func() (Engine, error)
 	// CWD is where scripts run; SaveDir keeps the scripts the model wrote.

@@ -1,8 +1,7 @@
 // Package workflow is what ouro knows of Claude Code's workflow scripts without running
 // one: the types of a run, the journal (Store), saved workflows and the Workflow tool. The
-// JavaScript engine is in workflow/engine, linked only into the ouro-workflow helper
-// (goja's reflection would otherwise keep every exported method in ouro's binary and
-// raise the memory of every run); ouro reaches it through an Engine (workflow/wfproc).
+// JavaScript engine is in workflow/engine; a session reaches it through an Engine
+// (workflow/wfproc), in ouro itself started again as the workflow engine (workflow/wfserve).
 package workflow
 
 import (
@@ -84,8 +83,8 @@ type Options struct {
 	// Timeout bounds the run's wall time (0: none; the context still cancels it).
 	Timeout time.Duration
 	// MemoryLimit bounds, in bytes, the heap of the process the script runs in (0: none):
-	// past it the run stops with an error that says how to raise it. The ouro-workflow
-	// helper, where the process is the run's, sets it from $OURO_WORKFLOW_MEMORY.
+	// past it the run stops with an error that says how to raise it. The workflow
+	// engine process, which is the run's, sets it from $OURO_WORKFLOW_MEMORY.
 	MemoryLimit int64
 }
 
@@ -145,8 +144,8 @@ type Phase struct {
 // MaxScriptBytes is the largest script accepted (the Workflow tool's limit).
 const MaxScriptBytes = 512 << 10
 
-// Engine checks and runs scripts: engine.Local in this process (tests, the helper
-// itself), wfproc.Client in the ouro-workflow helper (a session).
+// Engine checks and runs scripts: engine.Local in this process (tests, the engine
+// process itself), wfproc.Client in the engine process (a session).
 type Engine interface {
 	// Check parses src without running any of it and returns its meta.
 	Check(ctx context.Context, src string) (Meta, error)

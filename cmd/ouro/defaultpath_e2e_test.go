@@ -120,7 +120,6 @@ func TestDefaultPathAnthropicGoesToTheRealHost(t *testing.T) {
 }
 
 func TestDefaultPathOpenAIGoesToTheRealHost(t *testing.T) {
-	withOpenAIHelper(t)
 	targets, out := runThroughProxy(t, []string{"OPENAI_API_KEY=sk-openai-e2e"}, "--model", "openai:gpt-4o")
 	if len(targets) == 0 || targets[0] != "CONNECT api.openai.com:443" {
 		t.Fatalf("proxy saw %q, want CONNECT api.openai.com:443 first\n%s", targets, out)
@@ -128,12 +127,11 @@ func TestDefaultPathOpenAIGoesToTheRealHost(t *testing.T) {
 }
 
 // Issue 29: a tool call whose arguments are not JSON (a small open model's single quotes,
-// JSON followed by text) does not end an openai:NAME run: the ouro-openai helper carries
-// the raw arguments back, and the model is told what was wrong, with the tool's schema,
-// and goes on. Before, the helper died: "json: error calling MarshalJSON for type
+// JSON followed by text) does not end an openai:NAME run: the model is told what was
+// wrong, with the tool's schema, and goes on. Before, the ouro-openai helper of that time
+// died: "json: error calling MarshalJSON for type
 // json.RawMessage".
 func TestBrokenToolArgumentsOnTheOpenAIPath(t *testing.T) {
-	withOpenAIHelper(t)
 	e := newEnv(t)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Bash", PartialInput: `{'command': 'ls'}`}}},
@@ -157,7 +155,6 @@ func TestBrokenToolArgumentsOnTheOpenAIPath(t *testing.T) {
 // and one whose arguments are not an object is told so and goes on — the run is never
 // "completed" with nothing done.
 func TestBareJSONToolCallOnTheOpenAIPath(t *testing.T) {
-	withOpenAIHelper(t)
 	e := newEnv(t)
 	srv := e.fake(
 		scripted.Turn{Text: "{\n  \"name\": \"Bash\",\n  \"arguments\": {\"command\": \"echo bare-json-ran\"}\n}"},

@@ -45,9 +45,8 @@ func TestMain(m *testing.M) {
 	// Every program the tests run is built here, once, in one go command (which builds
 	// them in parallel and shares their packages), before m.Run starts the -timeout clock:
 	// built inside a test, a helper's cold compile on a busy 2-core machine used up the
-	// package's 10-minute limit while the test itself had not started. The helpers land
-	// next to ouro, where it looks for them.
-	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../ouro-openai", "../ouro-workflow",
+	// package's 10-minute limit while the test itself had not started.
+	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".",
 		"../../mcpclient/testdata/server", "../../mcpclient/testdata/conformance").CombinedOutput()
 	if err != nil {
 		panic("build ouro and its test programs: " + err.Error() + "\n" + string(out))
@@ -291,7 +290,6 @@ func TestNoKeySaysWhatToSet(t *testing.T) {
 }
 
 func TestOpenAIProviderThroughBinary(t *testing.T) {
-	withOpenAIHelper(t) // openai:NAME runs in the ouro-openai helper
 	e := newEnv(t)
 	srv := e.fake(
 		scripted.Turn{ToolCalls: bash("echo from-bash")},

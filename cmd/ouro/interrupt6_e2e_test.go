@@ -14,6 +14,7 @@ import (
 
 	"github.com/ouroagent/ouro/llm/fakeserver"
 	"github.com/ouroagent/ouro/llm/scripted"
+	"github.com/ouroagent/ouro/workflow/wfproc"
 )
 
 // Ctrl-C while a /command's !`command` runs stops that command, sends nothing to the
@@ -85,10 +86,9 @@ func TestSubagentSkillRulesStayInTheSubagent(t *testing.T) {
 }
 
 // A Ctrl-C at the terminal reaches every process of its foreground group. It interrupts
-// the REPL's turn; it must not kill the workflow helper running a background run (nor
-// the OpenAI helper's call, which ouro cancels itself).
+// the REPL's turn; it must not kill the workflow engine (ouro in its engine mode, a
+// process of its own group) running a background run.
 func TestTerminalCtrlCLeavesBackgroundWorkflowRunning(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	script := `export const meta = { name: 'slow', description: 'one slow step' };
 return await agent('do the slow step', {label: 'slow'});`
@@ -110,23 +110,23 @@ return await agent('do the slow step', {label: 'slow'});`
 	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
 	fmt.Fprintln(stdin, "run the slow workflow")
 	eventually(t, "the workflow's agent call", func() bool { return len(sub.Requests()) >= 1 && strings.Contains(out.String(), "on its way") }, out.String)
-	helper := childNamed(c.Process.Pid, "ouro-workflow")
+	helper := childWithArg(c.Process.Pid, wfproc.ModeArg)
 	if helper == 0 {
-		t.Fatalf("no ouro-workflow child of ouro:\n%s", out)
+		t.Fatalf("no workflow engine (ouro %s) under ouro:\n%s", wfproc.ModeArg, out)
 	}
 	syscall.Kill(-c.Process.Pid, syscall.SIGINT) // the user's Ctrl-C, to the whole group
 	time.Sleep(time.Second)
 	if !alive(helper) {
-		t.Fatalf("the terminal's Ctrl-C killed the background workflow's helper:\n%s", out)
+		t.Fatalf("the terminal's Ctrl-C killed the background workflow's engine:\n%s", out)
 	}
 	fmt.Fprintln(stdin, "/workflows")
 	eventually(t, "the run's progress", func() bool { return strings.Contains(out.String(), "agents: 1 running, 0 done, 0 failed") }, out.String)
 }
 
-// childNamed is the pid of a descendant of root whose command is name (0 if none).
-func childNamed(root int, name string) int {
+// childWithArg is the pid of a descendant of root whose first argument is arg (0 if none).
+func childWithArg(root int, arg string) int {
 	parent := map[int]int{}
-	comm := map[int]string{}
+	first := map[int]string{}
 	ents, _ := os.ReadDir("/proc")
 	for _, d := range ents {
 		var pid int
@@ -145,10 +145,15 @@ func childNamed(root int, name string) int {
 		var state string
 		var ppid int
 		fmt.Sscanf(s[j+2:], "%s %d", &state, &ppid)
-		parent[pid], comm[pid] = ppid, s[i+1:j]
+		parent[pid] = ppid
+		if cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline")); err == nil {
+			if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 {
+				first[pid] = args[1]
+			}
+		}
 	}
-	for pid, c := range comm {
-		if c != name {
+	for pid, a := range first {
+		if a != arg {
 			continue
 		}
 		for p := parent[pid]; p > 1; p = parent[p] {

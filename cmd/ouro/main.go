@@ -13,9 +13,11 @@ import (
 
 	_ "github.com/ouroagent/ouro/internal/gcpace" // the collector's pace, set before the SDKs initialise
 	"github.com/ouroagent/ouro/internal/lean"
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/internal/termsafe"
 	ver "github.com/ouroagent/ouro/internal/version"
 	"github.com/ouroagent/ouro/sandbox"
+	"github.com/ouroagent/ouro/workflow/wfserve"
 )
 
 // version is ouro's version; `ouro --version` itself is answered in internal/version.
@@ -30,6 +32,17 @@ func main() {
 	lean.ReleaseInitPages() // what only initialisation touched (see internal/lean)
 	// A sandboxed Bash command starts this binary as its launcher; that never returns.
 	sandbox.MaybeRunLauncher()
+	// A workflow runs in this binary started again as the workflow engine (a process
+	// with the script's memory limit); that never returns either.
+	wfserve.MaybeServe()
+	stopProfile := profile.Start() // OURO_PROFILE=DIR: cpu.pprof and heap.pprof of this run
+	code := run()
+	stopProfile()
+	os.Exit(code)
+}
+
+// run runs the command line and returns the exit status.
+func run() int {
 	root := newRootCmd()
 	args, runRoot := normalizeArgs(root, os.Args[1:])
 	if runRoot {
@@ -39,11 +52,12 @@ func main() {
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
-			os.Exit(ee.code)
+			return ee.code
 		}
 		fmt.Fprintln(os.Stderr, "ouro:", termsafe.Escape(err.Error())) // an error can quote outside text
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func newRootCmd() *cobra.Command {
@@ -61,10 +75,13 @@ control, returns the results, and decides when a run has really ended.
   ouro acp                  serve ouro to an editor over the Agent Client Protocol (stdio)
 
 Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
-openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL) through
-the ouro-openai helper;
+openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
+
+Profiling: OURO_PROFILE=DIR writes DIR/cpu.pprof and DIR/heap.pprof of the run as it
+ends, for 'go tool pprof' (the workflow engine and team workers it starts write theirs
+in folders of DIR named after them).
 
 Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 refused,
 130 interrupted.`,

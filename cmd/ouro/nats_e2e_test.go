@@ -180,7 +180,6 @@ func TestNATSStoreBadInputs(t *testing.T) {
 // A workflow killed with kill -9 on one machine resumes on another through the
 // journal on JetStream: the finished steps are not redone.
 func TestNATSWorkflowResumesOnAnotherMachine(t *testing.T) {
-	withHelper(t)
 	url := natstest.Server(t).URL()
 	a, b := newEnv(t), newEnv(t)
 	b.dir = a.dir // the same checkout on both machines

@@ -16,7 +16,6 @@ import (
 // A window given with --context-window wins over the server's: with 200000 tokens no
 // summary is asked for.
 func TestServerContextWindowThroughBinary(t *testing.T) {
-	withOpenAIHelper(t)
 	seq := func(i int) scripted.Turn {
 		return scripted.Turn{Text: fmt.Sprintf("step %d", i), ToolCalls: bash(fmt.Sprintf("seq 1 %d", 3000+i))}
 	}

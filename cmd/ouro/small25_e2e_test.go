@@ -46,7 +46,6 @@ func TestTeamJSONWithNoTeam(t *testing.T) {
 // name; one that fits several runs lists them. --resume resumes the run shown with its
 // own script and args: a finished one replays every call, asking the model nothing.
 func TestWorkflowShowPrefixAndResume(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	saved := filepath.Join(e.dir, ".ouro", "workflows")
 	if err := os.MkdirAll(saved, 0o755); err != nil {

@@ -74,7 +74,6 @@ func TestControlSequencesAreShownEscaped(t *testing.T) {
 // A workflow's log() lines and its agents' answers are shown escaped by `ouro workflow run`
 // and `ouro workflow show`.
 func TestWorkflowViewsShowControlsEscaped(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	script := "export const meta = {name: 'esc', description: 'escapes'};\n" +
 		"phase('P \\x1b]0;title\\x07');\nlog('log \\x1b]52;c;aGk=\\x07 \\x1b[2J');\n" +

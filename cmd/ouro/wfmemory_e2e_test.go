@@ -13,7 +13,7 @@ import (
 )
 
 // growForever is a workflow whose script holds ever more memory: without a bound the
-// helper would grow until the machine ran out.
+// workflow engine would grow until the machine ran out.
 const growForever = "export const meta = {name: 'grow', description: 'grows'};\n" +
 	"const a = []; for (let i = 0; ; i++) { a.push('item ' + i + ' '.repeat(100)) }"
 
@@ -21,7 +21,6 @@ const growForever = "export const meta = {name: 'grow', description: 'grows'};\n
 // says so: `ouro workflow run` prints it and fails, and a session that ran the script with
 // the Workflow tool reads it in the run's notification.
 func TestWorkflowRunawayMemoryStops(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	e.vars = append(e.vars, "OURO_WORKFLOW_MEMORY=64MiB")
 	e.fake(scripted.Turn{Text: "unused"})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/wfproc"
@@ -93,12 +94,9 @@ journal and the rest run, with the script and args it was started with (as
 	return c
 }
 
-// workflowClient reaches the ouro-workflow helper, which runs scripts and keeps the journal.
+// workflowClient reaches the workflow engine (ouro started again in its engine mode),
+// which runs scripts and keeps the journal.
 func workflowClient() (wfproc.Client, error) {
-	bin, err := wfproc.Locate()
-	if err != nil {
-		return wfproc.Client{}, err
-	}
 	home, err := session.Home()
 	if err != nil {
 		return wfproc.Client{}, err
@@ -111,7 +109,9 @@ func workflowClient() (wfproc.Client, error) {
 	if err != nil {
 		return wfproc.Client{}, err
 	}
-	return wfproc.Client{Bin: bin, StatePath: harness.JournalLocation(store, home), CWD: cwd}, nil
+	c, err := wfproc.Self(harness.JournalLocation(store, home), cwd)
+	c.Env = profile.ChildEnv("workflow")
+	return c, err
 }
 
 // wfFlags are the flags a workflow run takes.

@@ -40,12 +40,7 @@ func sameTurns(n int) []scripted.Turn {
 
 var wfRunID = regexp.MustCompile(`workflow (wf_[a-z0-9-]+) `)
 
-// withHelper checks that the ouro-workflow helper TestMain built is next to the e2e
-// binary, where ouro looks for it.
-func withHelper(t *testing.T) { testProgram(t, "ouro-workflow") }
-
 func TestWorkflowReferenceRunsThroughTheBinary(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	saved := filepath.Join(e.dir, ".claude", "workflows")
 	if err := os.MkdirAll(saved, 0o755); err != nil {
@@ -130,7 +125,6 @@ func TestWorkflowReferenceRunsThroughTheBinary(t *testing.T) {
 }
 
 func TestWorkflowBadInputsThroughTheBinary(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "unused"})
 	bad := filepath.Join(e.dir, "bad.js")
@@ -156,7 +150,6 @@ func TestWorkflowBadInputsThroughTheBinary(t *testing.T) {
 // with the run id, the headless run waits for the workflow, and the model reads its
 // <task-notification>. Without --workflows the tool is not offered.
 func TestWorkflowToolThroughPrompt(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	in, _ := json.Marshal(map[string]any{"script": referenceWorkflow(t), "args": map[string]any{"dimensions": []string{"a", "b"}}})
 	turns := []scripted.Turn{{ToolCalls: []scripted.ToolCall{{Name: "Workflow", Input: in}}}}
@@ -212,7 +205,6 @@ func TestWorkflowToolThroughPrompt(t *testing.T) {
 // redone (no model request for steps 1-3 again; each step wrote its file once) and the
 // result equals an uninterrupted run.
 func TestWorkflowKillNineThenResume(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	script := `export const meta = { name: 'five', description: 'five steps with side effects' };
 const out = [];
@@ -251,7 +243,7 @@ return out;`
 	c.Process.Kill() // SIGKILL
 	c.Wait()
 	list, _, _ := e.run("", "workflow", "list")
-	// The helper records the run interrupted when it sees ouro gone, unless it is killed
+	// The engine records the run interrupted when it sees ouro gone, unless it is killed
 	// first; either way the run resumes.
 	id := regexp.MustCompile(`(wf_[a-z0-9-]+)\s+(running|interrupted)`).FindStringSubmatch(list)
 	if id == nil {
@@ -292,7 +284,6 @@ return out;`
 
 // /workflows in the REPL says whether workflows are offered and how the runs are going.
 func TestWorkflowsREPLCommand(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "unused"})
 	out, stderr, code := e.run("/workflows\n/exit\n")

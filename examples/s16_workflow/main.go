@@ -64,7 +64,7 @@ func main() {
 			fmt.Printf("   log: %s\n", e.Label)
 		}
 	}
-	store := workflow.NewMemStore() // a session uses state.db, in the ouro-workflow helper
+	store := workflow.NewMemStore() // a session uses state.db, in ouro's workflow engine process
 	args := []byte(`{"dimensions": ["correctness", "security", "tests"]}`)
 	res, err := engine.Run(context.Background(), workflow.Script{Name: "review", Source: review},
 		workflow.Options{Runner: runner, Store: store, Args: args, Observe: observe})

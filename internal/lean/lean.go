@@ -3,8 +3,8 @@
 // Every package a Go program links is initialised in every run, whether the run uses it
 // or not, and the kernel maps 64 KB around each page a program first touches
 // (fault-around): initialisation touches code and type data spread over the whole
-// binary, for code that never runs again. (The largest such package, the OpenAI SDK,
-// lives in the ouro-openai helper for that reason; see llm/openaiproc.) Go cannot
+// binary, for code that never runs again (the OpenAI SDK and the JavaScript engine are among
+// them: ouro is one binary with every feature). Go cannot
 // initialise a package lazily, so once initialisation is over ReleaseInitPages drops the
 // mappings of ouro's own read-only code and data (madvise MADV_DONTNEED). They are clean
 // copies of the binary: the pages stay in the page cache, shared with every other ouro,

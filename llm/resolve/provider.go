@@ -2,8 +2,8 @@
 // "Agent = Model + Harness"): a model name from --model, OURO_MODEL or ANTHROPIC_MODEL,
 // the settings' "model" or the default becomes an llm.Provider and the name sent to it —
 // Claude models on the Anthropic API (its default endpoint unless ANTHROPIC_BASE_URL
-// names another), openai:NAME on an OpenAI-compatible server through the ouro-openai
-// helper (with the context window a local server reports), scripted:FILE from a script.
+// names another), openai:NAME on an OpenAI-compatible server, in this process (with the
+// context window a local server reports), scripted:FILE from a script.
 // It also says where requests go and where the key comes from (Connection, for ouro
 // doctor and /status), and which models a session could switch to (the /model picker).
 //
@@ -22,8 +22,8 @@ import (
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
+	"github.com/ouroagent/ouro/llm/openai"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
-	"github.com/ouroagent/ouro/llm/openaiproc"
 	"github.com/ouroagent/ouro/llm/scripted"
 )
 
@@ -59,7 +59,7 @@ func Name(flag, setting string, env func(string) string) string {
 // NewProvider returns the provider for a model name and the name to send to it:
 //   - "openai:NAME" uses the OpenAI Chat Completions provider (OPENAI_API_KEY,
 //     OPENAI_BASE_URL: OpenAI itself, Ollama, vLLM, llama.cpp, any compatible server),
-//     which runs in the ouro-openai helper;
+//     in this process;
 //   - "scripted:PATH" plays a script file (see llm/scripted), no network at all;
 //   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
 //     ANTHROPIC_BASE_URL).
@@ -83,13 +83,17 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		if err != nil {
 			return nil, "", keyHint(err)
 		}
-		// The provider runs in the ouro-openai helper: the OpenAI SDK is not linked
-		// into ouro (see llm/openaiproc).
-		bin, err := openaiproc.Locate()
+		// In this process: the SDK is linked into ouro, so a process per call (as the
+		// ouro-openai helper was) would only add its start and its memory.
+		first, idle, err := llm.StreamIdleBounds()
 		if err != nil {
 			return nil, "", err
 		}
-		return openaiproc.New(bin, e), name, nil
+		p, err := openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL, StreamFirst: first, StreamIdle: idle})
+		if err != nil {
+			return nil, "", keyHint(err)
+		}
+		return p, name, nil
 	case strings.HasPrefix(model, "scripted:"):
 		path := strings.TrimPrefix(model, "scripted:")
 		s, err := scripted.Load(path)

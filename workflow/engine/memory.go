@@ -10,7 +10,7 @@ import (
 )
 
 // MemoryLimitEnv names the environment variable that sets the memory a workflow script may
-// use in the ouro-workflow helper ("2GiB", "512MB", a number of bytes).
+// use in the workflow engine process ("2GiB", "512MB", a number of bytes).
 const MemoryLimitEnv = "OURO_WORKFLOW_MEMORY"
 
 // DefaultMemoryLimit is the memory a script may use when MemoryLimitEnv is unset: far more

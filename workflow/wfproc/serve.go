@@ -15,7 +15,7 @@ import (
 	"github.com/ouroagent/ouro/workflow"
 )
 
-// Backend is what the helper runs requests with: its journal and its engine.
+// Backend is what the engine runs requests with: its journal and its engine.
 type Backend struct {
 	Open   func(statePath string) (workflow.Store, error)
 	Engine func(workflow.Store) workflow.Engine
@@ -25,14 +25,14 @@ type Backend struct {
 	MemoryLimit func() (int64, error)
 }
 
-// Serve answers one request from in on out (the helper's main). When in ends (ouro is
+// Serve answers one request from in on out (the engine mode's main). When in ends (ouro is
 // gone) a run stops.
 func Serve(in io.Reader, out io.Writer, b Backend) error {
 	r := bufio.NewReaderSize(in, 1<<20)
 	dec := json.NewDecoder(r)
 	var req request
 	if err := dec.Decode(&req); err != nil {
-		return fmt.Errorf("%s reads one JSON request on stdin (it is started by ouro, not by hand): %v", HelperName, err)
+		return fmt.Errorf("the workflow engine mode (%s) reads one JSON request on stdin (ouro starts it, not by hand): %v", ModeArg, err)
 	}
 	enc := json.NewEncoder(out)
 	var wmu sync.Mutex

@@ -1,22 +1,19 @@
-// Package wfproc runs workflows in the ouro-workflow helper, a separate program, so that
-// the JavaScript engine (goja) and its reflection are never linked into ouro itself: a
-// session that runs no workflow pays nothing for them.
+// Package wfproc runs workflows in a process of their own: ouro itself, started again in
+// its workflow engine mode (ModeArg; see MaybeServe), so that a script's heap is capped
+// by that process's limits (the engine's memory limit, and on Linux RLIMIT_DATA as a
+// backstop), a script that runs away cannot take the session with it, and killing the
+// engine (ouro's cancel, kill -9) leaves a run that resumes. It is the same binary: one
+// install gives workflows.
 //
-// What linking goja into ouro costs, measured (TestPeakMemory's 3-turn task, Linux 6.18,
-// Go 1.26): goja's JSON.stringify reaches objectGoReflect, whose reflect Type.Method(i)
-// makes the linker keep every exported method of every type used in an interface (so
-// text/template's evalField too, which TestPeakMemory refuses): the binary grows from
-// 43.9 to 57.1 MB and --version from 7.9 to 9.0 MB. Package initialisation allocates
-// only 270 KB more (google/pprof/profile 154 KB, regexp2 38 KB, goja/parser 38 KB), but
-// the runtime's start-up touches twice the itabs (908 → 1,780, each with its type) and
-// the larger binary's init code: the task's peak moves to the end of initialisation, before
-// internal/lean can drop those pages, and rises from 22.9 to 26.4 MB (29.1 to 33.5 MB
-// with OURO_KEEP_INIT_PAGES=1). Releasing init pages once more at internal/lean's own
-// initialisation gets 25.9 MB, still over the 25 MB target. Hence this helper. ouro and the helper speak JSON
-// lines over the helper's stdin and stdout: ouro sends one request; for a run, the helper
-// asks ouro for each agent() call (ouro runs it as a subagent of the session, under its
-// permissions) and reports progress, then the result. The helper keeps the journal in
-// state.db, so killing it (ouro's cancel, kill -9) leaves a run that resumes.
+// ouro and the engine speak JSON lines over the engine's stdin and stdout: ouro sends one
+// request; for a run, the engine asks ouro for each agent() call (ouro runs it as a
+// subagent of the session, under its permissions) and reports progress, then the
+// result. The engine keeps the journal in state.db.
+//
+// The JavaScript engine (goja) used to live in a separate ouro-workflow program, to keep
+// it out of the memory of runs that start no workflow; linked into ouro it costs every
+// run the pages its larger binary touches at start (the README's memory figures are
+// measured with it linked).
 package wfproc
 
 import (
@@ -27,25 +24,57 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/ouroagent/ouro/internal/helperbin"
-
+	"github.com/ouroagent/ouro/internal/profile"
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 )
 
-// HelperName is the helper program's name; ouro looks for it next to itself.
-const HelperName = "ouro-workflow"
+// ModeArg, as a program's first argument, starts it as the workflow engine (MaybeServe).
+const ModeArg = "__ouro_workflow"
 
-// Locate finds the helper: $OURO_WORKFLOW_BIN, then next to the running program, then on
-// PATH.
-func Locate() (string, error) {
-	return helperbin.Locate(HelperName, "OURO_WORKFLOW_BIN", "workflows")
+// serves says the program called MaybeServe: started with ModeArg, it is the engine.
+var serves atomic.Bool
+
+// MaybeServe makes this program the workflow engine when it was started as one (first
+// argument ModeArg): it answers one request on stdin and stdout with backend's journal
+// and engine, then exits. Otherwise it returns at once, and records that the program can
+// run workflows by starting itself again (Self). ouro's main calls it first thing (through
+// workflow/wfserve); a program built on ouro's packages that offers workflows must too.
+func MaybeServe(backend func() Backend) {
+	if len(os.Args) < 2 || os.Args[1] != ModeArg {
+		serves.Store(true)
+		return
+	}
+	stop := profile.Start() // OURO_PROFILE: the engine's own profiles (see profile.ChildEnv)
+	err := Serve(os.Stdin, os.Stdout, backend())
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ouro workflow engine:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// Self is the engine as this very program started in its engine mode, with its journal
+// at statePath and saved workflows in cwd. The error says why workflows are not available:
+// the program never called MaybeServe, so started again it would not be an engine.
+func Self(statePath, cwd string) (Client, error) {
+	if !serves.Load() {
+		return Client{}, errors.New("workflows are not available in this program: it does not serve ouro's workflow engine mode (a program built on ouro's packages calls wfserve.MaybeServe first thing in main)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Client{}, fmt.Errorf("workflows need this program's own path, to start it as the workflow engine: %w", err)
+	}
+	return Client{Bin: exe, Args: []string{ModeArg}, StatePath: statePath, CWD: cwd}, nil
 }
 
 // request is what ouro sends first.
@@ -81,19 +110,21 @@ type message struct {
 	Output    string                 `json:"output,omitempty"`
 }
 
-// stopGrace is how long a stopped helper has to record the end of its run.
+// stopGrace is how long a stopped engine has to record the end of its run.
 const stopGrace = 5 * time.Second
 
-// Client is a workflow.Engine in the helper.
+// Client is a workflow.Engine in a process of its own.
 type Client struct {
-	Bin       string // the helper program
-	StatePath string // state.db
-	CWD       string // the project (saved workflows)
+	Bin       string   // the program (see Self)
+	Args      []string // its arguments (ModeArg)
+	Env       []string // its environment; nil: this process's
+	StatePath string   // state.db
+	CWD       string   // the project (saved workflows)
 }
 
 var _ workflow.Engine = Client{}
 
-// conn is one helper process.
+// conn is one engine process.
 type conn struct {
 	cmd    *exec.Cmd
 	enc    *json.Encoder
@@ -105,9 +136,10 @@ type conn struct {
 
 func (c Client) start(ctx context.Context, req request) (*conn, error) {
 	req.StatePath, req.CWD = c.StatePath, c.CWD
-	cmd := exec.CommandContext(ctx, c.Bin)
+	cmd := exec.CommandContext(ctx, c.Bin, c.Args...)
 	cmd.Dir = c.CWD
-	helperbin.OwnGroup(cmd) // a Ctrl-C interrupts ouro's turn, not a background run
+	cmd.Env = c.Env
+	ownGroup(cmd) // a Ctrl-C interrupts ouro's turn, not a background run
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -117,15 +149,15 @@ func (c Client) start(ctx context.Context, req request) (*conn, error) {
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &helperbin.Head{B: &stderr, N: 64 << 10}
+	cmd.Stderr = &head{b: &stderr, n: 64 << 10}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("the workflow helper %s did not start: %w", c.Bin, err)
+		return nil, fmt.Errorf("the workflow engine (%s) did not start: %w", c.Bin, err)
 	}
 	dec := json.NewDecoder(bufio.NewReaderSize(stdout, 1<<20))
 	k := &conn{cmd: cmd, enc: json.NewEncoder(stdin), dec: dec, stderr: &stderr, stdin: stdin}
 	if err := k.send(req); err != nil {
 		k.close()
-		return nil, fmt.Errorf("the workflow helper: %w", err)
+		return nil, fmt.Errorf("the workflow engine: %w", err)
 	}
 	return k, nil
 }
@@ -141,7 +173,7 @@ func (k *conn) close() error {
 	return k.cmd.Wait()
 }
 
-// gone explains a helper that stopped answering.
+// gone explains an engine that stopped answering.
 func (k *conn) gone(err error) error {
 	werr := k.close()
 	msg := strings.TrimSpace(k.stderr.String())
@@ -152,9 +184,9 @@ func (k *conn) gone(err error) error {
 		msg = err.Error()
 	}
 	if strings.Contains(msg, "out of memory") {
-		return fmt.Errorf("the workflow helper ran out of the memory it may use (a backstop at four times the script's limit, for an allocation too large to watch; %s raises it): %s", "OURO_WORKFLOW_MEMORY", textcut.Bytes(msg, 300, "…"))
+		return fmt.Errorf("the workflow engine ran out of the memory it may use (a backstop at four times the script's limit, for an allocation too large to watch; %s raises it): %s", "OURO_WORKFLOW_MEMORY", textcut.Bytes(msg, 300, "…"))
 	}
-	return fmt.Errorf("the workflow helper ended without an answer: %s", msg)
+	return fmt.Errorf("the workflow engine ended without an answer: %s", msg)
 }
 
 // once sends a request that has a single answer.
@@ -197,14 +229,14 @@ func (c Client) Journal(ctx context.Context, id string) (workflow.RunRecord, err
 	return rec, nil
 }
 
-// Text runs the helper's list (id "") or show (a run id) and returns what it prints.
+// Text runs the engine's list (id "") or show (a run id) and returns what it prints.
 func (c Client) Text(ctx context.Context, op, id string) (string, error) {
 	m, err := c.once(ctx, request{Op: op, RunID: id})
 	return m.Output, err
 }
 
-// Run implements workflow.Engine: the helper runs the script; each agent() call comes
-// back here to o.Runner. Cancelling ctx kills the helper: the journal keeps every call
+// Run implements workflow.Engine: the engine runs the script; each agent() call comes
+// back here to o.Runner. Cancelling ctx kills the engine: the journal keeps every call
 // it finished, so the run resumes.
 func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) (workflow.Result, error) {
 	if o.Runner == nil {
@@ -219,7 +251,7 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 	if err != nil {
 		return workflow.Result{}, err
 	}
-	// The run's own context stops the helper: its stdin closes, so it records the run as
+	// The run's own context stops the engine: its stdin closes, so it records the run as
 	// interrupted in the journal and answers; one that does not within stopGrace is
 	// killed (the journal then still says running; the run resumes all the same).
 	actx, stopAgents := context.WithCancel(hctx) // the agents this side runs
@@ -273,7 +305,7 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 			cancel() // agents still running stop
 			k.close()
 			if m.Result == nil {
-				return workflow.Result{}, errors.New("the workflow helper answered without a result")
+				return workflow.Result{}, errors.New("the workflow engine answered without a result")
 			}
 			return *m.Result, nil
 		case "fail":
@@ -282,4 +314,18 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 			return workflow.Result{}, errors.New(m.Error)
 		}
 	}
+}
+
+// head keeps the first n bytes written to b (the engine's stderr, for the error that
+// reports its failure) and drops the rest, never failing the write.
+type head struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	if room := h.n - h.b.Len(); room > 0 {
+		h.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }

@@ -130,3 +130,19 @@ func TestCancelRecordsTheRunInterrupted(t *testing.T) {
 		t.Fatalf("journal: %+v %v", rec, err)
 	}
 }
+
+// Self starts this very program in its engine mode, and only once the program has said
+// it serves that mode (MaybeServe); before, it says why workflows are unavailable.
+func TestSelfNeedsMaybeServe(t *testing.T) {
+	wfproc.ForgetMaybeServe()
+	t.Cleanup(wfproc.ForgetMaybeServe)
+	if _, err := wfproc.Self("s.db", "/w"); err == nil || !strings.Contains(err.Error(), "wfserve.MaybeServe") {
+		t.Fatalf("before MaybeServe: %v", err)
+	}
+	wfproc.MaybeServe(nil) // not started with ModeArg: returns at once
+	c, err := wfproc.Self("s.db", "/w")
+	exe, _ := os.Executable()
+	if err != nil || c.Bin != exe || len(c.Args) != 1 || c.Args[0] != wfproc.ModeArg || c.StatePath != "s.db" || c.CWD != "/w" {
+		t.Fatalf("after MaybeServe: %+v %v", c, err)
+	}
+}

@@ -1,6 +1,6 @@
 // Package endpoint says where the OpenAI provider sends its requests and with which key.
-// It holds no SDK: ouro checks an openai:NAME model's configuration here, in its own
-// process, and the provider (llm/openai, in the ouro-openai helper) uses the same rules.
+// It holds no SDK: ouro checks an openai:NAME model's configuration here before it builds
+// the provider (llm/openai), which uses the same rules.
 package endpoint
 
 import (

@@ -1,9 +1,10 @@
-package main
+package wfserve
 
 import "golang.org/x/sys/unix"
 
-// capMemory bounds the helper's private writable memory (RLIMIT_DATA, which counts the
-// Go heap's mappings but not the address space Go only reserves) at a margin above the
+// capMemory bounds the engine process's private writable memory (RLIMIT_DATA, which
+// counts the Go heap's mappings but not the address space Go only reserves) at a margin
+// above the
 // script's limit: the engine's watchdog stops a script that grows step by step, and this
 // backstop stops one allocation too large to be watched (a string of 16 GiB) before it
 // takes the machine's memory. The process then dies with "out of memory", which the

@@ -1,15 +1,12 @@
-// Command ouro-workflow is the helper ouro runs workflow scripts in. It holds the
-// JavaScript engine (goja) and the journal (state.db, or JetStream with --store), which
-// ouro itself does not link, so that a session running no workflow pays nothing for them. ouro starts it and speaks
-// JSON lines with it over stdin and stdout (package workflow/wfproc); it is not meant to
-// be run by hand. Install it next to ouro:
-//
-//	go install github.com/ouroagent/ouro/cmd/ouro github.com/ouroagent/ouro/cmd/ouro-workflow
-package main
+// Package wfserve is the workflow engine mode of ouro's binary (chapter: workflows): the
+// journal (state.db, or JetStream for a nats:// store) and the JavaScript engine behind
+// wfproc's protocol. A program calls MaybeServe first thing in main; started again by
+// wfproc.Self with wfproc.ModeArg, it then serves one request and exits, under the
+// memory limit of the script it runs.
+package wfserve
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -21,8 +18,13 @@ import (
 	"github.com/ouroagent/ouro/workflow/wfproc"
 )
 
-func main() {
-	err := wfproc.Serve(os.Stdin, os.Stdout, wfproc.Backend{
+// MaybeServe serves the workflow engine mode when the program was started in it, and
+// returns otherwise (see wfproc.MaybeServe).
+func MaybeServe() { wfproc.MaybeServe(Backend) }
+
+// Backend is the engine's journal and JavaScript engine.
+func Backend() wfproc.Backend {
+	return wfproc.Backend{
 		Open: func(path string) (workflow.Store, error) {
 			if natsjs.IsURL(path) {
 				return natsstore.Open(context.Background(), path)
@@ -31,7 +33,7 @@ func main() {
 		},
 		Engine: func(s workflow.Store) workflow.Engine { return engine.Local{Store: s} },
 		Check:  engine.Check,
-		// The helper's process is the run's, so its heap is the script's: the engine's
+		// The engine's process is the run's, so its heap is the script's: the engine's
 		// watchdog stops the script past the limit, and the collector is told the same
 		// limit so that garbage is collected before it counts against it.
 		MemoryLimit: func() (int64, error) {
@@ -42,9 +44,5 @@ func main() {
 			}
 			return n, err
 		},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ouro-workflow:", err)
-		os.Exit(2)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package wfserve
 
 // capMemory has no backstop outside Linux: the engine's watchdog alone bounds a script.
 func capMemory(int64) {}

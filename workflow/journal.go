@@ -70,6 +70,20 @@ func ResumeHint(id string) string {
 	return fmt.Sprintf("its process is gone; resume it with 'ouro workflow show %s --resume'", id)
 }
 
+// StoppedNote is what a listing says under r at now: "" unless r shows as stopped; the
+// run of runs that resumed it, if one did; else how to resume it.
+func StoppedNote(r RunRecord, runs []RunRecord, now time.Time) string {
+	if r.Shown(now) != StatusStopped {
+		return ""
+	}
+	for _, o := range runs {
+		if o.ResumedFrom == r.ID {
+			return fmt.Sprintf("its process is gone; resumed as %s (%s)", o.ID, o.Shown(now))
+		}
+	}
+	return ResumeHint(r.ID)
+}
+
 // Call statuses.
 const (
 	CallRunning     = "running"

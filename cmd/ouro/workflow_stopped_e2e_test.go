@@ -86,7 +86,9 @@ return out;`
 		t.Fatalf("resume: exit %d\n%s\n%s", code, out, stderr)
 	}
 	list, _, _ = e.run("", "workflow", "list")
-	if !stopped.MatchString(list) || !regexp.MustCompile(`wf_[a-z0-9-]+\s+completed\s+three`).MatchString(list) {
+	resumed := regexp.MustCompile(`(wf_[a-z0-9-]+)\s+completed\s+three`).FindStringSubmatch(list)
+	if !stopped.MatchString(list) || resumed == nil || strings.Contains(list, hint) ||
+		!strings.Contains(list, "resumed as "+resumed[1]+" (completed)") {
 		t.Fatalf("after the resume:\n%s", list)
 	}
 }

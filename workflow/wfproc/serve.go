@@ -198,8 +198,8 @@ func List(ctx context.Context, w io.Writer, store workflow.Store, cwd string, ch
 			break
 		}
 		fmt.Fprintf(w, "  %s  %-16s %-10s %7d tokens  %s\n", r.ID, r.Shown(now), r.Name, r.Tokens, r.Started.Local().Format("2006-01-02 15:04"))
-		if r.Shown(now) == workflow.StatusStopped {
-			fmt.Fprintf(w, "      %s\n", workflow.ResumeHint(r.ID))
+		if note := workflow.StoppedNote(r, runs, now); note != "" {
+			fmt.Fprintf(w, "      %s\n", note)
 		}
 	}
 	return nil

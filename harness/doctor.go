@@ -28,6 +28,7 @@ func Doctor(opts Options) doctor.Report {
 	return checkup.Run(checkup.Config{
 		Dirs:  checkup.Dirs{CWD: d.cwd, Home: d.home, Project: d.project, Config: d.config},
 		Model: opts.Model.choice(), Add: opts.Dirs.Add, Plugins: opts.Plugins,
+		MCP: checkup.MCPFlags{Configs: opts.MCP.Configs, Strict: opts.MCP.Strict}, Version: opts.Version,
 		Loads: doctorLoads{d: d, opts: opts},
 	})
 }

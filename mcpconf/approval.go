@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -262,4 +263,17 @@ func readDoc(path string, limit int64) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("%s is not a JSON object (%v); fix it before ouro changes it", path, err)
 	}
 	return doc, nil
+}
+
+// SettingsKeys are the keys of settings files this package reads (the approvals of a
+// project's .mcp.json servers), from the struct they are decoded into: doctor counts
+// them as honoured.
+func SettingsKeys() []string {
+	t := reflect.TypeFor[approvalFields]()
+	out := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
 }

@@ -330,7 +330,7 @@ type file struct {
 	Model                           *string `json:"model"`
 	Workflows                       *bool   `json:"workflows"`
 	// APIKeyHelper is read only to say that ouro does not run it.
-	APIKeyHelper *string `json:"apiKeyHelper"`
+	APIKeyHelper *string `json:"apiKeyHelper" honour:"no"`
 	Store        struct {
 		URL *string `json:"url"`
 	} `json:"store"`

@@ -46,6 +46,42 @@ type RunRecord struct {
 	Tokens      int       `json:"tokens"`
 	Started     time.Time `json:"started"`
 	Finished    time.Time `json:"finished,omitzero"`
+	// Lease is when a running run's claim on being alive runs out: the process running it
+	// renews it every LeaseTerm/3, so a run still "running" past its lease lost its
+	// process (kill -9, a crash, a reboot) and shows as stopped. A lease, not a pid: it
+	// holds across pid reuse, machines sharing a journal (JetStream) and reboots.
+	Lease time.Time `json:"lease,omitzero"`
+}
+
+// LeaseTerm is how long a run's lease lasts from its last renewal (a variable for tests).
+var LeaseTerm = 15 * time.Second
+
+// Shown is r's status as people see it at now: StatusStopped for a run recorded running
+// whose lease ran out (or that has none: journaled before leases), else r.Status.
+func (r RunRecord) Shown(now time.Time) string {
+	if r.Status == StatusRunning && !now.Before(r.Lease) {
+		return StatusStopped
+	}
+	return r.Status
+}
+
+// ResumeHint says how to resume a stopped run.
+func ResumeHint(id string) string {
+	return fmt.Sprintf("its process is gone; resume it with 'ouro workflow show %s --resume'", id)
+}
+
+// StoppedNote is what a listing says under r at now: "" unless r shows as stopped; the
+// run of runs that resumed it, if one did; else how to resume it.
+func StoppedNote(r RunRecord, runs []RunRecord, now time.Time) string {
+	if r.Shown(now) != StatusStopped {
+		return ""
+	}
+	for _, o := range runs {
+		if o.ResumedFrom == r.ID {
+			return fmt.Sprintf("its process is gone; resumed as %s (%s)", o.ID, o.Shown(now))
+		}
+	}
+	return ResumeHint(r.ID)
 }
 
 // Call statuses.

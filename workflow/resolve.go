@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ResolveRunID finds the run arg names: its id, else the only run whose id begins with
@@ -53,12 +54,13 @@ func ResolveRunID(ctx context.Context, s Store, arg string) (string, error) {
 func ambiguous(arg string, runs []RunRecord) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q matches %d workflow runs; give more of the id:", arg, len(runs))
+	now := time.Now()
 	for i, r := range runs {
 		if i == 20 {
 			fmt.Fprintf(&b, "\n  … and %d older", len(runs)-20)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s  %-10s %-16s %s", r.ID, r.Name, r.Status, r.Started.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(&b, "\n  %s  %-10s %-16s %s", r.ID, r.Name, r.Shown(now), r.Started.Local().Format("2006-01-02 15:04"))
 	}
 	return errors.New(b.String())
 }

@@ -106,6 +106,9 @@ const (
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
 	StatusBudget      = "budget_exhausted"
+	// StatusStopped is never journaled: it is how a run recorded running shows once its
+	// lease ran out (RunRecord.Shown), resumable like an interrupted one.
+	StatusStopped = "stopped"
 )
 
 // Result is how a run ended.

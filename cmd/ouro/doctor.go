@@ -23,7 +23,11 @@ sandbox, hooks, agents, skills and commands, plugins (--plugin-dir), instruction
 ones), rules folders and memory — and prints, for each file, whether it was loaded,
 loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
 every warning, and where tasks, messages and journals are kept (a shared NATS store is
-connected to, to see that it answers). Nothing is run: no hook, no model call.
+connected to, to see that it answers). MCP servers are listed with the file that defines
+each, whether it is approved and whether it starts (each approved one is started within
+MCP_TIMEOUT, then stopped; a project server not approved is never started). Last come the
+keys of the settings files that ouro reads but does not honour. Nothing else is run: no
+hook, no model call.
 
 The model section says where model requests go (the base URL: https://api.anthropic.com
 unless ANTHROPIC_BASE_URL, or OPENAI_BASE_URL for openai:NAME, names another) and where

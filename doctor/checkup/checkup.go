@@ -21,7 +21,8 @@ import (
 
 // Run loads every configuration source as a session would for cfg, through the loaders
 // a run calls (cfg.Loads), and reports each file: loaded, skipped and why, with every
-// warning. Nothing runs: no hook, no model call, no transcript. A new mechanism joins by
+// warning. Nothing runs but the MCP servers that may start (started to say whether they
+// do, then stopped): no hook, no model call, no transcript. A new mechanism joins by
 // adding its doctor.Source to the list below.
 func Run(cfg Config) doctor.Report {
 	c := &checkup{d: cfg.Dirs, cfg: cfg, load: cfg.Loads, set: &settings.Settings{}}
@@ -34,10 +35,12 @@ func Run(cfg Config) doctor.Report {
 		doctor.Func{Title: "agents", F: c.agents},
 		doctor.Func{Title: "skills", F: c.skills},
 		doctor.Func{Title: "plugins", F: c.plugins},
+		doctor.Func{Title: "mcp servers", F: c.mcp},
 		doctor.Func{Title: "instructions and rules", F: c.instructions},
 		doctor.Func{Title: "memory", F: c.memory},
 		doctor.Func{Title: "trust", F: c.trust},
 		doctor.Func{Title: "store", F: c.store},
+		doctor.Func{Title: "settings ouro reads but does not honour", F: c.unhonoured},
 	)
 }
 

@@ -1,6 +1,7 @@
 // Package checkup is ouro doctor's list of sections: what a session in a directory would
 // load from each configuration source (settings, model, permission rules, sandbox,
-// hooks, agents, skills, plugins, instruction files, memory, trust, store), loaded
+// hooks, agents, skills, plugins, MCP servers, instruction files, memory, trust, store,
+// and the settings it reads without honouring), loaded
 // through the functions a run calls, so that a warning reads in doctor as a run prints it.
 //
 // It sits between the doctor package (the report, below every mechanism) and the
@@ -39,7 +40,15 @@ type Config struct {
 	Model   resolve.Choice
 	Add     []string // --add-dir
 	Plugins []string // --plugin-dir
+	MCP     MCPFlags
+	Version string // ouro's, as MCP servers are told
 	Loads   Loads
+}
+
+// MCPFlags are --mcp-config and --strict-mcp-config.
+type MCPFlags struct {
+	Configs []string
+	Strict  bool
 }
 
 // Loads are the steps of a session's start that only the harness has; doctor calls them

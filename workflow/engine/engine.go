@@ -58,9 +58,11 @@ func Run(ctx context.Context, script workflow.Script, o workflow.Options) (workf
 	}
 	rec := workflow.RunRecord{ID: r.id, Name: p.meta.Name, ScriptPath: script.Path, Script: script.Source,
 		Args: string(o.Args), ResumedFrom: o.Resume, Status: workflow.StatusRunning, Started: time.Now().UTC()}
+	rec.Lease = rec.Started.Add(workflow.LeaseTerm)
 	if err := o.Store.CreateRun(ctx, rec); err != nil {
 		return workflow.Result{}, fmt.Errorf("workflow journal: %w", err)
 	}
+	stopLease := keepLease(context.WithoutCancel(ctx), o.Store, rec)
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the workflow ran past its time limit of %s", o.Timeout))
@@ -73,6 +75,7 @@ func Run(ctx context.Context, script workflow.Script, o workflow.Options) (workf
 	stopWatch()
 	cancel(errors.New("the workflow ended")) // agents the script left running stop here
 	r.wg.Wait()
+	stopLease() // before the end is recorded, so no renewal writes over it
 
 	res := workflow.Result{RunID: r.id, Meta: p.meta, Value: value, Status: workflow.StatusCompleted}
 	r.mu.Lock()
@@ -96,10 +99,35 @@ func Run(ctx context.Context, script workflow.Script, o workflow.Options) (workf
 		}
 	}
 	rec.Status, rec.Result, rec.Error, rec.Tokens, rec.Finished = res.Status, string(res.Value), res.Error, res.Tokens, time.Now().UTC()
+	rec.Lease = time.Time{}
 	if err := o.Store.UpdateRun(context.WithoutCancel(ctx), rec); err != nil && res.Error == "" {
 		res.Error = "the journal could not record the end of the run: " + err.Error()
 	}
 	return res, nil
+}
+
+// keepLease renews rec's lease every workflow.LeaseTerm/3 until the returned function is
+// called (it returns once no renewal is under way). A renewal that fails is tried again at
+// the next tick: the run goes on, and shows as stopped only if renewals keep failing.
+func keepLease(ctx context.Context, store workflow.Store, rec workflow.RunRecord) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(workflow.LeaseTerm / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				rec.Lease = now.UTC().Add(workflow.LeaseTerm)
+				_ = store.UpdateRun(ctx, rec)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 func nameOf(s workflow.Script) string {

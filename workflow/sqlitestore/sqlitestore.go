@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ouroagent/ouro/internal/statedb"
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS workflow_runs (
 	error        TEXT NOT NULL,
 	tokens       INTEGER NOT NULL,
 	started      TEXT NOT NULL,
-	finished     TEXT NOT NULL
+	finished     TEXT NOT NULL,
+	lease        TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS workflow_calls (
 	run_id   TEXT NOT NULL,
@@ -67,7 +69,40 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrate brings a journal made before runs had leases up to date: its workflow_runs gets
+// the lease column, empty, so its runs left "running" show as stopped. Two processes may
+// both try; the one that finds the column already added has nothing to do.
+func (s *Store) migrate() error {
+	rows, err := s.db.Query(`SELECT name FROM pragma_table_info('workflow_runs')`)
+	if err != nil {
+		return s.explain(err)
+	}
+	has := false
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return s.explain(err)
+		}
+		has = has || name == "lease"
+	}
+	rows.Close()
+	if has {
+		return nil
+	}
+	_, err = s.db.Exec(`ALTER TABLE workflow_runs ADD COLUMN lease TEXT NOT NULL DEFAULT ''`)
+	if err != nil && strings.Contains(err.Error(), "duplicate column") {
+		return nil
+	}
+	return s.explain(err)
 }
 
 // Path is the database file.
@@ -90,21 +125,21 @@ func parseTS(s string) time.Time {
 	return t
 }
 
-const runCols = `id, name, script_path, script, args, resumed_from, status, result, error, tokens, started, finished`
+const runCols = `id, name, script_path, script, args, resumed_from, status, result, error, tokens, started, finished, lease`
 
 func runArgs(r workflow.RunRecord) []any {
-	return []any{r.ID, r.Name, r.ScriptPath, r.Script, r.Args, r.ResumedFrom, r.Status, r.Result, r.Error, r.Tokens, ts(r.Started), ts(r.Finished)}
+	return []any{r.ID, r.Name, r.ScriptPath, r.Script, r.Args, r.ResumedFrom, r.Status, r.Result, r.Error, r.Tokens, ts(r.Started), ts(r.Finished), ts(r.Lease)}
 }
 
 // CreateRun implements workflow.Store.
 func (s *Store) CreateRun(ctx context.Context, r workflow.RunRecord) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO workflow_runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, runArgs(r)...)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO workflow_runs (`+runCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, runArgs(r)...)
 	return s.explain(err)
 }
 
 // UpdateRun implements workflow.Store.
 func (s *Store) UpdateRun(ctx context.Context, r workflow.RunRecord) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE workflow_runs SET name=?, script_path=?, script=?, args=?, resumed_from=?, status=?, result=?, error=?, tokens=?, started=?, finished=? WHERE id=?`,
+	res, err := s.db.ExecContext(ctx, `UPDATE workflow_runs SET name=?, script_path=?, script=?, args=?, resumed_from=?, status=?, result=?, error=?, tokens=?, started=?, finished=?, lease=? WHERE id=?`,
 		append(runArgs(r)[1:], r.ID)...)
 	if err != nil {
 		return s.explain(err)
@@ -119,9 +154,9 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (workflow.RunRecord, error) {
 	var r workflow.RunRecord
-	var started, finished string
-	err := sc.Scan(&r.ID, &r.Name, &r.ScriptPath, &r.Script, &r.Args, &r.ResumedFrom, &r.Status, &r.Result, &r.Error, &r.Tokens, &started, &finished)
-	r.Started, r.Finished = parseTS(started), parseTS(finished)
+	var started, finished, lease string
+	err := sc.Scan(&r.ID, &r.Name, &r.ScriptPath, &r.Script, &r.Args, &r.ResumedFrom, &r.Status, &r.Result, &r.Error, &r.Tokens, &started, &finished, &lease)
+	r.Started, r.Finished, r.Lease = parseTS(started), parseTS(finished), parseTS(lease)
 	return r, err
 }
 

@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/engine"
 	"github.com/ouroagent/ouro/workflow/sqlitestore"
@@ -97,6 +99,11 @@ func TestKillNineThenResume(t *testing.T) {
 	if err != nil || killed.Status != workflow.StatusRunning {
 		t.Fatalf("the killed run: %+v %v", killed, err)
 	}
+	// Journaled running, it shows as stopped once its lease runs out (nobody renews it).
+	if killed.Lease.IsZero() || killed.Shown(killed.Lease.Add(-time.Millisecond)) != workflow.StatusRunning ||
+		killed.Shown(killed.Lease) != workflow.StatusStopped {
+		t.Fatalf("the killed run's lease: %+v", killed)
+	}
 	res, err := engine.Run(context.Background(), workflow.Script{Source: storetest.FiveSteps},
 		workflow.Options{Runner: storetest.SideEffects(fx, 0), Store: s, Resume: "wf_killed-run"})
 	if err != nil || res.Status != workflow.StatusCompleted {
@@ -124,6 +131,80 @@ func TestKillNineThenResume(t *testing.T) {
 	calls, _ := s.Calls(context.Background(), res.RunID)
 	if len(calls) != 5 || !calls[0].Replayed || calls[3].Replayed || calls[4].Status != workflow.CallDone {
 		t.Fatalf("journal of the resumed run: %+v", calls)
+	}
+}
+
+// A journal made before runs had leases opens with the column added: its run left
+// "running" shows as stopped, and new runs keep their leases.
+func TestOldJournalGainsLeases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	old, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.Exec(`CREATE TABLE workflow_runs (id TEXT PRIMARY KEY, name TEXT NOT NULL, script_path TEXT NOT NULL,
+		script TEXT NOT NULL, args TEXT NOT NULL, resumed_from TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL,
+		error TEXT NOT NULL, tokens INTEGER NOT NULL, started TEXT NOT NULL, finished TEXT NOT NULL);
+		INSERT INTO workflow_runs VALUES ('wf_oldrun', 'old', '', 's', '', '', 'running', '', '', 3, '2026-01-02T03:04:05Z', '')`)
+	old.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second open finds the column there
+		s, err := sqlitestore.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Run(context.Background(), "wf_oldrun")
+		if err != nil || r.Tokens != 3 || r.Shown(time.Now()) != workflow.StatusStopped {
+			t.Fatalf("%+v %v", r, err)
+		}
+		s.Close()
+	}
+	s, _ := sqlitestore.Open(path)
+	defer s.Close()
+	lease := time.Now().Add(time.Hour).UTC()
+	if err := s.CreateRun(context.Background(), workflow.RunRecord{ID: "wf_newrun", Status: workflow.StatusRunning, Started: time.Now(), Lease: lease}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Run(context.Background(), "wf_newrun"); err != nil || !r.Lease.Equal(lease) || r.Shown(time.Now()) != workflow.StatusRunning {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// A run's lease is renewed while it runs, so a run longer than one lease still shows
+// running; its end clears it.
+func TestLeaseIsRenewedWhileRunning(t *testing.T) {
+	saved := workflow.LeaseTerm
+	workflow.LeaseTerm = 150 * time.Millisecond
+	t.Cleanup(func() { workflow.LeaseTerm = saved })
+	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	release := make(chan struct{})
+	done := make(chan workflow.Result, 1)
+	go func() {
+		res, _ := engine.Run(context.Background(), workflow.Script{Source: "export const meta = {name: 'slow', description: 'd'};\nreturn await agent('wait');"},
+			workflow.Options{RunID: "wf_slowrun", Store: s, Runner: workflow.RunnerFunc(func(ctx context.Context, _ string, _ workflow.AgentOptions) (string, llm.Usage, error) {
+				<-release
+				return "ok", llm.Usage{}, nil
+			})})
+		done <- res
+	}()
+	time.Sleep(700 * time.Millisecond) // several lease terms
+	r, err := s.Run(context.Background(), "wf_slowrun")
+	if err != nil || r.Shown(time.Now()) != workflow.StatusRunning {
+		t.Fatalf("a live run past its first lease: %+v %v", r, err)
+	}
+	close(release)
+	if res := <-done; res.Status != workflow.StatusCompleted {
+		t.Fatalf("%+v", res)
+	}
+	time.Sleep(300 * time.Millisecond) // no renewal writes over the end
+	if r, _ = s.Run(context.Background(), "wf_slowrun"); r.Status != workflow.StatusCompleted || !r.Lease.IsZero() {
+		t.Fatalf("after the end: %+v", r)
 	}
 }
 

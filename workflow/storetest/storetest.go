@@ -22,7 +22,7 @@ func Run(t *testing.T, open func(t *testing.T) workflow.Store) {
 		}
 		t0 := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 		a := workflow.RunRecord{ID: "wf_aaaaaa", Name: "a", Script: "s", Args: `{"x":1}`, Status: workflow.StatusRunning, Started: t0}
-		b := workflow.RunRecord{ID: "wf_bbbbbb", Name: "b", Status: workflow.StatusRunning, Started: t0.Add(time.Second)}
+		b := workflow.RunRecord{ID: "wf_bbbbbb", Name: "b", Status: workflow.StatusRunning, Started: t0.Add(time.Second), Lease: t0.Add(time.Hour)}
 		for _, r := range []workflow.RunRecord{a, b} {
 			if err := s.CreateRun(ctx, r); err != nil {
 				t.Fatal(err)
@@ -45,6 +45,10 @@ func Run(t *testing.T, open func(t *testing.T) workflow.Store) {
 		all, err := s.Runs(ctx)
 		if err != nil || len(all) != 2 || all[0].ID != b.ID {
 			t.Fatalf("newest first: %+v %v", all, err)
+		}
+		// The lease is kept: b is alive until it runs out, stopped after.
+		if !all[0].Lease.Equal(b.Lease) || all[0].Shown(t0.Add(time.Minute)) != workflow.StatusRunning || all[0].Shown(t0.Add(2*time.Hour)) != workflow.StatusStopped {
+			t.Fatalf("lease: %+v", all[0])
 		}
 	})
 	t.Run("calls", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ouroagent/ouro/internal/textcut"
 	"github.com/ouroagent/ouro/llm"
@@ -190,12 +191,16 @@ func List(ctx context.Context, w io.Writer, store workflow.Store, cwd string, ch
 	if len(runs) > 0 {
 		fmt.Fprintln(w, "Runs:")
 	}
+	now := time.Now()
 	for i, r := range runs {
 		if i == 20 {
 			fmt.Fprintf(w, "  … and %d older\n", len(runs)-20)
 			break
 		}
-		fmt.Fprintf(w, "  %s  %-16s %-10s %7d tokens  %s\n", r.ID, r.Status, r.Name, r.Tokens, r.Started.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "  %s  %-16s %-10s %7d tokens  %s\n", r.ID, r.Shown(now), r.Name, r.Tokens, r.Started.Local().Format("2006-01-02 15:04"))
+		if note := workflow.StoppedNote(r, runs, now); note != "" {
+			fmt.Fprintf(w, "      %s\n", note)
+		}
 	}
 	return nil
 }
@@ -218,7 +223,10 @@ func Show(ctx context.Context, w io.Writer, store workflow.Store, arg string) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s  %s  %s  %d tokens\n", r.ID, r.Name, r.Status, r.Tokens)
+	fmt.Fprintf(w, "%s  %s  %s  %d tokens\n", r.ID, r.Name, r.Shown(time.Now()), r.Tokens)
+	if r.Shown(time.Now()) == workflow.StatusStopped {
+		fmt.Fprintf(w, "%s\n", workflow.ResumeHint(r.ID))
+	}
 	if r.ScriptPath != "" {
 		fmt.Fprintf(w, "script: %s\n", r.ScriptPath)
 	}

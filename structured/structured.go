@@ -191,6 +191,12 @@ func (t outputTool) Spec() llm.ToolSpec {
 
 func (outputTool) ReadOnly() bool { return true }
 
+// Describe implements tool.Describer: the answer is kept in the session, nothing else is
+// touched, so no rule needs to allow it.
+func (outputTool) Describe(input json.RawMessage) ([]tool.Action, error) {
+	return tool.DescribeSession(input)
+}
+
 func (t outputTool) Run(_ context.Context, x *tool.Exec) (tool.Result, error) {
 	v := json.RawMessage(append([]byte(nil), x.Input...))
 	t.o.mu.Lock()

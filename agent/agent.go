@@ -266,6 +266,11 @@ func (r *run) loop(ctx context.Context) {
 				if r.ctxEnded(ctx) {
 					return
 				}
+				if end := (*EndRun)(nil); errors.As(err, &end) && end.Status != "" {
+					r.out.Budget = end.Budget
+					r.finish(end.Status, end.Reason)
+					return
+				}
 				r.finish(StatusFailed, "preparing the model call: "+err.Error())
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -208,4 +209,28 @@ func TestOutcomeJSONDurationsInMilliseconds(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Duration != o.Duration || back.APIDuration != o.APIDuration || back.Status != o.Status {
 		t.Fatalf("read back %+v, %v", back, err)
 	}
+}
+
+// endAfter ends the run from BeforeModel once turn calls have been made.
+type endAfter struct{ at int }
+
+func (e endAfter) BeforeModel(_ context.Context, t *agent.Turn) error {
+	if t.Number > e.at {
+		return fmt.Errorf("seam: %w", &agent.EndRun{Status: agent.StatusBudgetExhausted, Budget: "own_limit", Reason: "its own limit ran out"})
+	}
+	return nil
+}
+
+// A BeforeModel seam's *EndRun ends the run with its status and budget, before the call,
+// instead of failing it.
+func TestBeforeModelEndRun(t *testing.T) {
+	h := newHarness(t, []scripted.Turn{
+		{ToolCalls: []scripted.ToolCall{call("Echo", `{"a":1}`)}},
+		{Text: "never asked"},
+	}, agent.Config{BeforeModel: []agent.BeforeModel{endAfter{at: 1}}}, echo("Echo"))
+	o := h.run(context.Background(), "go")
+	if o.Status != agent.StatusBudgetExhausted || o.Budget != "own_limit" || o.Reason != "its own limit ran out" || o.Turns != 1 {
+		t.Fatalf("outcome = %+v, want budget_exhausted/own_limit after 1 turn", o)
+	}
+	checkInvariants(t, h.conv)
 }

@@ -84,10 +84,22 @@ func (t *Turn) AddEphemeral(blocks ...llm.Block) {
 	t.ephemeral = true
 }
 
-// BeforeModel runs before every model call.
+// BeforeModel runs before every model call. An error fails the run, unless it is an
+// *EndRun, which ends it with the status that names.
 type BeforeModel interface {
 	BeforeModel(ctx context.Context, t *Turn) error
 }
+
+// EndRun is what a BeforeModel seam returns to end the run before the model call with a
+// status of its own rather than failed: budget_exhausted when the mechanism's own limit
+// ran out (Budget names it, e.g. structured_output_retries). An empty Status is failed.
+type EndRun struct {
+	Status Status
+	Budget string
+	Reason string
+}
+
+func (e *EndRun) Error() string { return e.Reason }
 
 // Decision is a Gate's verdict on one call.
 type Decision struct {

@@ -10,6 +10,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ import (
 	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
+	"github.com/ouroagent/ouro/structured"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/task"
 	"github.com/ouroagent/ouro/team"
@@ -60,6 +62,9 @@ type Options struct {
 	Access Access
 	UI     UI
 	Goal   GoalOptions
+	// JSONSchema, when set, is the schema the run's final answer must match (--json-schema,
+	// the Agent SDK's jsonSchema): the model answers through StructuredOutput.
+	JSONSchema json.RawMessage
 	// Extensions are mechanisms from outside the harness (the scout's citation check,
 	// the fix guard); their Parts come after the harness's own, so the permission gate
 	// and hooks decide first.
@@ -380,6 +385,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		mechanism.With(skill.Join, skillsConfig(dirs, g, grants.Allow, offered, pluginSkills(plugins, warn), skillShell(g, ws, bash, nil))),
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
+		mechanism.With(structured.Join, structured.JoinConfig{Schema: opts.JSONSchema}),
 		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot}),
 	)
 	if err != nil {

@@ -41,6 +41,8 @@ func TestSessionPartsRunInPhaseOrder(t *testing.T) {
 	for _, state := range []string{"tasks", "todo", "cron", "background"} {
 		before(state, "goal")
 	}
+	before("goal", "structured-output") // a goal's judge sends back before the answer's format is asked for
+	before("structured-output", "needs-input")
 	before("goal", "subagents")
 	before("subagents", "test")
 	if got := s.parts[at["test"]].Phase; got != mechanism.PhaseExtension {

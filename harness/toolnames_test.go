@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,7 @@ func TestToolNamesComeFromTheRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		func(o *Options, _ string) { o.JSONSchema = json.RawMessage(`{"type":"object"}`) }, // StructuredOutput
 	} {
 		home, cwd := t.TempDir(), t.TempDir()
 		s, _ := open(t, home, cwd, []scripted.Turn{{Text: "unused"}}, func(o *Options) {
@@ -53,7 +55,7 @@ func TestToolNamesComeFromTheRegistry(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	for _, must := range []string{"Bash", "CronCreate", "SendMessage", "Skill", "Workflow", "TodoWrite"} {
+	for _, must := range []string{"Bash", "CronCreate", "SendMessage", "Skill", "Workflow", "TodoWrite", "StructuredOutput"} {
 		if !seen[must] {
 			t.Errorf("no session registered %s: the configurations above no longer offer every tool (%v)", must, names)
 		}

@@ -8,14 +8,16 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/notify"
+	"github.com/ouroagent/ouro/structured"
 	"github.com/ouroagent/ouro/subagent"
 	"github.com/ouroagent/ouro/workflow"
 	"github.com/ouroagent/ouro/workflow/wfproc"
 )
 
 // parentOnly are the tools no subagent gets: a workflow's agents (subagents) must not
-// start workflows of their own; a script nests one level with workflow().
-var parentOnly = []string{workflow.ToolName}
+// start workflows of their own (a script nests one level with workflow()), and the
+// session's structured output is the lead's final answer, never a child's.
+var parentOnly = []string{workflow.ToolName, structured.ToolName}
 
 // workflowConfig is what the workflows are given: each agent() call is a subagent of the
 // session (its permissions, tools and hooks); the journal lives in the store; scripts

@@ -60,6 +60,16 @@ type Headless struct {
 	// (--include-partial-messages); see partial.go.
 	partial      map[string]*partialStream
 	partialModel string
+	// structured is the run's structured output (--json-schema), for the next Finish.
+	structured json.RawMessage
+}
+
+// StructuredOutput gives the structured output of the run Finish reports next (nil for
+// none): the result carries it as structured_output, and a text answer is it.
+func (h *Headless) StructuredOutput(v json.RawMessage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.structured = v
 }
 
 // NewHeadless checks the format and returns a writer for it.
@@ -127,6 +137,8 @@ type ResultEvent struct {
 	TotalCostUSD      float64        `json:"total_cost_usd"`
 	Usage             llm.Usage      `json:"usage"`
 	PermissionDenials []agent.Denial `json:"permission_denials"`
+	// StructuredOutput is the final answer as the --json-schema shaped it.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 	// Errors says why a run that is not a success ended, as Claude Code's error results
 	// do (the Agent SDKs read it for every error subtype); absent on success.
 	Errors     []string     `json:"errors,omitempty"`
@@ -319,6 +331,10 @@ func Result(sessionID string, o agent.Outcome) ResultEvent {
 	}
 }
 
+// BudgetStructuredRetries is the budget a run that gave no valid structured output in
+// its attempts ran out of (structured.Budget; ui does not import the mechanism).
+const BudgetStructuredRetries = "structured_output_retries"
+
 // Subtype maps an outcome onto Claude Code's result subtypes.
 func Subtype(o agent.Outcome) string {
 	switch {
@@ -328,6 +344,8 @@ func Subtype(o agent.Outcome) string {
 		return "error_max_turns"
 	case o.Status == agent.StatusBudgetExhausted && o.Budget == agent.BudgetCost:
 		return "error_max_budget_usd"
+	case o.Status == agent.StatusBudgetExhausted && o.Budget == BudgetStructuredRetries:
+		return "error_max_structured_output_retries"
 	default:
 		return "error_during_execution"
 	}
@@ -336,9 +354,20 @@ func Subtype(o agent.Outcome) string {
 // Finish writes the outcome: the result line (stream-json), the result object (json) or
 // the final text (text; a run that did not complete says why on errOut).
 func (h *Headless) Finish(o agent.Outcome, errOut io.Writer) error {
+	h.mu.Lock()
+	structured := h.structured
+	h.structured = nil
+	h.mu.Unlock()
+	res := func() ResultEvent {
+		r := Result(h.sessionID, o)
+		r.StructuredOutput = structured
+		return r
+	}
 	switch h.format {
 	case FormatText:
-		if o.Result != "" {
+		if structured != nil {
+			h.write(string(structured) + "\n")
+		} else if o.Result != "" {
 			h.write(o.Result + "\n")
 		}
 		if len(o.Denials) > 0 {
@@ -348,10 +377,10 @@ func (h *Headless) Finish(o agent.Outcome, errOut io.Writer) error {
 			fmt.Fprintln(errOut, StatusLine(o))
 		}
 	case FormatJSON:
-		b, _ := json.MarshalIndent(Result(h.sessionID, o), "", "  ")
+		b, _ := json.MarshalIndent(res(), "", "  ")
 		h.write(string(b) + "\n")
 	case FormatStreamJSON:
-		h.line(Result(h.sessionID, o))
+		h.line(res())
 	}
 	return h.err
 }

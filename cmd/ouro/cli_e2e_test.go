@@ -151,6 +151,7 @@ func TestFormatFlagsAreValidatedAsClaudeCodeDoes(t *testing.T) {
 		{[]string{"-p", "hi", "--replay-user-messages"}, "unknown flag: --replay-user-messages"},
 		{[]string{"-p", "hi", "--permission-promt-tool", "stdio"}, "unknown flag: --permission-promt-tool"},
 		{[]string{"--json-schemas", "{}", "-p", "hi"}, "unknown flag: --json-schemas"},
+		{[]string{"--json-schema", `{"type":"object"}`, "hi"}, "--json-schema shapes the result of a headless run: use it with -p"},
 		{[]string{"-p", "hi", "--fork-session"}, "--fork-session forks the session being resumed"},
 		{[]string{"-p", "hi", "--permission-prompt-tool", "stdio"}, "--permission-prompt-tool stdio asks the Agent SDK over standard input"},
 	} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/ouroagent/ouro/internal/termsafe"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/sdkproto"
+	"github.com/ouroagent/ouro/structured"
 	"github.com/ouroagent/ouro/ui"
 )
 
@@ -48,6 +50,8 @@ type runFlags struct {
 	inputFormat  string
 	partial      bool
 	goal         goalFlags
+	jsonSchema   string          // --json-schema as given: inline JSON or a file
+	schema       json.RawMessage // what it holds, once read
 	init         bool
 	initOnly     bool
 	maintenance  bool
@@ -100,6 +104,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	})
 	fl.BoolVar(&f.partial, "include-partial-messages", false, "with --output-format stream-json: also write the answer as it streams (stream_event lines)")
 	f.goal.register(c)
+	fl.StringVar(&f.jsonSchema, "json-schema", "", `with -p: the final answer must match this JSON schema (inline JSON or a file); the model gives it through the StructuredOutput tool and the result carries it as structured_output`)
 	fl.BoolVar(&f.init, "init", false, `run the Setup hooks (trigger "init") before the session starts`)
 	fl.BoolVar(&f.initOnly, "init-only", false, `run the Setup hooks (trigger "init") and the SessionStart hooks, then exit`)
 	fl.BoolVar(&f.maintenance, "maintenance", false, `run the Setup hooks (trigger "maintenance") before the session starts`)
@@ -128,6 +133,7 @@ func (f *runFlags) options() harness.Options {
 		MCP:         harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
 		Version:     version,
 		Goal:        f.goal.options(),
+		JSONSchema:  f.schema,
 		TaskList:    f.taskList,
 		TeamBudget:  f.teamBudget,
 		TeamProcess: f.teamProcess,
@@ -211,6 +217,16 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 	if err := f.goal.validate(cmd); err != nil {
 		return err
+	}
+	if cmd.Flags().Changed("json-schema") {
+		if !f.print {
+			return fmt.Errorf("--json-schema shapes the result of a headless run: use it with -p")
+		}
+		schema, err := structured.Parse(f.jsonSchema)
+		if err != nil {
+			return err
+		}
+		f.schema = schema
 	}
 	if (f.init || f.initOnly) && f.maintenance {
 		return fmt.Errorf("--maintenance runs the Setup hooks with another trigger than --init and --init-only: pick one")
@@ -337,6 +353,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 	}
 	o := sess.Run(ctx, prompt)
 	rememberOnExit(ctx, sess, o.Turns, errOut)
+	h.StructuredOutput(sess.TakeStructuredOutput())
 	werr := h.Finish(o, errOut)
 	if err := sess.Close(); err != nil {
 		fmt.Fprintf(errOut, "ouro: closing the transcript: %v\n", err)

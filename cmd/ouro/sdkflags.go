@@ -41,7 +41,6 @@ var sdkIgnored = []struct {
 	{"thinking", "ouro does not configure extended thinking", true},
 	{"thinking-display", "ouro does not configure extended thinking", true},
 	{"effort", "ouro does not set an effort level", true},
-	{"json-schema", "ouro does not constrain the result to a JSON schema", true},
 	{"task-budget", "ouro bounds runs with --max-turns, --max-budget-usd and --max-duration", true},
 	{"resume-session-at", "ouro resumes the whole session", true},
 	{"resume-drops-turn", "ouro resumes the whole session", true},

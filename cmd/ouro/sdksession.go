@@ -229,6 +229,8 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 		DisallowedTools []string        `json:"disallowedTools"`
 		// Settings as --settings takes them: a JSON text or an object.
 		Settings json.RawMessage `json:"settings"`
+		// The schema of the result's structured output, as --json-schema gives it.
+		JSONSchema json.RawMessage `json:"jsonSchema"`
 	}
 	if err := json.Unmarshal(init.Body, &body); err != nil {
 		return fmt.Errorf("the SDK's initialize request: %v", err)
@@ -256,6 +258,11 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 		}
 		opts.Access.Settings = text
 		s.applied["settings_applied"] = true
+	}
+	if schema, err := sdkJSONSchema(body.JSONSchema); err != nil {
+		return fmt.Errorf("the SDK's initialize request: %v", err)
+	} else if schema != nil {
+		opts.JSONSchema = schema // initialize's, over a --json-schema the SDK also passed
 	}
 	system, err := sdkSystemPrompt(body.SystemPrompt)
 	if err != nil {
@@ -473,6 +480,23 @@ func sdkSystemPrompt(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("systemPrompt must be a string or an array of strings, not %s", clipJSON(raw))
 }
 
+// sdkJSONSchema reads initialize's jsonSchema: absent, an object, or a string holding
+// one. The structured-output mechanism compiles it as the session opens.
+func sdkJSONSchema(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		raw = json.RawMessage(text)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("jsonSchema must be a JSON schema object, not %s", clipJSON(raw))
+	}
+	return raw, nil
+}
+
 // clipJSON quotes at most 80 bytes of a JSON value, for an error.
 func clipJSON(raw json.RawMessage) string {
 	if len(raw) > 80 {
@@ -486,13 +510,13 @@ func clipJSON(raw json.RawMessage) string {
 // affordances of Claude Code's own hosts.
 var initKeys = map[string]bool{"subtype": true, "hooks": true, "agents": true, "systemPrompt": true,
 	"appendSystemPrompt": true, "sdkMcpServers": true, "sdkMcpServerManifests": true, "sdkMcpServerConfigs": true,
-	"mcpServers": true, "disallowedTools": true, "settings": true, "title": true, "promptSuggestions": true,
+	"mcpServers": true, "disallowedTools": true, "settings": true, "jsonSchema": true, "title": true, "promptSuggestions": true,
 	"agentProgressSummaries": true, "forwardSubagentText": true, "supportedDialogKinds": true,
 	"perTaskStopAffordance": true, "rapidFollowupPreempt": true, "forwardNestedSubagentToolCalls": true,
 	"offersBypassSwitchBack": true, "keepsBypassHeld": true}
 
 // warnUnusedInit names, once each, the fields of initialize that ouro does not act on
-// (jsonSchema, skills, settings, plugins, ...), so a program learns what was not applied.
+// (skills, plugins, ...), so a program learns what was not applied.
 func warnUnusedInit(raw json.RawMessage, errOut io.Writer) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {

@@ -215,6 +215,7 @@ func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Sessi
 		end()
 		turns++
 		modelTurn += last.Turns
+		h.StructuredOutput(sess.TakeStructuredOutput())
 		if err := h.Finish(last, errOut); err != nil {
 			runErr = fmt.Errorf("writing output: %w", err)
 			break

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/ouroagent/ouro/internal/outputstyle"
@@ -62,5 +63,14 @@ func (s *Session) SaveOutputStyle(name string) (string, error) {
 		name = outputstyle.Default
 	}
 	path := filepath.Join(s.CWD, ".ouro", "settings.local.json")
-	return path, outputstyle.Save(path, name)
+	before, _ := os.ReadFile(path)
+	if err := outputstyle.Save(path, name); err != nil {
+		return "", err
+	}
+	// The person's own word, as /permissions' saves: not a change by the tools that the
+	// next session would refuse.
+	if after, err := os.ReadFile(path); err == nil && s.grants != nil {
+		s.grants.Wrote(path, before, after)
+	}
+	return path, nil
 }

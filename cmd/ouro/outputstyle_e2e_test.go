@@ -59,9 +59,13 @@ func TestOutputStyleEndToEnd(t *testing.T) {
 	useCorpus(t, e, "cc-foundry")
 	writeUserSettings(t, e, `{"outputStyle":"AI Engineer"}`)
 	srv := e.fake(scripted.Turn{Text: "first"}, scripted.Turn{Text: "second"})
-	out, stderr, code := e.run("", "-p", "hi")
+	out, stderr, code := e.run("", "-p", "hi", "--output-format", "stream-json", "--verbose")
 	if code != 0 || stderr != "" || !strings.Contains(out, "first") {
 		t.Fatalf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	// stream-json's system/init line names the style, as Claude Code's does.
+	if init := parseLines(t, out)[0]; init["subtype"] != "init" || init["output_style"] != "AI Engineer" {
+		t.Errorf("init line %v", init)
 	}
 	sys := sentSystem(t, srv.Requests()[0])
 	for _, want := range []string{"# Output style: AI Engineer\n# AI Engineer\n", "designing and building AI artifacts", "Work in small verified steps"} {

@@ -265,6 +265,7 @@ type Session struct {
 
 	agents []subagent.Definition // the definitions found, for /agents
 	system string                // the system prompt, for /context
+	styles styles                // the output styles, for /output-style
 	parts  []mechanism.Part      // the assembled parts, in phase order
 }
 
@@ -406,7 +407,8 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		return nil, err
 	}
 	named := hideByDefault(reg, opts.Access.Tools)
-	system := systemPrompt(opts.Prompt, dirs.cwd, slices.Concat(own, ext))
+	style := loadStyles(dirs, g.settings, warn)
+	system := systemPrompt(opts.Prompt, dirs.cwd, style.cur, g.settings.Attribution, slices.Concat(own, ext))
 	lead, err := joinAll(env, mechanism.With(subagent.Join, delegationConfig(delegationEnv{d: dirs, ws: ws, m: m, system: system, reg: reg, named: named,
 		toolOpts: toolOpts, g: g, gr: grants, opts: opts, extra: append(pluginAgents(plugins, warn), opts.Agents...), bgw: bg, wts: wts, sk: skills, warn: warn})))
 	if err != nil {
@@ -460,7 +462,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
-		agents: sub.Definitions, system: system, parts: parts,
+		agents: sub.Definitions, system: system, parts: parts, styles: style,
 	}
 	source := "startup"
 	if s.Resumed {

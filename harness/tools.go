@@ -9,7 +9,9 @@ import (
 
 	"github.com/ouroagent/ouro/background"
 	"github.com/ouroagent/ouro/checkpoint"
+	"github.com/ouroagent/ouro/internal/outputstyle"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/tool"
 	"github.com/ouroagent/ouro/tools"
 	"github.com/ouroagent/ouro/workspace"
@@ -58,17 +60,21 @@ func addTools(reg *tool.Registry, p mechanism.Part) error {
 	return nil
 }
 
-// systemPrompt is the given or default prompt, each part's section, then the appended text.
-func systemPrompt(p Prompt, cwd string, parts []mechanism.Part) string {
+// systemPrompt is the given or default prompt (with the output style, which only the
+// default prompt takes, as in Claude Code), what commits and pull requests carry, each
+// part's section, then the appended text.
+func systemPrompt(p Prompt, cwd string, style outputstyle.Style, attr settings.Attribution, parts []mechanism.Part) string {
 	system := p.System
-	if system == "" {
-		system = DefaultSystemPrompt(cwd)
-	}
 	add := func(section string) {
 		if section = strings.Trim(section, "\n"); section != "" {
 			system = strings.TrimRight(system, "\n") + "\n\n" + section + "\n"
 		}
 	}
+	if system == "" {
+		system = basePrompt(cwd, style.Name == "" || style.KeepCoding)
+		add(stylePrompt(style))
+	}
+	add(attributionPrompt(attr))
 	for _, part := range parts {
 		add(part.Prompt)
 	}

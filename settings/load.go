@@ -329,6 +329,12 @@ type file struct {
 	AllowManagedPermissionRulesOnly *bool   `json:"allowManagedPermissionRulesOnly"`
 	Model                           *string `json:"model"`
 	Workflows                       *bool   `json:"workflows"`
+	OutputStyle                     *string `json:"outputStyle"`
+	IncludeCoAuthoredBy             *bool   `json:"includeCoAuthoredBy"`
+	Attribution                     struct {
+		Commit *string `json:"commit"`
+		PR     *string `json:"pr"`
+	} `json:"attribution"`
 	// APIKeyHelper is read only to say that ouro does not run it.
 	APIKeyHelper *string `json:"apiKeyHelper" honour:"no"`
 	Store        struct {

@@ -168,6 +168,16 @@ var keys = []key{
 		put: func(s *Settings, v sourced[string]) { s.APIKeyHelper, s.APIKeyHelperSource = v.value, v.from }},
 	scalar[string]{name: "model", get: func(f *file) *string { return f.Model },
 		put: func(s *Settings, v sourced[string]) { s.Model, s.ModelSource = v.value, v.from }},
+	scalar[string]{name: "outputStyle", get: func(f *file) *string { return f.OutputStyle },
+		put: func(s *Settings, v sourced[string]) {
+			s.OutputStyle, s.OutputStyleSource = strings.TrimSpace(v.value), v.from
+		}},
+	scalar[string]{name: "attribution.commit", get: func(f *file) *string { return f.Attribution.Commit },
+		put: func(s *Settings, v sourced[string]) { s.Attribution.Commit = &v.value }},
+	scalar[string]{name: "attribution.pr", get: func(f *file) *string { return f.Attribution.PR },
+		put: func(s *Settings, v sourced[string]) { s.Attribution.PR = &v.value }},
+	scalar[bool]{name: "includeCoAuthoredBy", get: func(f *file) *bool { return f.IncludeCoAuthoredBy },
+		put: func(s *Settings, v sourced[bool]) { s.Attribution.CoAuthoredBy = &v.value }},
 	scalar[int]{name: "goal.maxRounds", get: func(f *file) *int { return f.Goal.MaxRounds }, may: unset[int],
 		put: func(s *Settings, v sourced[int]) { s.Goal.MaxRounds = v.value }},
 	scalar[string]{name: "goal.model", get: func(f *file) *string { return f.Goal.Model }, may: unset[string],

@@ -42,7 +42,13 @@ type Settings struct {
 	// ModelSource is the file that set Model.
 	ModelSource string `json:"-"`
 	Memory      Memory `json:"memory"`
-	Goal        Goal   `json:"goal"`
+	// OutputStyle is the outputStyle setting: the output style the system prompt gets
+	// ("" or "default": none).
+	OutputStyle       string `json:"outputStyle,omitempty"`
+	OutputStyleSource string `json:"-"`
+	// Attribution is what commits and pull requests the agent writes carry.
+	Attribution Attribution `json:"attribution"`
+	Goal        Goal        `json:"goal"`
 	// Files are the files merged, in the order read (managed first, then the most
 	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
 	Files []string `json:"-"`
@@ -291,4 +297,14 @@ func (n SandboxNetwork) Restricted() bool {
 		return !*n.Allow
 	}
 	return len(n.AllowPorts) > 0
+}
+
+// Attribution is Claude Code's attribution setting (and its deprecated
+// includeCoAuthoredBy): the trailer a commit message and the footer a pull request body
+// the agent writes end with. A nil field is not set; "" is none.
+type Attribution struct {
+	Commit *string `json:"commit,omitempty"`
+	PR     *string `json:"pr,omitempty"`
+	// CoAuthoredBy is includeCoAuthoredBy, used only where Commit or PR is not set.
+	CoAuthoredBy *bool `json:"includeCoAuthoredBy,omitempty"`
 }

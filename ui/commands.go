@@ -33,6 +33,7 @@ var Commands = [][2]string{
 	{"/config", "the effective settings and the files they came from"},
 	{"/add-dir", "another working directory for this session: /add-dir DIR"},
 	{"/agents", "the agent types found"},
+	{"/output-style", "the output styles; /output-style NAME saves one for the next session"},
 	{"/hooks", "the hooks configured and their files"},
 	{"/context", "what fills the context window, in tokens"},
 	{"/export", "write the conversation to a file: /export [PATH]"},
@@ -77,6 +78,8 @@ func (r *REPL) moreCommand(name, line string) (handled bool, err error) {
 		return true, r.addDir(args)
 	case "/agents":
 		r.agents()
+	case "/output-style":
+		return true, r.outputStyle(args)
 	case "/hooks":
 		r.hooks()
 	case "/context":

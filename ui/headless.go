@@ -34,6 +34,7 @@ type Init struct {
 	Tools          []string
 	PermissionMode string
 	Version        string
+	OutputStyle    string // the session's output style ("" is "default")
 	// MCPServers are the MCP servers and their status (name, status: connected, failed,
 	// pending, needs-approval, disabled).
 	MCPServers []MCPServer
@@ -97,6 +98,7 @@ type initEvent struct {
 	MCPServers     []MCPServer `json:"mcp_servers"`
 	Model          string      `json:"model"`
 	PermissionMode string      `json:"permissionMode"`
+	OutputStyle    string      `json:"output_style"`
 	OuroVersion    string      `json:"ouro_version,omitempty"`
 	UUID           string      `json:"uuid"`
 }
@@ -166,7 +168,7 @@ func (h *Headless) Start(in Init) {
 	h.line(initEvent{
 		Type: "system", Subtype: "init", SessionID: in.SessionID, CWD: in.CWD, Tools: tools,
 		MCPServers: servers, Model: in.Model, PermissionMode: orDefault(in.PermissionMode, "default"),
-		OuroVersion: in.Version, UUID: uuid.NewString(),
+		OutputStyle: orDefault(in.OutputStyle, "default"), OuroVersion: in.Version, UUID: uuid.NewString(),
 	})
 }
 

@@ -75,6 +75,8 @@ const replHelp = `Commands:
   /config          the effective settings and the files they came from
   /add-dir DIR     another directory the tools may work in, for this session
   /agents          the agent types (subagents) found
+  /output-style [NAME]  the output styles (default, Explanatory, Learning, your own);
+                   NAME saves one, used from the next session on
   /hooks           the hooks configured and the file each came from
   /context         what fills the context window: system prompt, tools, memory, messages
   /export [PATH]   write the conversation to a file

@@ -338,7 +338,7 @@ func runHeadless(cmd *cobra.Command, f *runFlags, prompt string) error {
 		in.opened(sess, initReq)
 	}
 	sess.WaitMCP(ctx)
-	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version,
+	h.Start(ui.Init{SessionID: sess.ID(), CWD: sess.CWD, Model: sess.Model, Tools: sess.Tools.Names(), Version: version, OutputStyle: sess.OutputStyle(),
 		PermissionMode: string(sess.Policy().Mode()), MCPServers: mcpServers(sess, errOut)})
 	if f.partial {
 		h.IncludePartialMessages(sess.Model)

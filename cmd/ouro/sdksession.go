@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/internal/outputstyle"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sdkproto"
@@ -306,7 +307,7 @@ func (s *streamInput) opened(sess *harness.Session, init *sdkproto.Request) {
 	close(s.ready)
 	if init != nil {
 		resp := map[string]any{
-			"commands": sdkCommands(sess), "output_style": "default", "available_output_styles": []string{"default"},
+			"commands": sdkCommands(sess), "output_style": sess.OutputStyle(), "available_output_styles": outputstyle.Names(sess.OutputStyles()),
 			"models": []any{}, "account": map[string]any{},
 		}
 		// What initialize brought that the session applied, as Claude Code confirms it

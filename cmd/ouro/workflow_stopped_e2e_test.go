@@ -21,7 +21,6 @@ import (
 // records how the run ended: `ouro workflow list` shows it stopped (not running) with how
 // to resume it once its lease runs out, and that resume finishes it.
 func TestWorkflowDeadRunListsStopped(t *testing.T) {
-	withHelper(t)
 	e := newEnv(t)
 	script := `export const meta = { name: 'three', description: 'three steps' };
 const out = [];

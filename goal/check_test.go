@@ -32,7 +32,7 @@ func shellFor(t *testing.T, deny ...string) (Shell, *workspace.Workspace, string
 		rules = append(rules, settings.Rule{Text: d, Source: "test", Root: dir})
 	}
 	pol, err := permission.NewPolicy(permission.PolicyConfig{Workspace: ws, Home: t.TempDir(), ProjectDir: dir,
-		Settings: &settings.Settings{Permissions: settings.Permissions{Deny: rules, DefaultMode: "default"}}})
+		Settings: &settings.Settings{Permissions: settings.Permissions{Deny: rules, DefaultMode: settings.Sourced[string]{Value: "default"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func newRun(t *testing.T, cwd, project string, allow []string, c Config, turns [
 		rules = append(rules, settings.Rule{Text: a, Source: "--allowedTools", Root: cwd})
 	}
 	if c.Settings == nil {
-		c.Settings = &settings.Settings{Permissions: settings.Permissions{Allow: rules, DefaultMode: "default"}}
+		c.Settings = &settings.Settings{Permissions: settings.Permissions{Allow: rules, DefaultMode: settings.Sourced[string]{Value: "default"}}}
 	}
 	if c.Warn == nil {
 		c.Warn = io.Discard

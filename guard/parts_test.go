@@ -118,7 +118,7 @@ func TestAuditedGateRecordsDenials(t *testing.T) {
 // A child's mode: the session's gate when it sets none; bypassPermissions refused in a
 // session that does not bypass; a looser mode only where its file may grant it.
 func TestChildGates(t *testing.T) {
-	_, g := joined(t, Config{Settings: &settings.Settings{Permissions: settings.Permissions{DefaultMode: "default"}}})
+	_, g := joined(t, Config{Settings: &settings.Settings{Permissions: settings.Permissions{DefaultMode: settings.Sourced[string]{Value: "default"}}}})
 	var warned []string
 	warn := func(s string) { warned = append(warned, s) }
 	deny := func(string, string) bool { return false }

@@ -27,6 +27,6 @@ func CheckConnection(opts Options) error {
 	if err != nil {
 		return nil
 	}
-	_, err = connect(opts.Model, set.Model, settingsEnv(set, io.Discard), io.Discard)
+	_, err = connect(opts.Model, set.Model.Value, settingsEnv(set, io.Discard), io.Discard)
 	return err
 }

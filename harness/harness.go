@@ -289,13 +289,13 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	env := settingsEnv(set, warn)
-	m, err := connect(opts.Model, set.Model, env, warn)
+	m, err := connect(opts.Model, set.Model.Value, env, warn)
 	if err != nil {
 		return nil, err
 	}
 	conn := resolve.Connection{Provider: "given by the caller"}
 	if !m.explicit {
-		conn = resolve.Describe(resolve.Name(opts.Model.Name, set.Model, env), set, env)
+		conn = resolve.Describe(resolve.Name(opts.Model.Name, set.Model.Value, env), set, env)
 	}
 	ws, err := workspace.New(dirs.cwd)
 	if err != nil {
@@ -350,7 +350,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	// start their tasks on its manager; so do the checkpoints, which Write and Edit record
 	// into.
 	first, err := joinAll(env,
-		mechanism.With(notify.Join, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning, Source: g.settings.Background.Source}),
+		mechanism.With(notify.Join, notify.JoinConfig{Queue: notes, MaxRunning: g.settings.Background.MaxRunning.Value, Source: g.settings.Background.MaxRunning.Source}),
 		mechanism.With(checkpoint.Join, checkpoint.JoinConfig{Session: tr.w.ID()}),
 	)
 	if err != nil {

@@ -26,12 +26,12 @@ func loadStyles(d dirs, set *settings.Settings, warn io.Writer) styles {
 		fmt.Fprintln(warn, "ouro:", p)
 	}
 	st := styles{all: all}
-	if set == nil || set.OutputStyle == "" {
+	if set == nil || set.OutputStyle.Value == "" {
 		return st
 	}
-	cur, ok := outputstyle.Lookup(all, set.OutputStyle)
+	cur, ok := outputstyle.Lookup(all, set.OutputStyle.Value)
 	if !ok {
-		fmt.Fprintf(warn, "ouro: outputStyle %q (%s): no such output style; using the default (/output-style lists them)\n", set.OutputStyle, set.OutputStyleSource)
+		fmt.Fprintf(warn, "ouro: outputStyle %q (%s): no such output style; using the default (/output-style lists them)\n", set.OutputStyle.Value, set.OutputStyle.Source)
 		return st
 	}
 	st.cur = cur

@@ -17,9 +17,9 @@ import (
 // and sandbox.autoAllowBashIfSandboxed for the gate.
 func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 	sb := e.settings.Sandbox
-	if sb.Enabled != nil && !*sb.Enabled {
+	if sb.Enabled != nil && !sb.Enabled.Value {
 		if sb.Network.Proxied() {
-			fmt.Fprintf(e.warn, "ouro: sandbox: sandbox.network.allowedDomains has no effect: %s turns the sandbox off (sandbox.enabled: false), so Bash commands reach the network directly\n", sb.EnabledSource)
+			fmt.Fprintf(e.warn, "ouro: sandbox: sandbox.network.allowedDomains has no effect: %s turns the sandbox off (sandbox.enabled: false), so Bash commands reach the network directly\n", sb.Enabled.Source)
 		}
 		return nil
 	}
@@ -38,12 +38,12 @@ func (g *guard) setupSandbox(e guardEnv, launcher bool, home string) error {
 		why := strings.Join(warnings, "; ")
 		refuse := sandbox.RefuseWithoutSandbox
 		if sb.FailIfUnavailable != nil {
-			refuse = *sb.FailIfUnavailable
+			refuse = sb.FailIfUnavailable.Value
 		}
 		if !refuse {
 			because := "the default on this system"
 			if sb.FailIfUnavailable != nil {
-				because = sb.FailIfUnavailableSource + " sets sandbox.failIfUnavailable: false"
+				because = sb.FailIfUnavailable.Source + " sets sandbox.failIfUnavailable: false"
 			}
 			fmt.Fprintf(e.warn, "ouro: sandbox: %s; Bash runs without the sandbox, under the permission rules only (%s)\n", why, because)
 			return nil

@@ -27,7 +27,7 @@ func ResolveStore(flag string, set *settings.Settings) (string, error) {
 		from, v = StoreEnv, strings.TrimSpace(os.Getenv(StoreEnv))
 	}
 	if v == "" && set != nil {
-		from, v = "store.url in "+set.Store.Source, set.Store.URL
+		from, v = "store.url in "+set.Store.URL.Source, set.Store.URL.Value
 	}
 	if v == "" {
 		return "", nil

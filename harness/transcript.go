@@ -43,8 +43,8 @@ func pruneSessions(home string, set *settings.Settings, warn io.Writer) {
 	}
 	if p.Sessions > 0 {
 		src := "the default; set cleanupPeriodDays in ~/.claude/settings.json to keep them longer"
-		if set.CleanupSource != "" {
-			src = "cleanupPeriodDays in " + set.CleanupSource
+		if set.CleanupPeriodDays.Source != "" {
+			src = "cleanupPeriodDays in " + set.CleanupPeriodDays.Source
 		}
 		fmt.Fprintf(warn, "ouro: removed %d session(s) unused for %d days (%s)\n", p.Sessions, int(keep.Hours()/24), src)
 	}

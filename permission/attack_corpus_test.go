@@ -65,7 +65,7 @@ func corpusPolicy(t *testing.T, c *shellCorpus, proj, home, mode string) *Policy
 		return out
 	}
 	st := &settings.Settings{Permissions: settings.Permissions{
-		Allow: rules(c.allow), Ask: rules(c.ask), Deny: rules(c.deny), DefaultMode: mode,
+		Allow: rules(c.allow), Ask: rules(c.ask), Deny: rules(c.deny), DefaultMode: settings.Sourced[string]{Value: mode},
 	}}
 	p, err := NewPolicy(PolicyConfig{Settings: st, Workspace: ws, Home: home, ProjectDir: proj})
 	if err != nil {

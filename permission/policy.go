@@ -242,7 +242,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	}
 	modeName := cfg.Mode
 	if modeName == "" {
-		modeName = s.Permissions.DefaultMode
+		modeName = s.Permissions.DefaultMode.Value
 	}
 	mode, err := ParseMode(modeName)
 	if err != nil {
@@ -250,10 +250,10 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	}
 	var modeProblem error
 	if mode == ModeBypass && s.Permissions.DisableBypass != "" {
-		if cfg.Mode != "" || s.Permissions.ModeSource == "--permission-mode" {
+		if cfg.Mode != "" || s.Permissions.DefaultMode.Source == "--permission-mode" {
 			return nil, bypassDisabled(s.Permissions.DisableBypass) // asked for explicitly
 		}
-		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.ModeSource, s.Permissions.DisableBypass)
+		modeProblem = fmt.Errorf("%s sets defaultMode bypassPermissions, but %s disables it; the default mode applies", s.Permissions.DefaultMode.Source, s.Permissions.DisableBypass)
 		mode = ModeDefault
 	}
 	p := &Policy{ws: cfg.Workspace, home: cfg.Home, projectDir: cfg.ProjectDir, saved: cfg.Saved, mode: mode, noBypass: s.Permissions.DisableBypass,

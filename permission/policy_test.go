@@ -377,7 +377,7 @@ func TestPolicyModes(t *testing.T) {
 	if _, err := NewPolicy(PolicyConfig{}); err == nil {
 		t.Error("a policy without a workspace was built")
 	}
-	s := &settings.Settings{Permissions: settings.Permissions{DefaultMode: "acceptEdits"}}
+	s := &settings.Settings{Permissions: settings.Permissions{DefaultMode: settings.Sourced[string]{Value: "acceptEdits"}}}
 	p, err := NewPolicy(PolicyConfig{Settings: s, Workspace: ws})
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestShellCorpus(t *testing.T) {
 		return out
 	}
 	st := &settings.Settings{Permissions: settings.Permissions{
-		Allow: rules(c.allow), Ask: rules(c.ask), Deny: rules(c.deny), DefaultMode: c.mode,
+		Allow: rules(c.allow), Ask: rules(c.ask), Deny: rules(c.deny), DefaultMode: settings.Sourced[string]{Value: c.mode},
 	}}
 	p, err := NewPolicy(PolicyConfig{Settings: st, Workspace: ws, Home: home, ProjectDir: proj})
 	if err != nil {

@@ -14,11 +14,11 @@ func TestBackgroundMaxRunningMostSpecificWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Background.MaxRunning != 5 || s.Background.Source != local {
+	if s.Background.MaxRunning.Value != 5 || s.Background.MaxRunning.Source != local {
 		t.Errorf("background = %+v, want 5 from %s", s.Background, local)
 	}
 	s, err = Load(newTree(t).opts())
-	if err != nil || s.Background.MaxRunning != 0 || s.Background.Source != "" {
+	if err != nil || s.Background.MaxRunning.Value != 0 || s.Background.MaxRunning.Source != "" {
 		t.Errorf("unset: %+v, %v", s.Background, err)
 	}
 }

@@ -23,7 +23,7 @@ func TestEnvSourceAndAPIKeyHelper(t *testing.T) {
 	if s.EnvSource["ANTHROPIC_API_KEY"] != project || s.EnvTrustedSource["ANTHROPIC_API_KEY"] != user || s.EnvSource["FOO"] != user {
 		t.Errorf("sources %v, trusted %v", s.EnvSource, s.EnvTrustedSource)
 	}
-	if s.APIKeyHelper != "project-helper" || s.APIKeyHelperSource != project {
-		t.Errorf("apiKeyHelper %q from %q", s.APIKeyHelper, s.APIKeyHelperSource)
+	if s.APIKeyHelper.Value != "project-helper" || s.APIKeyHelper.Source != project {
+		t.Errorf("apiKeyHelper %q from %q", s.APIKeyHelper.Value, s.APIKeyHelper.Source)
 	}
 }

@@ -17,7 +17,7 @@ func TestFailIfUnavailableIsThePersonsCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Sandbox.FailIfUnavailable != nil {
-		t.Errorf("a project's false was taken: %v", *s.Sandbox.FailIfUnavailable)
+		t.Errorf("a project's false was taken: %v", s.Sandbox.FailIfUnavailable.Value)
 	}
 	if len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], proj+": sandbox.failIfUnavailable false is ignored") {
 		t.Errorf("warnings %q", s.Warnings)
@@ -27,15 +27,15 @@ func TestFailIfUnavailableIsThePersonsCall(t *testing.T) {
 	if s, err = Load(tr.opts()); err != nil {
 		t.Fatal(err)
 	}
-	if f := s.Sandbox.FailIfUnavailable; f == nil || *f || s.Sandbox.FailIfUnavailableSource != user {
-		t.Errorf("the person's false: %v from %q", f, s.Sandbox.FailIfUnavailableSource)
+	if f := s.Sandbox.FailIfUnavailable; f == nil || f.Value || f.Source != user {
+		t.Errorf("the person's false: %v", f)
 	}
 
 	write(t, filepath.Join(tr.proj, ".ouro", "settings.json"), `{"sandbox":{"failIfUnavailable":true}}`)
 	if s, err = Load(tr.opts()); err != nil {
 		t.Fatal(err)
 	}
-	if f := s.Sandbox.FailIfUnavailable; f == nil || !*f || len(s.Warnings) != 0 {
+	if f := s.Sandbox.FailIfUnavailable; f == nil || !f.Value || len(s.Warnings) != 0 {
 		t.Errorf("a project's true: %v, warnings %q", f, s.Warnings)
 	}
 }

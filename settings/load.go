@@ -185,10 +185,9 @@ func Load(opts LoadOptions) (*Settings, error) {
 	}
 	if opts.PermissionMode != "" {
 		if m.set[keyDefaultMode] {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("--permission-mode %s is ignored: managed settings set the mode (%s)", opts.PermissionMode, s.Permissions.DefaultMode.Value))
 		} else {
-			s.Permissions.DefaultMode = opts.PermissionMode
-			s.Permissions.ModeSource = "--permission-mode"
+			s.Permissions.DefaultMode = Sourced[string]{Value: opts.PermissionMode, Source: "--permission-mode"}
 			m.set[keyDefaultMode] = true
 		}
 	}

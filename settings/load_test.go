@@ -88,10 +88,10 @@ func TestLoadMergesEveryLevelMostSpecificFirst(t *testing.T) {
 	if got := texts(s.Permissions.Ask); !reflect.DeepEqual(got, []string{"Q2 @ " + f["claudeProj"]}) {
 		t.Errorf("ask: %q", got)
 	}
-	if s.Permissions.DefaultMode != "plan" || s.Permissions.ModeSource != f["ouroProj"] {
-		t.Errorf("defaultMode = %q from %s, want the project's plan over the user's", s.Permissions.DefaultMode, s.Permissions.ModeSource)
+	if s.Permissions.DefaultMode.Value != "plan" || s.Permissions.DefaultMode.Source != f["ouroProj"] {
+		t.Errorf("defaultMode = %q from %s, want the project's plan over the user's", s.Permissions.DefaultMode.Value, s.Permissions.DefaultMode.Source)
 	}
-	if s.Model != "ouro-local" {
+	if s.Model.Value != "ouro-local" {
 		t.Errorf("model = %q, want .ouro/settings.local.json's over .claude's", s.Model)
 	}
 	if s.Env["X"] != "ouro-proj" || s.Env["U"] != "u" {
@@ -117,8 +117,8 @@ func TestLoadFlagModeWinsAndDefaultsHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "bypassPermissions" {
-		t.Errorf("mode = %q, want the flag's", s.Permissions.DefaultMode)
+	if s.Permissions.DefaultMode.Value != "bypassPermissions" {
+		t.Errorf("mode = %q, want the flag's", s.Permissions.DefaultMode.Value)
 	}
 
 	// OuroHome defaults to UserHome/.ouro.
@@ -127,7 +127,7 @@ func TestLoadFlagModeWinsAndDefaultsHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Model != "from-default-ouro-home" {
+	if s.Model.Value != "from-default-ouro-home" {
 		t.Errorf("model = %q: ~/.ouro/settings.json was not read by default", s.Model)
 	}
 }
@@ -141,7 +141,7 @@ func TestLoadInlineSettingsFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Model != "inline" {
+	if s.Model.Value != "inline" {
 		t.Errorf("model = %q, want --settings to win", s.Model)
 	}
 	if len(s.Permissions.Deny) != 1 || s.Permissions.Deny[0].Source != "--settings" || s.Permissions.Deny[0].Root != tr.proj {
@@ -194,7 +194,7 @@ func TestLoadSandboxAndDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Sandbox.Enabled == nil || *s.Sandbox.Enabled {
+	if s.Sandbox.Enabled == nil || s.Sandbox.Enabled.Value {
 		t.Errorf("sandbox.enabled = %v, want ~/.ouro's explicit false over ~/.claude's true", s.Sandbox.Enabled)
 	}
 	if s.Sandbox.Network.Allow == nil || *s.Sandbox.Network.Allow {
@@ -351,15 +351,15 @@ func TestCleanupPeriodDaysIsTheUsersCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.CleanupPeriodDays != 0 || s.CleanupPeriod() != 30*24*time.Hour {
-		t.Errorf("project file set the retention: %d days", s.CleanupPeriodDays)
+	if s.CleanupPeriodDays.Value != 0 || s.CleanupPeriod() != 30*24*time.Hour {
+		t.Errorf("project file set the retention: %d days", s.CleanupPeriodDays.Value)
 	}
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "cleanupPeriodDays is ignored") {
 		t.Errorf("warnings = %q", s.Warnings)
 	}
 	write(filepath.Join(home, ".claude", "settings.json"), `{"cleanupPeriodDays": 90}`)
-	if s, err = Load(LoadOptions{UserHome: home, ProjectDir: proj}); err != nil || s.CleanupPeriodDays != 90 {
-		t.Errorf("user's 90 days: got %d, %v", s.CleanupPeriodDays, err)
+	if s, err = Load(LoadOptions{UserHome: home, ProjectDir: proj}); err != nil || s.CleanupPeriodDays.Value != 90 {
+		t.Errorf("user's 90 days: got %d, %v", s.CleanupPeriodDays.Value, err)
 	}
 	write(filepath.Join(home, ".claude", "settings.json"), `{"cleanupPeriodDays": 0}`)
 	if s, err = Load(LoadOptions{UserHome: home, ProjectDir: proj}); err != nil || s.CleanupPeriod() != 30*24*time.Hour || !strings.Contains(strings.Join(s.Warnings, "\n"), "at least 1") {
@@ -371,7 +371,7 @@ func TestCleanupPeriodDaysIsTheUsersCall(t *testing.T) {
 // into a negative one (a cutoff in the future would delete every session).
 func TestCleanupPeriodHugeDaysDoesNotOverflow(t *testing.T) {
 	for _, d := range []int{106752, 999999, 1 << 40} {
-		if got := (Settings{CleanupPeriodDays: d}).CleanupPeriod(); got < 365*24*time.Hour {
+		if got := (Settings{CleanupPeriodDays: Sourced[int]{Value: d}}).CleanupPeriod(); got < 365*24*time.Hour {
 			t.Errorf("cleanupPeriodDays %d: period %v", d, got)
 		}
 	}

@@ -25,11 +25,11 @@ func TestProjectFilesMayNotLoosen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Permissions.DefaultMode != "" || s.Permissions.ModeSource != "" {
-			t.Errorf("%s: mode %q from %q, want none", mode, s.Permissions.DefaultMode, s.Permissions.ModeSource)
+		if s.Permissions.DefaultMode.Value != "" || s.Permissions.DefaultMode.Source != "" {
+			t.Errorf("%s: mode %q from %q, want none", mode, s.Permissions.DefaultMode.Value, s.Permissions.DefaultMode.Source)
 		}
 		if s.Sandbox.Enabled != nil {
-			t.Errorf("%s: sandbox.enabled = %v, want unset", mode, *s.Sandbox.Enabled)
+			t.Errorf("%s: sandbox.enabled = %v, want unset", mode, s.Sandbox.Enabled.Value)
 		}
 		if u := s.Sandbox.AllowUnsandboxedCommands; u == nil || *u {
 			t.Errorf("%s: allowUnsandboxedCommands = %v, want the user's false", mode, u)
@@ -65,31 +65,31 @@ func TestProjectFilesMayNotLoosen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "plan" || s.Sandbox.Enabled == nil || !*s.Sandbox.Enabled || *s.Sandbox.AllowUnsandboxedCommands || len(s.Warnings) != 0 {
-		t.Errorf("stricter project values: mode %q sandbox %v unsandboxed %v warnings %q", s.Permissions.DefaultMode, s.Sandbox.Enabled, s.Sandbox.AllowUnsandboxedCommands, s.Warnings)
+	if s.Permissions.DefaultMode.Value != "plan" || s.Sandbox.Enabled == nil || !s.Sandbox.Enabled.Value || *s.Sandbox.AllowUnsandboxedCommands || len(s.Warnings) != 0 {
+		t.Errorf("stricter project values: mode %q sandbox %v unsandboxed %v warnings %q", s.Permissions.DefaultMode.Value, s.Sandbox.Enabled, s.Sandbox.AllowUnsandboxedCommands, s.Warnings)
 	}
 	write(t, filepath.Join(tr.proj, ".claude", "settings.json"), `{"permissions":{"defaultMode":"acceptEdits"},"sandbox":{"enabled":false}}`)
 	if s, err = Load(tr.opts()); err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "bypassPermissions" || *s.Sandbox.Enabled || len(s.Warnings) != 2 {
-		t.Errorf("the user's own file: mode %q sandbox %v warnings %q", s.Permissions.DefaultMode, *s.Sandbox.Enabled, s.Warnings)
+	if s.Permissions.DefaultMode.Value != "bypassPermissions" || s.Sandbox.Enabled.Value || len(s.Warnings) != 2 {
+		t.Errorf("the user's own file: mode %q sandbox %v warnings %q", s.Permissions.DefaultMode.Value, s.Sandbox.Enabled.Value, s.Warnings)
 	}
 	o := tr.opts()
 	o.Settings = `{"permissions":{"defaultMode":"acceptEdits","additionalDirectories":["/srv"]}}`
 	if s, err = Load(o); err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "acceptEdits" || s.Permissions.ModeSource != SourceSettingsFlag || !reflect.DeepEqual(s.Permissions.AdditionalDirectories, []string{"/srv"}) {
-		t.Errorf("--settings: mode %q from %q dirs %q", s.Permissions.DefaultMode, s.Permissions.ModeSource, s.Permissions.AdditionalDirectories)
+	if s.Permissions.DefaultMode.Value != "acceptEdits" || s.Permissions.DefaultMode.Source != SourceSettingsFlag || !reflect.DeepEqual(s.Permissions.AdditionalDirectories, []string{"/srv"}) {
+		t.Errorf("--settings: mode %q from %q dirs %q", s.Permissions.DefaultMode.Value, s.Permissions.DefaultMode.Source, s.Permissions.AdditionalDirectories)
 	}
 	o = tr.opts()
 	o.PermissionMode = "acceptEdits"
 	if s, err = Load(o); err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "acceptEdits" || s.Permissions.ModeSource != "--permission-mode" {
-		t.Errorf("--permission-mode: %q from %q", s.Permissions.DefaultMode, s.Permissions.ModeSource)
+	if s.Permissions.DefaultMode.Value != "acceptEdits" || s.Permissions.DefaultMode.Source != "--permission-mode" {
+		t.Errorf("--permission-mode: %q from %q", s.Permissions.DefaultMode.Value, s.Permissions.DefaultMode.Source)
 	}
 }
 
@@ -115,11 +115,11 @@ func TestUnreviewedFilesMayNotWiden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Permissions.Allow) != 0 || s.Permissions.DefaultMode != "" || len(s.Hooks) != 0 || len(s.Env) != 0 ||
-		len(s.Permissions.AdditionalDirectories) != 0 || len(s.Sandbox.ExcludedCommands) != 0 || s.Model != "" {
+	if len(s.Permissions.Allow) != 0 || s.Permissions.DefaultMode.Value != "" || len(s.Hooks) != 0 || len(s.Env) != 0 ||
+		len(s.Permissions.AdditionalDirectories) != 0 || len(s.Sandbox.ExcludedCommands) != 0 || s.Model.Value != "" {
 		t.Fatalf("an unreviewed file widened: %+v", s)
 	}
-	if len(s.Permissions.Deny) != 1 || len(s.Permissions.Ask) != 1 || s.Sandbox.Enabled == nil || !*s.Sandbox.Enabled {
+	if len(s.Permissions.Deny) != 1 || len(s.Permissions.Ask) != 1 || s.Sandbox.Enabled == nil || !s.Sandbox.Enabled.Value {
 		t.Fatalf("its restrictions were lost: deny %v ask %v sandbox %v", s.Permissions.Deny, s.Permissions.Ask, s.Sandbox.Enabled)
 	}
 	all := strings.Join(s.Warnings, "\n")

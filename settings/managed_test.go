@@ -20,8 +20,8 @@ func TestManagedSettingsBindFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Permissions.DefaultMode != "plan" || s.Permissions.ModeSource != managed {
-		t.Errorf("mode %q from %q", s.Permissions.DefaultMode, s.Permissions.ModeSource)
+	if s.Permissions.DefaultMode.Value != "plan" || s.Permissions.DefaultMode.Source != managed {
+		t.Errorf("mode %q from %q", s.Permissions.DefaultMode.Value, s.Permissions.DefaultMode.Source)
 	}
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "--permission-mode bypassPermissions is ignored") {
 		t.Errorf("warnings %v", s.Warnings)
@@ -100,7 +100,7 @@ func TestManagedLockdownKeys(t *testing.T) {
 	if len(s.Hooks) != 1 || len(s.Hooks["Stop"]) != 1 || s.Hooks["Stop"][0].Source != managed {
 		t.Errorf("hooks %+v", s.Hooks)
 	}
-	if s.ManagedHooksOnly != managed || s.Permissions.ManagedRulesOnly != managed || s.Model != "m" {
+	if s.ManagedHooksOnly != managed || s.Permissions.ManagedRulesOnly != managed || s.Model.Value != "m" {
 		t.Errorf("lockdown %q %q model %q", s.ManagedHooksOnly, s.Permissions.ManagedRulesOnly, s.Model)
 	}
 	all := strings.Join(s.Warnings, "\n")

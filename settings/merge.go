@@ -30,12 +30,6 @@ func (m *merger) merge(s *Settings, f *file, l layer) {
 	}
 }
 
-// sourced is a value a settings file (or flag) gave, with the file it came from.
-type sourced[T any] struct {
-	value T
-	from  string
-}
-
 // key is one row of the merge: a settings key and how one file's value joins what the
 // more specific files already gave.
 type key interface {
@@ -52,7 +46,7 @@ type scalar[T any] struct {
 	// may says whether l may set v, and when not, why (a warning after the file's
 	// path; "" leaves it out without a word). nil: every file may.
 	may func(m *merger, l layer, v T) (ok bool, why string)
-	put func(s *Settings, v sourced[T])
+	put func(s *Settings, v Sourced[T])
 }
 
 func (k scalar[T]) names() []string { return []string{k.name} }
@@ -71,7 +65,7 @@ func (k scalar[T]) join(m *merger, s *Settings, f *file, l layer) {
 		}
 	}
 	m.set[k.name] = true
-	k.put(s, sourced[T]{value: *v, from: l.path})
+	k.put(s, Sourced[T]{Value: *v, Source: l.path})
 }
 
 // list is a key every file adds to, the most specific file's entries first (as in
@@ -146,50 +140,48 @@ const (
 var keys = []key{
 	// The lockdown keys come first: the rules and hooks of the same file already obey them.
 	scalar[bool]{name: "allowManagedPermissionRulesOnly", get: func(f *file) *bool { return f.AllowManagedPermissionRulesOnly }, may: managedOnly,
-		put: func(s *Settings, v sourced[bool]) { s.Permissions.ManagedRulesOnly = v.from }},
+		put: func(s *Settings, v Sourced[bool]) { s.Permissions.ManagedRulesOnly = v.Source }},
 	scalar[bool]{name: "allowManagedHooksOnly", get: func(f *file) *bool { return f.AllowManagedHooksOnly }, may: managedOnly,
-		put: func(s *Settings, v sourced[bool]) { s.ManagedHooksOnly = v.from }},
+		put: func(s *Settings, v Sourced[bool]) { s.ManagedHooksOnly = v.Source }},
 	step{name: "permissions.allow, permissions.ask, permissions.deny", fn: mergeRules},
 	scalar[string]{name: keyDefaultMode, get: func(f *file) *string { return f.Permissions.DefaultMode },
 		may: notLooserByProject(looseMode, func(mode string) string {
 			return fmt.Sprintf("permissions.defaultMode %q is ignored: a project's settings may not loosen your permissions; to allow it, put it in %s, or pass --permission-mode %s (or --settings)", mode, yourOwn, mode)
 		}),
-		put: func(s *Settings, v sourced[string]) {
-			s.Permissions.DefaultMode, s.Permissions.ModeSource = v.value, v.from
-		}},
+		put: func(s *Settings, v Sourced[string]) { s.Permissions.DefaultMode = v }},
 	// A restriction: honoured from any file, most binding first.
 	scalar[string]{name: "permissions.disableBypassPermissionsMode", get: func(f *file) *string { return f.Permissions.DisableBypassPermissionsMode },
 		may: func(_ *merger, _ layer, v string) (bool, string) { return v == "disable", "" },
-		put: func(s *Settings, v sourced[string]) { s.Permissions.DisableBypass = v.from }},
+		put: func(s *Settings, v Sourced[string]) { s.Permissions.DisableBypass = v.Source }},
 	step{name: "permissions.additionalDirectories", fn: mergeDirectories},
 	step{name: "hooks", fn: mergeHooks},
 	step{name: "env", fn: mergeEnv},
 	scalar[string]{name: "apiKeyHelper", get: func(f *file) *string { return f.APIKeyHelper },
-		put: func(s *Settings, v sourced[string]) { s.APIKeyHelper, s.APIKeyHelperSource = v.value, v.from }},
+		put: func(s *Settings, v Sourced[string]) { s.APIKeyHelper = v }},
 	scalar[string]{name: "model", get: func(f *file) *string { return f.Model },
-		put: func(s *Settings, v sourced[string]) { s.Model, s.ModelSource = v.value, v.from }},
+		put: func(s *Settings, v Sourced[string]) { s.Model = v }},
 	scalar[string]{name: "outputStyle", get: func(f *file) *string { return f.OutputStyle },
-		put: func(s *Settings, v sourced[string]) {
-			s.OutputStyle, s.OutputStyleSource = strings.TrimSpace(v.value), v.from
+		put: func(s *Settings, v Sourced[string]) {
+			s.OutputStyle = Sourced[string]{Value: strings.TrimSpace(v.Value), Source: v.Source}
 		}},
 	scalar[string]{name: "attribution.commit", get: func(f *file) *string { return f.Attribution.Commit },
-		put: func(s *Settings, v sourced[string]) { s.Attribution.Commit = &v.value }},
+		put: func(s *Settings, v Sourced[string]) { s.Attribution.Commit = &v.Value }},
 	scalar[string]{name: "attribution.pr", get: func(f *file) *string { return f.Attribution.PR },
-		put: func(s *Settings, v sourced[string]) { s.Attribution.PR = &v.value }},
+		put: func(s *Settings, v Sourced[string]) { s.Attribution.PR = &v.Value }},
 	scalar[bool]{name: "includeCoAuthoredBy", get: func(f *file) *bool { return f.IncludeCoAuthoredBy },
-		put: func(s *Settings, v sourced[bool]) { s.Attribution.CoAuthoredBy = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Attribution.CoAuthoredBy = &v.Value }},
 	scalar[int]{name: "goal.maxRounds", get: func(f *file) *int { return f.Goal.MaxRounds }, may: unset[int],
-		put: func(s *Settings, v sourced[int]) { s.Goal.MaxRounds = v.value }},
+		put: func(s *Settings, v Sourced[int]) { s.Goal.MaxRounds = v.Value }},
 	scalar[string]{name: "goal.model", get: func(f *file) *string { return f.Goal.Model }, may: unset[string],
-		put: func(s *Settings, v sourced[string]) { s.Goal.Model = v.value }},
+		put: func(s *Settings, v Sourced[string]) { s.Goal.Model = v.Value }},
 	// Workflows can spend a lot: a repository must not turn them on for whoever opens it.
 	scalar[bool]{name: "workflows", get: func(f *file) *bool { return f.Workflows }, may: personal[bool](""),
-		put: func(s *Settings, v sourced[bool]) { s.Workflows = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Workflows = &v.Value }},
 	// The store holds the user's task lists and journals: a repository must not point
 	// whoever opens it at its own server.
 	scalar[string]{name: "store.url", get: func(f *file) *string { return f.Store.URL },
 		may: personal[string]("store.url is ignored: a project's settings may not choose where your tasks and journals are kept; set it in your own settings (~/.ouro/settings.json), or use --store or OURO_STORE"),
-		put: func(s *Settings, v sourced[string]) { s.Store.URL, s.Store.Source = strings.TrimSpace(v.value), v.from }},
+		put: func(s *Settings, v Sourced[string]) { v.Value = strings.TrimSpace(v.Value); s.Store.URL = v }},
 	// Deleting the user's history is the user's call: a repository's own files may not
 	// shorten how long sessions are kept.
 	scalar[int]{name: "cleanupPeriodDays", get: func(f *file) *int { return f.CleanupPeriodDays },
@@ -202,17 +194,17 @@ var keys = []key{
 			}
 			return true, ""
 		},
-		put: func(s *Settings, v sourced[int]) { s.CleanupPeriodDays, s.CleanupSource = v.value, v.from }},
+		put: func(s *Settings, v Sourced[int]) { s.CleanupPeriodDays = v }},
 	scalar[bool]{name: "memory.extractOnExit", get: func(f *file) *bool { return f.Memory.ExtractOnExit },
-		put: func(s *Settings, v sourced[bool]) { s.Memory.ExtractOnExit = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Memory.ExtractOnExit = &v.Value }},
 	scalar[int]{name: "background.maxRunning", get: func(f *file) *int { return f.Background.MaxRunning },
-		put: func(s *Settings, v sourced[int]) { s.Background.MaxRunning, s.Background.Source = v.value, v.from }},
+		put: func(s *Settings, v Sourced[int]) { s.Background.MaxRunning = v }},
 
 	scalar[bool]{name: "sandbox.enabled", get: func(f *file) *bool { return f.Sandbox.Enabled },
 		may: notLooserByProject(off, func(bool) string {
 			return "sandbox.enabled false is ignored: a project's settings may not turn the sandbox off; to allow it, put it in " + yourOwn + `, or pass --settings '{"sandbox":{"enabled":false}}'`
 		}),
-		put: func(s *Settings, v sourced[bool]) { s.Sandbox.Enabled, s.Sandbox.EnabledSource = &v.value, v.from }},
+		put: func(s *Settings, v Sourced[bool]) { s.Sandbox.Enabled = &v }},
 	// true is the default: it only loosens when a person's file says false, which Load
 	// reports once every file is read.
 	scalar[bool]{name: "sandbox.allowUnsandboxedCommands", get: func(f *file) *bool { return f.Sandbox.AllowUnsandboxedCommands },
@@ -225,22 +217,20 @@ var keys = []key{
 			}
 			return true, ""
 		},
-		put: func(s *Settings, v sourced[bool]) { s.Sandbox.AllowUnsandboxedCommands = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Sandbox.AllowUnsandboxedCommands = &v.Value }},
 	scalar[bool]{name: "sandbox.failIfUnavailable", get: func(f *file) *bool { return f.Sandbox.FailIfUnavailable },
 		may: notLooserByProject(off, func(bool) string {
 			return "sandbox.failIfUnavailable false is ignored: a project's settings may not let commands run without a sandbox; to allow it, put it in " + yourOwn + `, or pass --settings '{"sandbox":{"failIfUnavailable":false}}'`
 		}),
-		put: func(s *Settings, v sourced[bool]) {
-			s.Sandbox.FailIfUnavailable, s.Sandbox.FailIfUnavailableSource = &v.value, v.from
-		}},
+		put: func(s *Settings, v Sourced[bool]) { s.Sandbox.FailIfUnavailable = &v }},
 	scalar[bool]{name: "sandbox.autoAllowBashIfSandboxed", get: func(f *file) *bool { return f.Sandbox.AutoAllowBashIfSandboxed },
-		put: func(s *Settings, v sourced[bool]) { s.Sandbox.AutoAllowBashIfSandboxed = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Sandbox.AutoAllowBashIfSandboxed = &v.Value }},
 	// Lists merge from every file, as in Claude Code: a project's file may add excluded
 	// commands and domains. Neither bypasses the permission rules (an excluded command is
 	// never auto-allowed), and deniedDomains refuse whatever allows them.
 	list[string]{name: "sandbox.excludedCommands", get: func(f *file) []string { return f.Sandbox.ExcludedCommands }, put: addExcluded},
 	scalar[bool]{name: "sandbox.network.allow", get: func(f *file) *bool { return f.Sandbox.Network.Allow },
-		put: func(s *Settings, v sourced[bool]) { s.Sandbox.Network.Allow = &v.value }},
+		put: func(s *Settings, v Sourced[bool]) { s.Sandbox.Network.Allow = &v.Value }},
 	list[int]{name: "sandbox.network.allowPorts", get: func(f *file) []int { return f.Sandbox.Network.AllowPorts },
 		put: func(s *Settings, vs []int, _ layer) {
 			s.Sandbox.Network.AllowPorts = append(s.Sandbox.Network.AllowPorts, vs...)

@@ -69,7 +69,7 @@ func TestScalarRowPrecedenceAndTrust(t *testing.T) {
 			}
 			return true, ""
 		},
-		put: func(_ *Settings, v sourced[string]) { out = got{v.value, v.from} }}
+		put: func(_ *Settings, v Sourced[string]) { out = got{v.Value, v.Source} }}
 	str := func(s string) *file { return &file{Model: &s} }
 	m := &merger{set: map[string]bool{}}
 	s := &Settings{}

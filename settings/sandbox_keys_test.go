@@ -69,10 +69,10 @@ func TestSandboxNetworkDefaults(t *testing.T) {
 		want bool
 	}{
 		{Sandbox{}, false}, // ouro's sandbox is on by default, but auto-allow needs a file to ask
-		{Sandbox{Enabled: &on}, true},
-		{Sandbox{Enabled: &on, AutoAllowBashIfSandboxed: &f}, false},
+		{Sandbox{Enabled: &Sourced[bool]{Value: on}}, true},
+		{Sandbox{Enabled: &Sourced[bool]{Value: on}, AutoAllowBashIfSandboxed: &f}, false},
 		{Sandbox{AutoAllowBashIfSandboxed: &tr}, true},
-		{Sandbox{Enabled: &f, AutoAllowBashIfSandboxed: &tr}, false},
+		{Sandbox{Enabled: &Sourced[bool]{Value: f}, AutoAllowBashIfSandboxed: &tr}, false},
 	} {
 		if got := c.s.AutoAllow(); got != c.want {
 			t.Errorf("AutoAllow(%+v) = %v, want %v", c.s, got, c.want)

@@ -32,20 +32,16 @@ type Settings struct {
 	// from (where a key comes from, for ouro doctor and /status).
 	EnvSource        map[string]string `json:"-"`
 	EnvTrustedSource map[string]string `json:"-"`
-	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), and
-	// APIKeyHelperSource the file that set it: ouro does not run it, and says so when no
-	// key is set.
-	APIKeyHelper       string  `json:"-"`
-	APIKeyHelperSource string  `json:"-"`
-	Sandbox            Sandbox `json:"sandbox"`
-	Model              string  `json:"model,omitempty"`
-	// ModelSource is the file that set Model.
-	ModelSource string `json:"-"`
-	Memory      Memory `json:"memory"`
-	// OutputStyle is the outputStyle setting: the output style the system prompt gets
-	// ("" or "default": none).
-	OutputStyle       string `json:"outputStyle,omitempty"`
-	OutputStyleSource string `json:"-"`
+	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), with the
+	// file that set it: ouro does not run it, and says so when no key is set.
+	APIKeyHelper Sourced[string] `json:"-"`
+	Sandbox      Sandbox         `json:"sandbox"`
+	// Model is the model the most specific file names, with that file.
+	Model  Sourced[string] `json:"model,omitempty"`
+	Memory Memory          `json:"memory"`
+	// OutputStyle is the outputStyle setting, with the file that set it: the output
+	// style the system prompt gets ("" or "default": none).
+	OutputStyle Sourced[string] `json:"outputStyle,omitempty"`
 	// Attribution is what commits and pull requests the agent writes carry.
 	Attribution Attribution `json:"attribution"`
 	Goal        Goal        `json:"goal"`
@@ -63,9 +59,8 @@ type Settings struct {
 	Store Store `json:"store"`
 	// CleanupPeriodDays is how many days a session nobody writes to is kept
 	// ("cleanupPeriodDays"; 0 means the default, 30). Only the user's own files,
-	// --settings and managed settings may set it; CleanupSource names the one that did.
-	CleanupPeriodDays int    `json:"cleanupPeriodDays,omitempty"`
-	CleanupSource     string `json:"-"`
+	// --settings and managed settings may set it; its Source names the one that did.
+	CleanupPeriodDays Sourced[int] `json:"cleanupPeriodDays,omitempty"`
 	// Warnings name the user settings files that were left out (unreadable, too large,
 	// not JSON) and why; the caller shows them.
 	Warnings []string `json:"-"`
@@ -73,10 +68,9 @@ type Settings struct {
 
 // Store chooses the store of task lists and workflow journals.
 type Store struct {
-	// URL is a NATS JetStream URL (nats://HOST:PORT?...); "" keeps ouro's state.db.
-	URL string `json:"url,omitempty"`
-	// Source is the file that set URL.
-	Source string `json:"-"`
+	// URL is a NATS JetStream URL (nats://HOST:PORT?...), with the file that set it; ""
+	// keeps ouro's state.db.
+	URL Sourced[string] `json:"url,omitempty"`
 }
 
 // defaultCleanupDays is Claude Code's default cleanupPeriodDays.
@@ -88,7 +82,7 @@ const maxCleanupDays = 36500
 
 // CleanupPeriod is how long sessions are kept.
 func (s Settings) CleanupPeriod() time.Duration {
-	days := s.CleanupPeriodDays
+	days := s.CleanupPeriodDays.Value
 	if days < 1 {
 		days = defaultCleanupDays
 	}
@@ -118,21 +112,18 @@ type Goal struct {
 // Background bounds background tasks (Bash and agents run with run_in_background).
 type Background struct {
 	// MaxRunning is how many may run at once ("background.maxRunning"); 0 means the
-	// default (8). The most specific file that sets it wins.
-	MaxRunning int `json:"maxRunning,omitempty"`
-	// Source is the file that set MaxRunning.
-	Source string `json:"-"`
+	// default (8). The most specific file that sets it wins; Source names it.
+	MaxRunning Sourced[int] `json:"maxRunning,omitempty"`
 }
 
 // Permissions are the rules and mode.
 type Permissions struct {
-	Allow                 []Rule   `json:"allow,omitempty"`
-	Ask                   []Rule   `json:"ask,omitempty"`
-	Deny                  []Rule   `json:"deny,omitempty"`
-	DefaultMode           string   `json:"defaultMode,omitempty"`
-	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
-	// ModeSource is what set DefaultMode: a file, or "--permission-mode".
-	ModeSource string `json:"-"`
+	Allow []Rule `json:"allow,omitempty"`
+	Ask   []Rule `json:"ask,omitempty"`
+	Deny  []Rule `json:"deny,omitempty"`
+	// DefaultMode is the mode, with what set it: a file, or "--permission-mode".
+	DefaultMode           Sourced[string] `json:"defaultMode,omitempty"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
 	// DisableBypass names the file whose permissions.disableBypassPermissionsMode is
 	// "disable": bypassPermissions cannot be entered ("" when none says so).
 	DisableBypass string `json:"-"`
@@ -203,10 +194,9 @@ type HookCommand struct {
 // autoAllowBashIfSandboxed, excludedCommands, filesystem, network.allowedDomains) and
 // ouro's own network.allow and network.allowPorts.
 type Sandbox struct {
-	// Enabled is nil when no file says; the default is on where the kernel supports it.
-	Enabled *bool `json:"enabled,omitempty"`
-	// EnabledSource is the file that set Enabled.
-	EnabledSource string `json:"-"`
+	// Enabled, with the file that set it, is nil when no file says; the default is on
+	// where the kernel supports it.
+	Enabled *Sourced[bool] `json:"enabled,omitempty"`
 	// AutoAllowBashIfSandboxed is Claude Code's autoAllowBashIfSandboxed: Bash calls
 	// that run inside the sandbox are allowed without asking (deny and ask rules still
 	// apply). nil when no file says: then it follows Claude Code, where it defaults to
@@ -224,10 +214,8 @@ type Sandbox struct {
 	// would run in the sandbox are refused when no sandbox can be had (true), or run
 	// without it (false). nil: the platform's default (sandbox.RefuseWithoutSandbox:
 	// refused on Linux). Only the person's own settings, --settings and managed
-	// settings may set it to false.
-	FailIfUnavailable *bool `json:"failIfUnavailable,omitempty"`
-	// FailIfUnavailableSource is the file that set FailIfUnavailable.
-	FailIfUnavailableSource string `json:"-"`
+	// settings may set it to false. Its Source is the file that set it.
+	FailIfUnavailable *Sourced[bool] `json:"failIfUnavailable,omitempty"`
 	// ExcludedByProject names, for each excluded command a project's own file (not the
 	// user's, --settings or managed) added, that file: the user is told at start.
 	ExcludedByProject map[string]string `json:"-"`
@@ -239,13 +227,13 @@ type Sandbox struct {
 // autoAllowBashIfSandboxed (default true) takes effect once a file sets enabled: true;
 // an explicit autoAllowBashIfSandboxed: true also turns it on alone.
 func (s Sandbox) AutoAllow() bool {
-	if s.Enabled != nil && !*s.Enabled {
+	if s.Enabled != nil && !s.Enabled.Value {
 		return false
 	}
 	if s.AutoAllowBashIfSandboxed != nil {
 		return *s.AutoAllowBashIfSandboxed
 	}
-	return s.Enabled != nil && *s.Enabled
+	return s.Enabled != nil && s.Enabled.Value
 }
 
 // SandboxFilesystem widens or narrows where sandboxed commands may write, and names

@@ -15,14 +15,14 @@ func TestStoreURLOnlyFromTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Store.URL != "" {
-		t.Fatalf("a project file chose the store: %q", s.Store.URL)
+	if s.Store.URL.Value != "" {
+		t.Fatalf("a project file chose the store: %q", s.Store.URL.Value)
 	}
 	if len(s.Warnings) == 0 || !strings.Contains(strings.Join(s.Warnings, "\n"), "store.url is ignored") {
 		t.Fatalf("no warning about the project's store.url: %v", s.Warnings)
 	}
 	write(t, filepath.Join(tr.home, ".claude", "settings.json"), `{"store": {"url": " nats://fleet:4222 "}}`)
-	if s, err = Load(tr.opts()); err != nil || s.Store.URL != "nats://fleet:4222" || !strings.HasSuffix(s.Store.Source, "settings.json") {
+	if s, err = Load(tr.opts()); err != nil || s.Store.URL.Value != "nats://fleet:4222" || !strings.HasSuffix(s.Store.URL.Source, "settings.json") {
 		t.Fatalf("the user's store.url: %+v %v", s.Store, err)
 	}
 }

@@ -30,14 +30,14 @@ func (r *REPL) config() {
 		}
 		return "from " + src
 	}
-	modelSrc := s.ModelSource
-	if s.Model != r.sess.Model {
+	modelSrc := s.Model.Source
+	if s.Model.Value != r.sess.Model {
 		modelSrc = "the command line, the environment or /model"
 	}
 	fmt.Fprintf(w, "model             %s (%s)\n", r.sess.Model, from(modelSrc))
 	mode := r.sess.Policy().Mode()
-	modeSrc := s.Permissions.ModeSource
-	if string(mode) != s.Permissions.DefaultMode && s.Permissions.DefaultMode != "" {
+	modeSrc := s.Permissions.DefaultMode.Source
+	if string(mode) != s.Permissions.DefaultMode.Value && s.Permissions.DefaultMode.Value != "" {
 		modeSrc = "changed in this session"
 	}
 	fmt.Fprintf(w, "permission mode   %s (%s)\n", mode, from(modeSrc))
@@ -52,10 +52,10 @@ func (r *REPL) config() {
 	fmt.Fprintf(w, "hooks             %d (/hooks lists them)\n", n)
 	fmt.Fprintf(w, "directories       %s\n", strings.Join(r.sess.Workspace.Roots(), ", "))
 	sandbox := "on"
-	if s.Sandbox.Enabled != nil && !*s.Sandbox.Enabled {
+	if s.Sandbox.Enabled != nil && !s.Sandbox.Enabled.Value {
 		sandbox = "off"
 	}
-	fmt.Fprintf(w, "sandbox           %s (%s)\n", sandbox, from(s.Sandbox.EnabledSource))
+	fmt.Fprintf(w, "sandbox           %s (%s)\n", sandbox, from(s.Sandbox.Enabled.From()))
 	if len(s.Env) > 0 {
 		keys := make([]string, 0, len(s.Env))
 		for k := range s.Env {

@@ -81,11 +81,11 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 	var s doctor.Section
 	for _, f := range set.Files {
 		var what []string
-		if set.ModelSource == f {
-			what = append(what, "model "+set.Model)
+		if set.Model.Source == f {
+			what = append(what, "model "+set.Model.Value)
 		}
-		if set.Permissions.ModeSource == f {
-			what = append(what, "defaultMode "+set.Permissions.DefaultMode)
+		if set.Permissions.DefaultMode.Source == f {
+			what = append(what, "defaultMode "+set.Permissions.DefaultMode.Value)
 		}
 		if set.Permissions.DisableBypass == f {
 			what = append(what, "bypassPermissions disabled")
@@ -112,14 +112,14 @@ func (c *checkup) model(warn io.Writer) doctor.Section {
 	}
 	var info []string
 	if c.cfg.Model.Provider == nil {
-		info = resolve.Describe(resolve.Name(c.cfg.Model.Name, c.set.Model, c.env), c.set, c.env).Lines()
+		info = resolve.Describe(resolve.Name(c.cfg.Model.Name, c.set.Model.Value, c.env), c.set, c.env).Lines()
 	}
-	m, err := resolve.Connect(c.cfg.Model, c.set.Model, c.env, warn)
+	m, err := resolve.Connect(c.cfg.Model, c.set.Model.Value, c.env, warn)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error(), Info: info}
 	}
 	c.m = m
-	from := c.set.ModelSource
+	from := c.set.Model.Source
 	switch {
 	case c.cfg.Model.Name != "":
 		from = "--model"
@@ -178,7 +178,7 @@ func (c *checkup) permissions(warn io.Writer) doctor.Section {
 		s.Files = append(s.Files, doctor.File{Path: src, Status: doctor.Loaded,
 			Detail: fmt.Sprintf("%d allow, %d ask, %d deny", n[0], n[1], n[2])})
 	}
-	mode := p.DefaultMode
+	mode := p.DefaultMode.Value
 	if mode == "" {
 		mode = "default"
 	}
@@ -212,7 +212,7 @@ func (c *checkup) sandbox(warn io.Writer) doctor.Section {
 	if err != nil {
 		return doctor.Section{Fatal: err.Error()}
 	}
-	src := c.set.Sandbox.EnabledSource
+	src := c.set.Sandbox.Enabled.From()
 	if src == "" {
 		src = "(default)"
 	}

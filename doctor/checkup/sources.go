@@ -78,7 +78,7 @@ func (c *checkup) instructions(warn io.Writer) doctor.Section {
 	}
 	m := c.m
 	if m.Name == "" { // no provider: the budget of the model a run would ask for
-		m = resolve.Model{Name: resolve.Name(c.cfg.Model.Name, c.set.Model, settingsLookup(c.set)), Window: c.cfg.Model.ContextWindow}
+		m = resolve.Model{Name: resolve.Name(c.cfg.Model.Name, c.set.Model.Value, settingsLookup(c.set)), Window: c.cfg.Model.ContextWindow}
 	}
 	in := memory.Load(c.d.CWD, c.load.RepoRoot(c.d.CWD), c.d.Config, check, memory.InstructionBudget(m.Name, m.Window))
 	for _, w := range in.Warnings {

@@ -64,8 +64,8 @@ func Describe(model string, set *settings.Settings, env func(string) string) Con
 		c.Key = keyFrom("ANTHROPIC_AUTH_TOKEN") + ", sent as a bearer token"
 	default:
 		c.NoKey = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your shell or in the env of ~/.claude/settings.json; for another provider use --model openai:NAME with OPENAI_API_KEY (or OPENAI_BASE_URL for a local server); `ouro demo` needs no key"
-		if set.APIKeyHelper != "" {
-			c.Note = "apiKeyHelper (" + set.APIKeyHelperSource + ") is not run by ouro: set the key itself"
+		if set.APIKeyHelper.Value != "" {
+			c.Note = "apiKeyHelper (" + set.APIKeyHelper.Source + ") is not run by ouro: set the key itself"
 		}
 	}
 	return c

@@ -62,7 +62,7 @@ func TestConnection(t *testing.T) {
 	if c.BaseURL != "https://api.openai.com/v1" || c.Key != "OPENAI_API_KEY, value hidden" {
 		t.Errorf("openai: %+v", c)
 	}
-	c = Describe("sonnet", &settings.Settings{APIKeyHelper: "get-key", APIKeyHelperSource: "/s.json"}, envOf(nil))
+	c = Describe("sonnet", &settings.Settings{APIKeyHelper: settings.Sourced[string]{Value: "get-key", Source: "/s.json"}}, envOf(nil))
 	if !strings.Contains(c.NoKey, "ANTHROPIC_API_KEY") || !strings.Contains(c.NoKey, "ouro demo") || !strings.Contains(c.Note, "apiKeyHelper (/s.json)") {
 		t.Errorf("no key: %+v", c)
 	}

@@ -58,10 +58,32 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
 	}
-	path := filepath.Join(dir, meta.ID+".jsonl")
+	return create(filepath.Join(dir, meta.ID+".jsonl"), meta)
+}
+
+// CreateFile starts a new transcript at path (a name ending in .jsonl, in a folder that
+// exists), whose session ID is the file's base name, and writes its session line: a
+// subagent's transcript beside its session. It opens the file once (no re-read, as
+// OpenAppend would), so a thousand workflow agents cost a thousand opens, not two
+// thousand. A zero meta.Created gets the current time. It fails with an error matching
+// fs.ErrExist when the file exists, so the caller can pick another name.
+func CreateFile(path string, meta Meta) (*Writer, error) {
+	if filepath.Ext(path) != ".jsonl" {
+		return nil, fmt.Errorf("create session %s: a transcript file name ends in .jsonl", path)
+	}
+	meta.ID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if meta.Created.IsZero() {
+		meta.Created = time.Now()
+	}
+	meta.Created = meta.Created.UTC()
+	return create(path, meta)
+}
+
+// create opens a new transcript at path, locks it and writes meta's session line.
+func create(path string, meta Meta) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("create session %s: a transcript with this ID already exists: %s", meta.ID, path)
+		return nil, existsError(fmt.Sprintf("create session %s: a transcript with this ID already exists: %s", meta.ID, path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
@@ -79,6 +101,12 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	}
 	return w, nil
 }
+
+// existsError is create's error for a file already there: errors.Is(err, fs.ErrExist).
+type existsError string
+
+func (e existsError) Error() string        { return string(e) }
+func (e existsError) Is(target error) bool { return target == fs.ErrExist }
 
 // ErrInUse is returned by OpenAppend when another process has the transcript open for
 // writing: two writers would interleave their turns and corrupt the session.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -34,5 +35,35 @@ func TestSyncSkipsWhatIsAlreadyOnDisk(t *testing.T) {
 	tr, err := Load(w.Path())
 	if err != nil || len(tr.Entries) != 3 {
 		t.Fatalf("reloaded: %v, %d entries", err, len(tr.Entries))
+	}
+}
+
+// TestFolderSyncShared: transcripts created in one folder share its sync: the first
+// writer's Sync covers every file created before it, and a file created after needs one more.
+func TestFolderSyncShared(t *testing.T) {
+	n := 0
+	fsyncFolder = func(f *os.File) error { n++; return f.Sync() }
+	t.Cleanup(func() { fsyncFolder = (*os.File).Sync })
+	dir := t.TempDir()
+	open := func(name string) *Writer {
+		w, err := CreateFile(filepath.Join(dir, name+".jsonl"), Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		return w
+	}
+	a, b := open("a"), open("b")
+	for i, w := range []*Writer{a, b, a} {
+		if err := w.Sync(); err != nil || n != 1 {
+			t.Fatalf("sync %d: %v, %d folder syncs, want 1", i, err, n)
+		}
+	}
+	c := open("c")
+	if err := b.Sync(); err != nil || n != 1 {
+		t.Fatalf("b again: %v, %d folder syncs, want 1", err, n)
+	}
+	if err := c.Sync(); err != nil || n != 2 {
+		t.Fatalf("c, created after the folder sync: %v, %d folder syncs, want 2", err, n)
 	}
 }

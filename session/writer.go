@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,7 @@ type Writer struct {
 	last      string   // UUID of the last entry written
 	torn      bool     // the file may end in a partial line: start the next write with "\n"
 	dirSynced bool
+	dirSeq    uint64 // the file's number in its folder's sync state (folderOf)
 	// clean: nothing was written since the last sync that succeeded, which a further
 	// Sync (Close after the turn's end, as every subagent does) need not repeat.
 	clean bool
@@ -58,10 +60,32 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
 	}
-	path := filepath.Join(dir, meta.ID+".jsonl")
+	return create(filepath.Join(dir, meta.ID+".jsonl"), meta)
+}
+
+// CreateFile starts a new transcript at path (a name ending in .jsonl, in a folder that
+// exists), whose session ID is the file's base name, and writes its session line: a
+// subagent's transcript beside its session. It opens the file once (no re-read, as
+// OpenAppend would), so a thousand workflow agents cost a thousand opens, not two
+// thousand. A zero meta.Created gets the current time. It fails with an error matching
+// fs.ErrExist when the file exists, so the caller can pick another name.
+func CreateFile(path string, meta Meta) (*Writer, error) {
+	if filepath.Ext(path) != ".jsonl" {
+		return nil, fmt.Errorf("create session %s: a transcript file name ends in .jsonl", path)
+	}
+	meta.ID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if meta.Created.IsZero() {
+		meta.Created = time.Now()
+	}
+	meta.Created = meta.Created.UTC()
+	return create(path, meta)
+}
+
+// create opens a new transcript at path, locks it and writes meta's session line.
+func create(path string, meta Meta) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("create session %s: a transcript with this ID already exists: %s", meta.ID, path)
+		return nil, existsError(fmt.Sprintf("create session %s: a transcript with this ID already exists: %s", meta.ID, path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
@@ -71,7 +95,7 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create session %s: lock %s: %w", meta.ID, path, err)
 	}
-	w := &Writer{id: meta.ID, path: path, cwd: meta.CWD, f: f}
+	w := &Writer{id: meta.ID, path: path, cwd: meta.CWD, f: f, dirSeq: folderOf(filepath.Dir(path)).opened()}
 	if err := w.AppendEntry(TypeSession, meta); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path) // a transcript without its session line is worse than none
@@ -79,6 +103,12 @@ func Create(projectDir string, meta Meta) (*Writer, error) {
 	}
 	return w, nil
 }
+
+// existsError is create's error for a file already there: errors.Is(err, fs.ErrExist).
+type existsError string
+
+func (e existsError) Error() string        { return string(e) }
+func (e existsError) Is(target error) bool { return target == fs.ErrExist }
 
 // ErrInUse is returned by OpenAppend when another process has the transcript open for
 // writing: two writers would interleave their turns and corrupt the session.
@@ -121,7 +151,7 @@ func OpenAppend(path string) (*Writer, error) {
 	if cwd == "" {
 		cwd = last.CWD
 	}
-	return &Writer{id: t.ID, path: path, cwd: cwd, f: f, last: last.UUID, torn: torn}, nil
+	return &Writer{id: t.ID, path: path, cwd: cwd, f: f, last: last.UUID, torn: torn, dirSeq: folderOf(filepath.Dir(path)).opened()}, nil
 }
 
 // Fork starts a new transcript in projectDir that continues t: every entry of t after its
@@ -276,20 +306,62 @@ func (w *Writer) syncLocked() error {
 		return nil
 	}
 	dir := filepath.Dir(w.path)
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("session %s: sync folder: %w", w.id, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("session %s: sync folder %s: %w", w.id, dir, err)
+	if err := folderOf(dir).sync(dir, w.dirSeq); err != nil {
+		return fmt.Errorf("session %s: %w", w.id, err)
 	}
 	w.dirSynced = true
 	return nil
 }
 
+// folders is each transcript folder's sync state (one per process), so that the writers
+// of many transcripts created in one folder (a workflow's thousand agents) share its
+// fsync: one that syncs the folder makes the names of every file created in it before
+// durable, and the others' first Sync then skips it.
+var folders sync.Map // folder → *folderSync
+
+type folderSync struct {
+	created atomic.Uint64 // files whose creation (or opening) in the folder has returned
+	mu      sync.Mutex    // held through a folder sync, so others wait for it and skip theirs
+	synced  uint64        // created as read before the last folder sync that succeeded
+}
+
+func folderOf(dir string) *folderSync {
+	if f, ok := folders.Load(dir); ok {
+		return f.(*folderSync)
+	}
+	f, _ := folders.LoadOrStore(dir, &folderSync{})
+	return f.(*folderSync)
+}
+
+// opened counts one more file created (or opened) in the folder; its writer's first
+// Sync must see the folder synced past that count.
+func (f *folderSync) opened() uint64 { return f.created.Add(1) }
+
+// sync makes the folder's entries durable up to file number seq, unless a sync since did.
+func (f *folderSync) sync(dir string, seq uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.synced >= seq {
+		return nil
+	}
+	upTo := f.created.Load() // every file counted here was created before this sync
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync folder: %w", err)
+	}
+	defer d.Close()
+	if err := fsyncFolder(d); err != nil {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
+	}
+	f.synced = upTo
+	return nil
+}
+
 // fsync flushes a transcript file (a variable: a test counts the calls).
 var fsync = (*os.File).Sync
+
+// fsyncFolder flushes a transcript folder (a variable: a test counts the calls).
+var fsyncFolder = (*os.File).Sync
 
 // Close syncs and closes the transcript. Closing twice is not an error.
 func (w *Writer) Close() error {

@@ -415,3 +415,35 @@ func TestNothingIsWrittenAfterAFailedWrite(t *testing.T) {
 		t.Fatalf("continued: %d entries", n)
 	}
 }
+
+// TestCreateFile: a transcript created at a path is named by its file, loads like any
+// session, and a second one at the same path fails with fs.ErrExist.
+func TestCreateFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "general-purpose-x1.jsonl")
+	w, err := CreateFile(path, Meta{Model: "m1", CWD: "/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.ID != "general-purpose-x1" || tr.Meta.Model != "m1" || tr.Meta.CWD != "/work" || tr.Meta.Created.IsZero() {
+		t.Errorf("loaded %q %+v", tr.ID, tr.Meta)
+	}
+	if msgs, _ := tr.Messages(); len(msgs) != 1 || msgs[0].Content[0].Text != "hi" {
+		t.Errorf("messages %+v", msgs)
+	}
+	if _, err := CreateFile(path, Meta{}); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("second CreateFile: %v, want fs.ErrExist", err)
+	}
+	if _, err := CreateFile(filepath.Join(t.TempDir(), "x.json"), Meta{}); err == nil {
+		t.Error("a name without .jsonl was accepted")
+	}
+}

@@ -2,7 +2,6 @@ package subagent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -415,41 +413,22 @@ func (sh *shared) openTranscript(name, model string) *transcript {
 	return &transcript{w: w, warn: warn}
 }
 
-// createTranscript writes the session line of a new transcript dir/<name>.jsonl and
-// reopens it with session.OpenAppend, so it loads like any session. A name already taken
-// gets a numeric suffix.
+// createTranscript starts a new transcript dir/<name>.jsonl with its session line
+// (session.CreateFile), so it loads like any session. A name already taken gets a
+// numeric suffix.
 func createTranscript(dir, name, model string) (*session.Writer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	cwd, _ := os.Getwd()
 	path := filepath.Join(dir, name+".jsonl")
-	var f *os.File
-	var err error
 	for i := 2; ; i++ {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		w, err := session.CreateFile(path, session.Meta{Model: model, CWD: cwd})
 		if !errors.Is(err, fs.ErrExist) || i > 100 {
-			break
+			return w, err
 		}
 		path = filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", name, i))
 	}
-	if err != nil {
-		return nil, err
-	}
-	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	cwd, _ := os.Getwd()
-	line, _ := json.Marshal(map[string]any{
-		"type": session.TypeSession, "uuid": uuid.NewString(), "parentUuid": nil, "sessionId": id,
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "cwd": cwd,
-		"data": session.Meta{Model: model, CWD: cwd, Created: time.Now().UTC()},
-	})
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return session.OpenAppend(path)
 }
 
 // record writes the child's run into its transcript (the loop's Record): a child whose

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
@@ -87,7 +88,41 @@ func markLastCacheable(m sdk.MessageParam) {
 	}
 }
 
+// toolCache holds each tool's definition as the SDK encodes it, by name: the 1,000
+// agents of a workflow send the same tools in every request, and building and encoding
+// them each time was a fifth of ouro's CPU. An entry is used only while the tool's
+// description and schema are byte for byte those it was encoded from; a tool that changes
+// replaces it.
+var toolCache sync.Map // name → *encodedTool
+
+type encodedTool struct {
+	description string
+	schema      []byte
+	param       sdk.ToolUnionParam // encodes as raw, the SDK's own encoding of the tool
+}
+
+// toolParam returns t's definition for the SDK, encoded once while t stays the same.
 func toolParam(t llm.ToolSpec) (sdk.ToolUnionParam, error) {
+	if v, ok := toolCache.Load(t.Name); ok {
+		if e := v.(*encodedTool); e.description == t.Description && bytes.Equal(e.schema, t.InputSchema) {
+			return e.param, nil
+		}
+	}
+	p, err := buildToolParam(t)
+	if err != nil {
+		return p, err
+	}
+	raw, err := p.MarshalJSON()
+	if err != nil {
+		return p, err
+	}
+	e := &encodedTool{description: t.Description, schema: bytes.Clone(t.InputSchema),
+		param: param.Override[sdk.ToolUnionParam](json.RawMessage(raw))}
+	toolCache.Store(t.Name, e)
+	return e.param, nil
+}
+
+func buildToolParam(t llm.ToolSpec) (sdk.ToolUnionParam, error) {
 	schema := bytes.TrimSpace(t.InputSchema)
 	if len(schema) == 0 {
 		schema = []byte(`{"type":"object","properties":{}}`)

@@ -24,6 +24,8 @@ var (
 	llamaCall   = regexp.MustCompile(`(?s)<\|python_tag\|>\s*(\{.*\})\s*(?:<\|eom_id\|>|<\|eot_id\|>)?\s*$`)
 	mistralCall = regexp.MustCompile(`(?s)\[TOOL_CALLS\]\s*(\[.*\])\s*$`)
 	fencedJSON  = regexp.MustCompile("(?s)^```(?:json)?\\s*(.*?)\\s*```$")
+	// anyFence is a fenced block anywhere in an answer (its language tag json or none).
+	anyFence = regexp.MustCompile("(?s)```(?:json|JSON)?[ \\t]*\\n(.*?)\\n?[ \\t]*```")
 )
 
 type textCall struct {
@@ -89,14 +91,22 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 				return 0
 			}
 			calls = []textCall{c}
+			rest = ""
 		case strings.HasPrefix(body, "["):
 			if json.Unmarshal([]byte(body), &calls) != nil || len(calls) == 0 {
 				return 0
 			}
+			rest = ""
 		default:
-			return 0
+			// Or a fenced call among other text ("```json {"name": "Edit", "arguments":
+			// {...}} ``` To verify, run the tests."), as Qwen2.5-Coder 1.5B answered
+			// the seed's duration fix: only fences holding a call to a declared tool,
+			// with its arguments, count; an example in prose is left alone.
+			calls, rest = fencedCalls(src, declared)
+			if len(calls) == 0 {
+				return 0
+			}
 		}
-		rest = ""
 	}
 	var blocks []llm.Block
 	for i, c := range calls {
@@ -135,4 +145,39 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 	resp.Message.Content = append(content, blocks...)
 	resp.StopReason = llm.StopToolUse
 	return len(blocks)
+}
+
+// fencedCalls are the calls written in fenced blocks of src, each an object (or a list
+// of them) naming a declared tool and carrying arguments; rest is src without those
+// blocks. A fence that holds anything else stays in rest.
+func fencedCalls(src string, declared map[string]bool) (calls []textCall, rest string) {
+	var kept strings.Builder
+	last := 0
+	for _, m := range anyFence.FindAllStringSubmatchIndex(src, -1) {
+		body := strings.TrimSpace(src[m[2]:m[3]])
+		var found []textCall
+		if strings.HasPrefix(body, "[") {
+			if json.Unmarshal([]byte(body), &found) != nil {
+				continue
+			}
+		} else {
+			var c textCall
+			if json.Unmarshal([]byte(body), &c) != nil {
+				continue
+			}
+			found = []textCall{c}
+		}
+		ok := len(found) > 0
+		for _, c := range found {
+			ok = ok && declared[c.Name] && (len(c.Arguments) > 0 || len(c.Parameters) > 0)
+		}
+		if !ok {
+			continue
+		}
+		calls = append(calls, found...)
+		kept.WriteString(src[last:m[0]])
+		last = m[1]
+	}
+	kept.WriteString(src[last:])
+	return calls, kept.String()
 }

@@ -32,6 +32,15 @@ func TestTextToolCalls(t *testing.T) {
 		{"{\"name\": \"Nope\", \"arguments\": {}}", nil, ""}, // not offered: stays text
 		{"{\"answer\": 42}", nil, ""}, // JSON, but no call
 		{"The config is {\"name\": \"Bash\"} in the file.", nil, ""},
+		// A fenced call among other text (Qwen2.5-Coder 1.5B on the seed's duration fix,
+		// docs/local-model.md): the call is made, the rest of the text stays.
+		{"```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"d.py\"}}\n```\n\nTo verify:\n```bash\npython3 -m unittest\n```\nIt should pass now.",
+			[]string{`Read{"file_path": "d.py"}`}, "To verify:\n```bash\npython3 -m unittest\n```\nIt should pass now."},
+		{"First:\n```\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}\n```\nthen:\n```json\n{\"name\": \"Read\", \"parameters\": {\"file_path\": \"x\"}}\n```", []string{`Bash{"command": "ls"}`, `Read{"file_path": "x"}`}, "First:"},
+		// Fences that hold no call to a declared tool with arguments stay text.
+		{"Example config:\n```json\n{\"name\": \"Bash\"}\n```\nThat is all.", nil, ""},
+		{"Like this:\n```json\n{\"name\": \"Deploy\", \"arguments\": {}}\n```", nil, ""},
+		{"Here:\n```python\nprint({\"name\": \"Read\", \"arguments\": {}})\n```", nil, ""},
 	} {
 		resp := &llm.Response{ID: "c1", Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock(c.text)}}, StopReason: llm.StopEndTurn}
 		n := textToolCalls(resp, tools, "call_c1")

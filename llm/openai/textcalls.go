@@ -53,6 +53,7 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 	src := text.String()
 	var calls []textCall
 	rest := src
+	wholeCall := true // the calls are written as calls, not found inside other text
 	switch {
 	case strings.Contains(src, "<tool_call>"):
 		for _, m := range hermesCall.FindAllStringSubmatch(src, -1) {
@@ -106,12 +107,18 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 			if len(calls) == 0 {
 				return 0
 			}
+			wholeCall = false
 		}
 	}
 	var blocks []llm.Block
 	for i, c := range calls {
-		if !declared[c.Name] {
-			return 0 // not a call to anything offered: leave the text as it is
+		// A call to a tool nobody offered is still a call when it is written as one (in
+		// the tags of a call format, or as the whole answer with its arguments): the
+		// model is told the tool does not exist and which do, instead of the run ending
+		// "completed" on it (Qwen2.5-Coder 1.5B called "Python3"). Anything less
+		// call-shaped naming no offered tool stays text.
+		if !declared[c.Name] && (c.Name == "" || !wholeCall || len(c.Arguments)+len(c.Parameters) == 0) {
+			return 0
 		}
 		args := c.Arguments
 		if len(args) == 0 {

@@ -18,7 +18,10 @@ func TestTextToolCalls(t *testing.T) {
 		{"<tool_call>{\"name\":\"Bash\",\"arguments\":{\"command\":\"ls\"}}</tool_call><tool_call>{\"name\":\"Read\",\"arguments\":\"{\\\"file_path\\\":\\\"b\\\"}\"}</tool_call>", []string{`Bash{"command":"ls"}`, `Read{"file_path":"b"}`}, ""},
 		{"<|python_tag|>{\"name\": \"Bash\", \"parameters\": {\"command\": \"pwd\"}}<|eom_id|>", []string{`Bash{"command": "pwd"}`}, ""},
 		{"[TOOL_CALLS][{\"name\": \"Read\", \"arguments\": {\"file_path\": \"x\"}}]", []string{`Read{"file_path": "x"}`}, ""},
-		{"<tool_call>{\"name\": \"Nope\", \"arguments\": {}}</tool_call>", nil, ""}, // not offered: stays text
+		// A call to a tool nobody offered, written as a call: made, so that the model
+		// hears the tool does not exist (Qwen2.5-Coder 1.5B called "Python3").
+		{"<tool_call>{\"name\": \"Nope\", \"arguments\": {}}</tool_call>", []string{`Nope{}`}, ""},
+		{"<tool_call>{\"name\": \"Nope\"}</tool_call>", nil, ""},            // no arguments: stays text
 		{"<tool_call>{not json}</tool_call>", nil, ""},                      // unreadable: stays text
 		{"Use <tool_call> tags to call tools, like the docs say.", nil, ""}, // prose about it
 		{"plain answer", nil, ""},
@@ -29,8 +32,9 @@ func TestTextToolCalls(t *testing.T) {
 		{"```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n```", []string{`Read{"file_path": "a"}`}, ""},
 		{"{\"name\": \"Bash\", \"arguments\": [\"go test ./...\", \"timeout:120000\"]}", []string{`Bash["go test ./...", "timeout:120000"]`}, ""},
 		{"[{\"name\": \"Read\", \"arguments\": {\"file_path\": \"x\"}}]", []string{`Read{"file_path": "x"}`}, ""},
-		{"{\"name\": \"Nope\", \"arguments\": {}}", nil, ""}, // not offered: stays text
-		{"{\"answer\": 42}", nil, ""}, // JSON, but no call
+		{"```json\n{\n  \"name\": \"Python3\",\n  \"arguments\": {\"command\": \"python3 -B -m unittest -v\"}\n}\n```", []string{`Python3{"command": "python3 -B -m unittest -v"}`}, ""},
+		{"{\"name\": \"Nope\"}", nil, ""}, // a name alone: stays text
+		{"{\"answer\": 42}", nil, ""},     // JSON, but no call
 		{"The config is {\"name\": \"Bash\"} in the file.", nil, ""},
 		// A fenced call among other text (Qwen2.5-Coder 1.5B on the seed's duration fix,
 		// docs/local-model.md): the call is made, the rest of the text stays.

@@ -143,7 +143,9 @@ func convertAssistant(m llm.Message, i int) (msg sdk.ChatCompletionMessageParamU
 	for j, b := range m.Content {
 		switch b.Type {
 		case llm.BlockText:
-			text.WriteString(b.Text)
+			if !isTextCallNote(b.Text) { // ouro's note, not the model's words
+				text.WriteString(b.Text)
+			}
 		case llm.BlockToolUse:
 			args := string(b.Input)
 			if args == "" {

@@ -28,6 +28,14 @@ var (
 	anyFence = regexp.MustCompile("(?s)```(?:json|JSON)?[ \\t]*\\n(.*?)\\n?[ \\t]*```")
 )
 
+// textCallNote is what an answer whose calls were read from its text says of it.
+const textCallNote = "[ouro read %d tool call(s) the model wrote as text]"
+
+var textCallNoteRE = regexp.MustCompile(`^\[ouro read \d+ tool call\(s\) the model wrote as text\]$`)
+
+// isTextCallNote reports whether a text block is that note.
+func isTextCallNote(s string) bool { return textCallNoteRE.MatchString(s) }
+
 type textCall struct {
 	Name       string          `json:"name"`
 	Arguments  json.RawMessage `json:"arguments"`
@@ -143,12 +151,13 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 			content = append(content, b)
 		}
 	}
-	// Said in the message itself, so the transcript and the audit show it too.
-	note := fmt.Sprintf("[ouro read %d tool call(s) the model wrote as text]", len(blocks))
+	// Said in the message itself, so the transcript and the audit show it too; the note is
+	// a block of its own, which the request leaves out (convertAssistant): a small model
+	// shown it as its own words repeats it as its next answer (Qwen2.5-Coder 1.5B did).
 	if rest = strings.TrimSpace(rest); rest != "" {
-		note = rest + "\n" + note
+		content = append(content, llm.TextBlock(rest+"\n"))
 	}
-	content = append(content, llm.TextBlock(note))
+	content = append(content, llm.TextBlock(fmt.Sprintf(textCallNote, len(blocks))))
 	resp.Message.Content = append(content, blocks...)
 	resp.StopReason = llm.StopToolUse
 	return len(blocks)

@@ -74,3 +74,27 @@ func TestTextToolCalls(t *testing.T) {
 		t.Error("parsed text beside a structured call")
 	}
 }
+
+// The note that calls were read from text is ouro's, not the model's: the next request
+// does not show it to the model as its own words (a small model repeated it as its answer).
+func TestTextCallNoteIsNotSentBack(t *testing.T) {
+	resp := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("Looking.\n<tool_call>{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}</tool_call>")}}}
+	if textToolCalls(resp, []llm.ToolSpec{{Name: "Read"}}, "p") != 1 {
+		t.Fatal("no call read")
+	}
+	msg, ok, err := convertAssistant(resp.Message, 0)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	got := msg.OfAssistant.Content.OfString.Value
+	if strings.Contains(got, "ouro read") || strings.TrimSpace(got) != "Looking." || len(msg.OfAssistant.ToolCalls) != 1 {
+		t.Fatalf("sent back %q with %d calls", got, len(msg.OfAssistant.ToolCalls))
+	}
+	// Only the note and a call: no content at all.
+	resp = &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("<tool_call>{\"name\": \"Read\", \"arguments\": {}}</tool_call>")}}}
+	textToolCalls(resp, []llm.ToolSpec{{Name: "Read"}}, "q")
+	msg, _, _ = convertAssistant(resp.Message, 0)
+	if msg.OfAssistant.Content.OfString.Valid() {
+		t.Fatalf("a note alone was sent as content: %q", msg.OfAssistant.Content.OfString.Value)
+	}
+}

@@ -387,7 +387,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
 		mechanism.With(structured.Join, structured.JoinConfig{Schema: opts.JSONSchema}),
-		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot}),
+		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot, SmallModel: m.window > 0 && m.window <= 32768}),
 	)
 	if err != nil {
 		return nil, err

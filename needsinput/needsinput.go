@@ -10,6 +10,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ouroagent/ouro/agent"
 	"github.com/ouroagent/ouro/llm"
@@ -20,27 +21,75 @@ import (
 // (a person at a terminal or an editor just answers it).
 type JoinConfig struct {
 	Headless bool
+	// SmallModel is set for a model with a small context window (a local server's): when
+	// its final answer carries code but it called no tool since the person's message, it
+	// is sent back once to make the change with the tools (small models answer a fix
+	// with a code block and stop, leaving the files as they were).
+	SmallModel bool
 }
 
 // Join is the mechanism: a stop check in the goal phase, after the goal's own judge.
 func Join(_ mechanism.Env, c JoinConfig) (mechanism.Part, error) {
 	p := mechanism.Part{Name: "needs-input", Phase: mechanism.PhaseGoal}
 	if c.Headless {
-		p.BeforeStop = []agent.BeforeStop{judge{}}
+		p.BeforeStop = []agent.BeforeStop{&judge{small: c.SmallModel, nudged: -1}}
 	}
 	return p, nil
 }
 
-type judge struct{}
+type judge struct {
+	small bool
+	mu    sync.Mutex
+	// nudged is the index of the person's message whose turn was sent back already.
+	nudged int
+}
+
+// codeOnly is what a small model is told when it answered with code and no tool call.
+const codeOnly = "You wrote code in your answer but called no tool, so no file has changed. If the task asks for a change, make it now: call the Edit tool (or Write), then run the tests with the Bash tool. If it only asked a question, answer it again briefly."
 
 // BeforeStop implements agent.BeforeStop.
-func (judge) BeforeStop(_ context.Context, s *agent.Stop) agent.StopDecision {
-	q, ok := Question(s.Final.Text(), worked(s.Conv))
+func (j *judge) BeforeStop(_ context.Context, s *agent.Stop) agent.StopDecision {
+	did := worked(s.Conv)
+	if j.small && !did && !s.Last && hasCode(s.Final.Text()) {
+		at := lastPrompt(s.Conv)
+		j.mu.Lock()
+		again := j.nudged == at
+		j.nudged = at
+		j.mu.Unlock()
+		if !again {
+			return agent.StopDecision{Continue: true, Message: codeOnly}
+		}
+	}
+	q, ok := Question(s.Final.Text(), did)
 	if !ok {
 		return agent.StopDecision{}
 	}
 	return agent.StopDecision{End: agent.StatusNeedsInput, Question: q,
 		Reason: "the model's final answer asks the user a question and the run cannot wait for the answer"}
+}
+
+// hasCode reports whether text holds a fenced block of at least two lines.
+func hasCode(text string) bool {
+	for _, m := range fence.FindAllString(text, -1) {
+		if strings.Count(strings.TrimSpace(m), "\n") >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// lastPrompt is the index of the person's last message (not tool results, nor this
+// check's own message), -1 if none.
+func lastPrompt(c *agent.Conversation) int {
+	if c == nil {
+		return -1
+	}
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if m := c.Messages[i]; m.Role == llm.RoleUser && !hasToolResult(m) && m.Text() != codeOnly {
+			return i
+		}
+	}
+	return -1
 }
 
 // worked reports whether the model called any tool since the person's last message.

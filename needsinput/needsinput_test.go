@@ -69,3 +69,40 @@ func TestJoinOnlyWhenHeadless(t *testing.T) {
 		t.Fatalf("an offer with no work this turn: %+v", d)
 	}
 }
+
+// A small model that answers with code and no tool call is sent back once per prompt to
+// make the change with the tools; a large model's session, or a second such answer, ends.
+func TestSmallModelCodeAnswerIsSentBackOnce(t *testing.T) {
+	code := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("Here is the fix:\n\n```python\ndef f():\n    return 1\n```\nIt should work now.")}}
+	conv := &agent.Conversation{Messages: []llm.Message{llm.UserText("fix f")}}
+	p, _ := Join(mechanism.Env{}, JoinConfig{Headless: true, SmallModel: true})
+	d := p.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: conv, Final: code})
+	if !d.Continue || !strings.Contains(d.Message, "Edit tool") {
+		t.Fatalf("first code-only answer: %+v", d)
+	}
+	conv.Messages = append(conv.Messages, code, llm.UserText(d.Message))
+	if d := p.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: conv, Final: code}); d.Continue || d.End != "" {
+		t.Fatalf("second code-only answer of the same prompt: %+v", d)
+	}
+	// A new prompt may be sent back again.
+	conv.Messages = append(conv.Messages, code, llm.UserText("and g"))
+	if d := p.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: conv, Final: code}); !d.Continue {
+		t.Fatalf("a new prompt's code-only answer: %+v", d)
+	}
+	// Work done, or no code, or a model with a large window: no nudge.
+	worked := &agent.Conversation{Messages: []llm.Message{llm.UserText("fix f"),
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolUse, ID: "1", Name: "Edit", Input: json.RawMessage(`{}`)}}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: "1"}}}}}
+	p2, _ := Join(mechanism.Env{}, JoinConfig{Headless: true, SmallModel: true})
+	if d := p2.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: worked, Final: code}); d.Continue {
+		t.Fatal("sent back after work")
+	}
+	plain := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.TextBlock("Done: f returns 1 now.")}}
+	if d := p2.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: &agent.Conversation{Messages: []llm.Message{llm.UserText("x")}}, Final: plain}); d.Continue {
+		t.Fatal("sent back without code")
+	}
+	big, _ := Join(mechanism.Env{}, JoinConfig{Headless: true})
+	if d := big.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: &agent.Conversation{Messages: []llm.Message{llm.UserText("x")}}, Final: code}); d.Continue {
+		t.Fatal("a large model was sent back")
+	}
+}

@@ -93,24 +93,20 @@ func textToolCalls(resp *llm.Response, tools []llm.ToolSpec, idPrefix string) in
 		if f := fencedJSON.FindStringSubmatch(body); f != nil {
 			body = strings.TrimSpace(f[1])
 		}
+		var c textCall
 		switch {
-		case strings.HasPrefix(body, "{"):
-			var c textCall
-			if json.Unmarshal([]byte(body), &c) != nil || c.Name == "" {
-				return 0
-			}
+		case strings.HasPrefix(body, "{") && json.Unmarshal([]byte(body), &c) == nil && c.Name != "":
 			calls = []textCall{c}
 			rest = ""
-		case strings.HasPrefix(body, "["):
-			if json.Unmarshal([]byte(body), &calls) != nil || len(calls) == 0 {
-				return 0
-			}
+		case strings.HasPrefix(body, "[") && json.Unmarshal([]byte(body), &calls) == nil && len(calls) > 0:
 			rest = ""
 		default:
 			// Or a fenced call among other text ("```json {"name": "Edit", "arguments":
 			// {...}} ``` To verify, run the tests."), as Qwen2.5-Coder 1.5B answered
 			// the seed's duration fix: only fences holding a call to a declared tool,
-			// with its arguments, count; an example in prose is left alone.
+			// with its arguments, count; an example in prose is left alone. (Two
+			// fences, the call's and a shell's, also reach here: the first fence's
+			// JSON read to the last fence's end is no JSON.)
 			calls, rest = fencedCalls(src, declared)
 			if len(calls) == 0 {
 				return 0

@@ -41,6 +41,8 @@ func TestTextToolCalls(t *testing.T) {
 		{"```json\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"d.py\"}}\n```\n\nTo verify:\n```bash\npython3 -m unittest\n```\nIt should pass now.",
 			[]string{`Read{"file_path": "d.py"}`}, "To verify:\n```bash\npython3 -m unittest\n```\nIt should pass now."},
 		{"First:\n```\n{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}\n```\nthen:\n```json\n{\"name\": \"Read\", \"parameters\": {\"file_path\": \"x\"}}\n```", []string{`Bash{"command": "ls"}`, `Read{"file_path": "x"}`}, "First:"},
+		{"```json\n{\n  \"name\": \"Read\",\n  \"arguments\": {\"file_path\": \"/t/d.py\", \"old_string\": \"a\", \"new_string\": \"b\"}\n}\n```\n\n```bash\npython3 -B -m unittest -v\n```",
+			[]string{`Read{"file_path": "/t/d.py", "old_string": "a", "new_string": "b"}`}, "```bash"},
 		// Fences that hold no call to a declared tool with arguments stay text.
 		{"Example config:\n```json\n{\"name\": \"Bash\"}\n```\nThat is all.", nil, ""},
 		{"Like this:\n```json\n{\"name\": \"Deploy\", \"arguments\": {}}\n```", nil, ""},

@@ -170,11 +170,8 @@ func (r *Runner) runCommand(ctx context.Context, e entry, event string, payload 
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Once killed, do not wait long for pipes some escaped descendant still holds (a hook
-	// under the launcher has its own, longer grace: see hookCommand).
-	if cmd.WaitDelay == 0 {
-		cmd.WaitDelay = 2 * time.Second
-	}
+	// Once killed, do not wait long for pipes some escaped descendant still holds.
+	cmd.WaitDelay = 2 * time.Second
 
 	start := time.Now()
 	err := startProcess(cmd)

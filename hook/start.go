@@ -3,13 +3,9 @@ package hook
 import (
 	"context"
 	"os/exec"
-	"time"
 
 	"github.com/ouroagent/ouro/sandbox"
 )
-
-// supervisedGrace is how long a hook's launcher gets to end the hook's tree once asked.
-const supervisedGrace = 15 * time.Second
 
 // hookCommand returns the process for one command hook, with cancellation (its timeout,
 // or the session's end) set to end everything the hook started.
@@ -28,11 +24,6 @@ func (r *Runner) hookCommand(ctx context.Context, e entry) *exec.Cmd {
 	}
 	if cmd, err := sandbox.Supervised(ctx, argv[0], argv[1:]...); err == nil {
 		superviseCancel(cmd)
-		// The launcher kills the hook's whole tree when told to stop; killed itself
-		// before it has done so (os/exec does that once WaitDelay has passed), it would
-		// leave the tree behind. On a loaded machine 2 s was not always enough for it
-		// to be scheduled (TestAsyncHookDoesNotOutliveOuro failed under the full suite).
-		cmd.WaitDelay = supervisedGrace
 		return cmd
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

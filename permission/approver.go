@@ -228,6 +228,23 @@ var ruleKinds = []string{"allow", "ask", "deny"}
 // editRules lets edit change the rule lists of the settings file at path and, when it
 // says it changed them, writes the file back atomically, every other key kept.
 func editRules(path string, edit func(lists map[string][]string) bool) error {
+	changed := false
+	err := EditSettings(path, "rules", func(doc map[string]json.RawMessage) (bool, error) {
+		var err error
+		changed, err = editRuleLists(path, doc, edit)
+		return changed, err
+	})
+	if err != nil || !changed {
+		return err
+	}
+	return ignoreLocal(path)
+}
+
+// EditSettings lets edit change the top-level keys of the settings file at path (what
+// is saved is named by what, for the error when the file is no JSON object) and, when it
+// says it changed them, writes the file back atomically (its permissions kept) with every
+// other key kept.
+func EditSettings(path, what string, edit func(doc map[string]json.RawMessage) (bool, error)) error {
 	doc := map[string]json.RawMessage{}
 	data, err := regfile.Read(path, regfile.MaxConfig)
 	switch {
@@ -236,13 +253,27 @@ func editRules(path string, edit func(lists map[string][]string) bool) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	case len(bytes.TrimSpace(data)) > 0:
 		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("%s is not a JSON object (%v); fix it before saving rules there", path, err)
+			return fmt.Errorf("%s is not a JSON object (%v); fix it before saving %s there", path, err, what)
 		}
 	}
+	changed, err := edit(doc)
+	if err != nil || !changed {
+		return err
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(out, '\n'))
+}
+
+// editRuleLists is editRules' change of doc's permissions lists.
+func editRuleLists(path string, doc map[string]json.RawMessage, edit func(lists map[string][]string) bool) (bool, error) {
+	var err error
 	perms := map[string]json.RawMessage{}
 	if raw, ok := doc["permissions"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &perms); err != nil {
-			return fmt.Errorf("%s: permissions is not an object (%v)", path, err)
+			return false, fmt.Errorf("%s: permissions is not an object (%v)", path, err)
 		}
 	}
 	lists := map[string][]string{}
@@ -250,32 +281,25 @@ func editRules(path string, edit func(lists map[string][]string) bool) error {
 		if raw, ok := perms[kind]; ok && string(raw) != "null" {
 			var l []string
 			if err := json.Unmarshal(raw, &l); err != nil {
-				return fmt.Errorf("%s: permissions.%s is not a list of rules (%v)", path, kind, err)
+				return false, fmt.Errorf("%s: permissions.%s is not a list of rules (%v)", path, kind, err)
 			}
 			lists[kind] = l
 		}
 	}
 	if !edit(lists) {
-		return nil
+		return false, nil
 	}
 	for _, kind := range ruleKinds {
 		if l, ok := lists[kind]; ok {
 			if perms[kind], err = json.Marshal(l); err != nil {
-				return err
+				return false, err
 			}
 		}
 	}
 	if doc["permissions"], err = json.Marshal(perms); err != nil {
-		return err
+		return false, err
 	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(path, append(out, '\n')); err != nil {
-		return err
-	}
-	return ignoreLocal(path)
+	return true, nil
 }
 
 // ignoreLocal keeps a local settings file out of git, as its name promises: a .gitignore

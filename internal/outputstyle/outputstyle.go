@@ -9,10 +9,7 @@ package outputstyle
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
 	"github.com/ouroagent/ouro/internal/regfile"
+	"github.com/ouroagent/ouro/permission"
 )
 
 // Default is the name of no style: ouro's own prompt as it is.
@@ -186,41 +184,13 @@ func split(data []byte) (head, body []byte) {
 // .ouro/settings.local.json), keeping every other key, written atomically; Default
 // removes the key.
 func Save(path, name string) error {
-	doc := map[string]json.RawMessage{}
-	data, err := regfile.Read(path, regfile.MaxConfig)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("read %s: %w", path, err)
-	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("%s is not a JSON object (%v); fix it before saving the output style there", path, err)
+	return permission.EditSettings(path, "the output style", func(doc map[string]json.RawMessage) (bool, error) {
+		if strings.EqualFold(name, Default) {
+			delete(doc, "outputStyle")
+		} else {
+			raw, _ := json.Marshal(name)
+			doc["outputStyle"] = raw
 		}
-	}
-	if strings.EqualFold(name, Default) {
-		delete(doc, "outputStyle")
-	} else {
-		raw, _ := json.Marshal(name)
-		doc["outputStyle"] = raw
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(out, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return true, nil
+	})
 }

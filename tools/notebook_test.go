@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,28 @@ func TestNotebookEditRefusals(t *testing.T) {
 	// A .ipynb that is no notebook reads as text.
 	if got := e.ok(e.read, map[string]any{"file_path": broken}); !strings.Contains(got, `{"cells": 3}`) {
 		t.Errorf("Read of a broken notebook: %q", got)
+	}
+}
+
+// A notebook linked from outside the workspace is neither read nor edited through the link.
+func TestNotebookEditRefusesALinkOutOfTheWorkspace(t *testing.T) {
+	e := newFileEnv(t)
+	outside := filepath.Join(e.outside, "secret.ipynb")
+	if err := os.WriteFile(outside, []byte(realNotebook(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := e.path("nb.ipynb")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	nbe := NewNotebookEdit(e.ws, e.files)
+	if _, err := e.run(e.read, map[string]any{"file_path": link}); err == nil {
+		t.Error("Read followed the link out of the workspace")
+	}
+	if err := e.fails(nbe, map[string]any{"notebook_path": link, "cell_id": "cell-0", "new_source": "pwned"}); err == nil {
+		t.Fatal("no error")
+	}
+	if data, _ := os.ReadFile(outside); string(data) != realNotebook(t) {
+		t.Fatal("the notebook outside the workspace was changed")
 	}
 }

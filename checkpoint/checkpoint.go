@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -272,7 +273,7 @@ func (s *Store) snapshot(path string) (File, error) {
 	if err := os.MkdirAll(blobs, 0o700); err != nil {
 		return f, err
 	}
-	return f, writeAtomic(blob, data, 0o600)
+	return f, atomicfile.Write(blob, data, 0o600)
 }
 
 // save writes p's manifest.
@@ -285,7 +286,7 @@ func (s *Store) save(p *Prompt) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, fmt.Sprintf("%d.json", p.ID)), data, 0o600)
+	return atomicfile.Write(filepath.Join(dir, fmt.Sprintf("%d.json", p.ID)), data, 0o600)
 }
 
 // load reads p's manifest once; a prompt that changed no file has none.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -149,37 +150,11 @@ func (s *Store) put(f File, from string) error {
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(f.Path, data, fs.FileMode(f.Mode))
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it into place; a
-// symbolic link at path is replaced, never followed.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	mode := fs.FileMode(f.Mode)
 	if mode == 0 {
 		mode = 0o644
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ouro-checkpoint-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		_ = os.Remove(name)
-	}
-	return err
+	return atomicfile.Write(f.Path, data, mode)
 }
 
 // readNoFollow reads at most limit+1 bytes of path, refusing a symbolic link.

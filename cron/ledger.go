@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,5 +166,8 @@ func (l *Ledger) update(fn func(*ledgerFile)) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(l.path, append(data, '\n'), 0o600)
+	if err := atomicfile.Write(l.path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("scheduled jobs: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ouroagent/ouro/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -182,32 +183,7 @@ func (s *Store) Update(fn func([]Job) ([]Job, error)) error {
 	s.mu.Lock()
 	delete(s.cache, s.path)
 	s.mu.Unlock()
-	return writeAtomic(s.path, append(data, '\n'), 0o644)
-}
-
-// writeAtomic writes data to a temporary file beside path, syncs it and renames it over
-// path, so readers see the old content or the new.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("scheduled jobs: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("scheduled jobs: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("scheduled jobs: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("scheduled jobs: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return fmt.Errorf("scheduled jobs: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(s.path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("scheduled jobs: %w", err)
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ouroagent/ouro/internal/regfile"
+	"github.com/ouroagent/ouro/internal/settingsfile"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -229,7 +229,7 @@ var ruleKinds = []string{"allow", "ask", "deny"}
 // says it changed them, writes the file back atomically, every other key kept.
 func editRules(path string, edit func(lists map[string][]string) bool) error {
 	changed := false
-	err := EditSettings(path, "rules", func(doc map[string]json.RawMessage) (bool, error) {
+	err := settingsfile.Edit(path, "rules", func(doc map[string]json.RawMessage) (bool, error) {
 		var err error
 		changed, err = editRuleLists(path, doc, edit)
 		return changed, err
@@ -238,33 +238,6 @@ func editRules(path string, edit func(lists map[string][]string) bool) error {
 		return err
 	}
 	return ignoreLocal(path)
-}
-
-// EditSettings lets edit change the top-level keys of the settings file at path (what
-// is saved is named by what, for the error when the file is no JSON object) and, when it
-// says it changed them, writes the file back atomically (its permissions kept) with every
-// other key kept.
-func EditSettings(path, what string, edit func(doc map[string]json.RawMessage) (bool, error)) error {
-	doc := map[string]json.RawMessage{}
-	data, err := regfile.Read(path, regfile.MaxConfig)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("read %s: %w", path, err)
-	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("%s is not a JSON object (%v); fix it before saving %s there", path, err, what)
-		}
-	}
-	changed, err := edit(doc)
-	if err != nil || !changed {
-		return err
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, append(out, '\n'))
 }
 
 // editRuleLists is editRules' change of doc's permissions lists.
@@ -321,49 +294,8 @@ func ignoreLocal(path string) error {
 		data = append(data, '\n')
 	}
 	data = append(data, name+"\n"...)
-	if err := writeAtomic(ignore, data); err != nil {
+	if err := settingsfile.Write(ignore, data); err != nil {
 		return fmt.Errorf("keeping %s out of git: %w", path, err)
-	}
-	return nil
-}
-
-// writeAtomic writes data to a temporary file beside path, syncs it and renames it over
-// path, keeping path's permissions when it exists.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, ".settings-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

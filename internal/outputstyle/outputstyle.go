@@ -17,7 +17,7 @@ import (
 
 	"github.com/ouroagent/ouro/internal/frontmatter"
 	"github.com/ouroagent/ouro/internal/regfile"
-	"github.com/ouroagent/ouro/permission"
+	"github.com/ouroagent/ouro/internal/settingsfile"
 )
 
 // Default is the name of no style: ouro's own prompt as it is.
@@ -184,7 +184,7 @@ func split(data []byte) (head, body []byte) {
 // .ouro/settings.local.json), keeping every other key, written atomically; Default
 // removes the key.
 func Save(path, name string) error {
-	return permission.EditSettings(path, "the output style", func(doc map[string]json.RawMessage) (bool, error) {
+	return settingsfile.Edit(path, "the output style", func(doc map[string]json.RawMessage) (bool, error) {
 		if strings.EqualFold(name, Default) {
 			delete(doc, "outputStyle")
 		} else {

@@ -173,6 +173,15 @@ func (k *conn) close() error {
 	return k.cmd.Wait()
 }
 
+// finish lets an engine that has answered its last line end on its own (close its
+// journal, write its OURO_PROFILE profiles) and kills it, with kill, only when it has not
+// within stopGrace.
+func (k *conn) finish(kill func()) {
+	t := time.AfterFunc(stopGrace, kill)
+	defer t.Stop()
+	k.close()
+}
+
 // gone explains an engine that stopped answering.
 func (k *conn) gone(err error) error {
 	werr := k.close()
@@ -302,15 +311,15 @@ func (c Client) Run(ctx context.Context, s workflow.Script, o workflow.Options) 
 				o.Observe(*m.Event)
 			}
 		case "done":
-			cancel() // agents still running stop
-			k.close()
+			stopAgents() // agents still running stop
+			k.finish(cancel)
 			if m.Result == nil {
 				return workflow.Result{}, errors.New("the workflow engine answered without a result")
 			}
 			return *m.Result, nil
 		case "fail":
-			cancel()
-			k.close()
+			stopAgents()
+			k.finish(cancel)
 			return workflow.Result{}, errors.New(m.Error)
 		}
 	}

@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		if f := os.Getenv("OURO_WFPROC_ENDED"); f != "" { // what an engine does after its last line
+			time.Sleep(300 * time.Millisecond)
+			os.WriteFile(f, []byte("ended"), 0o644)
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -89,6 +93,22 @@ func TestRunThroughTheHelper(t *testing.T) {
 	again, err := c.Run(ctx, workflow.Script{}, workflow.Options{Runner: runner, Resume: res.RunID})
 	if err != nil || string(again.Value) != string(res.Value) || again.Replayed != 1 || calls.Load()-before != 1+engine.SchemaAttempts {
 		t.Fatalf("resume: %+v %v calls=%d", again, err, calls.Load()-before)
+	}
+}
+
+// An engine that has sent its result ends on its own (closing its journal, writing its
+// OURO_PROFILE profiles) before Run returns: it is not killed as soon as the result is in.
+func TestAFinishedEngineEndsOnItsOwn(t *testing.T) {
+	c := client(t)
+	ended := filepath.Join(t.TempDir(), "ended")
+	t.Setenv("OURO_WFPROC_ENDED", ended)
+	res, err := c.Run(context.Background(), workflow.Script{Source: head + "return 1"}, workflow.Options{Runner: workflow.RunnerFunc(
+		func(context.Context, string, workflow.AgentOptions) (string, llm.Usage, error) { return "", llm.Usage{}, nil })})
+	if err != nil || res.Status != workflow.StatusCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if b, err := os.ReadFile(ended); err != nil || string(b) != "ended" {
+		t.Fatalf("the engine was killed after its result: %v", err)
 	}
 }
 

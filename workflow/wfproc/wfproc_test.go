@@ -103,7 +103,9 @@ func TestAFinishedEngineEndsOnItsOwn(t *testing.T) {
 	ended := filepath.Join(t.TempDir(), "ended")
 	t.Setenv("OURO_WFPROC_ENDED", ended)
 	res, err := c.Run(context.Background(), workflow.Script{Source: head + "return 1"}, workflow.Options{Runner: workflow.RunnerFunc(
-		func(context.Context, string, workflow.AgentOptions) (string, llm.Usage, error) { return "", llm.Usage{}, nil })})
+		func(context.Context, string, workflow.AgentOptions) (string, llm.Usage, error) {
+			return "", llm.Usage{}, nil
+		})})
 	if err != nil || res.Status != workflow.StatusCompleted {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -95,8 +95,9 @@ func Check(m Message) error {
 // MemStore is a Store in memory, for one process (tests, a session whose state.db cannot
 // be opened).
 type MemStore struct {
-	mu    sync.Mutex
-	teams map[string]*memTeam
+	mu      sync.Mutex
+	teams   map[string]*memTeam
+	changes uint64 // writes so far: Version
 }
 
 type memTeam struct {
@@ -140,6 +141,7 @@ func (s *MemStore) Send(_ context.Context, team string, m Message) (Message, err
 		m.Sent = time.Now().UTC()
 	}
 	t.msgs = append(t.msgs, m)
+	s.changes++
 	return m, nil
 }
 
@@ -171,7 +173,16 @@ func (s *MemStore) Ack(_ context.Context, team, to string, ids []string) error {
 			t.acked[m.ID] = true
 		}
 	}
+	s.changes++
 	return nil
+}
+
+// Version changes with every write: an idle teammate is woken to look for new messages
+// only when it did.
+func (s *MemStore) Version(context.Context) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changes, nil
 }
 
 // Recent implements Store.

@@ -53,9 +53,10 @@ type Change struct {
 // MemStore is a Store in memory, for one process: tests, examples, and sessions whose
 // state.db cannot be opened. It passes the same contract as the SQLite store.
 type MemStore struct {
-	mu    sync.Mutex
-	lists map[string]*memList
-	rev   int64
+	mu      sync.Mutex
+	lists   map[string]*memList
+	rev     int64
+	changes uint64 // writes so far: Version
 }
 
 type memList struct {
@@ -82,10 +83,19 @@ func (m *MemStore) Create(_ context.Context, list string, t Task) (Task, error) 
 	l := m.list(list)
 	l.next++
 	m.rev++
+	m.changes++
 	t = t.Clone()
 	t.ID, t.Rev = strconv.Itoa(l.next), m.rev
 	l.tasks[t.ID] = t
 	return t.Clone(), nil
+}
+
+// Version changes with every write: an idle teammate is woken to look for new tasks only
+// when it did.
+func (m *MemStore) Version(context.Context) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.changes, nil
 }
 
 // Get implements Store.
@@ -121,6 +131,7 @@ func (m *MemStore) Apply(_ context.Context, list string, changes []Change) error
 			return ErrConflict
 		}
 	}
+	m.changes++
 	for _, c := range changes {
 		switch c.Op {
 		case Put:

@@ -285,7 +285,7 @@ func (tm *teammate) ended(out agent.Outcome) bool {
 func (tm *teammate) next() []llm.Block {
 	t := tm.team
 	tm.setStatus(StatusIdle)
-	tick := time.NewTicker(t.cfg.Poll)
+	tick := time.NewTicker(t.idleEvery())
 	defer tick.Stop()
 	for {
 		tm.kind.checkShutdown(t.ctx, tm)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -24,6 +25,43 @@ type DB struct {
 	*sql.DB
 	Path, What, Lost string
 	Busy             time.Duration
+
+	vmu   sync.Mutex
+	vconn *sql.Conn // the connection Version reads data_version on
+}
+
+// Version is SQLite's data_version as one connection of d, kept for it, sees it: it
+// changes whenever another connection, of this process or another, commits to the file,
+// and costs no read of any table. A watcher compares two readings to learn whether
+// anything changed since the first.
+func (d *DB) Version(ctx context.Context) (uint64, error) {
+	d.vmu.Lock()
+	defer d.vmu.Unlock()
+	if d.vconn == nil {
+		c, err := d.DB.Conn(ctx)
+		if err != nil {
+			return 0, d.Explain(err)
+		}
+		d.vconn = c
+	}
+	var v uint64
+	if err := d.vconn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		d.vconn.Close()
+		d.vconn = nil
+		return 0, d.Explain(err)
+	}
+	return v, nil
+}
+
+// Close releases the connection Version kept, then the database.
+func (d *DB) Close() error {
+	d.vmu.Lock()
+	if d.vconn != nil {
+		d.vconn.Close()
+		d.vconn = nil
+	}
+	d.vmu.Unlock()
+	return d.DB.Close()
 }
 
 // Open opens (creating it and its folder if needed) the database at path, in WAL mode,

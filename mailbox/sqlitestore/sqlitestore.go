@@ -48,6 +48,10 @@ func Open(path string, busy time.Duration) (*Store, error) {
 // Close implements mailbox.Store.
 func (s *Store) Close() error { return s.db.Close() }
 
+// Version changes whenever the file changes, in this process or another (SQLite's
+// data_version): an idle teammate is woken to look for new messages only when it did.
+func (s *Store) Version(ctx context.Context) (uint64, error) { return s.db.Version(ctx) }
+
 // Send implements mailbox.Store.
 func (s *Store) Send(ctx context.Context, team string, m mailbox.Message) (mailbox.Message, error) {
 	if err := mailbox.Check(m); err != nil {

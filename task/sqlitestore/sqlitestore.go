@@ -68,6 +68,10 @@ func (s *Store) Path() string { return s.db.Path }
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// Version changes whenever the file changes, in this process or another (SQLite's
+// data_version): an idle teammate is woken to look for new tasks only when it did.
+func (s *Store) Version(ctx context.Context) (uint64, error) { return s.db.Version(ctx) }
+
 // explain turns SQLite's errors into what the reader can act on.
 func (s *Store) explain(err error) error { return s.db.Explain(err) }
 

@@ -341,6 +341,8 @@ type file struct {
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.
 	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
+	// StatusLine is the command of the terminal interface's status line.
+	StatusLine *statusLineFile `json:"statusLine"`
 	Memory            struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`

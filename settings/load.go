@@ -343,7 +343,7 @@ type file struct {
 	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
 	// StatusLine is the command of the terminal interface's status line.
 	StatusLine *statusLineFile `json:"statusLine"`
-	Memory            struct {
+	Memory     struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Goal struct {

@@ -78,7 +78,11 @@ func TestStartThenDebouncedRefresh(t *testing.T) {
 	var mu sync.Mutex
 	model := "claude-sonnet-4-5-20250929"
 	l := Start(context.Background(), Config{Command: "x", Padding: 2, Run: f, Show: s.show, Debounce: 50 * time.Millisecond,
-		Input: func() Input { mu.Lock(); defer mu.Unlock(); return Input{SessionID: "s1", Model: Model{ID: model, DisplayName: DisplayName(model)}} }})
+		Input: func() Input {
+			mu.Lock()
+			defer mu.Unlock()
+			return Input{SessionID: "s1", Model: Model{ID: model, DisplayName: DisplayName(model)}}
+		}})
 	defer l.Stop()
 	waitFor(t, "the first run", func() bool { _, n := s.last(); return n == 1 })
 	if got, _ := s.last(); got != "  run 1" {

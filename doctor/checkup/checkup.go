@@ -41,6 +41,7 @@ func Run(cfg Config) doctor.Report {
 		doctor.Func{Title: "trust", F: c.trust},
 		doctor.Func{Title: "store", F: c.store},
 		doctor.Func{Title: "settings ouro reads but does not honour", F: c.unhonoured},
+		doctor.Func{Title: "files ouro sees but does not read", F: c.fileKinds},
 	)
 }
 
@@ -89,6 +90,9 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 		}
 		if set.Permissions.DisableBypass == f {
 			what = append(what, "bypassPermissions disabled")
+		}
+		if set.StatusLine.Source == f {
+			what = append(what, "statusLine")
 		}
 		for k, src := range set.EnvProject {
 			if src == f {

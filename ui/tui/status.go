@@ -13,7 +13,8 @@ import (
 type statusMsg string
 
 // status runs the session's statusLine command (package statusline) and counts what its
-// input holds that the session does not keep: tokens, cost, durations, lines changed.
+// input holds that the session does not keep: tokens, cost, durations, lines changed. A
+// nil status does nothing.
 type status struct {
 	e       *replEngine
 	version string
@@ -32,6 +33,9 @@ type status struct {
 
 // open starts the status line of a session (a new one replaces the last one's).
 func (st *status) open(s *harness.Session) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	old := st.line
 	st.line, st.sess, st.opened = nil, s, time.Now()
@@ -60,6 +64,9 @@ func (st *status) open(s *harness.Session) {
 
 // refresh asks for a new run (debounced by the line).
 func (st *status) refresh() {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	l := st.line
 	st.mu.Unlock()
@@ -70,6 +77,9 @@ func (st *status) refresh() {
 
 // observe counts what an event changes, and refreshes on a new answer.
 func (st *status) observe(ev agent.Event, diff []diffLine) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	changed := false
 	switch ev.Type {
@@ -111,6 +121,9 @@ func (st *status) observe(ev agent.Event, diff []diffLine) {
 
 // ended takes the session's totals after a run.
 func (st *status) ended(totals agent.Outcome) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	st.totals = totals
 	st.mu.Unlock()

@@ -22,6 +22,7 @@ type status struct {
 	mu      sync.Mutex
 	line    *statusline.Line
 	sess    *harness.Session
+	base    statusline.Input // what the session said of itself when it opened
 	opened  time.Time
 	totals  agent.Outcome
 	usage   *statusline.Usage
@@ -36,10 +37,14 @@ func (st *status) open(s *harness.Session) {
 	if st == nil {
 		return
 	}
+	base := s.StatusInput() // read here, on the goroutine that may change the session
 	st.mu.Lock()
 	old := st.line
-	st.line, st.sess, st.opened = nil, s, time.Now()
-	st.totals, st.usage, st.in, st.out, st.added, st.removed = agent.Outcome{}, nil, 0, 0, 0, 0
+	if st.sess == nil || st.sess.ID() != s.ID() { // a new session, not the same one reopened (/model)
+		st.opened = time.Now()
+		st.totals, st.usage, st.in, st.out, st.added, st.removed = agent.Outcome{}, nil, 0, 0, 0, 0
+	}
+	st.line, st.sess, st.base = nil, s, base
 	st.edits = map[string][2]int{}
 	st.mu.Unlock()
 	if old != nil {
@@ -133,11 +138,10 @@ func (st *status) ended(totals agent.Outcome) {
 // input is the status line's input now.
 func (st *status) input() statusline.Input {
 	st.mu.Lock()
-	s := st.sess
-	st.mu.Unlock()
-	in := s.StatusInput() // outside the lock: it asks the session
-	st.mu.Lock()
 	defer st.mu.Unlock()
+	in := st.base
+	in.CWD = st.sess.Workspace.CWD() // moves with EnterWorktree
+	in.Workspace.CurrentDir = in.CWD
 	in.Version = st.version
 	in.Cost = statusline.Cost{TotalCostUSD: st.totals.CostUSD, TotalDurationMS: time.Since(st.opened).Milliseconds(),
 		TotalAPIDurationMS: st.totals.APIDuration.Milliseconds(), TotalLinesAdded: st.added, TotalLinesRemoved: st.removed}

@@ -19,7 +19,8 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Show what ouro loads from every configuration file here, and every warning",
 		Long: `doctor loads every configuration source exactly as a session in this directory
 would — managed, user, project and local settings, the model, permission rules, the
-sandbox, hooks, agents, skills and commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
+sandbox, hooks, the status line (whose file, and whether it would run), agents, skills and
+commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
 ones), rules folders and memory — and prints, for each file, whether it was loaded,
 loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
 every warning, and where tasks, messages and journals are kept (a shared NATS store is

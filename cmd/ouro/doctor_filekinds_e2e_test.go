@@ -64,4 +64,14 @@ func TestDoctorNamesFileKindsNotRead(t *testing.T) {
 	if !strings.Contains(out, "loaded    "+filepath.Join(user, "settings.json")+" — statusLine") {
 		t.Fatalf("the settings section does not name the statusLine:\n%s", out)
 	}
+	if !strings.Contains(out, "\nstatus line\n  loaded    "+filepath.Join(user, "settings.json")+` — runs "~/.claude/statusline.sh" in the terminal interface`) {
+		t.Fatalf("the status line section:\n%s", out)
+	}
+
+	// A project's statusLine in a folder not trusted: doctor says it would not run.
+	e.settings(".claude/settings.json", `{"statusLine": {"type": "command", "command": "./sl.sh"}}`)
+	out, _, _ = e.run("", "doctor")
+	if !strings.Contains(out, "\nstatus line\n  skipped   "+filepath.Join(proj, "settings.json")+` — "./sl.sh" is not run: this folder is not trusted`) {
+		t.Fatalf("the status line section of an untrusted project:\n%s", out)
+	}
 }

@@ -32,6 +32,7 @@ func Run(cfg Config) doctor.Report {
 		doctor.Func{Title: "permissions", F: c.permissions},
 		doctor.Func{Title: "sandbox", F: c.sandbox},
 		doctor.Func{Title: "hooks", F: c.hooks},
+		doctor.Func{Title: "status line", F: c.statusLine},
 		doctor.Func{Title: "agents", F: c.agents},
 		doctor.Func{Title: "skills", F: c.skills},
 		doctor.Func{Title: "plugins", F: c.plugins},

@@ -30,6 +30,13 @@ func TestStatusLineMerge(t *testing.T) {
 		t.Fatalf("project status line %+v", s.StatusLine)
 	}
 
+	local := filepath.Join(proj, ".claude", "settings.local.json")
+	os.WriteFile(local, []byte(`{"statusLine": {"command": "./local.sh"}}`), 0o644)
+	if s, _ = Load(LoadOptions{ProjectDir: proj, UserHome: home}); s.StatusLine != (StatusLine{Command: "./local.sh", Source: local, Project: true}) {
+		t.Fatalf("a local file's status line is a project's too: %+v", s.StatusLine)
+	}
+	os.Remove(local)
+
 	os.WriteFile(projFile, []byte(`{"statusLine": {"type": "text", "command": "x"}}`), 0o644)
 	if s, _ = Load(LoadOptions{ProjectDir: proj, UserHome: home}); s.StatusLine.Source != user || !strings.Contains(strings.Join(s.Warnings, "\n"), `statusLine of type "text" is ignored`) {
 		t.Fatalf("a text status line: %+v %q", s.StatusLine, s.Warnings)

@@ -267,6 +267,8 @@ type Session struct {
 	system string                // the system prompt, for /context
 	styles styles                // the output styles, for /output-style
 	parts  []mechanism.Part      // the assembled parts, in phase order
+	// userConfig is the user's own configuration folder (the home of ~/.claude).
+	userConfig string
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -462,7 +464,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
-		agents: sub.Definitions, system: system, parts: parts, styles: style,
+		agents: sub.Definitions, system: system, parts: parts, styles: style, userConfig: dirs.config,
 	}
 	source := "startup"
 	if s.Resumed {

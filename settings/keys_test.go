@@ -11,9 +11,9 @@ func TestUnhonoured(t *testing.T) {
 	doc := `{"$schema": "x", "model": "m", "env": {"ANY": "1"}, "hooks": {"Stop": []},
 		"permissions": {"allow": [], "defaultMode": "plan", "futureKey": 1},
 		"sandbox": {"enabled": true, "network": {"allowedDomains": [], "httpProxyPort": 8080}, "enableWeakerNestedSandbox": true},
-		"statusLine": {"type": "command"}, "apiKeyHelper": "h", "enabledMcpjsonServers": ["a"]}`
+		"statusLine": {"type": "command", "command": "x", "padding": 1, "hideVimModeIndicator": true}, "apiKeyHelper": "h", "enabledMcpjsonServers": ["a"]}`
 	got := Unhonoured([]byte(doc), "enabledMcpjsonServers")
-	want := []string{"apiKeyHelper", "permissions.futureKey", "sandbox.enableWeakerNestedSandbox", "sandbox.network.httpProxyPort", "statusLine"}
+	want := []string{"apiKeyHelper", "permissions.futureKey", "sandbox.enableWeakerNestedSandbox", "sandbox.network.httpProxyPort", "statusLine.hideVimModeIndicator"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -341,7 +341,9 @@ type file struct {
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.
 	CleanupPeriodDays *int `json:"cleanupPeriodDays"`
-	Memory            struct {
+	// StatusLine is the command of the terminal interface's status line.
+	StatusLine *statusLineFile `json:"statusLine"`
+	Memory     struct {
 		ExtractOnExit *bool `json:"extractOnExit"`
 	} `json:"memory"`
 	Goal struct {

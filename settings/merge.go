@@ -156,6 +156,7 @@ var keys = []key{
 	step{name: "permissions.additionalDirectories", fn: mergeDirectories},
 	step{name: "hooks", fn: mergeHooks},
 	step{name: "env", fn: mergeEnv},
+	step{name: "statusLine", fn: mergeStatusLine},
 	scalar[string]{name: "apiKeyHelper", get: func(f *file) *string { return f.APIKeyHelper },
 		put: func(s *Settings, v Sourced[string]) { s.APIKeyHelper = v }},
 	scalar[string]{name: "model", get: func(f *file) *string { return f.Model },

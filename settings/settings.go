@@ -45,6 +45,8 @@ type Settings struct {
 	// Attribution is what commits and pull requests the agent writes carry.
 	Attribution Attribution `json:"attribution"`
 	Goal        Goal        `json:"goal"`
+	// StatusLine is the status line command, with the file that set it.
+	StatusLine StatusLine `json:"-"`
 	// Files are the files merged, in the order read (managed first, then the most
 	// specific); "--settings" stands for inline JSON. ouro doctor lists them.
 	Files []string `json:"-"`

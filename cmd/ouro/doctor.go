@@ -19,15 +19,18 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Show what ouro loads from every configuration file here, and every warning",
 		Long: `doctor loads every configuration source exactly as a session in this directory
 would — managed, user, project and local settings, the model, permission rules, the
-sandbox, hooks, agents, skills and commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
+sandbox, hooks, the status line (whose file, and whether it would run), agents, skills and
+commands, plugins (--plugin-dir), instruction files (CLAUDE.md, AGENTS.md, imports, nested
 ones), rules folders and memory — and prints, for each file, whether it was loaded,
 loaded on demand (a rule with paths:, a nested CLAUDE.md) or skipped, and why, with
 every warning, and where tasks, messages and journals are kept (a shared NATS store is
 connected to, to see that it answers). MCP servers are listed with the file that defines
 each, whether it is approved and whether it starts (each approved one is started within
 MCP_TIMEOUT, then stopped; a project server not approved is never started). Last come the
-keys of the settings files that ouro reads but does not honour. Nothing else is run: no
-hook, no model call.
+keys of the settings files that ouro reads but does not honour, and the files of the
+project's .claude and the user's ~/.claude folders that Claude Code reads and ouro does
+not (key bindings, installed plugins, agent memory ...), each with its kind. Nothing else
+is run: no hook, no status line, no model call.
 
 The model section says where model requests go (the base URL: https://api.anthropic.com
 unless ANTHROPIC_BASE_URL, or OPENAI_BASE_URL for openai:NAME, names another) and where

@@ -30,7 +30,7 @@ func TestDoctorMCPServersAndUnhonouredSettings(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, ".mcp.json"), string(mcpJSON))
 	writeFile(t, filepath.Join(e.home, ".ouro.json"), `{"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"}}}`)
 	userSettings := filepath.Join(e.home, ".claude", "settings.json")
-	writeFile(t, userSettings, `{"model": "claude-sonnet-4-5", "statusLine": {"type": "command", "command": "echo hi"}}`)
+	writeFile(t, userSettings, `{"model": "claude-sonnet-4-5", "spinnerTipsEnabled": false}`)
 	if _, stderr, code := e.run("", "mcp", "approve", "approved"); code != 0 {
 		t.Fatalf("approve: exit %d %s", code, stderr)
 	}
@@ -54,7 +54,7 @@ func TestDoctorMCPServersAndUnhonouredSettings(t *testing.T) {
 		t.Fatal("doctor started the unapproved project server")
 	}
 	un := regexp.MustCompile(`(?s)\nsettings ouro reads but does not honour\n(.*?)\n\n`).FindStringSubmatch(out)
-	if un == nil || !strings.Contains(un[1], userSettings+" — read, not honoured by ouro: statusLine") || strings.Contains(un[1], "model") {
+	if un == nil || !strings.Contains(un[1], userSettings+" — read, not honoured by ouro: spinnerTipsEnabled") || strings.Contains(un[1], "model") {
 		t.Fatalf("the unhonoured section:\n%s", out)
 	}
 	// The existing sections are as they were: the user settings file is loaded with its model.

@@ -32,6 +32,7 @@ func Run(cfg Config) doctor.Report {
 		doctor.Func{Title: "permissions", F: c.permissions},
 		doctor.Func{Title: "sandbox", F: c.sandbox},
 		doctor.Func{Title: "hooks", F: c.hooks},
+		doctor.Func{Title: "status line", F: c.statusLine},
 		doctor.Func{Title: "agents", F: c.agents},
 		doctor.Func{Title: "skills", F: c.skills},
 		doctor.Func{Title: "plugins", F: c.plugins},
@@ -41,6 +42,7 @@ func Run(cfg Config) doctor.Report {
 		doctor.Func{Title: "trust", F: c.trust},
 		doctor.Func{Title: "store", F: c.store},
 		doctor.Func{Title: "settings ouro reads but does not honour", F: c.unhonoured},
+		doctor.Func{Title: "files ouro sees but does not read", F: c.fileKinds},
 	)
 }
 
@@ -89,6 +91,9 @@ func (c *checkup) settings(warn io.Writer) doctor.Section {
 		}
 		if set.Permissions.DisableBypass == f {
 			what = append(what, "bypassPermissions disabled")
+		}
+		if set.StatusLine.Source == f {
+			what = append(what, "statusLine")
 		}
 		for k, src := range set.EnvProject {
 			if src == f {

@@ -296,7 +296,8 @@ const keysHelp = `Keys: Enter sends (while a turn runs, the prompt waits for it)
 Up/Down: history · Ctrl-R: search it · Tab: complete /commands and @paths · Shift-Tab: permission mode
 Esc or Ctrl-C: interrupt the turn (or stop a !command) · Esc Esc on an empty input: /rewind
 Ctrl-C twice, or Ctrl-D on an empty input: leave · Ctrl-O: the last tool result whole · Ctrl-L: redraw the screen
-!cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember`
+!cmd runs a command (asked like the model's) and sends its output with the next prompt · # note: remember
+statusLine in settings: its command's first line shows under the footer, refreshed after each answer`
 
 // submitLine hands the line to the REPL and echoes it: at once when the REPL takes it at
 // once (nothing runs, or it answers the question asked), else once the REPL reads it

@@ -126,6 +126,7 @@ type model struct {
 
 	lastCtrlC, lastEsc time.Time
 	notice             string
+	status             string // the statusLine command's line, made safe
 
 	shellContext string // !command output for the next prompt
 	sent         []sentLine
@@ -226,6 +227,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.bg = msg
 	case teamMsg:
 		m.team = msg
+	case statusMsg:
+		m.status = string(msg)
 	case runStartMsg:
 		m.running, m.runStart, m.outChars, m.outTokens = true, m.now(), 0, 0
 		cmds = append(cmds, m.tick())

@@ -64,6 +64,7 @@ func Run(ctx context.Context, o Options) error {
 	pr, pw := io.Pipe()
 	sigs := make(chan os.Signal, 1)
 	e := &replEngine{lines: pw, sigs: sigs, ctx: ctx, queue: make(chan string, 256)}
+	e.status = &status{e: e, version: o.Version}
 	go e.feed()
 	out := &screenWriter{e: e, direct: o.Out}
 	r := &ui.REPL{In: pr, Out: out, Err: out, Version: o.Version, Options: o.Harness, Signals: sigs, Screen: e}
@@ -136,6 +137,7 @@ type replEngine struct {
 	shellEnd context.CancelFunc // stops the !command that runs
 	pollOnce sync.Once
 	running  atomic.Bool // a run started and was not interrupted yet
+	status   *status     // the statusLine command's runs
 }
 
 // bgMsg lists the background tasks that run.
@@ -213,6 +215,7 @@ func (e *replEngine) Opened(s *harness.Session) {
 		}
 	}
 	e.send(msg)
+	e.status.open(s)
 }
 
 func (e *replEngine) Observe(ev agent.Event) {
@@ -220,6 +223,7 @@ func (e *replEngine) Observe(ev agent.Event) {
 	if ev.Type == agent.EventToolStart && ev.Call != nil {
 		msg.diff = callDiff(ev.Call) // before the call runs: the file as it was
 	}
+	e.status.observe(ev, msg.diff)
 	e.send(msg)
 }
 
@@ -295,6 +299,7 @@ func (e *replEngine) RunStarted(string) {
 func (e *replEngine) RunEnded(o, totals agent.Outcome) {
 	e.running.Store(false)
 	e.send(runEndMsg{o: o, totals: totals})
+	e.status.ended(totals)
 }
 
 // engine
@@ -341,6 +346,7 @@ func (e *replEngine) setMode(m permission.Mode) error {
 	if s == nil {
 		return fmt.Errorf("no session yet")
 	}
+	defer e.status.refresh()
 	return s.Policy().SetMode(m)
 }
 

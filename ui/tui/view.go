@@ -196,5 +196,9 @@ func (m *model) footer() string {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", m.ctxUsed*100/m.window))
 	}
 	parts = append(parts, fmt.Sprintf("$%.4f", m.cost))
-	return ansi.Truncate(m.th.dim.Render(strings.Join(parts, " · ")), m.width, "…")
+	foot := ansi.Truncate(m.th.dim.Render(strings.Join(parts, " · ")), m.width, "…")
+	if m.status != "" { // the statusLine command's line, under the footer as in Claude Code
+		foot += "\n" + ansi.Truncate(m.status, m.width, "") + "\x1b[0m"
+	}
+	return foot
 }

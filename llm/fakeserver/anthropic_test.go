@@ -234,7 +234,7 @@ func TestAnthropicRecordsDecodedMessages(t *testing.T) {
 		"tools":[{"name":"Bash","description":"run","input_schema":{"type":"object"}}],
 		"messages":[
 		{"role":"user","content":"list files"},
-		{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"`+scripted.Signature("hm")+`"},{"type":"redacted_thinking","data":"xyz"},
+		{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"` + scripted.Signature("hm") + `"},{"type":"redacted_thinking","data":"xyz"},
 			{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.go","is_error":true},
 			{"type":"text","text":"and?","cache_control":{"type":"ephemeral"}},

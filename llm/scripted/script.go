@@ -33,12 +33,12 @@ type Script struct {
 type Turn struct {
 	// Thinking is a thinking block that opens the answer, signed with Signature(text);
 	// RedactedThinking a redacted_thinking block's opaque data, after it.
-	Thinking         string `json:"thinking,omitempty"`
-	RedactedThinking string `json:"redacted_thinking,omitempty"`
-	Text       string     `json:"text,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	StopReason string     `json:"stop_reason,omitempty"`
-	Usage      *llm.Usage `json:"usage,omitempty"`
+	Thinking         string     `json:"thinking,omitempty"`
+	RedactedThinking string     `json:"redacted_thinking,omitempty"`
+	Text             string     `json:"text,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	StopReason       string     `json:"stop_reason,omitempty"`
+	Usage            *llm.Usage `json:"usage,omitempty"`
 	// ExpectContains, when set, must occur in the text of the request's last message
 	// (tool results included); otherwise the request fails with a 400-style error naming
 	// the expectation, which makes a script double as an assertion.

@@ -65,7 +65,10 @@ const replHelp = `Commands:
                    session, mode, context and cost
   /model [NAME]    pick the model from those of the providers configured, or switch to
                    NAME; a name no provider knows is refused (with the close ones):
-                   /model --force NAME uses it as it is
+                   /model --force NAME uses it as it is; /model [NAME] --effort LEVEL
+                   sets the effort too
+  /effort [LEVEL]  the effort (low, medium, high, xhigh, max; auto: the model's default)
+                   and whether extended thinking is on; LEVEL sets the effort
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
                    /permissions remove RULE drops one

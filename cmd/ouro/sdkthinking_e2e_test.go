@@ -3,6 +3,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -39,5 +40,33 @@ func TestSDKSetMaxThinkingTokensBetweenTurns(t *testing.T) {
 		if th, _, _ := wireFields(t, srv, i); th != want {
 			t.Errorf("turn %d: thinking %s, want %s", i+1, th, want)
 		}
+	}
+}
+
+// /effort and /model --effort in the REPL: the effort of the next requests changes (xhigh
+// as high to a model without it), the conversation goes on, /status and /effort say it.
+func TestSlashEffortAndModelEffort(t *testing.T) {
+	e := newRewindEnv(t)
+	srv := e.fake(scripted.Turn{Text: "one"}, scripted.Turn{ExpectContains: "again", Text: "two"}, scripted.Turn{ExpectContains: "third", Text: "three"})
+	out, errOut, code := e.run("hi\n/effort\n/model claude-opus-4-6 --effort xhigh\nagain\n/effort low\nthird\n/status\n/effort extreme\n/exit\n")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"effort: the model's default · thinking: off", "model: claude-opus-4-6 · effort: xhigh", "effort: low · thinking: off (the conversation goes on)",
+		"thinking    effort: low"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s\n%s", want, out, errOut)
+		}
+	}
+	if !strings.Contains(out+errOut, `effort "extreme" is not one of`) {
+		t.Errorf("/effort extreme was not refused:\n%s\n%s", out, errOut)
+	}
+	for i, want := range []string{"", "high", "low"} {
+		if _, eff, _ := wireFields(t, srv, i); eff != want {
+			t.Errorf("request %d: effort %q, want %q", i, eff, want)
+		}
+	}
+	if n := len(srv.Requests()[2].Messages); n != 5 {
+		t.Errorf("the third request has %d messages: the conversation did not go on", n)
 	}
 }

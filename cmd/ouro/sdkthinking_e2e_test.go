@@ -70,3 +70,18 @@ func TestSlashEffortAndModelEffort(t *testing.T) {
 		t.Errorf("the third request has %d messages: the conversation did not go on", n)
 	}
 }
+
+// A real project's settings (the corpus' sdui-marketplace, which sets
+// alwaysThinkingEnabled among its other keys) turn thinking on for the model's requests.
+func TestCorpusAlwaysThinkingEnabled(t *testing.T) {
+	e := newEnv(t)
+	useCorpus(t, e, "sdui-marketplace")
+	srv := e.fake(scripted.Turn{Thinking: "Nothing to do but answer.", Text: "hello"})
+	out, stderr, code := e.run("", "-p", "say hello", "--model", "claude-haiku-4-5")
+	if code != 0 || !strings.Contains(out, "hello") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if th, _, _ := wireFields(t, srv, 0); th != `{"budget_tokens":31999,"type":"enabled"}` {
+		t.Errorf("thinking %s", th)
+	}
+}

@@ -44,10 +44,11 @@ func TestSDKSetMaxThinkingTokensBetweenTurns(t *testing.T) {
 }
 
 // /effort and /model --effort in the REPL: the effort of the next requests changes (xhigh
-// as high to a model without it), the conversation goes on, /status and /effort say it.
+// as high to a model without it), the conversation goes on, /status and /effort say it;
+// thinking shows as one line.
 func TestSlashEffortAndModelEffort(t *testing.T) {
 	e := newRewindEnv(t)
-	srv := e.fake(scripted.Turn{Text: "one"}, scripted.Turn{ExpectContains: "again", Text: "two"}, scripted.Turn{ExpectContains: "third", Text: "three"})
+	srv := e.fake(scripted.Turn{Thinking: "a private plan", Text: "one"}, scripted.Turn{ExpectContains: "again", Text: "two"}, scripted.Turn{ExpectContains: "third", Text: "three"})
 	out, errOut, code := e.run("hi\n/effort\n/model claude-opus-4-6 --effort xhigh\nagain\n/effort low\nthird\n/status\n/effort extreme\n/exit\n")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -57,6 +58,10 @@ func TestSlashEffortAndModelEffort(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s\n%s", want, out, errOut)
 		}
+	}
+	// The line mode shows that the model thought, not what.
+	if !strings.Contains(out, "✻ thinking…\none") || strings.Contains(out, "a private plan") {
+		t.Errorf("thinking in the line mode:\n%s", out)
 	}
 	if !strings.Contains(out+errOut, `effort "extreme" is not one of`) {
 		t.Errorf("/effort extreme was not refused:\n%s\n%s", out, errOut)

@@ -59,9 +59,7 @@ func (t *thinkFlags) options(o *harness.ModelOptions) error {
 		if th != nil && th.Budget == 0 && n > 0 {
 			return fmt.Errorf("--thinking disabled contradicts --max-thinking-tokens %d", n)
 		}
-		if th == nil || n > 0 {
-			th = &llm.Thinking{Budget: n}
-		}
+		th = &llm.Thinking{}
 		if n > 0 {
 			th.Budget = max(n, llm.MinThinkingBudget)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/llm"
 )
 
 // cutEffort takes "--effort LEVEL" (or --effort=LEVEL) out of /model's arguments:
@@ -18,7 +19,7 @@ func cutEffort(args string) (rest, effort string, err error) {
 			effort = v
 		case f[i] == "--effort":
 			if i+1 >= len(f) {
-				return "", "", fmt.Errorf("usage: /model [NAME] --effort LEVEL (%s, or auto for the model's default)", strings.Join(effortNames(), ", "))
+				return "", "", fmt.Errorf("usage: /model [NAME] --effort LEVEL (%s, or auto for the model's default)", strings.Join(llm.Efforts, ", "))
 			}
 			i++
 			effort = f[i]
@@ -34,8 +35,6 @@ func cutEffort(args string) (rest, effort string, err error) {
 	}
 	return strings.Join(keep, " "), effort, nil
 }
-
-func effortNames() []string { return []string{"low", "medium", "high", "xhigh", "max"} }
 
 // effort sets the effort of the session's next requests (/effort LEVEL, /model --effort
 // LEVEL; auto: the model's default, or what CLAUDE_CODE_EFFORT_LEVEL or effortLevel say),

@@ -37,7 +37,10 @@ type Config struct {
 	MaxOutput int
 	// Effort is sent with each request (llm.Request.Effort); "" leaves the model's default.
 	Effort string
-	Limits Limits
+	// Thinking is sent with each request (llm.Request.Thinking); the zero value asks for
+	// no extended thinking.
+	Thinking llm.Thinking
+	Limits   Limits
 	// MaxContinuations bounds how often the loop asks the model to go on after a
 	// response was cut by max_tokens (default 3).
 	MaxContinuations int
@@ -258,7 +261,7 @@ func (r *run) loop(ctx context.Context) {
 			r.finish(StatusBudgetExhausted, b.msg)
 			return
 		}
-		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut, Effort: cfg.Effort}
+		req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: r.conv.Messages, Tools: cfg.Tools.Specs(), MaxTokens: r.maxOut, Effort: cfg.Effort, Thinking: cfg.Thinking}
 		turn := &Turn{Number: r.out.Turns + 1, Conv: r.conv, Req: req, Usage: r.out.Usage, LastUsage: r.last, CostUSD: r.out.CostUSD, PromptTooLong: promptRetried, emit: r.emit}
 		r.emit(Event{Type: EventTurnStart, Turn: turn.Number})
 		for _, s := range cfg.BeforeModel {

@@ -108,6 +108,15 @@ type ModelOptions struct {
 	// ContextWindow overrides the model table's context window (tokens), for models it
 	// does not know (a local server's) or to compact earlier; 0 keeps the table's.
 	ContextWindow int
+	// Effort is the effort of each request (--effort; one of llm.Efforts); "" →
+	// CLAUDE_CODE_EFFORT_LEVEL → the effortLevel setting → the model's default.
+	Effort string
+	// Thinking, when set, turns extended thinking on (Budget > 0) or off (--thinking,
+	// --max-thinking-tokens); nil → MAX_THINKING_TOKENS → alwaysThinkingEnabled → off.
+	Thinking *llm.Thinking
+	// ThinkingDisplay is how thinking comes back when it is on (--thinking-display:
+	// summarized or omitted); "" → the model's default.
+	ThinkingDisplay string
 }
 
 // Dirs are where the session works and keeps its state.
@@ -441,6 +450,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.Task.Usage()) },
 	}
+	cfg.Effort, cfg.Thinking = thinkingFor(opts.Model, g.settings, m.env, warn)
 	parts := slices.Concat(own, lead, ext)
 	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
 	if err != nil {

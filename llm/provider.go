@@ -29,7 +29,33 @@ type Request struct {
 	// Effort is how hard the model should think: one of Efforts, "" for the model's
 	// default (Anthropic's output_config.effort, OpenAI's reasoning_effort).
 	Effort string
+	// Thinking asks for extended thinking; the zero value asks for none.
+	Thinking Thinking
 }
+
+// Thinking configures extended thinking for a request.
+type Thinking struct {
+	// Budget > 0 turns thinking on: the most tokens the model may think for on models
+	// that take a budget (capped below the request's max tokens); models that decide for
+	// themselves (adaptive thinking) get no budget. 0 leaves thinking off.
+	Budget int
+	// Display is "summarized" or "omitted" (how thinking comes back where the API lets
+	// the caller choose); "" leaves the model's default.
+	Display string
+}
+
+// On reports whether thinking is asked for.
+func (t Thinking) On() bool { return t.Budget > 0 }
+
+// DefaultThinkingBudget is the budget thinking gets when it is turned on without one
+// (alwaysThinkingEnabled, --thinking enabled): Claude Code's.
+const DefaultThinkingBudget = 31_999
+
+// MinThinkingBudget is the smallest budget the Anthropic API takes.
+const MinThinkingBudget = 1024
+
+// ThinkingDisplays are the values Thinking.Display may take besides "".
+var ThinkingDisplays = []string{"summarized", "omitted"}
 
 // Efforts are the values Request.Effort may take, least first.
 var Efforts = []string{"low", "medium", "high", "xhigh", "max"}

@@ -329,6 +329,8 @@ type file struct {
 	Model                           *string `json:"model"`
 	Workflows                       *bool   `json:"workflows"`
 	OutputStyle                     *string `json:"outputStyle"`
+	AlwaysThinkingEnabled           *bool   `json:"alwaysThinkingEnabled"`
+	EffortLevel                     *string `json:"effortLevel"`
 	IncludeCoAuthoredBy             *bool   `json:"includeCoAuthoredBy"`
 	Attribution                     struct {
 		Commit *string `json:"commit"`

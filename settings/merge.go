@@ -165,6 +165,12 @@ var keys = []key{
 		put: func(s *Settings, v Sourced[string]) {
 			s.OutputStyle = Sourced[string]{Value: strings.TrimSpace(v.Value), Source: v.Source}
 		}},
+	scalar[bool]{name: "alwaysThinkingEnabled", get: func(f *file) *bool { return f.AlwaysThinkingEnabled },
+		put: func(s *Settings, v Sourced[bool]) { s.AlwaysThinking = &v }},
+	scalar[string]{name: "effortLevel", get: func(f *file) *string { return f.EffortLevel },
+		put: func(s *Settings, v Sourced[string]) {
+			s.EffortLevel = Sourced[string]{Value: strings.TrimSpace(v.Value), Source: v.Source}
+		}},
 	scalar[string]{name: "attribution.commit", get: func(f *file) *string { return f.Attribution.Commit },
 		put: func(s *Settings, v Sourced[string]) { s.Attribution.Commit = &v.Value }},
 	scalar[string]{name: "attribution.pr", get: func(f *file) *string { return f.Attribution.PR },

@@ -42,6 +42,12 @@ type Settings struct {
 	// OutputStyle is the outputStyle setting, with the file that set it: the output
 	// style the system prompt gets ("" or "default": none).
 	OutputStyle Sourced[string] `json:"outputStyle,omitempty"`
+	// AlwaysThinking is alwaysThinkingEnabled, with the file that set it (nil: unset):
+	// extended thinking on or off for every request.
+	AlwaysThinking *Sourced[bool] `json:"alwaysThinkingEnabled,omitempty"`
+	// EffortLevel is effortLevel, with the file that set it: the effort of each request
+	// (one of llm.Efforts; "" for the model's default).
+	EffortLevel Sourced[string] `json:"effortLevel,omitempty"`
 	// Attribution is what commits and pull requests the agent writes carry.
 	Attribution Attribution `json:"attribution"`
 	Goal        Goal        `json:"goal"`

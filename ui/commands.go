@@ -23,7 +23,8 @@ import (
 var Commands = [][2]string{
 	{"/help", "the commands and keys"},
 	{"/status", "model, where requests go and the key comes from, session, mode, context and cost"},
-	{"/model", "pick the model, or switch: /model NAME (/model --force NAME: one ouro does not know)"},
+	{"/model", "pick the model, or switch: /model NAME (/model --force NAME: one ouro does not know); --effort LEVEL sets the effort"},
+	{"/effort", "the effort and thinking; /effort low|medium|high|xhigh|max|auto sets the effort"},
 	{"/resume", "pick an earlier session of this folder to continue"},
 	{"/rewind", "put code and/or conversation back to before a prompt"},
 	{"/permissions", "the mode and rules; /permissions allow|ask|deny RULE saves one, remove RULE drops one"},
@@ -60,6 +61,8 @@ func (r *REPL) moreCommand(name, line string) (handled bool, err error) {
 		r.status()
 	case "/model":
 		return true, r.model(args)
+	case "/effort":
+		return true, r.effort(strings.ToLower(args))
 	case "/resume":
 		return true, r.resume(args)
 	case "/permissions":
@@ -111,6 +114,7 @@ func (r *REPL) status() {
 	if w := s.ContextWindow(); w > 0 {
 		fmt.Fprintf(r.Out, "  context     %d messages, window %d tokens\n", len(s.Conv.Messages), w)
 	}
+	fmt.Fprintf(r.Out, "  thinking    %s\n", r.thinkingStatus())
 	fmt.Fprintf(r.Out, "  cost        $%.4f over %d runs\n", r.totals.CostUSD, r.runs)
 }
 
@@ -143,6 +147,13 @@ func (r *REPL) reopen(change func(o *harness.Options)) error {
 // model shows the model and offers the others to pick from (/model), or switches to one
 // a provider knows (/model NAME); /model --force NAME takes a name ouro does not know.
 func (r *REPL) model(args string) error {
+	args, effort, err := cutEffort(args)
+	if err != nil {
+		return err
+	}
+	if effort != "" && args == "" {
+		return r.effort(effort)
+	}
 	force := false
 	if rest, ok := strings.CutPrefix(args, "--force"); ok && (rest == "" || rest[0] == ' ') {
 		force, args = true, strings.TrimSpace(rest)
@@ -170,10 +181,15 @@ func (r *REPL) model(args string) error {
 		}
 	}
 	id := r.sess.ID()
-	if err := r.reopen(func(o *harness.Options) { o.Model.Name = name; o.Resume = harness.Resume{ID: id} }); err != nil {
+	if err := r.reopen(func(o *harness.Options) {
+		o.Model.Name, o.Resume = name, harness.Resume{ID: id}
+		if effort != "" {
+			o.Model.Effort = strings.TrimPrefix(effort, "auto")
+		}
+	}); err != nil {
 		return fmt.Errorf("/model %s: %w", name, err)
 	}
-	fmt.Fprintf(r.Out, "model: %s (the conversation goes on)\n", r.sess.Model)
+	fmt.Fprintf(r.Out, "model: %s · %s (the conversation goes on)\n", r.sess.Model, r.thinkingStatus())
 	return nil
 }
 

@@ -44,7 +44,9 @@ type REPL struct {
 	totals  agent.Outcome
 	runs    int
 	midLine bool
-	woke    bool // the prompt read last is a turn a mechanism asked for, not the user's
+	// thinking is true while the model's extended thinking streams (shown as one line).
+	thinking bool
+	woke     bool // the prompt read last is a turn a mechanism asked for, not the user's
 	// carry is what the next open keeps of the session before it (see reopen).
 	carry *permission.Carried
 }
@@ -65,7 +67,10 @@ const replHelp = `Commands:
                    session, mode, context and cost
   /model [NAME]    pick the model from those of the providers configured, or switch to
                    NAME; a name no provider knows is refused (with the close ones):
-                   /model --force NAME uses it as it is
+                   /model --force NAME uses it as it is; /model [NAME] --effort LEVEL
+                   sets the effort too
+  /effort [LEVEL]  the effort (low, medium, high, xhigh, max; auto: the model's default)
+                   and whether extended thinking is on; LEVEL sets the effort
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
                    /permissions remove RULE drops one
@@ -511,7 +516,14 @@ func (r *REPL) observe(e agent.Event) {
 	switch e.Type {
 	case agent.EventDelta:
 		switch e.Delta.Kind {
+		case "thinking":
+			if !r.thinking && e.Delta.Text != "" {
+				r.endLine()
+				fmt.Fprintln(r.Out, "✻ thinking…")
+				r.thinking = true
+			}
 		case "text":
+			r.thinking = false
 			fmt.Fprint(r.Out, e.Delta.Text)
 			r.midLine = !strings.HasSuffix(e.Delta.Text, "\n")
 		case "retry":
@@ -523,6 +535,7 @@ func (r *REPL) observe(e agent.Event) {
 		}
 	case agent.EventToolStart:
 		r.endLine()
+		r.thinking = false
 		fmt.Fprintf(r.Out, "⏺ %s(%s)\n", e.Call.Name, callSummary(e.Call.Name, RelInput(e.Call.Input, r.sess.CWD)))
 	case agent.EventToolProgress:
 		fmt.Fprintf(r.Out, "  ⋯ %s\n", Clip(strings.ReplaceAll(e.Progress.Message, "\n", " "), 100))
@@ -533,6 +546,7 @@ func (r *REPL) observe(e agent.Event) {
 		fmt.Fprintf(r.Err, "[%s]\n", e.Text)
 	case agent.EventTurnEnd:
 		r.endLine()
+		r.thinking = false
 	}
 }
 

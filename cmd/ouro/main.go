@@ -79,6 +79,10 @@ openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
 
+Effort and thinking: --effort low|medium|high|xhigh|max ($CLAUDE_CODE_EFFORT_LEVEL, the
+effortLevel setting); extended thinking with --thinking enabled, --max-thinking-tokens N,
+$MAX_THINKING_TOKENS or the alwaysThinkingEnabled setting (off otherwise).
+
 Profiling: OURO_PROFILE=DIR writes DIR/cpu.pprof and DIR/heap.pprof of the run as it
 ends, for 'go tool pprof' (the workflow engine and team workers it starts write theirs
 in folders of DIR named after them).

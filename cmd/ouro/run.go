@@ -65,6 +65,7 @@ type runFlags struct {
 	mcpConfig    []string
 	strictMCP    bool
 	sdk          sdkFlags
+	think        thinkFlags
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -116,11 +117,14 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, `MCP servers to load: a JSON file or an inline {"mcpServers":{...}} (repeatable)`)
 	fl.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring every other MCP configuration")
 	f.sdk.register(c)
+	f.think.register(c)
 }
 
 func (f *runFlags) options() harness.Options {
+	m := harness.ModelOptions{Name: f.model, Fallback: f.fallback, ContextWindow: f.window}
+	_ = f.think.options(&m) // checked in runMain
 	return harness.Options{
-		Model:  harness.ModelOptions{Name: f.model, Fallback: f.fallback, ContextWindow: f.window},
+		Model:  m,
 		Prompt: harness.Prompt{System: f.system, Append: f.appendSystem},
 		Limits: agent.Limits{MaxTurns: f.maxTurns, MaxCostUSD: f.maxBudget, MaxDuration: f.maxDuration},
 		Resume: harness.Resume{ID: f.resume, Latest: f.cont, NewID: f.sessionID, Fork: f.sdk.fork},
@@ -193,6 +197,9 @@ func runMain(cmd *cobra.Command, f *runFlags, args []string) error {
 		f.resume, f.cont = "", true
 	}
 	if err := f.sdk.apply(cmd, f); err != nil {
+		return err
+	}
+	if err := f.think.options(&harness.ModelOptions{}); err != nil {
 		return err
 	}
 	if f.skipPerms && f.mode != "" && f.mode != "bypassPermissions" {

@@ -73,7 +73,11 @@ func TestSDKStreamingSessionWithItsCommandLine(t *testing.T) {
 	if !strings.Contains(first, "ledger-checker: Checks the ledger") || !strings.Contains(first, "You are the ledger bot.") {
 		t.Errorf("the SDK's agents or system prompt did not reach the model:\n%.2000s", first)
 	}
-	for _, flag := range []string{"--betas", "--max-thinking-tokens", "--setting-sources", "--include-hook-events"} {
+	// --max-thinking-tokens is the SDK's maxThinkingTokens: thinking with that budget.
+	if !strings.Contains(first, `"thinking":{"budget_tokens":8000,"type":"enabled"}`) || strings.Contains(s.stderr.String(), "--max-thinking-tokens is ignored") {
+		t.Errorf("--max-thinking-tokens 8000 did not reach the model:\n%.600s\n%s", first, s.stderr)
+	}
+	for _, flag := range []string{"--betas", "--setting-sources", "--include-hook-events"} {
 		if !strings.Contains(s.stderr.String(), "warning: "+flag+" is ignored") {
 			t.Errorf("no warning for %s:\n%s", flag, s.stderr)
 		}

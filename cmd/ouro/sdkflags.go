@@ -37,10 +37,6 @@ var sdkIgnored = []struct {
 }{
 	{"setting-sources", "ouro reads every settings source (user, project, local)", true},
 	{"betas", "ouro sends no beta headers of the caller's choice", true},
-	{"max-thinking-tokens", "ouro does not set a thinking budget", true},
-	{"thinking", "ouro does not configure extended thinking", true},
-	{"thinking-display", "ouro does not configure extended thinking", true},
-	{"effort", "ouro does not set an effort level", true},
 	{"task-budget", "ouro bounds runs with --max-turns, --max-budget-usd and --max-duration", true},
 	{"resume-session-at", "ouro resumes the whole session", true},
 	{"resume-drops-turn", "ouro resumes the whole session", true},

@@ -48,6 +48,10 @@ type streamInput struct {
 	cancel  context.CancelFunc // the running turn's
 	inited  bool
 	model   string // set_model's, for the next turn
+	// thinking is set_max_thinking_tokens's, for the next turn; startThinking the
+	// session's own, which a null budget goes back to.
+	thinking      *llm.Thinking
+	startThinking llm.Thinking
 	// applied are initialize's parts the session took (mcp_servers_applied, ...).
 	applied map[string]bool
 }
@@ -303,6 +307,7 @@ func (s *streamInput) configure(opts *harness.Options, f *runFlags, init *sdkpro
 func (s *streamInput) opened(sess *harness.Session, init *sdkproto.Request) {
 	s.mu.Lock()
 	s.sess = sess
+	s.startThinking = sess.Thinking()
 	s.mu.Unlock()
 	close(s.ready)
 	if init != nil {
@@ -429,6 +434,8 @@ func (s *streamInput) handle(req sdkproto.Request) {
 		s.model = *b.Model
 		s.mu.Unlock()
 		_ = s.ch.Respond(req.ID, nil)
+	case "set_max_thinking_tokens":
+		s.setThinking(req)
 	case "mcp_status":
 		servers := mcpServers(sess, io.Discard)
 		if servers == nil {
@@ -436,7 +443,7 @@ func (s *streamInput) handle(req sdkproto.Request) {
 		}
 		_ = s.ch.Respond(req.ID, map[string]any{"mcpServers": servers})
 	default:
-		_ = s.ch.RespondError(req.ID, fmt.Sprintf("unsupported control request subtype %q: ouro answers initialize, interrupt, set_permission_mode, set_model and mcp_status", req.Subtype))
+		_ = s.ch.RespondError(req.ID, fmt.Sprintf("unsupported control request subtype %q: ouro answers initialize, interrupt, set_permission_mode, set_model, set_max_thinking_tokens and mcp_status", req.Subtype))
 	}
 }
 

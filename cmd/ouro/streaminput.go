@@ -203,6 +203,11 @@ func runStreamTurns(ctx context.Context, cmd *cobra.Command, sess *harness.Sessi
 				fmt.Fprintf(errOut, "ouro: set_model %s: %v; the session stays on %s\n", m, err, sess.Model)
 			}
 		}
+		if th := in.takeThinking(); th != nil {
+			if err := sess.SetThinking(*th); err != nil {
+				fmt.Fprintf(errOut, "ouro: set_max_thinking_tokens: %v; thinking stays as it was\n", err)
+			}
+		}
 		// The turn (and its interrupt) starts before a command's !`commands` run.
 		tctx, end := in.beginTurn(ctx)
 		blocks, err := slashBlocks(tctx, sess, n.blocks)

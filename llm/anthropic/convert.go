@@ -13,8 +13,9 @@ import (
 )
 
 // toParams converts a request to the SDK's parameters, with prompt-cache breakpoints on
-// the system prompt, the last message and the user message before it. Model and
-// MaxTokens are filled in per attempt.
+// the system prompt, the last message and the user message before it. Model, MaxTokens,
+// thinking and effort are filled in per attempt (applyThinking), as they depend on the
+// model, which a fallback changes.
 func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
 	var params sdk.MessageNewParams
 	if req.System != "" {
@@ -30,6 +31,12 @@ func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
 	for i, m := range req.Messages {
 		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
 		for j, b := range m.Content {
+			if b.Type == llm.BlockThinking && b.Signature == "" && len(m.Content) > 1 {
+				// Reasoning another provider gave (an OpenAI-compatible server's
+				// reasoning_content, before a /model switch) has no signature, which the
+				// API requires of every thinking block it is sent: it is left out.
+				continue
+			}
 			cb, err := blockParam(b)
 			if err != nil {
 				return params, fmt.Errorf("messages.%d.content.%d: %w", i, j, err)
@@ -46,9 +53,6 @@ func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
 		}
 	}
 	markCacheBreakpoints(req.Messages, params.Messages)
-	if req.Effort != "" {
-		params.OutputConfig = sdk.OutputConfigParam{Effort: sdk.OutputConfigEffort(req.Effort)}
-	}
 	return params, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
 )
 
 // cacheMarks lists where cache_control appears in a request body, as "system.0" or
@@ -62,7 +63,7 @@ func TestCacheBreakpoints(t *testing.T) {
 
 	req.Messages = append(req.Messages,
 		llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
-			{Type: llm.BlockThinking, Thinking: "t", Signature: "s"},
+			{Type: llm.BlockThinking, Thinking: "t", Signature: scripted.Signature("t")},
 			llm.ToolUseBlock("toolu_1", "Bash", json.RawMessage(`{"command":"ls"}`)),
 		}},
 		llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("toolu_1", "a.go", false), llm.TextBlock("go on")}},

@@ -140,6 +140,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	for attempt := 1; ; attempt++ {
 		params.Model = sdk.Model(model)
 		params.MaxTokens = int64(p.maxTokens(req, model))
+		applyThinking(&params, req, model)
 		delivered := false
 		msg, err := p.attempt(ctx, params, onDelta, &delivered)
 		if err == nil {

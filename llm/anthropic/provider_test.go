@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/scripted"
 )
 
 func TestNewNeedsAKey(t *testing.T) {
@@ -141,7 +142,7 @@ func TestThinkingBlocks(t *testing.T) {
 		t.Errorf("deltas %+v", all)
 	}
 	c := resp.Message.Content
-	if len(c) != 2 || c[0].Type != llm.BlockThinking || c[0].Thinking != "First I consider the question carefully." || c[0].Signature != "scripted" || c[1].Text != "Answer." {
+	if len(c) != 2 || c[0].Type != llm.BlockThinking || c[0].Thinking != "First I consider the question carefully." || c[0].Signature != scripted.Signature(c[0].Thinking) || c[1].Text != "Answer." {
 		t.Fatalf("content %+v", c)
 	}
 	// Thinking (and redacted thinking) goes back unchanged with its signature.
@@ -152,7 +153,7 @@ func TestThinkingBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fs.Requests()[1].Messages[1].Content
-	if len(got) != 3 || got[0].Data != "opaque" || got[1].Signature != "scripted" || got[1].Thinking != c[0].Thinking {
+	if len(got) != 3 || got[0].Data != "opaque" || got[1].Signature != scripted.Signature(c[0].Thinking) || got[1].Thinking != c[0].Thinking {
 		t.Errorf("sent back %+v", got)
 	}
 }

@@ -21,8 +21,8 @@ const anthropicMaxContext = 200_000
 const anthropicTextChunk = 16
 
 // anthropicRequest is what the fake server reads of a Messages API request. Everything
-// else (cache_control, thinking, metadata, tool_choice, temperature ...) is accepted and
-// ignored, as it does not change what the script answers.
+// else (cache_control, metadata ...) is accepted and ignored, as it does not change what
+// the script answers; thinking and its constraints are checked (anthropic_thinking.go).
 type anthropicRequest struct {
 	Model     string             `json:"model"`
 	MaxTokens *int               `json:"max_tokens"`
@@ -30,6 +30,7 @@ type anthropicRequest struct {
 	Messages  []anthropicMessage `json:"messages"`
 	Tools     []anthropicTool    `json:"tools"`
 	Stream    bool               `json:"stream"`
+	anthropicThinkingFields
 }
 
 type anthropicMessage struct {
@@ -104,6 +105,10 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := llm.ValidateConversation(msgs); err != nil {
 		writeAnthropicError(w, anthropicInvalid("%v", err), 0)
+		return
+	}
+	if err := validateAnthropicThinking(req, msgs); err != nil {
+		writeAnthropicError(w, err, 0)
 		return
 	}
 	t := s.script.Turns[turn]
@@ -374,6 +379,8 @@ func anthropicContent(msg llm.Message) []map[string]any {
 		switch b.Type {
 		case llm.BlockThinking:
 			out = append(out, map[string]any{"type": "thinking", "thinking": b.Thinking, "signature": b.Signature})
+		case llm.BlockRedactedThinking:
+			out = append(out, map[string]any{"type": "redacted_thinking", "data": b.Data})
 		case llm.BlockText:
 			out = append(out, map[string]any{"type": "text", "text": b.Text})
 		case llm.BlockToolUse:
@@ -439,6 +446,8 @@ func anthropicBlockEvents(b llm.Block, raw string) (start map[string]any, deltas
 			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": c})
 		}
 		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b.Signature})
+	case llm.BlockRedactedThinking:
+		start = map[string]any{"type": "redacted_thinking", "data": b.Data}
 	case llm.BlockText:
 		start = map[string]any{"type": "text", "text": ""}
 		for _, c := range scripted.Chunks(b.Text, anthropicTextChunk) {

@@ -228,13 +228,13 @@ func TestAnthropicNonStreamMessage(t *testing.T) {
 
 func TestAnthropicRecordsDecodedMessages(t *testing.T) {
 	fs, url := newAnthropicTestServer(t, `{"turns":[{"text":"ok"}]}`)
-	body := `{"model":"m","max_tokens":5,"stream":true,
+	body := `{"model":"m","max_tokens":2048,"stream":true,
 		"system":[{"type":"text","text":"be brief","cache_control":{"type":"ephemeral"}}],
 		"thinking":{"type":"enabled","budget_tokens":1024},"metadata":{"user_id":"u"},
 		"tools":[{"name":"Bash","description":"run","input_schema":{"type":"object"}}],
 		"messages":[
 		{"role":"user","content":"list files"},
-		{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"redacted_thinking","data":"xyz"},
+		{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"` + scripted.Signature("hm") + `"},{"type":"redacted_thinking","data":"xyz"},
 			{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.go","is_error":true},
 			{"type":"text","text":"and?","cache_control":{"type":"ephemeral"}},
@@ -254,7 +254,7 @@ func TestAnthropicRecordsDecodedMessages(t *testing.T) {
 	want := []llm.Message{
 		llm.UserText("list files"),
 		{Role: llm.RoleAssistant, Content: []llm.Block{
-			{Type: llm.BlockThinking, Thinking: "hm", Signature: "sig"},
+			{Type: llm.BlockThinking, Thinking: "hm", Signature: scripted.Signature("hm")},
 			{Type: llm.BlockRedactedThinking, Data: "xyz"},
 			llm.ToolUseBlock("t1", "Bash", json.RawMessage(`{"command":"ls"}`)),
 		}},
@@ -379,7 +379,7 @@ func TestAnthropicPromptTooLongMessage(t *testing.T) {
 
 func TestAnthropicCutStream(t *testing.T) {
 	fs, url := newAnthropicTestServer(t, `{"turns":[{"fault":{"cut_stream":true},"times":2}]}`)
-	resp := postAnthropic(t, url, `{"model":"m","max_tokens":5,"stream":true,`+simpleUser+`}`)
+	resp := postAnthropic(t, url, `{"model":"m","max_tokens":2048,"stream":true,`+simpleUser+`}`)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -409,7 +409,7 @@ func TestAnthropicPartialToolInput(t *testing.T) {
 	script := `{"turns":[{"text":"Writing.","tool_calls":[{"name":"Write","partial_input":"{\"path\":\"a.txt\",\"content\":\"hel"}],"stop_reason":"max_tokens"}]}`
 	t.Run("stream", func(t *testing.T) {
 		_, url := newAnthropicTestServer(t, script)
-		resp := postAnthropic(t, url, `{"model":"m","max_tokens":5,"stream":true,`+simpleUser+`}`)
+		resp := postAnthropic(t, url, `{"model":"m","max_tokens":2048,"stream":true,`+simpleUser+`}`)
 		evs, err := readSSE(t, resp.Body)
 		if err != nil {
 			t.Fatal(err)
@@ -445,7 +445,7 @@ func TestAnthropicPartialToolInput(t *testing.T) {
 
 func TestAnthropicRefusalHasNoBlocks(t *testing.T) {
 	_, url := newAnthropicTestServer(t, `{"turns":[{"stop_reason":"refusal"}]}`)
-	resp := postAnthropic(t, url, `{"model":"m","max_tokens":5,"stream":true,`+simpleUser+`}`)
+	resp := postAnthropic(t, url, `{"model":"m","max_tokens":2048,"stream":true,`+simpleUser+`}`)
 	evs, err := readSSE(t, resp.Body)
 	if err != nil {
 		t.Fatal(err)

@@ -38,10 +38,23 @@ func buildParams(req *llm.Request, maxTokens int, maxCompletionField bool) (sdk.
 	} else {
 		p.MaxTokens = sdk.Int(int64(maxTokens))
 	}
-	if req.Effort != "" {
-		p.ReasoningEffort = shared.ReasoningEffort(req.Effort)
+	if e := reasoningEffort(req.Effort); e != "" {
+		p.ReasoningEffort = e
 	}
 	return p, nil
+}
+
+// reasoningEffort is the reasoning_effort sent for an ouro effort: low, medium and high
+// as they are; xhigh and max, which most OpenAI-compatible servers (vLLM, Ollama,
+// llama.cpp, OpenAI's older reasoning models) refuse, as high; "" sends none.
+func reasoningEffort(effort string) shared.ReasoningEffort {
+	switch effort {
+	case "":
+		return ""
+	case "xhigh", "max":
+		return shared.ReasoningEffortHigh
+	}
+	return shared.ReasoningEffort(effort)
 }
 
 // convertMessages maps the Anthropic-shaped conversation onto Chat Completions messages:

@@ -31,11 +31,14 @@ type Script struct {
 
 // Turn is the answer to one request (or, for a fault, to Times requests).
 type Turn struct {
-	Thinking   string     `json:"thinking,omitempty"`
-	Text       string     `json:"text,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	StopReason string     `json:"stop_reason,omitempty"`
-	Usage      *llm.Usage `json:"usage,omitempty"`
+	// Thinking is a thinking block that opens the answer, signed with Signature(text);
+	// RedactedThinking a redacted_thinking block's opaque data, after it.
+	Thinking         string     `json:"thinking,omitempty"`
+	RedactedThinking string     `json:"redacted_thinking,omitempty"`
+	Text             string     `json:"text,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	StopReason       string     `json:"stop_reason,omitempty"`
+	Usage            *llm.Usage `json:"usage,omitempty"`
 	// ExpectContains, when set, must occur in the text of the request's last message
 	// (tool results included); otherwise the request fails with a 400-style error naming
 	// the expectation, which makes a script double as an assertion.
@@ -113,7 +116,7 @@ func (s *Script) Validate() error {
 	}
 	for i, t := range s.Turns {
 		if t.Fault != nil {
-			if t.Text != "" || len(t.ToolCalls) > 0 || t.Thinking != "" {
+			if t.Text != "" || len(t.ToolCalls) > 0 || t.Thinking != "" || t.RedactedThinking != "" {
 				return fmt.Errorf("turn %d: a fault turn cannot also have text or tool calls", i+1)
 			}
 			f := t.Fault
@@ -125,7 +128,7 @@ func (s *Script) Validate() error {
 		if t.Times != 0 {
 			return fmt.Errorf("turn %d: times only applies to fault turns", i+1)
 		}
-		if t.Text == "" && len(t.ToolCalls) == 0 && t.Thinking == "" && t.StopReason != llm.StopRefusal {
+		if t.Text == "" && len(t.ToolCalls) == 0 && t.Thinking == "" && t.RedactedThinking == "" && t.StopReason != llm.StopRefusal {
 			return fmt.Errorf("turn %d: needs text, tool_calls, thinking or a fault", i+1)
 		}
 		switch t.StopReason {
@@ -189,7 +192,10 @@ func (s *Script) Message(i int) llm.Message {
 	t := s.Turns[i]
 	m := llm.Message{Role: llm.RoleAssistant}
 	if t.Thinking != "" {
-		m.Content = append(m.Content, llm.Block{Type: llm.BlockThinking, Thinking: t.Thinking, Signature: "scripted"})
+		m.Content = append(m.Content, llm.Block{Type: llm.BlockThinking, Thinking: t.Thinking, Signature: Signature(t.Thinking)})
+	}
+	if t.RedactedThinking != "" {
+		m.Content = append(m.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: t.RedactedThinking})
 	}
 	if t.Text != "" {
 		m.Content = append(m.Content, llm.TextBlock(t.Text))

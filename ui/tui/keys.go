@@ -114,7 +114,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.cycleMode()
 		return nil
 	case "ctrl+o":
-		if n := len(m.lastTools); n > 0 {
+		if m.thought.newer {
+			m.expandThought()
+		} else if n := len(m.lastTools); n > 0 {
 			m.print(m.lastTools[n-1].render(m.th, m.width, "•", true))
 		}
 		return nil

@@ -96,6 +96,7 @@ type model struct {
 	searchAt int
 
 	stream    mdStream
+	thought   thought
 	tailSrc   string
 	tailOut   string
 	tailWidth int
@@ -296,12 +297,19 @@ func (m *model) event(msg eventMsg) {
 	switch e.Type {
 	case agent.EventDelta:
 		switch e.Delta.Kind {
+		case "thinking":
+			m.think(clean(e.Delta.Text))
 		case "text":
+			m.foldThought()
 			m.outChars += len(e.Delta.Text)
 			if done := m.stream.push(clean(e.Delta.Text)); done != "" {
 				m.printBlock(m.md.render(done, m.width))
 			}
 		case "retry", "waiting":
+			if e.Delta.Kind == "retry" { // the answer starts over: what it thought goes
+				m.thought.active = false
+				m.thought.text.Reset()
+			}
 			m.flushStream()
 			m.print(m.th.dim.Render("[" + clean(e.Delta.Text) + "]"))
 		}
@@ -332,8 +340,10 @@ func (m *model) event(msg eventMsg) {
 	}
 }
 
-// flushStream prints the answer's last block, ending the answer so far.
+// flushStream prints the answer's last block, ending the answer so far (and the
+// thinking before it).
 func (m *model) flushStream() {
+	m.foldThought()
 	if rest := m.stream.flush(); strings.TrimSpace(rest) != "" {
 		m.printBlock(m.md.render(rest, m.width))
 	}
@@ -350,6 +360,7 @@ func (m *model) flushTools(force bool) {
 	for _, b := range m.tools {
 		m.printBlock(b.render(m.th, m.width, "•", false))
 		m.lastTools = append(m.lastTools, b)
+		m.thought.newer = false
 	}
 	if n := len(m.lastTools); n > 20 {
 		m.lastTools = m.lastTools[n-20:]

@@ -35,6 +35,9 @@ func (m *model) render() string {
 		}
 		parts = append(parts, out)
 	}
+	if m.thought.active {
+		parts = append(parts, m.thinkingLine(spin))
+	}
 	for _, b := range m.tools {
 		parts = append(parts, b.renderMax(m.th, m.width, spin, false, 4))
 	}

@@ -267,6 +267,7 @@ type Session struct {
 	system string                // the system prompt, for /context
 	styles styles                // the output styles, for /output-style
 	parts  []mechanism.Part      // the assembled parts, in phase order
+	search *searchModel          // the model WebSearch searches with
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -358,7 +359,9 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	bg, _ := mechanism.Handle[*notify.Work](first)
 	cp, _ := mechanism.Handle[*checkpoint.Store](first)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp)
+	search := &searchModel{}
+	search.set(m.provider, m.name)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp, webSearchConfig(search, spent))
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +465,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
-		agents: sub.Definitions, system: system, parts: parts, styles: style,
+		agents: sub.Definitions, system: system, parts: parts, styles: style, search: search,
 	}
 	source := "startup"
 	if s.Resumed {

@@ -29,6 +29,9 @@ type Request struct {
 	// Effort is how hard the model should think: one of Efforts, "" for the model's
 	// default (Anthropic's output_config.effort, OpenAI's reasoning_effort).
 	Effort string
+	// WebSearch, when set, lets the model search the web on the provider's side
+	// (websearch.go); a provider without web search fails with ErrNoWebSearch.
+	WebSearch *WebSearch
 }
 
 // Efforts are the values Request.Effort may take, least first.

@@ -76,7 +76,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	if f := t.Fault; f != nil {
 		return nil, FaultError(f)
 	}
-	msg := p.script.Message(i)
+	msg, err := ServeSearch(p.script.Message(i), req.WebSearch)
+	if err != nil {
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Status: 400, Message: fmt.Sprintf("turn %d: %v", i+1, err)}
+	}
 	if onDelta != nil {
 		for _, b := range msg.Content {
 			switch b.Type {

@@ -74,14 +74,11 @@ func (w *WebSearch) Describe(json.RawMessage) ([]tool.Action, error) {
 }
 
 func webSearchDescription(now time.Time) string {
-	return fmt.Sprintf(`Searches the web and returns the results, to inform your answer with information beyond your training data: current events, recent releases, documentation that changed.
-- Returns the links found (title and URL) and a summary written from the pages.
-- allowed_domains keeps only results from those domains; blocked_domains drops results from them. Give one or the other, not both. A domain is written without a scheme (example.com covers its subdomains; example.com/blog only that part of the site).
-- Available only with models whose provider searches the web on its side (Anthropic's API); elsewhere the call says it is not available.
-
-After answering from the results you MUST end your answer with a "Sources:" section listing the relevant results as markdown links, [Title](URL). Never leave the sources out.
-
-Use the current year in queries about recent things: today is %s.`, now.Format("2006-01-02"))
+	return fmt.Sprintf(`Searches the web: returns the links found and a summary written from the pages. For what is newer than your training data.
+- allowed_domains keeps only results from those domains, blocked_domains drops theirs; not both. A domain has no scheme: example.com (subdomains included), example.com/blog.
+- Needs a provider that searches on its side (Anthropic's API); elsewhere the call says it is not available.
+You MUST end your answer with a "Sources:" list of the results you used, as markdown links [Title](URL).
+Today is %s: use this year in queries about recent things.`, now.Format("2006-01-02"))
 }
 
 const webSearchSchema = `{

@@ -85,8 +85,6 @@ func corpusProjects(t *testing.T) []string {
 // skipped, a parse error, a warning about something Claude Code accepts) fails the test.
 var corpusWarnings = map[string][]string{
 	"awesome-claude-agents": {
-		"api-architect.md: tools: not available in ouro: WebSearch; the agent gets the others",
-		"backend-developer.md: tools: not available in ouro: WebSearch; the agent gets the others",
 		// A name Claude Code itself would not accept as an agent type.
 		`devops-cicd-expert.md: name "Python DevOps/CI-CD Expert" should be lowercase letters, digits and hyphens`,
 		// WriteFile is no agent harness's tool: a typo in the source file.

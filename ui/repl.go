@@ -68,7 +68,8 @@ const replHelp = `Commands:
                    /model --force NAME uses it as it is
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
-                   /permissions remove RULE drops one
+                   /permissions remove RULE drops one (allow WebSearch: the model
+                   searches the web without asking; Anthropic models only)
   /memory          what the project and you have remembered
   /init [force]    write AGENTS.md from a read-only scout of the repository
   /doctor          check the configuration

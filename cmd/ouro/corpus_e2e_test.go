@@ -234,7 +234,7 @@ func TestCorpusLegacyToolNames(t *testing.T) {
 	for _, tc := range []struct {
 		project, agent, want string
 	}{
-		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebFetch"},
+		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebSearch,WebFetch"},
 		// SendMessage is ouro's too (issue 30, item 21: the names come from the registry).
 		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate,SendMessage"},
 	} {

@@ -210,3 +210,12 @@ func TestWebSearchContinuesAPausedTurn(t *testing.T) {
 		t.Errorf("result:\n%s\nspent %v", text, *spent)
 	}
 }
+
+// Titles are shown as written: JSON's HTML escapes (\u0026 for &) would only make them
+// harder to read and cite.
+func TestWebSearchLinksKeepTitles(t *testing.T) {
+	got := linksJSON([]webSearchLink{{Title: "Go Q&A <FAQ>", URL: "https://go.dev/doc/faq?a=1&b=2"}})
+	if got != `[{"title":"Go Q&A <FAQ>","url":"https://go.dev/doc/faq?a=1&b=2"}]` {
+		t.Errorf("links = %s", got)
+	}
+}

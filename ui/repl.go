@@ -549,7 +549,7 @@ func callSummary(name string, input []byte) string {
 	if err := jsonUnmarshal(input, &m); err != nil {
 		return Clip(string(input), 80)
 	}
-	for _, k := range []string{"command", "file_path", "pattern", "url", "description"} {
+	for _, k := range []string{"command", "file_path", "pattern", "url", "query", "description"} {
 		if v, ok := m[k].(string); ok {
 			return Clip(strings.ReplaceAll(v, "\n", " ⏎ "), 100)
 		}

@@ -80,7 +80,7 @@ func TestWebSearchReturnsLinksAndText(t *testing.T) {
 	if len(reqs[0].Tools) != 0 || !strings.Contains(reqs[0].Messages[0].Text(), "go 1.24 release notes") {
 		t.Errorf("the search request: tools %v, messages %+v", reqs[0].Tools, reqs[0].Messages)
 	}
-	if len(*spent) != 1 || (*spent)[0].InputTokens == 0 {
+	if len(*spent) != 1 || (*spent)[0].InputTokens == 0 || (*spent)[0].ServerToolUse.WebSearchRequests != 1 {
 		t.Errorf("the search request's usage was not counted: %+v", *spent)
 	}
 	if !strings.Contains(ws.Spec().Description, "today is 2026-12-04") && !strings.Contains(ws.Spec().Description, "Today is 2026-12-04") {

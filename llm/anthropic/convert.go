@@ -244,6 +244,7 @@ func toResponse(m *sdk.Message, requested string) *llm.Response {
 			OutputTokens:             int(m.Usage.OutputTokens),
 			CacheCreationInputTokens: int(m.Usage.CacheCreationInputTokens),
 			CacheReadInputTokens:     int(m.Usage.CacheReadInputTokens),
+			ServerToolUse:            llm.ServerToolUse{WebSearchRequests: int(m.Usage.ServerToolUse.WebSearchRequests)},
 		},
 	}
 }

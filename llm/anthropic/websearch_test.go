@@ -61,6 +61,13 @@ func TestWebSearchOnTheWire(t *testing.T) {
 		if c[3].Type != llm.BlockWebSearchResult || len(c[3].Content) != 1 || c[3].Content[0].ErrorCode != "max_uses_exceeded" {
 			t.Errorf("the search past max_uses: %+v", c[3])
 		}
+		if resp.Usage.ServerToolUse.WebSearchRequests != 2 {
+			t.Errorf("usage: %+v", resp.Usage)
+		}
+		if fee := llm.LookupModel("claude-sonnet-4-5").Cost(resp.Usage) - llm.LookupModel("claude-sonnet-4-5").Cost(llm.Usage{InputTokens: resp.Usage.InputTokens,
+			OutputTokens: resp.Usage.OutputTokens}); fee < 0.0199 || fee > 0.0201 {
+			t.Errorf("two searches cost %v beyond their tokens, want $0.02", fee)
+		}
 		if c[4].Text != "Go 1.24 was released in February 2025." {
 			t.Errorf("text: %+v", c[4])
 		}

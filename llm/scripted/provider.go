@@ -97,6 +97,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		usage = *t.Usage
 	} else {
 		usage = EstimateUsage(req, msg)
+		for _, b := range msg.Content {
+			if b.Type == llm.BlockServerToolUse {
+				usage.ServerToolUse.WebSearchRequests++
+			}
+		}
 	}
 	return &llm.Response{
 		ID:         fmt.Sprintf("msg_scripted_%03d", step+1),

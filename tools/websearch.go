@@ -134,8 +134,13 @@ func (w *WebSearch) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) 
 		if resp.StopReason != llm.StopPauseTurn || turn >= maxWebSearchTurns {
 			break
 		}
-		// A paused turn is continued by sending it back as it came, server blocks and all.
-		req.Messages = append(req.Messages, resp.Message)
+		// A paused turn is continued by sending it back as it came, server blocks and all:
+		// one assistant message holding all the turn has said so far.
+		if last := len(req.Messages) - 1; req.Messages[last].Role == llm.RoleAssistant {
+			req.Messages[last].Content = append(slices.Clip(req.Messages[last].Content), resp.Message.Content...)
+		} else {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: slices.Clone(resp.Message.Content)})
+		}
 	}
 	return webSearchResult(query, answer)
 }

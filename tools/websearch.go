@@ -131,7 +131,11 @@ func (w *WebSearch) Run(ctx context.Context, x *tool.Exec) (tool.Result, error) 
 			w.cfg.Spend(resp.Usage, resp.Model)
 		}
 		answer = append(answer, resp.Message.Content...)
-		if resp.StopReason != llm.StopPauseTurn || turn >= maxWebSearchTurns {
+		if resp.StopReason != llm.StopPauseTurn || len(resp.Message.Content) == 0 {
+			break
+		}
+		if turn >= maxWebSearchTurns {
+			answer = append(answer, llm.TextBlock(fmt.Sprintf("(The search was still going after %d requests and was stopped there; what it found so far is above.)", turn)))
 			break
 		}
 		// A paused turn is continued by sending it back as it came, server blocks and all:

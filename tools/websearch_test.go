@@ -253,8 +253,12 @@ func TestWebSearchNestedModelCannotAct(t *testing.T) {
 	}
 	p = scripted.New(&scripted.Script{Turns: turns})
 	ws, _ = webSearchWith(p)
-	if _, err := ws.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"query":"go 1.24 release notes"}`))); err != nil {
+	res, err = ws.Run(context.Background(), tool.ExecInput(json.RawMessage(`{"query":"go 1.24 release notes"}`)))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content[0].Text, "still going after 4 requests") {
+		t.Errorf("a search cut short does not say so:\n%s", res.Content[0].Text)
 	}
 	if n := len(p.Requests()); n != maxWebSearchTurns {
 		t.Errorf("a server pausing for ever was asked %d times, want %d", n, maxWebSearchTurns)

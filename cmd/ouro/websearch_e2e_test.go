@@ -148,3 +148,35 @@ func TestWebSearchNotAvailableOnOpenAI(t *testing.T) {
 		t.Errorf("the result does not say what to do instead:\n%s", reqs[1].Body)
 	}
 }
+
+// A real user settings file (macalinao/dotfiles, MIT, deployed to ~/.claude/settings.json)
+// allows "WebSearch" among its rules: the search runs without asking in a headless run,
+// with the settings' model (opus), and the model reads what it found.
+func TestWebSearchAllowedByRealUserSettings(t *testing.T) {
+	e := newEnv(t)
+	data, err := os.ReadFile(filepath.Join(corpusDir, "macalinao-dotfiles", "home", ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Permissions struct {
+			Allow []string `json:"allow"`
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil || !strings.Contains(strings.Join(s.Permissions.Allow, "\n"), "\nWebSearch\n") {
+		t.Fatalf("the corpus file no longer allows WebSearch (%v)", err)
+	}
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), string(data))
+	srv := e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "WebSearch", Input: webSearchInput(t, map[string]any{"query": "OpenAPI specification 3.1.1"})}}},
+		scripted.Turn{WebSearch: []scripted.SearchCall{openAPISearch}, Text: "OpenAPI 3.1.1 was published on 24 October 2024."},
+		scripted.Turn{ExpectContains: "https://swagger.io/specification/", Text: "done"},
+	)
+	out, stderr, code := e.run("", "-p", "which OpenAPI version?")
+	if code != 0 || out != "done\n" || srv.Remaining() != 0 {
+		t.Fatalf("exit %d, %d steps left, out %q\n%s", code, srv.Remaining(), out, stderr)
+	}
+	if model, _, _ := requestFields(t, srv.Requests()[1].Body); model != "claude-opus-5-5" {
+		t.Errorf("the search asked %q, want the session's model", model)
+	}
+}

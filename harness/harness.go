@@ -278,6 +278,7 @@ type Session struct {
 	parts  []mechanism.Part      // the assembled parts, in phase order
 	// userConfig is the user's own configuration folder (the home of ~/.claude).
 	userConfig string
+	search     *searchModel // the model WebSearch searches with
 }
 
 // Open resolves the model, opens (or resumes) the transcript, builds the guard and every
@@ -369,7 +370,9 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	bg, _ := mechanism.Handle[*notify.Work](first)
 	cp, _ := mechanism.Handle[*checkpoint.Store](first)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp)
+	search := &searchModel{}
+	search.set(m.provider, m.name)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp, webSearchConfig(search, spent))
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +477,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
 		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
-		agents: sub.Definitions, system: system, parts: parts, styles: style, userConfig: dirs.config,
+		agents: sub.Definitions, system: system, parts: parts, styles: style, userConfig: dirs.config, search: search,
 	}
 	source := "startup"
 	if s.Resumed {

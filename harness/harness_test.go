@@ -47,7 +47,7 @@ func TestSessionRecordsAndContinues(t *testing.T) {
 		{ToolCalls: bash("echo hello > f.txt && cat f.txt")},
 		{ExpectContains: "hello", Text: "wrote it"},
 	}, nil)
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "AskUserQuestion", "NotebookEdit",
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "WebFetch", "WebSearch", "AskUserQuestion", "NotebookEdit",
 		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
 		"CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "TaskOutput", "TaskStop", "BashOutput", "KillShell", "EnterWorktree", "ExitWorktree", "Agent", "Task", "SendMessage", "ToolSearch"}
 	if got := s.Tools.Names(); strings.Join(got, ",") != strings.Join(want, ",") {

@@ -44,5 +44,6 @@ func (s *Session) SwitchModel(name string) error {
 		return err
 	}
 	s.Agent, s.tap, s.provider, s.Model = a, tap, m.provider, m.name
+	s.search.set(m.provider, m.name)
 	return nil
 }

@@ -85,7 +85,7 @@ func systemPrompt(p Prompt, cwd string, style outputstyle.Style, attr settings.A
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager, cp *checkpoint.Store) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager, cp *checkpoint.Store, search tools.WebSearchConfig) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -107,7 +107,7 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 		bash,
 		tools.NewGlob(ws), grep, tools.NewLS(ws),
 		tools.NewRead(ws, files), tools.NewEdit(ws, files), tools.NewWrite(ws, files),
-		tools.NewWebFetch(tools.WebFetchConfig{}),
+		tools.NewWebFetch(tools.WebFetchConfig{}), tools.NewWebSearch(search),
 		tools.NewAskUserQuestion(ui.Asker),
 	},
 		// Rarely used: offered on demand, so the first request stays small.

@@ -51,6 +51,14 @@ type Block struct {
 
 	// image
 	Source *ImageSource `json:"source,omitempty"`
+
+	// server_tool_use has ID, Name and Input; web_search_tool_result has ToolUseID and
+	// Content: web_search_result blocks, or one web_search_tool_result_error (websearch.go).
+	URL              string `json:"url,omitempty"`
+	Title            string `json:"title,omitempty"`
+	PageAge          string `json:"page_age,omitempty"`
+	EncryptedContent string `json:"encrypted_content,omitempty"`
+	ErrorCode        string `json:"error_code,omitempty"`
 }
 
 // ImageSource is an inline base64 image.

@@ -116,8 +116,13 @@ func LookupModel(model string) ModelInfo {
 
 // Cost returns the USD cost of usage on this model.
 func (m ModelInfo) Cost(u Usage) float64 {
-	return (float64(u.InputTokens)*m.InputPerMTok +
-		float64(u.OutputTokens)*m.OutputPerMTok +
-		float64(u.CacheCreationInputTokens)*m.CacheWrite +
-		float64(u.CacheReadInputTokens)*m.CacheRead) / 1e6
+	return (float64(u.InputTokens)*m.InputPerMTok+
+		float64(u.OutputTokens)*m.OutputPerMTok+
+		float64(u.CacheCreationInputTokens)*m.CacheWrite+
+		float64(u.CacheReadInputTokens)*m.CacheRead)/1e6 +
+		float64(u.ServerToolUse.WebSearchRequests)*WebSearchPrice
 }
+
+// WebSearchPrice is what one server-side web search costs in dollars, whatever the
+// model: Anthropic's $10 per 1,000 searches.
+const WebSearchPrice = 0.01

@@ -31,6 +31,9 @@ type Request struct {
 	Effort string
 	// Thinking asks for extended thinking; the zero value asks for none.
 	Thinking Thinking
+	// WebSearch, when set, lets the model search the web on the provider's side
+	// (websearch.go); a provider without web search fails with ErrNoWebSearch.
+	WebSearch *WebSearch
 }
 
 // Thinking configures extended thinking for a request.
@@ -66,6 +69,13 @@ type Usage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	// ServerToolUse counts what server tools did (web searches), billed apart from tokens.
+	ServerToolUse ServerToolUse `json:"server_tool_use,omitzero"`
+}
+
+// ServerToolUse counts the server tools' work in a response, as Anthropic reports it.
+type ServerToolUse struct {
+	WebSearchRequests int `json:"web_search_requests"`
 }
 
 // Add returns the sum of two usages.
@@ -75,6 +85,7 @@ func (u Usage) Add(o Usage) Usage {
 		OutputTokens:             u.OutputTokens + o.OutputTokens,
 		CacheCreationInputTokens: u.CacheCreationInputTokens + o.CacheCreationInputTokens,
 		CacheReadInputTokens:     u.CacheReadInputTokens + o.CacheReadInputTokens,
+		ServerToolUse:            ServerToolUse{WebSearchRequests: u.ServerToolUse.WebSearchRequests + o.ServerToolUse.WebSearchRequests},
 	}
 }
 

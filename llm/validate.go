@@ -35,8 +35,13 @@ func ValidateConversation(msgs []Message) error {
 			}
 		}
 		answered := map[string]bool{}
+		searched := map[string]bool{} // this message's server_tool_use ids
 		for j, b := range m.Content {
 			switch b.Type {
+			case BlockServerToolUse, BlockWebSearchResult:
+				if err := validateServerBlock(b, m.Role, seen, searched); err != nil {
+					return fmt.Errorf("messages.%d.content.%d: %w", i, j, err)
+				}
 			case BlockText:
 				if b.Text == "" {
 					return fmt.Errorf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
@@ -82,6 +87,30 @@ func ValidateConversation(msgs []Message) error {
 			}
 		}
 	}
+	return nil
+}
+
+// validateServerBlock checks a server tool's block: in an assistant message, a
+// server_tool_use with a fresh id, a web_search_tool_result answering one before it in
+// the same message.
+func validateServerBlock(b Block, role Role, seen, searched map[string]bool) error {
+	if role != RoleAssistant {
+		return fmt.Errorf("%s is only allowed in assistant messages", b.Type)
+	}
+	if b.Type == BlockServerToolUse {
+		if b.ID == "" || b.Name == "" {
+			return fmt.Errorf("server_tool_use needs an id and a name")
+		}
+		if seen[b.ID] {
+			return fmt.Errorf("server_tool_use id %q is used twice", b.ID)
+		}
+		seen[b.ID], searched[b.ID] = true, true
+		return nil
+	}
+	if !searched[b.ToolUseID] {
+		return fmt.Errorf("web_search_tool_result answers %q, which is no server_tool_use before it in this message", b.ToolUseID)
+	}
+	delete(searched, b.ToolUseID)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestClaudeCodeAgentFilesLoad(t *testing.T) {
 		t.Errorf("definition = %+v", d)
 	}
 	// Claude Code's names map onto ouro's; what has no equivalent is named once.
-	if want := []string{"Bash", "Glob", "Grep", "Read", "Edit", "TaskOutput"}; !slices.Equal(d.Tools, want) {
+	if want := []string{"Bash", "Glob", "Grep", "Read", "Edit", "WebSearch", "TaskOutput"}; !slices.Equal(d.Tools, want) {
 		t.Errorf("tools = %v, want %v", d.Tools, want)
 	}
 	if !slices.Equal(d.DisallowedTools, []string{"Write", "Agent"}) {
@@ -45,7 +45,7 @@ func TestClaudeCodeAgentFilesLoad(t *testing.T) {
 		text += w.Message + "\n"
 	}
 	for _, want := range []string{
-		"tools: not available in ouro: WebSearch, mcp__github__get_issue; unknown: Frobnicate; the agent gets the others",
+		"tools: not available in ouro: mcp__github__get_issue; unknown: Frobnicate; the agent gets the others",
 		`model "fable" is neither an alias`,
 	} {
 		if !strings.Contains(text, want) {

@@ -63,7 +63,7 @@ const (
 )
 
 // ExploreTools are the read-only tools an Explore child gets.
-var ExploreTools = []string{"Glob", "Grep", "LS", "Read", "WebFetch"}
+var ExploreTools = []string{"Glob", "Grep", "LS", "Read", "WebFetch", "WebSearch"}
 
 // BuiltIns returns the built-in types: general-purpose (the parent's tools minus
 // Task/Agent) and Explore (read-only tools).

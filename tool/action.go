@@ -247,6 +247,12 @@ func DescribeSession(json.RawMessage) ([]Action, error) {
 	return []Action{{Kind: ActSession}}, nil
 }
 
+// DescribeObserve is the action of a tool that only reads, but nothing a file or host
+// rule places (WebSearch): asked about unless a rule names the tool, even in plan mode.
+func DescribeObserve(json.RawMessage) ([]Action, error) {
+	return []Action{{Kind: ActObserve}}, nil
+}
+
 // DescribeSessionUnless returns the describer of a session tool whose boolean input
 // field, when true, makes it reach past the session (a durable cron job lives in the
 // project; an exit that discards a worktree's changes throws work away): then Unknown.

@@ -80,7 +80,7 @@ var claudeCode = []ClaudeCodeTool{
 	{Name: "EnterWorktree", Kind: ActSession, Describe: DescribeSession},
 	{Name: "ExitWorktree", Describe: DescribeSessionUnless("discard_changes")},
 	{Name: "Workflow"},
-	{Name: "WebSearch"},
+	{Name: "WebSearch", Kind: ActObserve, Describe: DescribeObserve},
 	{Name: "LSP"},
 	{Name: "ListMcpResourcesTool"},
 	{Name: "ReadMcpResourceTool"},

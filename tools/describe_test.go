@@ -27,9 +27,10 @@ func TestBuiltinsDescribeTheirCalls(t *testing.T) {
 		"LS":              {`{"path":"/tmp"}`},
 		"WebFetch":        {`{"url":"https://example.com/a","prompt":"p"}`},
 		"AskUserQuestion": {`{"questions":[]}`},
+		"WebSearch":       {`{"query":"go release notes"}`, `{}`},
 	}
 	for _, tl := range []tool.Tool{NewBash(BashConfig{Dir: ws.CWD()}), NewRead(ws, files), NewWrite(ws, files), NewEdit(ws, files),
-		NewGlob(ws), NewGrep(ws), NewLS(ws), NewWebFetch(WebFetchConfig{}), NewAskUserQuestion(nil)} {
+		NewGlob(ws), NewGrep(ws), NewLS(ws), NewWebFetch(WebFetchConfig{}), NewAskUserQuestion(nil), NewWebSearch(WebSearchConfig{})} {
 		name := tl.Spec().Name
 		if _, ok := tl.(tool.Describer); !ok {
 			t.Errorf("%s describes nothing of its calls", name)

@@ -37,3 +37,11 @@ func TestToolSummaryShowsWorkspacePathsRelative(t *testing.T) {
 		t.Errorf("no workspace: %q", got)
 	}
 }
+
+// A search shows its query, not its JSON (WebSearch, ToolSearch).
+func TestCallSummaryShowsQuery(t *testing.T) {
+	in := []byte(`{"query":"go 1.24 release notes","allowed_domains":["go.dev"]}`)
+	if got := callSummary("WebSearch", in); got != "go 1.24 release notes" {
+		t.Errorf("summary = %q", got)
+	}
+}

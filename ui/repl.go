@@ -73,7 +73,8 @@ const replHelp = `Commands:
                    and whether extended thinking is on; LEVEL sets the effort
   /resume [N]      pick an earlier session of this folder to continue
   /permissions     the mode and rules; /permissions allow|ask|deny RULE saves one,
-                   /permissions remove RULE drops one
+                   /permissions remove RULE drops one (allow WebSearch: the model
+                   searches the web without asking; Anthropic models only)
   /memory          what the project and you have remembered
   /init [force]    write AGENTS.md from a read-only scout of the repository
   /doctor          check the configuration
@@ -562,7 +563,7 @@ func callSummary(name string, input []byte) string {
 	if err := jsonUnmarshal(input, &m); err != nil {
 		return Clip(string(input), 80)
 	}
-	for _, k := range []string{"command", "file_path", "pattern", "url", "description"} {
+	for _, k := range []string{"command", "file_path", "pattern", "url", "query", "description"} {
 		if v, ok := m[k].(string); ok {
 			return Clip(strings.ReplaceAll(v, "\n", " ⏎ "), 100)
 		}

@@ -82,10 +82,10 @@ You run the tests and report.
 	if model != "claude-sonnet-5-5" {
 		t.Errorf("the child asked for model %q, want the session's", model)
 	}
-	if got := strings.Join(childTools, ","); got != "Bash,Glob,Grep,Read,Edit" {
+	if got := strings.Join(childTools, ","); got != "Bash,Glob,Grep,Read,Edit,WebSearch" {
 		t.Errorf("child tools = %s", got)
 	}
-	for _, want := range []string{"not available in ouro: WebSearch, mcp__github__get_issue", `model "fable" is neither an alias`} {
+	for _, want := range []string{"not available in ouro: mcp__github__get_issue", `model "fable" is neither an alias`} {
 		if strings.Count(stderr, want) != 1 {
 			t.Errorf("stderr should say %q once:\n%s", want, stderr)
 		}
@@ -421,7 +421,7 @@ func TestAgentFileKeepsRegistryTools(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "scheduler.md"), `---
 name: scheduler
 description: Schedules follow-ups and tells the team.
-tools: Read, CronCreate, SendMessage, WebSearch
+tools: Read, CronCreate, SendMessage, LSP
 ---
 
 You schedule and report.
@@ -448,15 +448,15 @@ You schedule and report.
 			t.Errorf("the child is not offered %s: tools %v\n%s", name, childTools, childSystem)
 		}
 	}
-	if strings.Contains(offered, "WebSearch") {
-		t.Errorf("the child is offered WebSearch, which ouro lacks: %v", childTools)
+	if strings.Contains(offered, "LSP") {
+		t.Errorf("the child is offered LSP, which ouro lacks: %v", childTools)
 	}
 	joined := strings.Join(messageContents(t, reqs[2].Body), "\n")
 	if strings.Contains(joined, "Unknown tool") || !strings.Contains(joined, "check the build") {
 		t.Errorf("the child's CronCreate did not run:\n%s", joined)
 	}
-	if !strings.Contains(stderr, "not available in ouro: WebSearch;") {
-		t.Errorf("stderr should name WebSearch, and only it, as missing:\n%s", stderr)
+	if !strings.Contains(stderr, "not available in ouro: LSP;") {
+		t.Errorf("stderr should name LSP, and only it, as missing:\n%s", stderr)
 	}
 	for _, name := range []string{"CronCreate", "SendMessage"} {
 		if strings.Contains(stderr, name) {

@@ -85,8 +85,6 @@ func corpusProjects(t *testing.T) []string {
 // skipped, a parse error, a warning about something Claude Code accepts) fails the test.
 var corpusWarnings = map[string][]string{
 	"awesome-claude-agents": {
-		"api-architect.md: tools: not available in ouro: WebSearch; the agent gets the others",
-		"backend-developer.md: tools: not available in ouro: WebSearch; the agent gets the others",
 		// A name Claude Code itself would not accept as an agent type.
 		`devops-cicd-expert.md: name "Python DevOps/CI-CD Expert" should be lowercase letters, digits and hyphens`,
 		// WriteFile is no agent harness's tool: a typo in the source file.
@@ -236,7 +234,7 @@ func TestCorpusLegacyToolNames(t *testing.T) {
 	for _, tc := range []struct {
 		project, agent, want string
 	}{
-		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebFetch"},
+		{"awesome-claude-agents", "backend-developer", "LS,Read,Grep,Glob,Bash,Write,Edit,WebSearch,WebFetch"},
 		// SendMessage is ouro's too (issue 30, item 21: the names come from the registry).
 		{"wshobson-agents", "team-reviewer", "Read,Glob,Grep,Bash,TaskList,TaskGet,TaskUpdate,SendMessage"},
 	} {

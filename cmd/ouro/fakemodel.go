@@ -45,8 +45,12 @@ The first line printed is the base URL. A script is JSON:
 Turn fields: text, thinking, tool_calls [{id, name, input | partial_input}], stop_reason
 (end_turn, tool_use, max_tokens, pause_turn, refusal, ...), usage, expect_contains (the
 request's last message must contain it, else HTTP 400), fault {status, message,
-retry_after, cut_stream, prompt_too_long} with times. Requests are also checked like the
-real API checks them: every tool_use must be answered by a tool_result.`,
+retry_after, cut_stream, prompt_too_long} with times, web_search [{query, results
+[{url, title, page_age}] | error_code}]: searches the model makes on the server's side,
+for a request that declares the web_search_20250305 tool (WebSearch's), answered as
+server_tool_use and web_search_tool_result blocks, results filtered by the request's
+allowed_domains or blocked_domains. Requests are also checked like the real API checks
+them: every tool_use must be answered by a tool_result.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if script == "" {

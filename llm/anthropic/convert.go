@@ -28,6 +28,9 @@ func toParams(req *llm.Request) (sdk.MessageNewParams, error) {
 		}
 		params.Tools = append(params.Tools, tool)
 	}
+	if req.WebSearch != nil {
+		params.Tools = append(params.Tools, webSearchTool(req.WebSearch))
+	}
 	for i, m := range req.Messages {
 		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
 		for j, b := range m.Content {
@@ -188,6 +191,8 @@ func blockParam(b llm.Block) (sdk.ContentBlockParamUnion, error) {
 			return sdk.ContentBlockParamUnion{}, err
 		}
 		return sdk.ContentBlockParamUnion{OfImage: &img}, nil
+	case llm.BlockServerToolUse, llm.BlockWebSearchResult:
+		return serverBlockParam(b)
 	default:
 		return sdk.ContentBlockParamUnion{}, fmt.Errorf("unknown block type %q", b.Type)
 	}
@@ -205,8 +210,8 @@ func imageParam(b llm.Block) (sdk.ImageBlockParam, error) {
 	}}, nil
 }
 
-// toResponse converts the SDK's message. Blocks ouro does not model (server tool calls
-// and their results, which ouro never declares) are left out.
+// toResponse converts the SDK's message. Blocks ouro does not model (server tools other
+// than web search, which ouro never declares) are left out.
 func toResponse(m *sdk.Message, requested string) *llm.Response {
 	out := llm.Message{Role: llm.RoleAssistant}
 	for _, b := range m.Content {
@@ -223,6 +228,10 @@ func toResponse(m *sdk.Message, requested string) *llm.Response {
 			out.Content = append(out.Content, llm.Block{Type: llm.BlockThinking, Thinking: b.Thinking, Signature: b.Signature})
 		case llm.BlockRedactedThinking:
 			out.Content = append(out.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: b.Data})
+		default:
+			if sb, ok := serverBlock(b); ok {
+				out.Content = append(out.Content, sb)
+			}
 		}
 	}
 	model := string(m.Model)
@@ -239,6 +248,7 @@ func toResponse(m *sdk.Message, requested string) *llm.Response {
 			OutputTokens:             int(m.Usage.OutputTokens),
 			CacheCreationInputTokens: int(m.Usage.CacheCreationInputTokens),
 			CacheReadInputTokens:     int(m.Usage.CacheReadInputTokens),
+			ServerToolUse:            llm.ServerToolUse{WebSearchRequests: int(m.Usage.ServerToolUse.WebSearchRequests)},
 		},
 	}
 }

@@ -43,6 +43,10 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// The web search server tool's (anthropic_websearch.go).
+	AllowedDomains []string `json:"allowed_domains"`
+	BlockedDomains []string `json:"blocked_domains"`
+	MaxUses        *int     `json:"max_uses"`
 }
 
 // anthropicBlock is a content block on the wire: like llm.Block, except that a
@@ -117,9 +121,16 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	llmReq := &llm.Request{Model: req.Model, System: anthropicSystemText(req.System), Messages: msgs}
+	ws, wsErr := webSearchOf(req.Tools)
+	if wsErr != nil {
+		writeAnthropicError(w, wsErr, 0)
+		return
+	}
+	llmReq := &llm.Request{Model: req.Model, System: anthropicSystemText(req.System), Messages: msgs, WebSearch: ws}
 	for _, tool := range req.Tools {
-		llmReq.Tools = append(llmReq.Tools, llm.ToolSpec{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+		if tool.Type == "" || tool.Type == "custom" {
+			llmReq.Tools = append(llmReq.Tools, llm.ToolSpec{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+		}
 	}
 	id := fmt.Sprintf("msg_fake_%03d", step+1)
 
@@ -144,7 +155,14 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	msg := s.script.Message(turn)
+	msg, err := scripted.ServeSearch(s.script.Message(turn), ws)
+	if err != nil {
+		writeAnthropicError(w, anthropicInvalid("script turn %d: %v", turn+1, err), 0)
+		return
+	}
+	if ws != nil && invalidSearchDomains(ws) {
+		msg = refuseSearches(msg)
+	}
 	usage := scripted.EstimateUsage(llmReq, msg)
 	if t.Usage != nil {
 		usage = *t.Usage
@@ -162,6 +180,9 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		"stop_reason":   t.StopReasonOf(),
 		"stop_sequence": nil,
 		"usage":         anthropicUsage(usage, usage.OutputTokens),
+	}
+	if n := searchCount(msg); n > 0 {
+		out["usage"].(map[string]any)["server_tool_use"] = map[string]any{"web_search_requests": n}
 	}
 	writeAnthropicJSON(w, http.StatusOK, out)
 }
@@ -248,6 +269,8 @@ func (wb anthropicBlock) toLLM(path string) (llm.Block, *anthropicAPIError) {
 		return llm.Block{Type: llm.BlockThinking, Thinking: wb.Thinking, Signature: wb.Signature}, nil
 	case llm.BlockRedactedThinking:
 		return llm.Block{Type: llm.BlockRedactedThinking, Data: wb.Data}, nil
+	case llm.BlockServerToolUse, llm.BlockWebSearchResult:
+		return decodeServerBlock(wb, path)
 	case llm.BlockImage:
 		if wb.Source == nil || wb.Source.Data == "" || wb.Source.MediaType == "" {
 			return llm.Block{}, anthropicInvalid("%s.source: an image needs a source with media_type and data", path)
@@ -375,14 +398,24 @@ func anthropicUsage(u llm.Usage, outputTokens int) map[string]any {
 // its input is the empty object there; the streaming path sends the raw partial text.
 func anthropicContent(msg llm.Message) []map[string]any {
 	out := make([]map[string]any, 0, len(msg.Content))
+	var search *llm.Block // the last search result, which a text after it cites
 	for _, b := range msg.Content {
 		switch b.Type {
 		case llm.BlockThinking:
 			out = append(out, map[string]any{"type": "thinking", "thinking": b.Thinking, "signature": b.Signature})
 		case llm.BlockRedactedThinking:
 			out = append(out, map[string]any{"type": "redacted_thinking", "data": b.Data})
+		case llm.BlockServerToolUse:
+			out = append(out, map[string]any{"type": b.Type, "id": b.ID, "name": b.Name, "input": b.Input})
+		case llm.BlockWebSearchResult:
+			out = append(out, webSearchResultWire(b))
+			search = &b
 		case llm.BlockText:
-			out = append(out, map[string]any{"type": "text", "text": b.Text})
+			tb := map[string]any{"type": "text", "text": b.Text}
+			if c := citationOf(search, b.Text); c != nil {
+				tb["citations"] = []any{c}
+			}
+			out = append(out, tb)
 		case llm.BlockToolUse:
 			input := b.Input
 			if !json.Valid(input) {
@@ -453,8 +486,10 @@ func anthropicBlockEvents(b llm.Block, raw string) (start map[string]any, deltas
 		for _, c := range scripted.Chunks(b.Text, anthropicTextChunk) {
 			deltas = append(deltas, map[string]any{"type": "text_delta", "text": c})
 		}
-	case llm.BlockToolUse:
-		start = map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}
+	case llm.BlockWebSearchResult:
+		start = webSearchResultWire(b) // sent whole, with no deltas
+	case llm.BlockToolUse, llm.BlockServerToolUse:
+		start = map[string]any{"type": b.Type, "id": b.ID, "name": b.Name, "input": map[string]any{}}
 		// The real API opens with an empty piece, then sends the input in several.
 		deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": ""})
 		for _, c := range scripted.Chunks(raw, max(1, (len(raw)+2)/3)) {
@@ -473,8 +508,18 @@ func streamAnthropic(w http.ResponseWriter, id, model string, t scripted.Turn, m
 	if sse.event("ping", map[string]any{}) != nil {
 		return
 	}
+	var search *llm.Block // the last search result, which a text after it cites
 	for i, b := range msg.Content {
 		start, deltas := anthropicBlockEvents(b, string(b.Input))
+		switch b.Type {
+		case llm.BlockWebSearchResult:
+			search = &b
+		case llm.BlockText:
+			if c := citationOf(search, b.Text); c != nil {
+				// The citation comes before the text it cites, as in the real stream.
+				deltas = append([]map[string]any{{"type": "citations_delta", "citation": c}}, deltas...)
+			}
+		}
 		if sse.event("content_block_start", map[string]any{"index": i, "content_block": start}) != nil {
 			return
 		}
@@ -487,9 +532,13 @@ func streamAnthropic(w http.ResponseWriter, id, model string, t scripted.Turn, m
 			return
 		}
 	}
+	final := map[string]any{"output_tokens": u.OutputTokens}
+	if n := searchCount(msg); n > 0 {
+		final["server_tool_use"] = map[string]any{"web_search_requests": n}
+	}
 	if sse.event("message_delta", map[string]any{
 		"delta": map[string]any{"stop_reason": t.StopReasonOf(), "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": u.OutputTokens},
+		"usage": final,
 	}) != nil {
 		return
 	}

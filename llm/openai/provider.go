@@ -97,6 +97,11 @@ func (p *Provider) Name() string { return "openai" }
 // Complete implements llm.Provider. The model name is sent as given.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.StreamFunc) (*llm.Response, error) {
 	start := time.Now()
+	if req.WebSearch != nil {
+		// Chat Completions has no server-side search; answering without one would pass
+		// the model's memory off as search results.
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: "the Chat Completions API has no web search tool", Err: llm.ErrNoWebSearch}
+	}
 	if onDelta == nil {
 		onDelta = func(llm.Delta) {}
 	}

@@ -76,7 +76,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	if f := t.Fault; f != nil {
 		return nil, FaultError(f)
 	}
-	msg := p.script.Message(i)
+	msg, err := ServeSearch(p.script.Message(i), req.WebSearch)
+	if err != nil {
+		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Status: 400, Message: fmt.Sprintf("turn %d: %v", i+1, err)}
+	}
 	if onDelta != nil {
 		for _, b := range msg.Content {
 			switch b.Type {
@@ -94,6 +97,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		usage = *t.Usage
 	} else {
 		usage = EstimateUsage(req, msg)
+		for _, b := range msg.Content {
+			if b.Type == llm.BlockServerToolUse {
+				usage.ServerToolUse.WebSearchRequests++
+			}
+		}
 	}
 	return &llm.Response{
 		ID:         fmt.Sprintf("msg_scripted_%03d", step+1),

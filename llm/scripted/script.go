@@ -39,6 +39,9 @@ type Turn struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	StopReason       string     `json:"stop_reason,omitempty"`
 	Usage            *llm.Usage `json:"usage,omitempty"`
+	// WebSearch lists the searches the model makes on the server's side before its text
+	// (websearch.go); the request must offer web search.
+	WebSearch []SearchCall `json:"web_search,omitempty"`
 	// ExpectContains, when set, must occur in the text of the request's last message
 	// (tool results included); otherwise the request fails with a 400-style error naming
 	// the expectation, which makes a script double as an assertion.
@@ -116,7 +119,7 @@ func (s *Script) Validate() error {
 	}
 	for i, t := range s.Turns {
 		if t.Fault != nil {
-			if t.Text != "" || len(t.ToolCalls) > 0 || t.Thinking != "" || t.RedactedThinking != "" {
+			if t.Text != "" || len(t.ToolCalls) > 0 || t.Thinking != "" || t.RedactedThinking != "" || len(t.WebSearch) > 0 {
 				return fmt.Errorf("turn %d: a fault turn cannot also have text or tool calls", i+1)
 			}
 			f := t.Fault
@@ -128,8 +131,13 @@ func (s *Script) Validate() error {
 		if t.Times != 0 {
 			return fmt.Errorf("turn %d: times only applies to fault turns", i+1)
 		}
-		if t.Text == "" && len(t.ToolCalls) == 0 && t.Thinking == "" && t.RedactedThinking == "" && t.StopReason != llm.StopRefusal {
-			return fmt.Errorf("turn %d: needs text, tool_calls, thinking or a fault", i+1)
+		if t.Text == "" && len(t.ToolCalls) == 0 && t.Thinking == "" && t.RedactedThinking == "" && len(t.WebSearch) == 0 && t.StopReason != llm.StopRefusal {
+			return fmt.Errorf("turn %d: needs text, tool_calls, thinking, web_search or a fault", i+1)
+		}
+		for k, c := range t.WebSearch {
+			if err := c.validate(); err != nil {
+				return fmt.Errorf("turn %d, web search %d: %w", i+1, k+1, err)
+			}
 		}
 		switch t.StopReason {
 		case "", llm.StopEndTurn, llm.StopToolUse, llm.StopMaxTokens, llm.StopSequence, llm.StopPauseTurn, llm.StopRefusal, llm.StopContextLimit:
@@ -196,6 +204,9 @@ func (s *Script) Message(i int) llm.Message {
 	}
 	if t.RedactedThinking != "" {
 		m.Content = append(m.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: t.RedactedThinking})
+	}
+	for k, c := range t.WebSearch {
+		m.Content = append(m.Content, searchBlocks(i, k, c)...)
 	}
 	if t.Text != "" {
 		m.Content = append(m.Content, llm.TextBlock(t.Text))

@@ -90,9 +90,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown stop_reason", `{"turns": [{"text": "hi", "stop_reason": "done"}]}`,
 			`turn 1: unknown stop_reason "done"`},
 		{"empty turn", `{"turns": [{"text": "a"}, {}]}`,
-			"turn 2: needs text, tool_calls, thinking or a fault"},
+			"turn 2: needs text, tool_calls, thinking, web_search or a fault"},
 		{"empty turn with only a stop reason", `{"turns": [{"stop_reason": "end_turn"}]}`,
-			"turn 1: needs text, tool_calls, thinking or a fault"},
+			"turn 1: needs text, tool_calls, thinking, web_search or a fault"},
 		{"missing tool name", `{"turns": [{"tool_calls": [{"name": "Read"}, {"input": {}}]}]}`,
 			"turn 1, tool call 2: name is required"},
 		{"input and partial_input", `{"turns": [{"tool_calls": [{"name": "Bash", "input": {}, "partial_input": "{\"a"}]}]}`,
@@ -355,4 +355,20 @@ func tail(s string) string {
 		return "..." + s[len(s)-24:]
 	}
 	return s
+}
+
+// A web_search entry needs a query, a known error code, and results with a url and a
+// title; a fault turn cannot search.
+func TestParseWebSearchErrors(t *testing.T) {
+	for script, want := range map[string]string{
+		`{"turns":[{"web_search":[{"results":[{"url":"https://go.dev","title":"Go"}]}]}]}`:                           "query is required",
+		`{"turns":[{"web_search":[{"query":"go","error_code":"boom"}]}]}`:                                            `unknown error_code "boom"`,
+		`{"turns":[{"web_search":[{"query":"go","results":[{"url":"https://go.dev"}]}]}]}`:                           "needs a url and a title",
+		`{"turns":[{"web_search":[{"query":"go","error_code":"unavailable","results":[{"url":"u","title":"t"}]}]}]}`: "exclusive",
+		`{"turns":[{"fault":{"status":500},"web_search":[{"query":"go"}]}]}`:                                         "a fault turn cannot",
+	} {
+		if _, err := scripted.Parse([]byte(script)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", script, err, want)
+		}
+	}
 }

@@ -34,6 +34,7 @@ var ouroTools = map[string]bool{
 	"TodoWrite":        true,
 	"ToolSearch":       true,
 	"WebFetch":         true,
+	"WebSearch":        true,
 	"Workflow":         true,
 	"Write":            true,
 }

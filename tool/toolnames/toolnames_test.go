@@ -7,7 +7,7 @@ func TestMapAndClosest(t *testing.T) {
 		ouro  string
 		known bool
 	}{
-		"Bash": {"Bash", true}, "MultiEdit": {"Edit", true}, "WebSearch": {"", true},
+		"Bash": {"Bash", true}, "MultiEdit": {"Edit", true}, "WebSearch": {"WebSearch", true},
 		"mcp__gh__issue": {"", true}, "Bassh": {"", false},
 		// Claude Code tools real agents name (izteam, issue 13): known, not available.
 		"LSP": {"", true}, "EnterPlanMode": {"", true},

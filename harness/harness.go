@@ -440,7 +440,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.Task.Usage()) },
 	}
 	parts := slices.Concat(own, lead, ext)
-	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden, plugins)))
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,8 @@ const replHelp = `Commands:
   /export [PATH]   write the conversation to a file
   /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
                    /mcp login NAME logs in to a remote one (OAuth);
-                   /mcp__<server>__<prompt> runs a prompt
+                   /mcp__<server>__<prompt> runs a prompt; a plugin's servers are
+                   plugin:<plugin>:<server> (tools mcp__plugin_<plugin>_<server>__<tool>)
   /clear           start a new session (the old transcript stays on disk)
   /exit            leave (Ctrl-D works too)`
 

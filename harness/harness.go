@@ -315,9 +315,9 @@ func Open(opts Options) (*Session, error) {
 		opts.Access.Workflows = true
 	}
 	spent := &spending{}
-	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
+	// Plugins (--plugin-dir, then the installed ones enabledPlugins enables) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
-	plugins := loadPlugins(opts.Plugins, warn)
+	plugins := loadPlugins(append(slices.Clip(opts.Plugins), EnabledPlugins(dirs.cwd, dirs.config, dirs.home, warn)...), warn)
 	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
 	addPluginHooks(set, plugins, grants.Allow, warn)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/plugin"
+	"github.com/ouroagent/ouro/plugin/market"
+	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/settings"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/subagent"
@@ -20,6 +23,32 @@ func loadPlugins(dirs []string, warn io.Writer) []plugin.Plugin {
 		fmt.Fprintf(warn, "ouro: %s\n", w)
 	}
 	return ps
+}
+
+// EnabledPlugins are the folders of the installed plugins (`ouro plugin install`, kept
+// under ouro's home) that the settings' enabledPlugins turns on for a session in cwd,
+// after every --plugin-dir one (which wins a name both have). A settings file an ouro
+// session wrote enables none until a person reviews it; one enabled only by Claude
+// Code's user settings and not installed in ouro is Claude Code's own and left out quietly; managed strictKnownMarketplaces
+// keeps out plugins of other marketplaces.
+func EnabledPlugins(cwd, userHome, ouroHome string, warn io.Writer) []string {
+	ledger := grant.Open(session.ProjectDir(ouroHome, cwd))
+	set := market.Read(market.Files{UserHome: userHome, OuroHome: ouroHome, Project: cwd, Managed: settings.ManagedPaths(),
+		Unreviewed: func(path string, data []byte) string {
+			if ok, why, _ := ledger.Trusted(path, data); !ok {
+				return why
+			}
+			return ""
+		}})
+	// A plugin Claude Code installed (enabled in ~/.claude/settings.json) is Claude
+	// Code's: not installed in ouro, it is left out without a warning each session.
+	claudeUser := filepath.Join(userHome, ".claude", "settings.json")
+	dirs, warns := market.Store{Home: ouroHome}.Enabled(set.Enabled, set.EnabledFrom, set.Policy,
+		func(file string) bool { return file == claudeUser })
+	for _, w := range append(set.Warnings, warns...) {
+		fmt.Fprintf(warn, "ouro: WARNING: %s\n", w)
+	}
+	return dirs
 }
 
 // pluginRoots are the plugins' folders, watched for what the agent writes like the

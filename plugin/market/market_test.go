@@ -94,8 +94,8 @@ func TestInstallFromAGitMarketplace(t *testing.T) {
 	if inst["fakechat@claude-plugins-official"].GitCommitSha != commit {
 		t.Fatalf("installed %+v", inst)
 	}
-	dirs, warns := s.Enabled(map[string]bool{"fakechat@claude-plugins-official": true, "other@x": true, "off@claude-plugins-official": false},
-		map[string]string{"other@x": "s.json"}, Policy{})
+	dirs, warns := s.Enabled(map[string]bool{"fakechat@claude-plugins-official": true, "other@x": true, "off@claude-plugins-official": false, "cc@x": true},
+		map[string]string{"other@x": "s.json", "cc@x": "claude.json"}, Policy{}, func(f string) bool { return f == "claude.json" })
 	if len(dirs) != 1 || dirs[0] != rec.InstallPath || len(warns) != 1 || !strings.Contains(warns[0], "ouro plugin install other@x") {
 		t.Fatalf("enabled %v %v", dirs, warns)
 	}

@@ -256,9 +256,10 @@ func (s Store) Uninstall(id string) error {
 }
 
 // Enabled are the folders of the installed plugins enabled says are on, for a session
-// to load; warnings name each enabled plugin that is not installed or whose marketplace
-// the strict list refuses.
-func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy) (dirs, warnings []string) {
+// to load; warnings name each enabled plugin that is not installed (unless quiet says
+// the file enabling it is not one to warn about) or whose marketplace the strict list
+// refuses.
+func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy, quiet func(file string) bool) (dirs, warnings []string) {
 	ids := IDs(enabled)
 	if len(ids) == 0 {
 		return nil, nil
@@ -274,6 +275,9 @@ func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy
 		}
 		rec, ok := installed[id]
 		if !ok {
+			if quiet != nil && quiet(from[id]) {
+				continue
+			}
 			warnings = append(warnings, fmt.Sprintf("plugin %s is enabled (enabledPlugins in %s) but not installed: install it with `ouro plugin install %s`", id, from[id], id))
 			continue
 		}

@@ -36,6 +36,7 @@ import (
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/plugin"
+	"github.com/ouroagent/ouro/plugin/market"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/structured"
@@ -318,7 +319,8 @@ func Open(opts Options) (*Session, error) {
 	// Plugins (--plugin-dir, then the installed ones enabledPlugins enables) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
 	plugins := loadPlugins(append(slices.Clip(opts.Plugins), EnabledPlugins(dirs.cwd, dirs.config, dirs.home, warn)...), warn)
-	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
+	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn,
+		append(pluginRoots(plugins), market.Store{Home: dirs.home}.InstalledFile())...)
 	addPluginHooks(set, plugins, grants.Allow, warn)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ouroagent/ouro/grant"
+	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/plugin/market"
 	"github.com/ouroagent/ouro/session"
@@ -43,7 +44,16 @@ func EnabledPlugins(cwd, userHome, ouroHome string, warn io.Writer) []string {
 	// A plugin Claude Code installed (enabled in ~/.claude/settings.json) is Claude
 	// Code's: not installed in ouro, it is left out without a warning each session.
 	claudeUser := filepath.Join(userHome, ".claude", "settings.json")
-	dirs, warns := market.Store{Home: ouroHome}.Enabled(set.Enabled, set.EnabledFrom, set.Policy,
+	st := market.Store{Home: ouroHome}
+	// The record of installed plugins says which folders load: one an ouro session wrote
+	// loads none until a person reviews it, as a settings file it wrote grants nothing.
+	if data, err := regfile.Read(st.InstalledFile(), regfile.MaxConfig); err == nil {
+		if ok, why, _ := ledger.Trusted(st.InstalledFile(), data); !ok {
+			fmt.Fprintf(warn, "ouro: WARNING: no installed plugin is loaded: %s\n", why)
+			return nil
+		}
+	}
+	dirs, warns := st.Enabled(set.Enabled, set.EnabledFrom, set.Policy,
 		func(file string) bool { return file == claudeUser })
 	for _, w := range append(set.Warnings, warns...) {
 		fmt.Fprintf(warn, "ouro: WARNING: %s\n", w)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,5 +127,38 @@ func TestPluginMarketplaceSettingsE2E(t *testing.T) {
 	}
 	if out := e.ok("plugin", "marketplace", "list"); !strings.Contains(out, "claude-plugins-official: file://"+repo) {
 		t.Fatalf("list: %s", out)
+	}
+}
+
+// Attack: a session that rewrites the record of installed plugins (to load a folder of
+// its choosing next time) loads no installed plugin in the next session until a person
+// reviews the file.
+func TestAgentWrittenInstalledPluginsLoadNothingE2E(t *testing.T) {
+	e := newEnv(t)
+	fakeBun(t, e)
+	repo, _ := gitMarket(t)
+	e.ok("plugin", "marketplace", "add", "file://"+repo)
+	e.ok("plugin", "install", "fakechat@claude-plugins-official")
+	e.ok("mcp", "approve", "plugin:fakechat:fakechat")
+	rec := filepath.Join(e.home, ".ouro", "plugins", "installed_plugins.json")
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(map[string]string{"file_path": rec, "content": string(data) + "\n"})
+	rd, _ := json.Marshal(map[string]string{"file_path": rec})
+	srv := e.fake(scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Read", Input: rd}}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{{Name: "Write", Input: in}}}, scripted.Turn{Text: "Saved."})
+	if out, errOut, code := e.run("", "-p", "x", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(rec); string(got) != string(data)+"\n" {
+		text, _ := mcpToolResults(srv)
+		t.Fatalf("the session did not write %s: %s", rec, text)
+	}
+	e.fake(scripted.Turn{Text: "ok"})
+	out, errOut, _ := e.run("", "-p", "x", "--output-format", "stream-json")
+	if st := serverStatus(initLine(t, out)); len(st) != 0 || !strings.Contains(errOut, "no installed plugin is loaded") {
+		t.Fatalf("an agent-written record loaded plugins: %v\n%s", st, errOut)
 	}
 }

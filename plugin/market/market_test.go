@@ -272,3 +272,30 @@ func TestReadSettings(t *testing.T) {
 		t.Errorf("not removed: %s", data)
 	}
 }
+
+// Attacks on the records: a plugin name that climbs out of the store is refused before
+// anything is written or removed; an installed_plugins.json pointing outside the store's
+// cache (hand-edited, or by an agent) loads nothing from there.
+func TestStoreStaysInItsFolder(t *testing.T) {
+	mk := t.TempDir()
+	write(t, filepath.Join(mk, ManifestPath), `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "../../../victim", "source": "./p"}]}`)
+	write(t, filepath.Join(mk, "p", ".claude-plugin", "plugin.json"), `{"name": "p"}`)
+	s := Store{Home: t.TempDir()}
+	victim := filepath.Join(filepath.Dir(s.Home), "victim")
+	write(t, filepath.Join(victim, "keep"), "x")
+	if _, err := s.AddMarket(Source{Source: KindDirectory, Path: mk}, Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Install("../../../victim@m", Policy{}); err == nil || !strings.Contains(err.Error(), "may hold only") {
+		t.Fatalf("install: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
+		t.Fatal("a file outside the store was removed")
+	}
+	elsewhere := t.TempDir()
+	write(t, s.installedPath(), `{"version": 2, "plugins": {"p@m": [{"scope": "user", "installPath": "`+elsewhere+`"}]}}`)
+	dirs, warns := s.Enabled(map[string]bool{"p@m": true}, nil, Policy{}, nil)
+	if len(dirs) != 0 || len(warns) != 1 || !strings.Contains(warns[0], "outside") {
+		t.Fatalf("dirs %v warnings %v", dirs, warns)
+	}
+}

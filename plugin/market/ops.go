@@ -142,6 +142,9 @@ func (s Store) Install(id string, p Policy) (Install, error) {
 	if err != nil {
 		return Install{}, err
 	}
+	if !validMarketName(name) || !validMarketName(mname) {
+		return Install{}, fmt.Errorf("%q: a plugin's and a marketplace's names may hold only letters, digits, '.', '_' and '-'", id)
+	}
 	k, err := s.market(mname, p)
 	if err != nil {
 		return Install{}, err
@@ -279,6 +282,10 @@ func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy
 				continue
 			}
 			warnings = append(warnings, fmt.Sprintf("plugin %s is enabled (enabledPlugins in %s) but not installed: install it with `ouro plugin install %s`", id, from[id], id))
+			continue
+		}
+		if !within(filepath.Join(s.Dir(), "cache"), rec.InstallPath) {
+			warnings = append(warnings, fmt.Sprintf("plugin %s is not loaded: %s records it at %s, outside %s, where ouro installs plugins", id, s.installedPath(), rec.InstallPath, filepath.Join(s.Dir(), "cache")))
 			continue
 		}
 		if _, mname, err := SplitID(id); err == nil && p.StrictSet {

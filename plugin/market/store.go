@@ -66,6 +66,10 @@ type installedFile struct {
 	Plugins map[string][]Install `json:"plugins"`
 }
 
+// InstalledFile is the record of installed plugins, which says which folders a session
+// loads: a session watches it like the settings files (package grant).
+func (s Store) InstalledFile() string { return s.installedPath() }
+
 func (s Store) knownPath() string     { return filepath.Join(s.Dir(), "known_marketplaces.json") }
 func (s Store) installedPath() string { return filepath.Join(s.Dir(), "installed_plugins.json") }
 

@@ -318,10 +318,11 @@ func Open(opts Options) (*Session, error) {
 	spent := &spending{}
 	// Plugins (--plugin-dir, then the installed ones enabledPlugins enables) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
-	plugins := loadPlugins(append(slices.Clip(opts.Plugins), EnabledPlugins(dirs.cwd, dirs.config, dirs.home, warn)...), warn)
+	installed, managedPlugins := EnabledPlugins(dirs.cwd, dirs.config, dirs.home, warn)
+	plugins := loadPlugins(append(slices.Clip(opts.Plugins), installed...), warn)
 	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn,
 		append(pluginRoots(plugins), market.Store{Home: dirs.home}.InstalledFile())...)
-	addPluginHooks(set, plugins, grants.Allow, warn)
+	addPluginHooks(set, plugins, managedPlugins, grants.Allow, warn)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
 	menv := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)

@@ -162,3 +162,42 @@ func TestAgentWrittenInstalledPluginsLoadNothingE2E(t *testing.T) {
 		t.Fatalf("an agent-written record loaded plugins: %v\n%s", st, errOut)
 	}
 }
+
+// An installed plugin's hooks run with CLAUDE_PLUGIN_ROOT at its installed copy; under
+// managed allowManagedHooksOnly they run only when a managed file's enabledPlugins
+// enables the plugin, as in Claude Code.
+func TestInstalledPluginHooksUnderManagedE2E(t *testing.T) {
+	e := newEnv(t)
+	mk := filepath.Join(t.TempDir(), "acme-market")
+	writeFile(t, filepath.Join(mk, ".claude-plugin", "marketplace.json"), `{"name": "acme", "owner": {"name": "ACME"},
+		"plugins": [{"name": "acme-tools", "source": "./acme", "description": "d", "version": "0.1.0"}]}`)
+	log := filepath.Join(e.home, "plugin-hook.log")
+	writePlugin(t, filepath.Join(mk, "acme"), log)
+	e.ok("plugin", "marketplace", "add", mk)
+	e.ok("plugin", "install", "acme-tools@acme")
+	installed := filepath.Join(e.home, ".ouro", "plugins", "cache", "acme", "acme-tools", "0.1.0")
+	managed := filepath.Join(t.TempDir(), "managed.json")
+	e.vars = append(e.vars, "OURO_MANAGED_SETTINGS="+managed)
+	session := func() string {
+		e.fake(scripted.Turn{ToolCalls: bash("echo hi")}, scripted.Turn{Text: "done"})
+		_, errOut, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		data, _ := os.ReadFile(log)
+		os.Remove(log)
+		return errOut + "\nLOG:" + string(data)
+	}
+	writeFile(t, managed, `{}`)
+	if got := session(); !strings.Contains(got, "LOG:root="+installed) {
+		t.Fatalf("the installed plugin's hook did not run from %s:\n%s", installed, got)
+	}
+	writeFile(t, managed, `{"allowManagedHooksOnly": true}`)
+	if got := session(); strings.Contains(got, "LOG:root") || !strings.Contains(got, "plugin acme-tools: its hooks are ignored") {
+		t.Fatalf("a user-enabled plugin's hook ran under allowManagedHooksOnly:\n%s", got)
+	}
+	writeFile(t, managed, `{"allowManagedHooksOnly": true, "enabledPlugins": {"acme-tools@acme": true}}`)
+	if got := session(); !strings.Contains(got, "LOG:root="+installed) {
+		t.Fatalf("a managed-enabled plugin's hook did not run:\n%s", got)
+	}
+}

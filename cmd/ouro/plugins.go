@@ -19,7 +19,8 @@ import (
 // those, then the installed plugins enabledPlugins turns on.
 func cliPlugins(dirs []string, cwd string, warn io.Writer) []plugin.Plugin {
 	if _, home, ouroHome, err := mcpPlaces(); err == nil {
-		dirs = append(slices.Clip(dirs), harness.EnabledPlugins(cwd, home, ouroHome, warn)...)
+		installed, _ := harness.EnabledPlugins(cwd, home, ouroHome, warn)
+		dirs = append(slices.Clip(dirs), installed...)
 	}
 	ps, warns := plugin.Load(dirs)
 	for _, w := range warns {

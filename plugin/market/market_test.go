@@ -96,7 +96,7 @@ func TestInstallFromAGitMarketplace(t *testing.T) {
 	}
 	dirs, warns := s.Enabled(map[string]bool{"fakechat@claude-plugins-official": true, "other@x": true, "off@claude-plugins-official": false, "cc@x": true},
 		map[string]string{"other@x": "s.json", "cc@x": "claude.json"}, Policy{}, func(f string) bool { return f == "claude.json" })
-	if len(dirs) != 1 || dirs[0] != rec.InstallPath || len(warns) != 1 || !strings.Contains(warns[0], "ouro plugin install other@x") {
+	if len(dirs) != 1 || dirs[0].Dir != rec.InstallPath || dirs[0].ID != "fakechat@claude-plugins-official" || len(warns) != 1 || !strings.Contains(warns[0], "ouro plugin install other@x") {
 		t.Fatalf("enabled %v %v", dirs, warns)
 	}
 	if err := s.Uninstall("fakechat@claude-plugins-official"); err != nil {
@@ -297,5 +297,29 @@ func TestStoreStaysInItsFolder(t *testing.T) {
 	dirs, warns := s.Enabled(map[string]bool{"p@m": true}, nil, Policy{}, nil)
 	if len(dirs) != 0 || len(warns) != 1 || !strings.Contains(warns[0], "outside") {
 		t.Fatalf("dirs %v warnings %v", dirs, warns)
+	}
+}
+
+// OWNER/REPO#ref and URL#ref: the marketplace is cloned at that branch or tag.
+func TestMarketplaceAtRef(t *testing.T) {
+	repo, first := gitRepo(t, "", map[string]string{ManifestPath: `{"name": "m", "owner": {"name": "o"}, "plugins": []}`})
+	run(t, repo, "tag", "v1")
+	write(t, filepath.Join(repo, "later"), "x")
+	run(t, repo, "add", "-A")
+	run(t, repo, "commit", "-q", "-m", "later")
+	src, err := ParseSource("file://"+repo+"#v1", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Store{Home: t.TempDir()}
+	if _, err := s.AddMarket(src, Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	known, _ := s.Markets()
+	if known["m"].Commit != first || known["m"].Source.Ref != "v1" {
+		t.Fatalf("known %+v, want commit %s", known["m"], first)
+	}
+	if _, err := s.AddMarket(src, Policy{}); err == nil || !strings.Contains(err.Error(), "already known") {
+		t.Fatalf("added twice: %v", err)
 	}
 }

@@ -258,11 +258,14 @@ func (s Store) Uninstall(id string) error {
 	return nil
 }
 
+// Loaded is an enabled installed plugin: its "name@market" and folder.
+type Loaded struct{ ID, Dir string }
+
 // Enabled are the folders of the installed plugins enabled says are on, for a session
 // to load; warnings name each enabled plugin that is not installed (unless quiet says
 // the file enabling it is not one to warn about) or whose marketplace the strict list
 // refuses.
-func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy, quiet func(file string) bool) (dirs, warnings []string) {
+func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy, quiet func(file string) bool) (loaded []Loaded, warnings []string) {
 	ids := IDs(enabled)
 	if len(ids) == 0 {
 		return nil, nil
@@ -294,9 +297,9 @@ func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy
 				continue
 			}
 		}
-		dirs = append(dirs, rec.InstallPath)
+		loaded = append(loaded, Loaded{ID: id, Dir: rec.InstallPath})
 	}
-	return dirs, warnings
+	return loaded, warnings
 }
 
 func (s Store) tempDir() (string, error) {

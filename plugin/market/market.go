@@ -168,6 +168,21 @@ type Entry struct {
 	Source      json.RawMessage `json:"source"`
 	Description string          `json:"description"`
 	Version     string          `json:"version"`
+	// raw is the entry as written: for a plugin without a plugin.json it is the
+	// manifest (Claude Code's "strict": false).
+	raw json.RawMessage
+}
+
+// UnmarshalJSON keeps the entry as written besides its fields.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	type plain Entry
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*e = Entry(p)
+	e.raw = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // ManifestPath is where a marketplace's manifest is, relative to its root.

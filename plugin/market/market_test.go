@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ouroagent/ouro/plugin"
 )
 
 // realMarket is Anthropic's public marketplace.json and its fakechat plugin (SOURCES there).
@@ -321,5 +323,26 @@ func TestMarketplaceAtRef(t *testing.T) {
 	}
 	if _, err := s.AddMarket(src, Policy{}); err == nil || !strings.Contains(err.Error(), "already known") {
 		t.Fatalf("added twice: %v", err)
+	}
+}
+
+// A plugin without a plugin.json (Claude Code's "strict": false) takes the entry as its
+// manifest: installed, it keeps the entry's name and its hooks.
+func TestEntryIsTheManifestWithoutPluginJSON(t *testing.T) {
+	mk := t.TempDir()
+	write(t, filepath.Join(mk, ManifestPath), `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "bare-tools", "source": "./p",
+		"strict": false, "version": "2.0.0", "category": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}]}`)
+	write(t, filepath.Join(mk, "p", "commands", "hi.md"), "say hi")
+	s := Store{Home: t.TempDir()}
+	if _, err := s.AddMarket(Source{Source: KindDirectory, Path: mk}, Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Install("bare-tools@m", Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, warns := plugin.Load([]string{rec.InstallPath})
+	if len(ps) != 1 || ps[0].Name != "bare-tools" || ps[0].Version != "2.0.0" || len(ps[0].Hooks["Stop"]) != 1 || len(ps[0].CommandDirs) != 1 {
+		t.Fatalf("plugins %+v warnings %v", ps, warns)
 	}
 }

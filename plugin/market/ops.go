@@ -215,6 +215,16 @@ func (s Store) Install(id string, p Policy) (Install, error) {
 	if err := copyPlugin(dir, stage); err != nil {
 		return Install{}, err
 	}
+	// A plugin without a plugin.json has the marketplace's entry as its manifest, as in
+	// Claude Code: the copy gets it, so it keeps its name (not its folder's).
+	if mf := filepath.Join(stage, filepath.FromSlash(plugin.ManifestPath)); !fileExists(mf) {
+		if err := os.MkdirAll(filepath.Dir(mf), 0o755); err != nil {
+			return Install{}, err
+		}
+		if err := os.WriteFile(mf, e.raw, 0o644); err != nil {
+			return Install{}, err
+		}
+	}
 	_ = os.RemoveAll(dest)
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return Install{}, err
@@ -362,6 +372,11 @@ func inside(root, rel string) (string, error) {
 func within(root, p string) bool {
 	r, err := filepath.Rel(root, p)
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func firstOf(ss ...string) string {

@@ -285,6 +285,14 @@ func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy
 		return nil, []string{err.Error()}
 	}
 	known, _ := s.Markets()
+	// Enabled but not installed, by the file enabling them: one line per file.
+	missing := map[string][]string{}
+	var files []string
+	defer func() {
+		for _, f := range files {
+			warnings = append(warnings, fmt.Sprintf("%s enables plugins not installed in ouro: %s (install one with `ouro plugin install NAME@MARKET`)", f, strings.Join(missing[f], ", ")))
+		}
+	}()
 	for _, id := range ids {
 		if !enabled[id] {
 			continue
@@ -294,7 +302,10 @@ func (s Store) Enabled(enabled map[string]bool, from map[string]string, p Policy
 			if quiet != nil && quiet(from[id]) {
 				continue
 			}
-			warnings = append(warnings, fmt.Sprintf("plugin %s is enabled (enabledPlugins in %s) but not installed: install it with `ouro plugin install %s`", id, from[id], id))
+			if missing[from[id]] == nil {
+				files = append(files, from[id])
+			}
+			missing[from[id]] = append(missing[from[id]], id)
 			continue
 		}
 		if !within(filepath.Join(s.Dir(), "cache"), rec.InstallPath) {

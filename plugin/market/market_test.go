@@ -232,9 +232,9 @@ func TestParseSource(t *testing.T) {
 func TestReadSettings(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	ouroHome := filepath.Join(home, ".ouro")
-	write(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"a@m": true, "b@m": true},
+	write(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"a@m": true, "b@m": true, "e@m": false},
 		"extraKnownMarketplaces": {"m": {"source": {"source": "git", "url": "file:///srv/m"}}}}`)
-	write(t, filepath.Join(proj, ".claude", "settings.json"), `{"enabledPlugins": {"b@m": false, "c@m": ["^1.0"]}, "strictKnownMarketplaces": []}`)
+	write(t, filepath.Join(proj, ".claude", "settings.json"), `{"enabledPlugins": {"b@m": false, "c@m": ["^1.0"], "e@m": true}, "strictKnownMarketplaces": []}`)
 	write(t, filepath.Join(proj, ".ouro", "settings.local.json"), `{"enabledPlugins": {"d@m": true}}`)
 	managed := filepath.Join(t.TempDir(), "managed.json")
 	write(t, managed, `{"strictKnownMarketplaces": [{"source": "github", "repo": "acme/p"}], "enabledPlugins": {"a@m": false}}`)
@@ -249,7 +249,11 @@ func TestReadSettings(t *testing.T) {
 	if got.Enabled["a@m"] || got.Enabled["b@m"] || !got.Enabled["c@m"] || got.Enabled["d@m"] {
 		t.Errorf("enabled %v", got.Enabled)
 	}
-	if got.EnabledFrom["a@m"] != managed || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], unreviewed) {
+	if got.Enabled["e@m"] {
+		t.Errorf("a project file turned on a plugin the person's settings turn off")
+	}
+	if got.EnabledFrom["a@m"] != managed || len(got.Warnings) != 2 || !strings.Contains(strings.Join(got.Warnings, "\n"), unreviewed) ||
+		!strings.Contains(got.Warnings[0], "enables plugin e@m, which your own settings") {
 		t.Errorf("from %v warnings %v", got.EnabledFrom, got.Warnings)
 	}
 	if !got.Policy.StrictSet || len(got.Policy.Strict) != 1 || got.Policy.StrictFrom != managed || got.Policy.Extra["m"].URL != "file:///srv/m" {

@@ -105,7 +105,8 @@ type pluginKeys struct {
 
 // Read reads enabledPlugins and extraKnownMarketplaces from every settings file, the
 // more specific winning for a key (user < project < local < managed, as in Claude
-// Code), and strictKnownMarketplaces from the managed files only.
+// Code), except that a project's file may not turn on a plugin the person's own
+// settings turn off; strictKnownMarketplaces comes from the managed files only.
 func Read(f Files) Settings {
 	out := Settings{Enabled: map[string]bool{}, EnabledFrom: map[string]string{},
 		Policy: Policy{Extra: map[string]Source{}, ExtraFrom: map[string]string{}}}
@@ -116,12 +117,14 @@ func Read(f Files) Settings {
 	if f.OuroHome != "" {
 		files = append(files, filepath.Join(f.OuroHome, "settings.json"))
 	}
+	users := len(files)
 	if f.Project != "" {
 		for _, n := range []string{"settings.json", "settings.local.json"} {
 			files = append(files, filepath.Join(f.Project, ".claude", n), filepath.Join(f.Project, ".ouro", n))
 		}
 	}
-	for _, p := range files {
+	userOff := map[string]string{}
+	for i, p := range files {
 		k, data, ok := readKeys(p)
 		if !ok {
 			continue
@@ -130,7 +133,25 @@ func Read(f Files) Settings {
 		if f.Unreviewed != nil {
 			why = f.Unreviewed(p, data)
 		}
+		if i >= users {
+			// A repository may not turn on a plugin the person turned off.
+			for id, raw := range k.EnabledPlugins {
+				if by, off := userOff[id]; off && enabledValue(raw) {
+					delete(k.EnabledPlugins, id)
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s enables plugin %s, which your own settings (%s) disable: ignored", p, id, by))
+				}
+			}
+		}
 		out.apply(k, p, why)
+		if i < users {
+			for id, on := range out.Enabled {
+				if !on && out.EnabledFrom[id] == p {
+					userOff[id] = p
+				} else if on && out.EnabledFrom[id] == p {
+					delete(userOff, id)
+				}
+			}
+		}
 	}
 	for i := len(f.Managed) - 1; i >= 0; i-- {
 		k, _, ok := readKeys(f.Managed[i])

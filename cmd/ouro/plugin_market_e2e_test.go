@@ -57,7 +57,8 @@ func TestPluginMarketplaceInstallE2E(t *testing.T) {
 		t.Fatalf("list: %s", out)
 	}
 	out := e.ok("plugin", "install", "fakechat@claude-plugins-official")
-	if !strings.Contains(out, "commit "+commit) || !strings.Contains(out, filepath.Join(e.home, ".ouro", "plugins", "cache")) {
+	if !strings.Contains(out, "commit "+commit) || !strings.Contains(out, filepath.Join(e.home, ".ouro", "plugins", "cache")) ||
+		!strings.Contains(out, "Its MCP server plugin:fakechat:fakechat starts once you approve it") {
 		t.Fatalf("install: %s", out)
 	}
 	if out := e.ok("plugin", "list"); !strings.Contains(out, "fakechat@claude-plugins-official 0.0.1: enabled, commit "+commit[:12]) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ouroagent/ouro/harness"
+	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/plugin/market"
 	"github.com/ouroagent/ouro/settings"
@@ -191,6 +192,12 @@ func newPluginInstallCmd() *cobra.Command {
 				at = "commit " + rec.GitCommitSha
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Installed %s %s from %s into %s, enabled in %s\n", id, rec.Version, at, rec.InstallPath, us)
+			if ps, _ := plugin.Load([]string{rec.InstallPath}); len(ps) == 1 {
+				for _, n := range market.IDs(ps[0].MCP.Servers) {
+					fmt.Fprintf(cmd.OutOrStdout(), "Its MCP server %s starts once you approve it in a project (`ouro mcp approve %[1]s`, or the question in an interactive session)\n",
+						mcpconf.PluginServerName(ps[0].Name, n))
+				}
+			}
 			return nil
 		},
 	}

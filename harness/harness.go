@@ -36,6 +36,7 @@ import (
 	"github.com/ouroagent/ouro/notify"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/plugin"
+	"github.com/ouroagent/ouro/plugin/market"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/skill"
 	"github.com/ouroagent/ouro/structured"
@@ -327,11 +328,13 @@ func Open(opts Options) (*Session, error) {
 		opts.Access.Workflows = true
 	}
 	spent := &spending{}
-	// Plugins (--plugin-dir) add hooks, skills and agents; what an ouro session wrote
+	// Plugins (--plugin-dir, then the installed ones enabledPlugins enables) add hooks, skills and agents; what an ouro session wrote
 	// into them grants nothing until reviewed, as for the skill and agent folders.
-	plugins := loadPlugins(opts.Plugins, warn)
-	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn, pluginRoots(plugins)...)
-	addPluginHooks(set, plugins, grants.Allow, warn)
+	installed, managedPlugins := EnabledPlugins(dirs.cwd, dirs.config, dirs.home, warn)
+	plugins := loadPlugins(append(slices.Clip(opts.Plugins), installed...), warn)
+	grants := grant.Begin(dirs.project, dirs.cwd, dirs.config, dirs.home, tr.w.ID(), opts.UI.ApproveGrant, warn,
+		append(pluginRoots(plugins), market.Store{Home: dirs.home}.InstalledFile())...)
+	addPluginHooks(set, plugins, managedPlugins, grants.Allow, warn)
 	// What tools notify (Exec.Notify) waits in notes until the next model call.
 	notes := &notify.Queue{}
 	menv := mechanismEnv(dirs, ws, tr, notes, opts.UI, warn)
@@ -455,7 +458,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	cfg.Effort, cfg.Thinking = thinkingFor(opts.Model, g.settings, m.env, warn)
 	parts := slices.Concat(own, lead, ext)
-	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden, plugins)))
 	if err != nil {
 		return nil, err
 	}

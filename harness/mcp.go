@@ -5,6 +5,7 @@ import (
 
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
+	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/tool"
 )
 
@@ -16,9 +17,11 @@ func MCPAuthDir(home string) string { return mcpclient.AuthDir(home) }
 
 // mcpConfig is what the MCP mechanism is given: the session's final registry, which the
 // servers' tools join under the same hiding and --tools list as the built-in ones.
-func mcpConfig(opts Options, d dirs, reg *tool.Registry, hidden func(string) bool) mcpclient.JoinConfig {
+// The plugins' servers join as plugin:<plugin>:<server>, each approved like a project's.
+func mcpConfig(opts Options, d dirs, reg *tool.Registry, hidden func(string) bool, plugins []plugin.Plugin) mcpclient.JoinConfig {
 	return mcpclient.JoinConfig{Options: opts.MCP, UserConfig: d.config, Home: d.home, Version: opts.Version,
-		Supervise: opts.Access.SandboxLauncher, Registry: reg, Hidden: hidden, Only: opts.Access.Tools}
+		Supervise: opts.Access.SandboxLauncher, Registry: reg, Hidden: hidden, Only: opts.Access.Tools,
+		Plugins: plugin.MCPServers(plugins, func(p plugin.Plugin) string { return plugin.DataDir(d.home, p.Name) })}
 }
 
 // mcp is the session's MCP servers; nil when none is configured.

@@ -115,6 +115,8 @@ type JoinConfig struct {
 	Registry *tool.Registry
 	Hidden   func(string) bool
 	Only     []string
+	// Plugins are the session's plugins' servers (plugin:<plugin>:<server>).
+	Plugins []mcpconf.PluginServers
 }
 
 // Join loads the MCP configuration and, when it names any server, starts the runnable
@@ -124,7 +126,7 @@ type JoinConfig struct {
 func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 	o := jc.Options
 	ledger := grant.Open(env.Project)
-	opts := mcpconf.Options{CWD: env.CWD, UserHome: jc.UserConfig, OuroHome: jc.Home, Flags: o.Configs, Strict: o.Strict,
+	opts := mcpconf.Options{CWD: env.CWD, UserHome: jc.UserConfig, OuroHome: jc.Home, Flags: o.Configs, Strict: o.Strict, Plugins: jc.Plugins,
 		// A user settings file an ouro session wrote approves no server until a person
 		// reviews it (issue 26, D12), as it grants no permission.
 		Unreviewed: func(path string, data []byte) string {
@@ -206,11 +208,11 @@ func askApproval(cfg *mcpconf.Config, approve func(name, what string) bool, user
 }
 
 // trustedServers are those the user configured (local, user, --mcp-config): their tools'
-// read-only annotations are believed; a project's .mcp.json servers' are not.
+// read-only annotations are believed; a project's .mcp.json servers' and a plugin's are not.
 func trustedServers(cfg *mcpconf.Config) func(string) bool {
 	trusted := map[string]bool{}
 	for _, s := range cfg.Servers {
-		trusted[s.Name] = s.Scope != mcpconf.ScopeProject
+		trusted[s.Name] = s.Scope != mcpconf.ScopeProject && s.Scope != mcpconf.ScopePlugin
 	}
 	return func(name string) bool { return trusted[name] }
 }

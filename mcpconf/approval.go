@@ -41,6 +41,9 @@ type Fingerprint struct {
 	Args    []string `json:"args,omitempty"`
 	Env     []string `json:"env,omitempty"` // the names, sorted
 	URL     string   `json:"url,omitempty"`
+	// Root is a plugin server's plugin folder: the same definition in another folder
+	// runs other files.
+	Root string `json:"root,omitempty"`
 }
 
 // fingerprintOf is e's fingerprint; typ is its transport as resolved (stdio, http, sse).
@@ -70,6 +73,7 @@ func (f Fingerprint) changes(was Fingerprint) string {
 		out = append(out, fmt.Sprintf("environment variables changed from %s to %s", quoteList(was.Env), quoteList(f.Env)))
 	}
 	diff("url", was.URL, f.URL)
+	diff("plugin folder", was.Root, f.Root)
 	return strings.Join(out, "; ")
 }
 

@@ -120,6 +120,8 @@ type Options struct {
 	// ouro session wrote it and nobody reviewed it since: see package grant), "" when it
 	// may; nil → every user file may.
 	Unreviewed func(path string, data []byte) string
+	// Plugins are the MCP servers of the session's plugins (not read under Strict).
+	Plugins []PluginServers
 }
 
 // Config is what Load found.
@@ -225,6 +227,7 @@ func Load(o Options) (*Config, error) {
 			}
 			byName[name] = s
 		}
+		addPlugins(o, &ap, byName)
 	}
 	for _, s := range byName {
 		cfg.Servers = append(cfg.Servers, s)
@@ -346,7 +349,7 @@ func resolve(name, scope, source string, e Entry, getenv func(string) string) Se
 	default:
 		return fail("unknown type %q in %s (use stdio, http or sse)", e.Type, source)
 	}
-	if !validName(name) {
+	if !validName(name) && (scope != ScopePlugin || !validPluginName(name)) {
 		return fail("the name %q may hold only letters, digits, spaces, '-', '_' and '.' (%s)", name, source)
 	}
 	if s.Type == TypeSDK {

@@ -1,7 +1,9 @@
 // Package plugin loads Claude Code plugins from local folders (--plugin-dir): a folder
 // with an optional .claude-plugin/plugin.json manifest, hooks/hooks.json, and skills/,
 // agents/ and commands/ folders, in Claude Code's layout. A plugin's hooks run with
-// CLAUDE_PLUGIN_ROOT set to its folder. A plugin that is malformed (an unreadable or
+// CLAUDE_PLUGIN_ROOT set to its folder; its MCP servers (.mcp.json, or "mcpServers" in
+// the manifest) start as plugin:<plugin>:<server>, approved like a project's .mcp.json
+// servers (see mcpconf). A plugin that is malformed (an unreadable or
 // invalid manifest or hooks file, a path leaving its folder) is skipped with a warning:
 // the session still starts.
 package plugin
@@ -20,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/ouroagent/ouro/internal/regfile"
+	"github.com/ouroagent/ouro/mcpconf"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -38,6 +41,9 @@ type Plugin struct {
 	// SkillDirs hold one folder per skill (<dir>/<name>/SKILL.md); AgentDirs and
 	// CommandDirs hold .md files.
 	SkillDirs, AgentDirs, CommandDirs []string
+	// MCP are its MCP servers (.mcp.json, or the manifest's "mcpServers"), as written:
+	// mcpconf expands ${CLAUDE_PLUGIN_ROOT} and the other variables in them.
+	MCP mcpconf.PluginServers
 }
 
 // ManifestPath is where a plugin's manifest is, relative to its folder.
@@ -120,9 +126,11 @@ func loadOne(dir string) (Plugin, []string, error) {
 	if !nameRE.MatchString(p.Name) {
 		return p, nil, fmt.Errorf("its name %q is not kebab-case (lowercase letters, digits and hyphens)", p.Name)
 	}
-	if len(m.MCPServers) > 0 || fileExists(filepath.Join(root, ".mcp.json")) {
-		warns = append(warns, fmt.Sprintf("plugin %s: its MCP servers are not started: ouro does not run MCP servers", p.Name))
+	mw, err := p.loadMCP(m.MCPServers, mpath)
+	if err != nil {
+		return p, nil, err
 	}
+	warns = append(warns, mw...)
 	if len(m.LSPServers) > 0 {
 		warns = append(warns, fmt.Sprintf("plugin %s: its LSP servers are not started: ouro does not run LSP servers", p.Name))
 	}

@@ -88,9 +88,12 @@ const replHelp = `Commands:
   /export [PATH]   write the conversation to a file
   /mcp             MCP servers: status, tools, errors; /mcp reconnect NAME starts one again,
                    /mcp login NAME logs in to a remote one (OAuth);
-                   /mcp__<server>__<prompt> runs a prompt
+                   /mcp__<server>__<prompt> runs a prompt; a plugin's servers are
+                   plugin:<plugin>:<server> (tools mcp__plugin_<plugin>_<server>__<tool>)
   /clear           start a new session (the old transcript stays on disk)
-  /exit            leave (Ctrl-D works too)`
+  /exit            leave (Ctrl-D works too)
+Plugins (from the shell): ouro plugin marketplace add|list|remove, ouro plugin
+  install|uninstall|list|enable|disable NAME@MARKET; enabled ones load at session start`
 
 // replKeys are the line mode's keys (the terminal interface prints its own).
 const replKeys = `While the model works, Ctrl-C interrupts the turn; a second Ctrl-C leaves ouro.

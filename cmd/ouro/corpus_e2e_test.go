@@ -99,7 +99,12 @@ var corpusWarnings = map[string][]string{
 	"oh-my-claude": {`validator.md: no name; using the file name "validator"`},
 	// Item 12: with the network open (ouro's default), auto-allowing sandboxed Bash would
 	// let a command send what it reads anywhere; ouro says so instead of auto-allowing.
-	"sdui-marketplace": {"autoAllowBashIfSandboxed is not applied"},
+	"sdui-marketplace": {"autoAllowBashIfSandboxed is not applied", notInstalled},
+	// Issue 30 item 4: their settings enable plugins of marketplaces, none installed in
+	// ouro here; said once per file.
+	"lisa":            {notInstalled},
+	"lisa-rails":      {notInstalled},
+	"lisa-typescript": {notInstalled},
 	"wshobson-agents": {
 		"image-generator.md: tools: not available in ouro: mcp__meigen__generate_image; the agent gets the others",
 		"image-generator.md: none of the tools it names exists in ouro, so the agent has no tools",
@@ -108,6 +113,9 @@ var corpusWarnings = map[string][]string{
 		"team-lead.md: tools: not available in ouro: TeamCreate, TeamDelete; the agent gets the others",
 	},
 }
+
+// notInstalled is the note for a settings file enabling plugins ouro has not installed.
+const notInstalled = ".claude/settings.json enables plugins not installed in ouro: "
 
 func TestCorpusLoadsWithOnlyExpectedWarnings(t *testing.T) {
 	projects := corpusProjects(t)

@@ -117,7 +117,7 @@ Exit status of -p: 0 completed, 1 failed, 3 needs input, 4 budget exhausted, 5 r
 	root.AddCommand(newDemoCmd(), newFakeModelCmd())
 	root.AddCommand(newMemoryCmd(), newDoctorCmd())
 	root.AddCommand(newScoutCmd(), newFixCmd(), newEvalCmd())
-	views := []*cobra.Command{newAuditCmd(), newCronCmd(), newTasksCmd(), newTeamCmd(), newWorkflowCmd()}
+	views := []*cobra.Command{newAuditCmd(), newCronCmd(), newTasksCmd(), newTeamCmd(), newWorkflowCmd(), newPluginCmd()}
 	for _, c := range views {
 		escapeOutput(c)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ouroagent/ouro/harness"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mcpconf"
+	"github.com/ouroagent/ouro/plugin"
 	"github.com/ouroagent/ouro/session"
 	"github.com/ouroagent/ouro/ui"
 )
@@ -61,12 +62,18 @@ func mcpPlaces() (cwd, home, ouroHome string, err error) {
 	return
 }
 
+// mcpPluginDirs are the `ouro mcp --plugin-dir` folders, whose plugins' servers the
+// subcommands list and approve as a session with the same flags would start them.
+var mcpPluginDirs []string
+
 func loadMCP() (*mcpconf.Config, string, string, error) {
 	cwd, home, ouroHome, err := mcpPlaces()
 	if err != nil {
 		return nil, "", "", err
 	}
-	cfg, err := mcpconf.Load(mcpconf.Options{CWD: cwd, UserHome: home, OuroHome: ouroHome})
+	ps := cliPlugins(mcpPluginDirs, cwd, os.Stderr)
+	cfg, err := mcpconf.Load(mcpconf.Options{CWD: cwd, UserHome: home, OuroHome: ouroHome,
+		Plugins: plugin.MCPServers(ps, func(p plugin.Plugin) string { return plugin.DataDir(ouroHome, p.Name) })})
 	return cfg, cwd, home, err
 }
 
@@ -77,8 +84,12 @@ func newMCPCmd() *cobra.Command {
 		Long: `MCP servers add tools to a session, named mcp__<server>__<tool>. They are configured as
 in Claude Code: the project's .mcp.json (shared; each server needs your approval once),
 your servers for this project only (local scope) or for every project (user scope) in
-~/.ouro.json (~/.claude.json is read too), and --mcp-config.`,
+~/.ouro.json (~/.claude.json is read too), and --mcp-config. A plugin's servers
+(its .mcp.json or "mcpServers" in its plugin.json) are plugin:<plugin>:<server>, their
+tools mcp__plugin_<plugin>_<server>__<tool>; each needs your approval once per project,
+as a .mcp.json server does.`,
 	}
+	c.PersistentFlags().StringArrayVar(&mcpPluginDirs, "plugin-dir", nil, "also the MCP servers of the plugin in this folder, as a session with --plugin-dir (repeatable)")
 	c.AddCommand(newMCPListCmd(), newMCPGetCmd(), newMCPAddCmd(), newMCPAddJSONCmd(), newMCPRemoveCmd(), newMCPApproveCmd(), newMCPServeCmd(),
 		newMCPLoginCmd(), newMCPLogoutCmd())
 	return c
@@ -156,6 +167,7 @@ var scopeWords = map[string]string{
 	mcpconf.ScopeProject: "Project config (shared via .mcp.json)",
 	mcpconf.ScopeUser:    "User config (available in all your projects)",
 	mcpconf.ScopeDynamic: "Dynamic config (--mcp-config)",
+	mcpconf.ScopePlugin:  "Plugin config (the plugin's .mcp.json or plugin.json)",
 }
 
 func newMCPGetCmd() *cobra.Command {
@@ -357,12 +369,14 @@ func newMCPApproveCmd() *cobra.Command {
 	var all, deny bool
 	c := &cobra.Command{
 		Use:   "approve [NAME...]",
-		Short: "Approve (or with --deny, disable) servers of this project's .mcp.json",
+		Short: "Approve (or with --deny, disable) servers of this project's .mcp.json or of plugins",
 		Long: `A project's .mcp.json servers run commands on your machine, so ouro starts them only
 once you approve them. The choice is kept in ~/.ouro.json for this project folder.
 --all approves every server .mcp.json defines now; one added later needs approving again.
 An approval holds for the server as .mcp.json defines it now (command, arguments, the
-names of its environment variables, URL): if that changes, it is asked about again.`,
+names of its environment variables, URL): if that changes, it is asked about again.
+A plugin's server (plugin:<plugin>:<server>) is approved the same way, for its definition
+in that plugin folder.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, cwd, home, err := loadMCP()
 			if err != nil {
@@ -371,7 +385,7 @@ names of its environment variables, URL): if that changes, it is asked about aga
 			var project []string
 			byName := map[string]mcpconf.Server{}
 			for _, s := range cfg.Servers {
-				if s.Scope == mcpconf.ScopeProject {
+				if s.Scope == mcpconf.ScopeProject || s.Scope == mcpconf.ScopePlugin {
 					project = append(project, s.Name)
 					byName[s.Name] = s
 				}
@@ -382,12 +396,12 @@ names of its environment variables, URL): if that changes, it is asked about aga
 				names = project
 			}
 			if len(names) == 0 {
-				return fmt.Errorf("name the servers to approve (this project's .mcp.json defines: %s), or pass --all", noneIfEmpty(project))
+				return fmt.Errorf("name the servers to approve (this project's .mcp.json and plugins define: %s), or pass --all", noneIfEmpty(project))
 			}
 			var servers []mcpconf.Server
 			for _, n := range names {
 				if !slices.Contains(project, n) {
-					return fmt.Errorf("%q is not a server of this project's .mcp.json (it defines: %s)", n, noneIfEmpty(project))
+					return fmt.Errorf("%q is not a server of this project's .mcp.json or of a plugin (there are: %s)", n, noneIfEmpty(project))
 				}
 				servers = append(servers, byName[n])
 			}

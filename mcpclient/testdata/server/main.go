@@ -9,7 +9,10 @@
 //	exit      exits at once with status 3
 //	badschema answers the handshake and lists tools whose schemas are broken
 //
-// MCP_TEST_DELAY (a duration) delays the start; MCP_TEST_PIDFILE receives the pid.
+// MCP_TEST_DELAY (a duration) delays the start; MCP_TEST_PIDFILE receives the pid;
+// MCP_TEST_MODE, when set, is the mode whatever the arguments (the server then stands in
+// for another program, e.g. a plugin's "bun run ..."). Mode argv is good plus a tool argv
+// that returns the arguments, working folder and CLAUDE_PLUGIN_ROOT it was started with.
 package main
 
 import (
@@ -39,6 +42,9 @@ func main() {
 	if len(os.Args) > 1 {
 		mode = os.Args[1]
 	}
+	if m := os.Getenv("MCP_TEST_MODE"); m != "" {
+		mode = m
+	}
 	switch mode {
 	case "good":
 		good()
@@ -46,6 +52,9 @@ func main() {
 		// good's tools and 40 more with sizeable schemas: enough to pass the first
 		// request's budget however small ouro's own tools become.
 		wide = true
+		good()
+	case "argv":
+		argv = true
 		good()
 	case "hang":
 		sc := bufio.NewScanner(os.Stdin)
@@ -74,8 +83,8 @@ func text(s string) *mcp.CallToolResult {
 
 var obj = map[string]any{"type": "object"}
 
-// wide adds filler tools to good's server.
-var wide bool
+// wide adds filler tools to good's server; argv adds the tool argv.
+var wide, argv bool
 
 func good() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "ouro-test", Version: "1"}, &mcp.ServerOptions{
@@ -97,6 +106,14 @@ func good() {
 		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("filler_%02d", i), Description: "A filler operation with a realistic schema.",
 			InputSchema: map[string]any{"type": "object", "properties": props}},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("filler"), nil })
+	}
+	if argv {
+		s.AddTool(&mcp.Tool{Name: "argv", Description: "Say how this server was started.", InputSchema: obj},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				wd, _ := os.Getwd()
+				data, _ := json.Marshal(map[string]any{"args": os.Args[1:], "cwd": wd, "CLAUDE_PLUGIN_ROOT": os.Getenv("CLAUDE_PLUGIN_ROOT")})
+				return text("argv: " + string(data)), nil
+			})
 	}
 	s.AddTool(&mcp.Tool{Name: "image", Description: "Return a tiny PNG.", InputSchema: obj},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

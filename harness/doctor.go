@@ -3,6 +3,7 @@ package harness
 import (
 	"io"
 	"os"
+	"slices"
 
 	"github.com/ouroagent/ouro/doctor"
 	"github.com/ouroagent/ouro/doctor/checkup"
@@ -67,8 +68,11 @@ func (l doctorLoads) Sandbox(set *settings.Settings, pol *permission.Policy, ws 
 
 func (doctorLoads) ReportHooks(r *hook.Runner, warn io.Writer) { reportHooks(r, warn) }
 
-func (doctorLoads) Plugins(dirs []string, warn io.Writer) []plugin.Plugin {
-	return loadPlugins(dirs, warn)
+// Plugins are those a session loads: --plugin-dir's, then the installed ones the
+// settings enable.
+func (l doctorLoads) Plugins(dirs []string, warn io.Writer) []plugin.Plugin {
+	installed, _ := EnabledPlugins(l.d.cwd, l.d.config, l.d.home, warn)
+	return loadPlugins(append(slices.Clip(dirs), installed...), warn)
 }
 
 func (doctorLoads) PluginSkills(ps []plugin.Plugin, warn io.Writer) []skill.Skill {

@@ -41,7 +41,7 @@ func TestDoctorNamesFileKindsNotRead(t *testing.T) {
 	}
 	for _, want := range []string{
 		filepath.Join(user, "keybindings.json") + " — Claude Code's custom key bindings, not read by ouro",
-		filepath.Join(user, "plugins") + " — plugins and marketplaces installed with /plugin",
+		filepath.Join(user, "plugins") + " — plugins and marketplaces Claude Code installed with /plugin",
 		filepath.Join(user, "shell-snapshots") + " — Claude Code's own state, not read by ouro",
 		filepath.Join(proj, "agent-memory") + " — subagents' persistent memory",
 		filepath.Join(proj, "worktrees") + " — Claude Code's worktrees",

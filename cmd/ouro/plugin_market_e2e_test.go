@@ -90,6 +90,11 @@ func TestPluginMarketplaceInstallE2E(t *testing.T) {
 	if !strings.Contains(text, `"--cwd","`+installed+`"`) {
 		t.Fatalf("the server did not run from the installed copy %s: %s", installed, text)
 	}
+	// ouro doctor shows the installed plugin as a session loads it, and no longer names
+	// the marketplace keys as settings it does not honour.
+	if doc, _, _ := e.run("", "doctor"); !strings.Contains(doc, installed) || strings.Contains(doc, "not honoured by ouro: enabledPlugins") {
+		t.Fatalf("doctor does not show the installed plugin %s:\n%s", installed, doc)
+	}
 	e.ok("plugin", "disable", "fakechat@claude-plugins-official")
 	e.fake(scripted.Turn{Text: "ok"})
 	out, _, _ = e.run("", "-p", "x", "--output-format", "stream-json")

@@ -23,7 +23,7 @@ var readKinds = map[string]bool{
 // A row goes when ouro starts reading its kind.
 var unreadKinds = map[string]string{
 	"keybindings.json":   "Claude Code's custom key bindings",
-	"plugins":            "plugins and marketplaces installed with /plugin (ouro loads plugins given with --plugin-dir)",
+	"plugins":            "plugins and marketplaces Claude Code installed with /plugin (ouro installs its own under ~/.ouro/plugins with `ouro plugin install`, and loads --plugin-dir)",
 	"projects":           "Claude Code's session transcripts and auto memory (ouro keeps its own under ~/.ouro/projects)",
 	"agent-memory":       "subagents' persistent memory (an agent's memory: front matter)",
 	"agent-memory-local": "subagents' persistent local memory (an agent's memory: front matter)",

@@ -13,6 +13,7 @@ import (
 	"github.com/ouroagent/ouro/internal/regfile"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mcpconf"
+	"github.com/ouroagent/ouro/plugin/market"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -98,7 +99,7 @@ func (c *checkup) unhonoured(io.Writer) doctor.Section {
 	if s, skip := c.skippedSettings(); skip {
 		return s
 	}
-	also := mcpconf.SettingsKeys()
+	also := append(mcpconf.SettingsKeys(), market.SettingsKeys()...)
 	var s doctor.Section
 	files := append([]string(nil), c.set.Files...)
 	sort.Strings(files)

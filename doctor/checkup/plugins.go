@@ -13,14 +13,11 @@ import (
 	"github.com/ouroagent/ouro/hook"
 )
 
-// plugins is doctor's section for --plugin-dir: each plugin's folder (skipped ones with
-// why), and the files it adds — hooks files, skills, commands and agents — loaded
+// plugins is doctor's section for the plugins a session loads (--plugin-dir's, and the
+// installed ones enabledPlugins enables): each plugin's folder (skipped ones with why), and the files it adds — hooks files, skills, commands and agents — loaded
 // through the functions a run uses, so their warnings read as a run prints them.
 func (c *checkup) plugins(warn io.Writer) doctor.Section {
 	var s doctor.Section
-	if len(c.cfg.Plugins) == 0 {
-		return s
-	}
 	ps := c.load.Plugins(c.cfg.Plugins, warn)
 	loaded := map[string]bool{}
 	for _, p := range ps {

@@ -16,7 +16,7 @@ import (
 // and removed by Close.
 
 // envEvents are the events whose hooks get a CLAUDE_ENV_FILE.
-var envEvents = map[string]bool{SessionStart: true, Setup: true}
+var envEvents = map[string]bool{SessionStart: true, Setup: true, CwdChanged: true, FileChanged: true}
 
 // envFile makes a new empty file for one run of a hook of event in the env folder and
 // returns its path; "" for other events.

@@ -1,0 +1,279 @@
+package hook
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watcher watches files on disk for the session's hooks, as Claude Code does: the files
+// the FileChanged matchers name in the working directory, the absolute watchPaths that
+// CwdChanged and FileChanged hooks ask for (FileChanged fires when one is added, changed
+// or removed), and the settings files (ConfigChange). It watches each file's folder, so
+// a file that does not exist yet is seen when it is made, and an editor's
+// write-then-rename is one change. Changes to one file within Settle of each other are
+// one event.
+type Watcher struct {
+	r      *Runner
+	fw     *fsnotify.Watcher
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	// OnConfig, when set, receives each ConfigChange verdict (the harness tells the user).
+	onConfig func(source, path string, blocked bool, reason string)
+
+	mu       sync.Mutex
+	cwd      string
+	dynamic  map[string]bool   // watchPaths from hooks
+	settings map[string]string // settings file → its ConfigChange source
+	exists   map[string]bool   // each watched file → whether it existed when last looked at
+	dirs     map[string]bool   // the folders fw watches
+	timers   map[string]*time.Timer
+	closed   bool
+}
+
+// Settle is how long a watched file must be quiet before its change fires.
+const Settle = 150 * time.Millisecond
+
+// WatchConfig says what a Watcher watches besides the FileChanged matchers' files.
+type WatchConfig struct {
+	// CWD is the working directory the matchers' file names are in.
+	CWD string
+	// Settings maps each settings file (absolute) to its ConfigChange source
+	// (user_settings, project_settings, local_settings, policy_settings); they are
+	// watched only when a ConfigChange hook is configured.
+	Settings map[string]string
+	// OnConfig, when set, is told each ConfigChange verdict.
+	OnConfig func(source, path string, blocked bool, reason string)
+}
+
+// Watch starts a Watcher, or returns nil when no FileChanged, CwdChanged or ConfigChange
+// hook is configured (nothing would be told of a change). Close stops it.
+func (r *Runner) Watch(c WatchConfig) (*Watcher, error) {
+	if !r.Has(FileChanged) && !r.Has(CwdChanged) && !r.Has(ConfigChange) {
+		return nil, nil
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &Watcher{r: r, fw: fw, ctx: ctx, cancel: cancel, done: make(chan struct{}), onConfig: c.OnConfig,
+		cwd: c.CWD, dynamic: map[string]bool{}, settings: map[string]string{}, exists: map[string]bool{},
+		dirs: map[string]bool{}, timers: map[string]*time.Timer{}}
+	if r.Has(ConfigChange) {
+		for p, src := range c.Settings {
+			w.settings[filepath.Clean(p)] = src
+		}
+	}
+	w.mu.Lock()
+	w.rewatch()
+	w.mu.Unlock()
+	go w.loop()
+	return w, nil
+}
+
+// Paths are the files watched, sorted (for reports and tests).
+func (w *Watcher) Paths() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.exists))
+	for p := range w.exists {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SetCWD says the working directory moved: the matchers' file names are watched in dir
+// now, and watch (what the CwdChanged hooks asked for) replaces the watchPaths so far.
+func (w *Watcher) SetCWD(dir string, watch []string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cwd = dir
+	w.dynamic = map[string]bool{}
+	for _, p := range watch {
+		w.dynamic[p] = true
+	}
+	w.rewatch()
+}
+
+// add watches more paths (what FileChanged hooks asked for).
+func (w *Watcher) add(watch []string) {
+	if len(watch) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range watch {
+		w.dynamic[p] = true
+	}
+	w.rewatch()
+}
+
+// wanted is every file to watch now. w.mu is held.
+func (w *Watcher) wanted() map[string]bool {
+	want := map[string]bool{}
+	if w.cwd != "" {
+		for _, n := range w.r.WatchNames() {
+			want[filepath.Join(w.cwd, n)] = true
+		}
+	}
+	for p := range w.dynamic {
+		want[p] = true
+	}
+	for p := range w.settings {
+		want[p] = true
+	}
+	return want
+}
+
+// rewatch makes fw watch the folders of the wanted files and forgets the rest. w.mu is
+// held.
+func (w *Watcher) rewatch() {
+	if w.closed {
+		return
+	}
+	want := w.wanted()
+	dirs := map[string]bool{}
+	for p := range want {
+		if _, known := w.exists[p]; !known {
+			w.exists[p] = isFile(p)
+		}
+		dirs[filepath.Dir(p)] = true
+	}
+	for p := range w.exists {
+		if !want[p] {
+			delete(w.exists, p)
+		}
+	}
+	for d := range w.dirs {
+		if !dirs[d] {
+			_ = w.fw.Remove(d)
+			delete(w.dirs, d)
+		}
+	}
+	for d := range dirs {
+		if w.dirs[d] {
+			continue
+		}
+		// A folder that does not exist cannot be watched; its files are not seen
+		// until the watch is renewed (a move of the working directory).
+		if err := w.fw.Add(d); err == nil {
+			w.dirs[d] = true
+		}
+	}
+}
+
+func (w *Watcher) loop() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue
+			}
+			p := filepath.Clean(ev.Name)
+			w.mu.Lock()
+			if _, watched := w.exists[p]; watched && !w.closed {
+				if t := w.timers[p]; t != nil {
+					t.Reset(Settle)
+				} else {
+					w.timers[p] = time.AfterFunc(Settle, func() { w.settle(p) })
+				}
+			}
+			w.mu.Unlock()
+		case _, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// settle fires the hooks for one file that has been quiet for Settle: add, unlink or
+// change, by whether it exists now and did before.
+func (w *Watcher) settle(p string) {
+	w.mu.Lock()
+	delete(w.timers, p)
+	before, watched := w.exists[p]
+	if !watched || w.closed {
+		w.mu.Unlock()
+		return
+	}
+	now := isFile(p)
+	w.exists[p] = now
+	source, isSettings := w.settings[p]
+	fileWatched := w.dynamic[p] || (w.cwd != "" && filepath.Dir(p) == w.cwd && w.named(filepath.Base(p)))
+	w.mu.Unlock()
+	var kind string
+	switch {
+	case !before && now:
+		kind = "add"
+	case before && !now:
+		kind = "unlink"
+	case now:
+		kind = "change"
+	default:
+		return // made and removed again while settling
+	}
+	if isSettings {
+		blocked, reason := w.r.ConfigChange(w.ctx, source, p)
+		if w.onConfig != nil {
+			w.onConfig(source, p, blocked, reason)
+		}
+	}
+	if fileWatched {
+		w.add(w.r.FileChanged(w.ctx, p, kind))
+	}
+}
+
+// named reports whether a FileChanged matcher lists name. w.mu is held.
+func (w *Watcher) named(name string) bool {
+	for _, n := range w.r.WatchNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops watching and waits for the watcher's goroutine; hooks still running are
+// cancelled. A nil Watcher's Close does nothing.
+func (w *Watcher) Close() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	for _, t := range w.timers {
+		t.Stop()
+	}
+	w.mu.Unlock()
+	w.cancel()
+	err := w.fw.Close()
+	<-w.done
+	return err
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -87,7 +89,7 @@ func TestCwdChangedFieldsWatchPathsAndEnvFile(t *testing.T) {
 	if m["old_cwd"] != e.dir || m["new_cwd"] != sub || m["cwd"] != sub || m["hook_event_name"] != "CwdChanged" {
 		t.Errorf("payload = %v", m)
 	}
-	files, _ := filepath.Glob(filepath.Join(r.EnvDir(), "CwdChanged-hook-*.sh"))
+	files, _ := filepath.Glob(filepath.Join(r.EnvDir(), "*-CwdChanged-hook.sh"))
 	if len(files) != 1 {
 		t.Fatalf("env files %v", files)
 	}
@@ -347,5 +349,29 @@ func TestWatchWithoutHooksIsNil(t *testing.T) {
 	r := e.runner(on("Stop", "", "true"))
 	if w, err := r.Watch(hook.WatchConfig{CWD: e.dir}); w != nil || err != nil {
 		t.Errorf("Watch = %v, %v", w, err)
+	}
+}
+
+// What a CwdChanged hook exports after a cd overrides what SessionStart exported: the
+// env files are sourced in name order, which is run order whatever the event.
+func TestCwdChangedEnvFileOverridesSessionStart(t *testing.T) {
+	e := newEnv(t)
+	hooks := map[string][]settings.HookMatcher{
+		"SessionStart": {group("", e.script(`echo "export WHERE=start" >> "$CLAUDE_ENV_FILE"`))},
+		"CwdChanged":   {group("", e.script(`echo "export WHERE=moved" >> "$CLAUDE_ENV_FILE"`))},
+	}
+	r := e.runner(hooks)
+	defer r.Close()
+	r.SessionStart(context.Background(), "startup")
+	r.CwdChanged(context.Background(), e.dir, filepath.Join(e.dir, "sub"))
+	files, _ := filepath.Glob(filepath.Join(r.EnvDir(), "*.sh"))
+	sort.Strings(files)
+	script := ""
+	for _, f := range files {
+		script += ". '" + f + "'; "
+	}
+	out, err := exec.Command("sh", "-c", script+`printf %s "$WHERE"`).Output()
+	if err != nil || string(out) != "moved" {
+		t.Errorf("sourced in name order (%v): WHERE=%q, %v", files, out, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -373,5 +374,57 @@ func TestCwdChangedEnvFileOverridesSessionStart(t *testing.T) {
 	out, err := exec.Command("sh", "-c", script+`printf %s "$WHERE"`).Output()
 	if err != nil || string(out) != "moved" {
 		t.Errorf("sourced in name order (%v): WHERE=%q, %v", files, out, err)
+	}
+}
+
+// Attacks on the watcher: a FileChanged hook that rewrites the file it watches runs once
+// per outside change, not for ever; a file whose name is shell syntax reaches hooks as
+// data in the JSON only; hooks cannot make it watch more than MaxWatchPaths files.
+func TestWatcherAttacks(t *testing.T) {
+	e := newEnv(t)
+	count := e.path("runs.log")
+	evil := "$(touch PWNED).env"
+	rewrite := e.script(`echo run >> "` + count + `"; echo touched >> "$CLAUDE_PROJECT_DIR/.env"`)
+	many := make([]string, 0, hook.MaxWatchPaths+10)
+	for i := 0; i < hook.MaxWatchPaths+10; i++ {
+		many = append(many, filepath.Join(e.dir, "w", strconv.Itoa(i)))
+	}
+	list, _ := json.Marshal(many)
+	cwd := e.script(`printf '{"hookSpecificOutput":{"hookEventName":"CwdChanged","watchPaths":` + string(list) + `}}'`)
+	save := e.script(`cat >> "$CLAUDE_PROJECT_DIR/evil.log"`)
+	r := e.runner(map[string][]settings.HookMatcher{
+		"FileChanged": {group(".env", rewrite), group(evil, save)},
+		"CwdChanged":  {group("", cwd)},
+	})
+	w, err := r.Watch(hook.WatchConfig{CWD: e.dir})
+	if err != nil || w == nil {
+		t.Fatal(w, err)
+	}
+	defer w.Close()
+	os.WriteFile(e.path(".env"), []byte("A=1\n"), 0o644)
+	deadline := time.Now().Add(10 * time.Second)
+	for !fileExists(count) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(6 * hook.Settle)
+	if runs := strings.Count(e.read("runs.log"), "run"); runs != 1 {
+		t.Errorf("the hook that rewrites its file ran %d times", runs)
+	}
+	os.WriteFile(filepath.Join(e.dir, evil), []byte("x"), 0o644)
+	for !fileExists(e.path("evil.log")) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(e.read("evil.log"), `"file_path":"`+filepath.Join(e.dir, evil)+`"`) {
+		t.Errorf("payload %q", e.read("evil.log"))
+	}
+	if fileExists(e.path("PWNED")) {
+		t.Error("a file name ran as a command")
+	}
+	w.SetCWD(e.dir, r.CwdChanged(context.Background(), e.dir, filepath.Join(e.dir, "x")))
+	if n := len(w.Paths()); n > hook.MaxWatchPaths+3 {
+		t.Errorf("watching %d files", n)
+	}
+	if !strings.Contains(e.shown(), "10 more are not watched") {
+		t.Errorf("user saw %q", e.shown())
 	}
 }

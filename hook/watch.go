@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,8 +35,13 @@ type Watcher struct {
 	exists   map[string]bool   // each watched file → whether it existed when last looked at
 	dirs     map[string]bool   // the folders fw watches
 	timers   map[string]*time.Timer
+	firing   map[string]bool // files whose hooks are running: their own writes are not news
 	closed   bool
 }
+
+// MaxWatchPaths bounds the watchPaths hooks may add (a hook cannot make ouro watch the
+// whole disk); past it more are refused with a word to the user.
+const MaxWatchPaths = 256
 
 // Settle is how long a watched file must be quiet before its change fires.
 const Settle = 150 * time.Millisecond
@@ -65,7 +71,7 @@ func (r *Runner) Watch(c WatchConfig) (*Watcher, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watcher{r: r, fw: fw, ctx: ctx, cancel: cancel, done: make(chan struct{}), onConfig: c.OnConfig,
 		cwd: c.CWD, dynamic: map[string]bool{}, settings: map[string]string{}, exists: map[string]bool{},
-		dirs: map[string]bool{}, timers: map[string]*time.Timer{}}
+		dirs: map[string]bool{}, timers: map[string]*time.Timer{}, firing: map[string]bool{}}
 	if r.Has(ConfigChange) {
 		for p, src := range c.Settings {
 			w.settings[filepath.Clean(p)] = src
@@ -100,10 +106,7 @@ func (w *Watcher) SetCWD(dir string, watch []string) {
 	defer w.mu.Unlock()
 	w.cwd = dir
 	w.dynamic = map[string]bool{}
-	for _, p := range watch {
-		w.dynamic[p] = true
-	}
-	w.rewatch()
+	w.addLocked(watch)
 }
 
 // add watches more paths (what FileChanged hooks asked for).
@@ -113,8 +116,24 @@ func (w *Watcher) add(watch []string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.addLocked(watch)
+}
+
+// addLocked adds watch to the watchPaths, up to MaxWatchPaths, and renews the watch.
+// w.mu is held.
+func (w *Watcher) addLocked(watch []string) {
+	refused := 0
 	for _, p := range watch {
-		w.dynamic[p] = true
+		switch {
+		case w.dynamic[p]:
+		case len(w.dynamic) >= MaxWatchPaths:
+			refused++
+		default:
+			w.dynamic[p] = true
+		}
+	}
+	if refused > 0 {
+		w.r.show(fmt.Sprintf("hooks asked to watch more than %d files; %d more are not watched", MaxWatchPaths, refused))
 	}
 	w.rewatch()
 }
@@ -188,7 +207,7 @@ func (w *Watcher) loop() {
 			}
 			p := filepath.Clean(ev.Name)
 			w.mu.Lock()
-			if _, watched := w.exists[p]; watched && !w.closed {
+			if _, watched := w.exists[p]; watched && !w.closed && !w.firing[p] {
 				if t := w.timers[p]; t != nil {
 					t.Reset(Settle)
 				} else {
@@ -218,7 +237,21 @@ func (w *Watcher) settle(p string) {
 	w.exists[p] = now
 	source, isSettings := w.settings[p]
 	fileWatched := w.dynamic[p] || (w.cwd != "" && filepath.Dir(p) == w.cwd && w.named(filepath.Base(p)))
+	w.firing[p] = true
 	w.mu.Unlock()
+	defer func() {
+		// What the hooks wrote to p themselves is not a change to tell them of (a hook
+		// that rewrites the file it watches would otherwise run for ever): events for p
+		// are ignored while they run and for Settle after, the kernel's late ones too.
+		time.AfterFunc(Settle, func() {
+			w.mu.Lock()
+			delete(w.firing, p)
+			if _, still := w.exists[p]; still {
+				w.exists[p] = isFile(p)
+			}
+			w.mu.Unlock()
+		})
+	}()
 	var kind string
 	switch {
 	case !before && now:

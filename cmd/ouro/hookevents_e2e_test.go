@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,5 +98,47 @@ func TestNewHookEventsThroughBinary(t *testing.T) {
 	}
 	if l := got["CwdChanged"]; len(l) != 1 || l[0]["old_cwd"] != e.dir || l[0]["new_cwd"] != filepath.Join(e.dir, "sub") {
 		t.Errorf("CwdChanged: %v", l)
+	}
+}
+
+// Issue 30 item 7 with real public hook scripts (rohitg00/pro-workflow, see SOURCES.md):
+// its CwdChanged script reads the payload's cwd and exports the new directory's project
+// type to CLAUDE_ENV_FILE, which the next Bash command sees; its PermissionDenied script
+// records the denied call. They are wired as the plugin's hooks.json wires them (matcher
+// "*", `node <script>`).
+func TestCorpusProWorkflowCwdChangedAndPermissionDenied(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	e := newEnv(t)
+	useCorpus(t, e, "pro-workflow")
+	tmp := t.TempDir()
+	e.vars = append(e.vars, "TMPDIR="+tmp)
+	script := func(name string) string { return fmt.Sprintf(`node "%s"`, filepath.Join(e.dir, "scripts", name)) }
+	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{
+		"permissions": {"deny": ["Bash(curl *)"]},
+		"hooks": {
+			"CwdChanged": [{"matcher": "*", "hooks": [{"type": "command", "command": %q}]}],
+			"PermissionDenied": [{"matcher": "*", "hooks": [{"type": "command", "command": %q}]}]}}`,
+		script("cwd-changed.js"), script("permission-denied.js")))
+	e.fake(
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bashRun("curl -s http://example.invalid/x")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bashRun("mkdir -p svc && touch svc/go.mod && cd svc")}},
+		scripted.Turn{ToolCalls: []scripted.ToolCall{bashRun(`echo "type=$PRO_WORKFLOW_PROJECT_TYPE in $(basename "$PWD")"`)}},
+		scripted.Turn{ExpectContains: "type=go in svc", Text: "done"},
+	)
+	out, errOut, code := e.run("", "-p", "go", "--permission-mode", "bypassPermissions")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("exit %d %q\n%s", code, out, errOut)
+	}
+	var denials []struct {
+		Tool string `json:"tool"`
+	}
+	data, err := os.ReadFile(filepath.Join(tmp, "pro-workflow", "permission-denials.json"))
+	if err != nil || json.Unmarshal(data, &denials) != nil || len(denials) != 1 || denials[0].Tool != "Bash" {
+		t.Errorf("the PermissionDenied script recorded %s (%v)", data, err)
+	}
+	if !strings.Contains(string(data), "curl -s http://example.invalid/x") {
+		t.Errorf("the denied call's input is not in the record: %s", data)
 	}
 }

@@ -39,14 +39,16 @@ func (r *Runner) PermissionDenied(ctx context.Context, c tool.Call, reason strin
 }
 
 // CwdChanged says the session's working directory moved from oldDir to newDir (a cd in
-// Bash, a move into a worktree or back): the payloads' cwd says newDir from now on, and
-// the CwdChanged hooks run. watch is the absolute paths they asked to watch
+// Bash, a move into a worktree or back): the payloads' cwd says newDir from now on, what
+// CwdChanged and FileChanged hooks exported to CLAUDE_ENV_FILE for the old directory is
+// dropped, and the CwdChanged hooks run. watch is the absolute paths they asked to watch
 // (hookSpecificOutput.watchPaths). Nothing happens when the directory did not change.
 func (r *Runner) CwdChanged(ctx context.Context, oldDir, newDir string) (watch []string) {
 	if oldDir == newDir || newDir == "" {
 		return nil
 	}
 	r.SetCWD(newDir)
+	r.clearCwdEnv()
 	if !r.Has(CwdChanged) {
 		return nil
 	}

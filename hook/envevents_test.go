@@ -428,3 +428,37 @@ func TestWatcherAttacks(t *testing.T) {
 		t.Errorf("user saw %q", e.shown())
 	}
 }
+
+// A move of the working directory drops what CwdChanged hooks exported for the old one
+// (a project's variables do not follow the agent into another); SessionStart's stay.
+func TestCwdChangedDropsTheOldDirectorysEnv(t *testing.T) {
+	e := newEnv(t)
+	hooks := map[string][]settings.HookMatcher{
+		"SessionStart": {group("", e.script(`echo "export KEEP=1" >> "$CLAUDE_ENV_FILE"`))},
+		"CwdChanged": {group("", e.script(`d=$(cat | sed -n 's/.*"new_cwd":"\([^"]*\)".*/\1/p'); `+
+			`case "$d" in */a) echo "export ONLY_A=1" >> "$CLAUDE_ENV_FILE";; esac`))},
+	}
+	r := e.runner(hooks)
+	defer r.Close()
+	ctx := context.Background()
+	r.SessionStart(ctx, "startup")
+	a, b := filepath.Join(e.dir, "a"), filepath.Join(e.dir, "b")
+	env := func() string {
+		files, _ := filepath.Glob(filepath.Join(r.EnvDir(), "*.sh"))
+		sort.Strings(files)
+		script := ""
+		for _, f := range files {
+			script += ". '" + f + "'; "
+		}
+		out, _ := exec.Command("sh", "-c", script+`printf '%s/%s' "$KEEP" "$ONLY_A"`).Output()
+		return string(out)
+	}
+	r.CwdChanged(ctx, e.dir, a)
+	if got := env(); got != "1/1" {
+		t.Fatalf("in a: %q", got)
+	}
+	r.CwdChanged(ctx, a, b)
+	if got := env(); got != "1/" {
+		t.Errorf("in b: %q, want a's variable gone and SessionStart's kept", got)
+	}
+}

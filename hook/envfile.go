@@ -62,6 +62,25 @@ func (r *Runner) EnvDir() string {
 	return r.bg.envDir
 }
 
+// clearCwdEnv removes what CwdChanged and FileChanged hooks wrote to their
+// CLAUDE_ENV_FILE: the working directory moved, so what they exported for the old one
+// no longer applies (the new one's CwdChanged hooks export afresh). What Setup and
+// SessionStart hooks wrote stays.
+func (r *Runner) clearCwdEnv() {
+	bg := r.bg
+	bg.mu.Lock()
+	defer bg.mu.Unlock()
+	if bg.envDir == "" {
+		return
+	}
+	for _, ev := range []string{CwdChanged, FileChanged} {
+		files, _ := filepath.Glob(filepath.Join(bg.envDir, "*-"+ev+"-hook.sh"))
+		for _, f := range files {
+			_ = os.Remove(f)
+		}
+	}
+}
+
 // removeEnvDir deletes the env folder; the caller holds bg.mu.
 func (bg *background) removeEnvDir() {
 	if bg.envDir != "" {

@@ -53,6 +53,7 @@ func hookEvents(g *guard, bash *tools.Bash, d dirs, o Access, show func(string),
 		fmt.Fprintf(warn, "ouro: hooks: FileChanged and ConfigChange hooks will not fire: watching files failed: %v\n", err)
 	}
 	s.watch = w
+	g.own.watch(w)
 	return mechanism.Part{Name: "hook events", Phase: mechanism.PhaseGate, AfterTool: []agent.AfterTool{s},
 		Close: func() error { return s.watch.Close() }}, nil
 }
@@ -69,4 +70,30 @@ func (s *surroundings) AfterTool(ctx context.Context, _ tool.Call, _ *tool.Resul
 	old := s.cwd
 	s.cwd = now
 	s.watch.SetCWD(now, s.hooks.CwdChanged(ctx, old, now))
+}
+
+// ownWrites tells the watcher what ouro itself wrote to a settings file (a rule the
+// person approved for always): that is no change for the ConfigChange hooks.
+type ownWrites struct {
+	mu sync.Mutex
+	w  *hook.Watcher
+}
+
+// saving wraps the policy's Saved callback.
+func (o *ownWrites) saving(next func(path string, before, after []byte)) func(path string, before, after []byte) {
+	return func(path string, before, after []byte) {
+		o.mu.Lock()
+		w := o.w
+		o.mu.Unlock()
+		w.Ours(path, after) // before next: the watcher may see the file change meanwhile
+		if next != nil {
+			next(path, before, after)
+		}
+	}
+}
+
+func (o *ownWrites) watch(w *hook.Watcher) {
+	o.mu.Lock()
+	o.w = w
+	o.mu.Unlock()
 }

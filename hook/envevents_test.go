@@ -462,3 +462,33 @@ func TestCwdChangedDropsTheOldDirectorysEnv(t *testing.T) {
 		t.Errorf("in b: %q, want a's variable gone and SessionStart's kept", got)
 	}
 }
+
+// What ouro itself writes to a settings file (Watcher.Ours: a rule approved for always)
+// is not told to the ConfigChange hooks; a change from outside after it is.
+func TestWatcherSkipsOuroOwnSettingsWrites(t *testing.T) {
+	e := newEnv(t)
+	log := e.path("config.log")
+	settingsFile := filepath.Join(e.dir, "settings.local.json")
+	os.WriteFile(settingsFile, []byte(`{}`), 0o644)
+	r := e.runner(on("ConfigChange", "", e.script(`cat >> "`+log+`"; echo >> "`+log+`"`)))
+	w, err := r.Watch(hook.WatchConfig{CWD: e.dir, Settings: map[string]string{settingsFile: "local_settings"}})
+	if err != nil || w == nil {
+		t.Fatal(w, err)
+	}
+	defer w.Close()
+	own := []byte(`{"permissions":{"allow":["Bash(make *)"]}}`)
+	w.Ours(settingsFile, own)
+	os.WriteFile(settingsFile, own, 0o644)
+	time.Sleep(6 * hook.Settle)
+	if fileExists(log) {
+		t.Fatalf("ouro's own write was told: %s", e.read("config.log"))
+	}
+	os.WriteFile(settingsFile, []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644)
+	deadline := time.Now().Add(10 * time.Second)
+	for !fileExists(log) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(e.read("config.log"), `"source":"local_settings"`) {
+		t.Errorf("the outside change was not told: %q", e.read("config.log"))
+	}
+}

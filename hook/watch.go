@@ -2,7 +2,9 @@ package hook
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,7 +38,43 @@ type Watcher struct {
 	dirs     map[string]bool   // the folders fw watches
 	timers   map[string]*time.Timer
 	firing   map[string]bool // files whose hooks are running: their own writes are not news
+	ours     map[string][sha256.Size]byte
 	closed   bool
+}
+
+// Ours says ouro itself is writing data to the settings file path (a rule a person
+// approved for always): when the file then holds exactly that, the ConfigChange hooks
+// are not told (it is the session's own change, in effect already). A nil Watcher does
+// nothing.
+func (w *Watcher) Ours(path string, data []byte) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.ours[filepath.Clean(path)] = sha256.Sum256(data)
+	w.mu.Unlock()
+}
+
+// maxSettingsRead bounds what is read of a settings file to compare it with ouro's own
+// write (settings files are at most 1 MiB).
+const maxSettingsRead = 1 << 20
+
+// ownWrite reports whether p holds what Ours last said ouro wrote there, and forgets it.
+func (w *Watcher) ownWrite(p string) bool {
+	w.mu.Lock()
+	sum, ok := w.ours[p]
+	delete(w.ours, p)
+	w.mu.Unlock()
+	if !ok {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsRead+1))
+	return err == nil && len(data) <= maxSettingsRead && sha256.Sum256(data) == sum
 }
 
 // MaxWatchPaths bounds the watchPaths hooks may add (a hook cannot make ouro watch the
@@ -71,7 +109,8 @@ func (r *Runner) Watch(c WatchConfig) (*Watcher, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watcher{r: r, fw: fw, ctx: ctx, cancel: cancel, done: make(chan struct{}), onConfig: c.OnConfig,
 		cwd: c.CWD, dynamic: map[string]bool{}, settings: map[string]string{}, exists: map[string]bool{},
-		dirs: map[string]bool{}, timers: map[string]*time.Timer{}, firing: map[string]bool{}}
+		dirs: map[string]bool{}, timers: map[string]*time.Timer{}, firing: map[string]bool{},
+		ours: map[string][sha256.Size]byte{}}
 	if r.Has(ConfigChange) {
 		for p, src := range c.Settings {
 			w.settings[filepath.Clean(p)] = src
@@ -263,7 +302,7 @@ func (w *Watcher) settle(p string) {
 	default:
 		return // made and removed again while settling
 	}
-	if isSettings {
+	if isSettings && !w.ownWrite(p) {
 		blocked, reason := w.r.ConfigChange(w.ctx, source, p)
 		if w.onConfig != nil {
 			w.onConfig(source, p, blocked, reason)

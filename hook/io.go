@@ -45,8 +45,8 @@ type Input struct {
 	// AgentTranscriptPath and LastAssistantMessage: SubagentStop.
 	AgentTranscriptPath  string
 	LastAssistantMessage string
-	Source               string // SessionStart: startup|resume|clear|compact
-	Reason               string // SessionEnd
+	Source               string // SessionStart: startup|resume|clear|compact; ConfigChange: user_settings ...
+	Reason               string // SessionEnd; PermissionDenied: why the call was refused
 	Trigger              string // PreCompact, PostCompact: manual|auto; Setup: init|maintenance
 	CustomInstructions   string // PreCompact
 	Message              string // Notification

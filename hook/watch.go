@@ -38,6 +38,7 @@ type Watcher struct {
 	dirs     map[string]bool   // the folders fw watches
 	timers   map[string]*time.Timer
 	firing   map[string]bool // files whose hooks are running: their own writes are not news
+	pending  map[string]bool // files that changed while their hooks ran
 	ours     map[string][sha256.Size]byte
 	closed   bool
 }
@@ -110,7 +111,7 @@ func (r *Runner) Watch(c WatchConfig) (*Watcher, error) {
 	w := &Watcher{r: r, fw: fw, ctx: ctx, cancel: cancel, done: make(chan struct{}), onConfig: c.OnConfig,
 		cwd: c.CWD, dynamic: map[string]bool{}, settings: map[string]string{}, exists: map[string]bool{},
 		dirs: map[string]bool{}, timers: map[string]*time.Timer{}, firing: map[string]bool{},
-		ours: map[string][sha256.Size]byte{}}
+		pending: map[string]bool{}, ours: map[string][sha256.Size]byte{}}
 	if r.Has(ConfigChange) {
 		for p, src := range c.Settings {
 			w.settings[filepath.Clean(p)] = src
@@ -246,7 +247,9 @@ func (w *Watcher) loop() {
 			}
 			p := filepath.Clean(ev.Name)
 			w.mu.Lock()
-			if _, watched := w.exists[p]; watched && !w.closed && !w.firing[p] {
+			if _, watched := w.exists[p]; watched && w.firing[p] {
+				w.pending[p] = true
+			} else if watched && !w.closed {
 				if t := w.timers[p]; t != nil {
 					t.Reset(Settle)
 				} else {
@@ -281,14 +284,23 @@ func (w *Watcher) settle(p string) {
 	defer func() {
 		// What the hooks wrote to p themselves is not a change to tell them of (a hook
 		// that rewrites the file it watches would otherwise run for ever): events for p
-		// are ignored while they run and for Settle after, the kernel's late ones too.
+		// are held while they run and for Settle after (the kernel's late ones too);
+		// then, if p differs from what the hooks left, it changed since, and that is
+		// told. A change from elsewhere while the hooks ran is taken as theirs.
+		existed, sum := isFile(p), fileSum(p)
 		time.AfterFunc(Settle, func() {
 			w.mu.Lock()
+			defer w.mu.Unlock()
 			delete(w.firing, p)
-			if _, still := w.exists[p]; still {
-				w.exists[p] = isFile(p)
+			changed := w.pending[p]
+			delete(w.pending, p)
+			if _, still := w.exists[p]; !still || w.closed {
+				return
 			}
-			w.mu.Unlock()
+			w.exists[p] = existed
+			if changed && (isFile(p) != existed || fileSum(p) != sum) && w.timers[p] == nil {
+				w.timers[p] = time.AfterFunc(0, func() { w.settle(p) })
+			}
 		})
 	}()
 	var kind string
@@ -343,6 +355,23 @@ func (w *Watcher) Close() error {
 	err := w.fw.Close()
 	<-w.done
 	return err
+}
+
+// fileSum is the hash of p's contents (of its first maxSettingsRead bytes; zero when it
+// cannot be read).
+func fileSum(p string) [sha256.Size]byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return [sha256.Size]byte{}
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxSettingsRead)); err != nil {
+		return [sha256.Size]byte{}
+	}
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 func isFile(p string) bool {

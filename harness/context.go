@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/internal/gitdir"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/mechanism"
@@ -43,7 +44,11 @@ func (s *spending) with(u llm.Usage, cost float64) (llm.Usage, float64) {
 func contextConfig(d dirs, m model, tr *transcript, g *guard, spent *spending, restore func() []llm.Block) memory.JoinConfig {
 	return memory.JoinConfig{RepoRoot: repoRoot(d.cwd), Home: d.config, OuroHome: d.home, Check: g.importCheck, Tools: g.policy,
 		Provider: m.provider, Model: m.name, Window: m.window, TranscriptPath: tr.w.Path(),
-		PreCompact: g.hooks.PreCompact, PostCompact: g.hooks.PostCompact, Spend: spent.add, Restore: restore}
+		PreCompact: g.hooks.PreCompact, PostCompact: g.hooks.PostCompact, Spend: spent.add, Restore: restore,
+		Loaded: func(ctx context.Context, l memory.Loaded) {
+			g.hooks.InstructionsLoaded(ctx, hook.Instruction{Path: l.Path, MemoryType: l.MemoryType, LoadReason: l.Reason,
+				Globs: l.Globs, Trigger: l.Trigger, Parent: l.Parent})
+		}}
 }
 
 // context is the session's instructions, memory and compactor.

@@ -38,6 +38,9 @@ type guard struct {
 	tmpDir        string // per-session temp dir, writable inside the sandbox
 	env           []string
 	part          mechanism.Part
+	// own is told of the settings files the policy writes, so that the ConfigChange
+	// hooks are not told of ouro's own writes (see hookEvents).
+	own ownWrites
 }
 
 // guardEnv is what the guard is built from.
@@ -79,7 +82,7 @@ func setupGuard(env mechanism.Env, e guardEnv) (*guard, error) {
 	userHome, _ := os.UserHomeDir()
 	g := &guard{settings: e.settings}
 	parts, err := joinAll(env, mechanism.With(guardmech.Join, guardmech.Config{Settings: e.settings, Home: userHome,
-		SessionID: e.w.ID(), TranscriptPath: e.w.Path(), SpillDir: e.spill, Warn: e.warn, Saved: e.saved,
+		SessionID: e.w.ID(), TranscriptPath: e.w.Path(), SpillDir: e.spill, Warn: e.warn, Saved: g.own.saving(e.saved),
 		Judge:    guardmech.JudgeConfig{Provider: e.model.provider, Model: e.model.name, Impossible: goal.Impossible, Offered: e.offered, Spend: e.spent.add},
 		Approver: e.ui.Approver, PromptApprover: e.ui.PromptApprover, HookFuncs: e.ui.HookFuncs, ShowUser: e.ui.ShowUser,
 		TurnOwner: subagent.AgentID, CWDOf: subagent.WorkDir, Teammate: team.Teammate,

@@ -386,6 +386,12 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		return nil, err
 	}
 	wts, _ := mechanism.Handle[*worktree.Trees](early)
+	// After a resumed session's move back into its worktree: the directory the hooks'
+	// files are watched in is where the session works.
+	events, err := hookEvents(g, bash, dirs, opts.Access, opts.UI.ShowUser, warn)
+	if err != nil {
+		return nil, err
+	}
 	plan := todo.NewList()   // the todo list, which the task list mirrors itself into too
 	var own []mechanism.Part // what a summary must not lose is restored from every part
 	ext, err := join(opts.Extensions, env)
@@ -415,7 +421,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	toolOpts := tool.Options{SpillDir: tr.spillDir(), Notify: notes}
 	// Notifications are delivered after compaction has had its say, so a summary never
 	// swallows one the model has not read.
-	own = append([]mechanism.Part{g.part, builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
+	own = append([]mechanism.Part{g.part, events, builtin, {Name: "notifications", Phase: mechanism.PhaseNotify, BeforeModel: []agent.BeforeModel{notes}},
 		grants.Part()}, joined...)
 	own = append(append(own, first...), early...)
 	mechanism.Order(own)

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// CLAUDE_ENV_FILE (Claude Code's contract): each Setup or SessionStart command hook is
+// CLAUDE_ENV_FILE (Claude Code's contract): each Setup, SessionStart, CwdChanged or FileChanged command hook is
 // given, in CLAUDE_ENV_FILE, a file of its own in the session's env folder; what it writes
 // there (typically `export NAME=value` lines) is sourced by the shell before every later
 // Bash command of the session. The folder is made at the first such hook, with mode 0700,
@@ -16,7 +16,7 @@ import (
 // and removed by Close.
 
 // envEvents are the events whose hooks get a CLAUDE_ENV_FILE.
-var envEvents = map[string]bool{SessionStart: true, Setup: true}
+var envEvents = map[string]bool{SessionStart: true, Setup: true, CwdChanged: true, FileChanged: true}
 
 // envFile makes a new empty file for one run of a hook of event in the env folder and
 // returns its path; "" for other events.
@@ -42,8 +42,10 @@ func (r *Runner) envFile(event string) (string, error) {
 		bg.envDir = dir
 	}
 	bg.envSeq++
-	// Zero-padded, so that name order (the order they are sourced in) is run order.
-	p := filepath.Join(bg.envDir, fmt.Sprintf("%s-hook-%04d.sh", event, bg.envSeq))
+	// The number first, zero-padded, so that name order (the order they are sourced in)
+	// is run order whatever the event: what a CwdChanged hook exports after a cd
+	// overrides what SessionStart exported.
+	p := filepath.Join(bg.envDir, fmt.Sprintf("%04d-%s-hook.sh", bg.envSeq, event))
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("CLAUDE_ENV_FILE: %w", err)
@@ -51,13 +53,32 @@ func (r *Runner) envFile(event string) (string, error) {
 	return p, f.Close()
 }
 
-// EnvDir is the folder of the files Setup and SessionStart hooks were given as
+// EnvDir is the folder of the files Setup, SessionStart, CwdChanged and FileChanged hooks were given as
 // CLAUDE_ENV_FILE, whose *.sh the Bash tool sources before each command; "" while no
 // such hook has run.
 func (r *Runner) EnvDir() string {
 	r.bg.mu.Lock()
 	defer r.bg.mu.Unlock()
 	return r.bg.envDir
+}
+
+// clearCwdEnv removes what CwdChanged and FileChanged hooks wrote to their
+// CLAUDE_ENV_FILE: the working directory moved, so what they exported for the old one
+// no longer applies (the new one's CwdChanged hooks export afresh). What Setup and
+// SessionStart hooks wrote stays.
+func (r *Runner) clearCwdEnv() {
+	bg := r.bg
+	bg.mu.Lock()
+	defer bg.mu.Unlock()
+	if bg.envDir == "" {
+		return
+	}
+	for _, ev := range []string{CwdChanged, FileChanged} {
+		files, _ := filepath.Glob(filepath.Join(bg.envDir, "*-"+ev+"-hook.sh"))
+		for _, f := range files {
+			_ = os.Remove(f)
+		}
+	}
 }
 
 // removeEnvDir deletes the env folder; the caller holds bg.mu.

@@ -46,6 +46,11 @@ const (
 	TaskCreated        = "TaskCreated"
 	TaskCompleted      = "TaskCompleted"
 	TeammateIdle       = "TeammateIdle"
+	PermissionDenied   = "PermissionDenied"
+	CwdChanged         = "CwdChanged"
+	FileChanged        = "FileChanged"
+	InstructionsLoaded = "InstructionsLoaded"
+	ConfigChange       = "ConfigChange"
 )
 
 // events lists every known event with what its matcher is compared against ("" means
@@ -72,6 +77,11 @@ var events = map[string]string{
 	TaskCreated:        "",
 	TaskCompleted:      "",
 	TeammateIdle:       "",
+	PermissionDenied:   "tool_name",
+	CwdChanged:         "",
+	FileChanged:        "file_name", // the changed file's base name; the matcher also names the files watched
+	InstructionsLoaded: "load_reason",
+	ConfigChange:       "source",
 }
 
 // blockable events are those where exit code 2 (or decision "block") changes what
@@ -79,7 +89,7 @@ var events = map[string]string{
 var blockable = map[string]bool{
 	PreToolUse: true, PermissionRequest: true, PostToolUse: true, PostToolUseFailure: true,
 	UserPromptSubmit: true, Stop: true, SubagentStop: true, PreCompact: true, PostToolBatch: true,
-	TaskCreated: true, TaskCompleted: true, TeammateIdle: true,
+	TaskCreated: true, TaskCompleted: true, TeammateIdle: true, ConfigChange: true,
 }
 
 // maxPreContext bounds the PreToolUse context kept for calls that have no result yet.
@@ -297,7 +307,7 @@ func New(cfg Config) (*Runner, error) {
 				errs = append(errs, fmt.Errorf("hook: Go hooks: %s hook %q has no Run function", ev, f.Name))
 				continue
 			}
-			mt, err := compileMatcher(f.Matcher)
+			mt, err := compileEventMatcher(ev, f.Matcher)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("hook: Go hooks: %s hook %q matcher: %w", ev, f.Name, err))
 				continue
@@ -403,7 +413,7 @@ func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]
 				warnings = append(warnings, fmt.Sprintf("%s: hooks on the event %q are skipped: ouro does not know it (it knows %s)", src, ev, strings.Join(sortedKeys(events), ", ")))
 				continue
 			}
-			mt, err := compileMatcher(m.Matcher)
+			mt, err := compileEventMatcher(ev, m.Matcher)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("hook: %s: %s matcher: %w", src, ev, err))
 				continue
@@ -419,7 +429,7 @@ func (r *Runner) compile(hooks map[string][]settings.HookMatcher) (map[string][]
 				case h.Type == "prompt" || h.Type == "agent":
 					// Claude Code's model-evaluated hooks: a setup that has them must still
 					// start, so those ouro cannot run are skipped, loudly.
-					why := "ouro runs prompt and agent hooks on Stop, SubagentStop, PreToolUse and UserPromptSubmit only"
+					why := "ouro runs prompt and agent hooks on Stop, SubagentStop, PreToolUse, PostToolUse and UserPromptSubmit only"
 					switch {
 					case cfg.Judge == nil:
 						why = "no model is available to judge it"

@@ -129,15 +129,15 @@ func lines(s string) int { return strings.Count(s, "\n") }
 // with a warning naming the file: a setup written for a newer Claude Code still starts.
 func TestUnknownEventsAndTypesWarn(t *testing.T) {
 	r, err := hook.New(hook.Config{ProjectDir: t.TempDir(), Hooks: map[string][]settings.HookMatcher{
-		"ConfigChange": {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/p/.claude/settings.json"}},
-		"Elicitation":  {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/home/u/.claude/settings.json"}},
-		"Stop":         {{Hooks: []settings.HookCommand{{Type: "websocket"}, {Type: "http", URL: "ftp://x"}, {Type: "command", Command: "true"}}, Source: "/p/.ouro/settings.local.json"}},
+		"MessageDisplay": {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/p/.claude/settings.json"}},
+		"Elicitation":    {{Hooks: []settings.HookCommand{{Type: "command", Command: "true"}}, Source: "/home/u/.claude/settings.json"}},
+		"Stop":           {{Hooks: []settings.HookCommand{{Type: "websocket"}, {Type: "http", URL: "ftp://x"}, {Type: "command", Command: "true"}}, Source: "/p/.ouro/settings.local.json"}},
 	}})
 	if err != nil {
 		t.Fatalf("New refused: %v", err)
 	}
 	w := strings.Join(r.Warnings(), "\n")
-	for _, want := range []string{`/p/.claude/settings.json: hooks on the event "ConfigChange" are skipped`, `"Elicitation"`, `/p/.ouro/settings.local.json: a Stop hook of type "websocket" is skipped`, `a Stop http hook is skipped: its url "ftp://x" is not an absolute http(s) URL`} {
+	for _, want := range []string{`/p/.claude/settings.json: hooks on the event "MessageDisplay" are skipped`, `"Elicitation"`, `/p/.ouro/settings.local.json: a Stop hook of type "websocket" is skipped`, `a Stop http hook is skipped: its url "ftp://x" is not an absolute http(s) URL`} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
@@ -206,7 +206,8 @@ func TestPromptAndAgentHooksAreSkippedWithAWarning(t *testing.T) {
 func TestNewAcceptsEveryEvent(t *testing.T) {
 	hooks := map[string][]settings.HookMatcher{}
 	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-		"PostToolUseFailure", "Notification", "SubagentStart", "SubagentStop", "Stop", "PreCompact", "PostCompact", "SessionEnd"} {
+		"PostToolUseFailure", "Notification", "SubagentStart", "SubagentStop", "Stop", "PreCompact", "PostCompact", "SessionEnd",
+		"PermissionDenied", "CwdChanged", "FileChanged", "InstructionsLoaded", "ConfigChange"} {
 		hooks[ev] = []settings.HookMatcher{group("", "true")}
 	}
 	r, err := hook.New(hook.Config{Hooks: hooks, ProjectDir: t.TempDir()})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
@@ -44,8 +45,8 @@ type Input struct {
 	// AgentTranscriptPath and LastAssistantMessage: SubagentStop.
 	AgentTranscriptPath  string
 	LastAssistantMessage string
-	Source               string // SessionStart: startup|resume|clear|compact
-	Reason               string // SessionEnd
+	Source               string // SessionStart: startup|resume|clear|compact; ConfigChange: user_settings ...
+	Reason               string // SessionEnd; PermissionDenied: why the call was refused
 	Trigger              string // PreCompact, PostCompact: manual|auto; Setup: init|maintenance
 	CustomInstructions   string // PreCompact
 	Message              string // Notification
@@ -55,6 +56,20 @@ type Input struct {
 	// its team; empty teammate_name for the lead).
 	TaskID, TaskSubject, TaskDescription string
 	TeammateName, TeamName               string
+	// OldCWD and NewCWD: CwdChanged.
+	OldCWD, NewCWD string
+	// FilePath: FileChanged (the file that changed), InstructionsLoaded (the file loaded),
+	// ConfigChange (the settings file that changed). FileEvent (FileChanged's "event"):
+	// change, add or unlink.
+	FilePath  string
+	FileEvent string
+	// InstructionsLoaded: memory_type (User, Project, Local, Managed), load_reason
+	// (session_start, nested_traversal, path_glob_match, include, compact), and when they
+	// apply the rule's globs, the file whose reading loaded it and the file that imported
+	// it.
+	MemoryType, LoadReason          string
+	Globs                           []string
+	TriggerFilePath, ParentFilePath string
 
 	// conv is the conversation that wants to stop (Stop, SubagentStop), for prompt hooks.
 	conv *agent.Conversation
@@ -74,7 +89,7 @@ func (in Input) MarshalJSON() ([]byte, error) {
 		toolInput = json.RawMessage(`{}`)
 	}
 	switch in.Event {
-	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure:
+	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PermissionDenied:
 		m["tool_name"] = in.ToolName
 		m["tool_input"] = toolInput
 		m["tool_use_id"] = in.ToolUseID
@@ -87,6 +102,8 @@ func (in Input) MarshalJSON() ([]byte, error) {
 			m["tool_response"] = resp
 		case PostToolUseFailure:
 			m["error"] = in.Error
+		case PermissionDenied:
+			m["reason"] = in.Reason
 		}
 	case UserPromptSubmit:
 		m["prompt"] = in.Prompt
@@ -143,6 +160,30 @@ func (in Input) MarshalJSON() ([]byte, error) {
 	case TeammateIdle:
 		m["teammate_name"] = in.TeammateName
 		m["team_name"] = in.TeamName
+	case CwdChanged:
+		m["old_cwd"] = in.OldCWD
+		m["new_cwd"] = in.NewCWD
+	case FileChanged:
+		m["file_path"] = in.FilePath
+		m["event"] = in.FileEvent
+	case InstructionsLoaded:
+		m["file_path"] = in.FilePath
+		m["memory_type"] = in.MemoryType
+		m["load_reason"] = in.LoadReason
+		if len(in.Globs) > 0 {
+			m["globs"] = in.Globs
+		}
+		if in.TriggerFilePath != "" {
+			m["trigger_file_path"] = in.TriggerFilePath
+		}
+		if in.ParentFilePath != "" {
+			m["parent_file_path"] = in.ParentFilePath
+		}
+	case ConfigChange:
+		m["source"] = in.Source
+		if in.FilePath != "" {
+			m["file_path"] = in.FilePath
+		}
 	}
 	return json.Marshal(m)
 }
@@ -162,6 +203,10 @@ func (in Input) subject() string {
 		return in.Reason
 	case "error_type":
 		return in.ErrorType
+	case "load_reason":
+		return in.LoadReason
+	case "file_name":
+		return filepath.Base(in.FilePath)
 	}
 	return ""
 }
@@ -202,6 +247,11 @@ type SpecificOutput struct {
 	Decision *PermissionDecision `json:"decision,omitempty"`
 	// WorktreePath is the folder a WorktreeCreate hook made (instead of printing it).
 	WorktreePath string `json:"worktreePath,omitempty"`
+	// Retry (PermissionDenied) tells the model it may retry the denied call.
+	Retry bool `json:"retry,omitempty"`
+	// WatchPaths (CwdChanged, FileChanged) are absolute paths of more files to watch for
+	// FileChanged.
+	WatchPaths []string `json:"watchPaths,omitempty"`
 }
 
 // PermissionDecision answers a PermissionRequest hook.

@@ -63,3 +63,23 @@ func (m matcher) matches(s string) bool {
 	}
 	return false
 }
+
+// compileEventMatcher is compileMatcher, except for FileChanged, whose matcher is Claude
+// Code's list of file names to watch (".envrc|.env"): literal base names separated by
+// "|", each compared whole (a "." is a dot, not any character).
+func compileEventMatcher(event, p string) (matcher, error) {
+	if event != FileChanged {
+		return compileMatcher(p)
+	}
+	p = strings.TrimSpace(p)
+	if p == "" || p == "*" {
+		return matcher{all: true}, nil
+	}
+	var names []string
+	for _, n := range strings.Split(p, "|") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return matcher{names: names}, nil
+}

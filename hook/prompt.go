@@ -17,8 +17,10 @@ import (
 // "agent", whose judge may first look around with read-only tools): instead of a
 // command, a model is asked whether a condition holds. ouro runs them at Stop and
 // SubagentStop (judged from the conversation: a "no" sends the agent back with the
-// model's reason, as a blocking Stop hook does), at PreToolUse (a "no" denies the call)
-// and at UserPromptSubmit (a "no" drops the prompt). A "yes" expresses no opinion: rules
+// model's reason, as a blocking Stop hook does), at PreToolUse (a "no" denies the call),
+// at PostToolUse (a "no" is feedback for the model, appended to the call's result, as
+// decision "block" is; the turn goes on) and at UserPromptSubmit (a "no" drops the
+// prompt). A "yes" expresses no opinion: rules
 // and other hooks still decide. Like Claude Code's, they fail open: a timeout, an error
 // or an unreadable answer blocks nothing. At Stop and SubagentStop an "impossible"
 // verdict (the condition can never hold) ends the run failed with the judge's reason, as
@@ -26,7 +28,7 @@ import (
 
 // JudgeRequest is what a prompt hook asks the model.
 type JudgeRequest struct {
-	Event  string // Stop, SubagentStop, PreToolUse or UserPromptSubmit
+	Event  string // Stop, SubagentStop, PreToolUse, PostToolUse or UserPromptSubmit
 	Model  string // the hook's model field; "" leaves the choice to the judge
 	Prompt string // the hook's prompt, $ARGUMENTS replaced by the hook input
 	Input  json.RawMessage
@@ -48,7 +50,7 @@ type JudgeAnswer struct {
 type Judge func(ctx context.Context, req JudgeRequest) (JudgeAnswer, error)
 
 // promptEvents are the events prompt hooks run on.
-var promptEvents = map[string]bool{Stop: true, SubagentStop: true, PreToolUse: true, UserPromptSubmit: true}
+var promptEvents = map[string]bool{Stop: true, SubagentStop: true, PreToolUse: true, PostToolUse: true, UserPromptSubmit: true}
 
 // DefaultPromptTimeout and DefaultAgentTimeout bound a prompt or agent hook that sets no
 // timeout, as in Claude Code.

@@ -99,6 +99,8 @@ type Instructions struct {
 	Rules []Rule
 	// Skipped are the files that exist but were refused (their warnings say why).
 	Skipped []string
+	// Parents maps each imported file of Sources to the file whose @import brought it.
+	Parents map[string]string
 }
 
 // Load is what LoadInstructionsWithin returns, with the path-scoped rules and the files
@@ -134,12 +136,12 @@ func Load(cwd, repoRoot, userHome string, check ReadCheck, budget int) Instructi
 	}
 	text, warns := fit(parts, budget)
 	l.warnings = append(l.warnings, warns...)
-	return Instructions{Text: text, Sources: l.sources, Skipped: l.skipped, Warnings: l.warnings, Rules: rules}
+	return Instructions{Text: text, Sources: l.sources, Skipped: l.skipped, Warnings: l.warnings, Rules: rules, Parents: l.parents}
 }
 
 // newLoader is a loader for the instruction files of cwd, with what it trusts.
 func newLoader(cwd, repoRoot, userHome string, check ReadCheck) *loader {
-	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}}
+	l := &loader{home: userHome, check: check, left: MaxInstructionReadBytes, included: map[string]bool{}, parents: map[string]string{}}
 	if dirs := dirChain(cwd, repoRoot); len(dirs) > 0 {
 		// The project is the repository, unless that holds the home folder (a dotfiles
 		// repository at ~): then only the working directory is.
@@ -354,6 +356,8 @@ type loader struct {
 	// included holds every file whose contents are in (as named and resolved), so each
 	// is included once however it is reached.
 	included map[string]bool
+	// parents maps each file imported to the file that imported it.
+	parents map[string]string
 }
 
 // read reads the instruction file lex names for who (its path, or "FILE: import @ref").
@@ -543,6 +547,7 @@ func (l *loader) imports(file string, from origin, line string, depth int, chain
 			continue
 		}
 		l.included[key], l.included[real] = true, true
+		l.parents[filepath.Clean(target)] = file
 		body := strings.TrimSpace(l.expand(target, own, string(data), depth+1, append(slices.Clone(chain), real)))
 		res = append(res, fmt.Sprintf("\nContents of %s (imported by %s):\n\n%s\n", target, file, body))
 	}

@@ -35,6 +35,10 @@ type JoinConfig struct {
 	// mechanisms must have put back after a summary.
 	Spend   func(u llm.Usage, model string)
 	Restore func() []llm.Block
+	// Loaded, when set, is told of each instruction file that enters the context: at the
+	// start, again after a summary, and as files read bring more (the session's
+	// InstructionsLoaded hooks).
+	Loaded func(ctx context.Context, l Loaded)
 }
 
 // Context is what keeps the context useful over a long session: instruction files,
@@ -66,8 +70,10 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 		env.Warn.Warnf("instructions: %s", w)
 	}
 	text := in.Text
+	tell(context.Background(), jc.Loaded, startLoaded(in, jc.Home, ReasonSessionStart))
 	later := NewSeam(&OnDemand{CWD: env.CWD, RepoRoot: jc.RepoRoot, Home: jc.Home,
 		Check: jc.Check, Rules: in.Rules, Loaded: in.Sources, Budget: budget}, env.CWD, jc.Tools, env.Warn.Warnf)
+	later.OnLoaded(jc.Loaded)
 	c := &Context{Stores: []*Store{
 		Open(ProjectMemoryDir(env.Project), "project"),
 		Open(UserMemoryDir(jc.OuroHome), "user"),
@@ -82,6 +88,7 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 			var out []llm.Block
 			if text != "" {
 				out = append(out, llm.TextBlock("<instructions>\n"+text+"\n</instructions>"))
+				tell(context.Background(), jc.Loaded, startLoaded(in, jc.Home, ReasonCompact))
 			}
 			return append(out, jc.Restore()...)
 		},

@@ -41,6 +41,9 @@ type OnDemand struct {
 type Found struct {
 	Path string
 	Text string
+	// Globs are a path-scoped rule's paths: (nil for an instruction file found in a
+	// folder on the way to the file).
+	Globs []string
 }
 
 // For returns what applies to the file at path (absolute) and is not yet in the
@@ -49,7 +52,7 @@ func (o *OnDemand) For(path string, have func(path string) bool) (found []Found,
 	path = canonical(path)
 	for _, r := range o.Rules {
 		if !have(r.Path) && r.Matches(path) {
-			found = append(found, Found{r.Path, fmt.Sprintf("Contents of %s (a rule for files matching %s):\n\n%s", r.Path, strings.Join(r.Globs, ", "), r.Text)})
+			found = append(found, Found{r.Path, fmt.Sprintf("Contents of %s (a rule for files matching %s):\n\n%s", r.Path, strings.Join(r.Globs, ", "), r.Text), r.Globs})
 		}
 	}
 	cwd := canonical(o.CWD)
@@ -67,12 +70,12 @@ func (o *OnDemand) For(path string, have func(path string) bool) (found []Found,
 				parts, rules := l.load(src)
 				for _, p := range parts {
 					if !have(p.path) {
-						found = append(found, Found{p.path, p.text})
+						found = append(found, Found{Path: p.path, Text: p.text})
 					}
 				}
 				for _, r := range rules {
 					if !have(r.Path) && r.Matches(path) {
-						found = append(found, Found{r.Path, fmt.Sprintf("Contents of %s (a rule for files matching %s):\n\n%s", r.Path, strings.Join(r.Globs, ", "), r.Text)})
+						found = append(found, Found{r.Path, fmt.Sprintf("Contents of %s (a rule for files matching %s):\n\n%s", r.Path, strings.Join(r.Globs, ", "), r.Text), r.Globs})
 					}
 				}
 			}

@@ -26,10 +26,18 @@ type Seam struct {
 	cwd   string
 	warn  func(format string, args ...any)
 
+	// loaded is told of each file given (see OnLoaded).
+	loaded func(context.Context, Loaded)
+
 	mu      sync.Mutex
 	touched []string
 	warned  map[string]bool
 }
+
+// OnLoaded makes f be told of each file the seam gives the model: a rule whose paths:
+// match the file read (path_glob_match), or a folder's instruction file
+// (nested_traversal). Call it before the session starts.
+func (d *Seam) OnLoaded(f func(context.Context, Loaded)) { d.loaded = f }
 
 // NewSeam is the on-demand instructions of od for a session in cwd, as the loop's
 // AfterTool and BeforeModel seams; tools say what calls do (nil: Claude Code's tools by
@@ -81,7 +89,7 @@ func (d *Seam) touch(p string) {
 }
 
 // BeforeModel adds what the files worked on since the last call bring, one message.
-func (d *Seam) BeforeModel(_ context.Context, t *agent.Turn) error {
+func (d *Seam) BeforeModel(ctx context.Context, t *agent.Turn) error {
 	d.mu.Lock()
 	touched := d.touched
 	d.touched = nil
@@ -102,6 +110,11 @@ func (d *Seam) BeforeModel(_ context.Context, t *agent.Turn) error {
 		}
 		for _, f := range found {
 			have[f.Path] = true
+			l := Loaded{Path: f.Path, MemoryType: memoryType(f.Path, d.od.Home), Reason: ReasonNestedTraversal, Trigger: p}
+			if f.Globs != nil {
+				l.Reason, l.Globs = ReasonPathGlobMatch, f.Globs
+			}
+			tell(ctx, d.loaded, []Loaded{l})
 		}
 		blocks = append(blocks, llm.TextBlock(Reminder(p, found)))
 	}

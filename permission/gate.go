@@ -38,6 +38,18 @@ type Hooks interface {
 	PermissionRequest(ctx context.Context, c tool.Call) HookVerdict
 }
 
+// DeniedHooks, when the gate's Hooks have it, are told of each call the gate refused on
+// its own: by a deny rule, the mode (plan, dontAsk) or because nobody can be asked (a
+// headless run) — not what a person or a hook refused. retry true says the model may
+// try the call again (Claude Code's PermissionDenied hook); the denial stands.
+type DeniedHooks interface {
+	PermissionDenied(ctx context.Context, c tool.Call, reason string) (retry bool)
+}
+
+// RetryNote is added to a denial's reason when a PermissionDenied hook says the model
+// may retry.
+const RetryNote = "A PermissionDenied hook says you may retry this call."
+
 // Gate is the agent.Gate that puts hooks, the policy and the approver in front of every
 // call, and records each decision in the audit.
 type Gate struct {
@@ -124,7 +136,7 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 	switch {
 	// 2. Deny rules, and the commands refused in every mode: final, even after a hook's allow.
 	case v.Behavior == Deny && !modeDenied:
-		return g.deny(call, v.Source, v.Reason)
+		return g.denied(ctx, call, v.Source, v.Reason)
 	// 3. Ask rules ask, even in bypassPermissions (in dontAsk the policy made them a deny).
 	case v.Behavior == Ask && v.FromAskRule:
 		return g.ask(ctx, call, v, d, "")
@@ -146,7 +158,7 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 		return g.allow(call, d, hookSource, "a PreToolUse hook allowed it: "+hv.Reason)
 	// 5. Plan mode refuses what may change something; the sandbox does not change that.
 	case modeDenied && g.policy.Mode() != ModeDontAsk:
-		return g.deny(call, v.Source, v.Reason)
+		return g.denied(ctx, call, v.Source, v.Reason)
 	// 5½. sandbox.autoAllowBashIfSandboxed allows a Bash call that runs inside the
 	// sandbox as an allow rule would (so dontAsk lets it through), unless it writes a
 	// protected path; a command sandbox.excludedCommands takes out of the sandbox is
@@ -155,7 +167,7 @@ func (g *Gate) Gate(ctx context.Context, c tool.Call) agent.Decision {
 		return g.allow(call, d, "sandbox", "sandbox.autoAllowBashIfSandboxed: it runs inside the sandbox")
 	// 5. dontAsk refuses whatever no rule allows.
 	case modeDenied:
-		return g.deny(call, v.Source, v.Reason)
+		return g.denied(ctx, call, v.Source, v.Reason)
 	// 5, 6. The mode or an allow rule approves.
 	case v.Behavior == Allow:
 		return g.allow(call, d, v.Source, v.Reason)
@@ -186,12 +198,12 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 		// a rule that covers this one too.
 		if again := g.policy.Check(ctx, call); again.Behavior != Ask {
 			if again.Behavior == Deny {
-				return g.deny(call, again.Source, again.Reason)
+				return g.denied(ctx, call, again.Source, again.Reason)
 			}
 			return g.allow(call, d, again.Source, again.Reason)
 		}
 	} else if g.policy.Mode() == ModeDontAsk {
-		return g.deny(call, "mode dontAsk", "dontAsk mode refuses what would need approval: "+hookWhy)
+		return g.denied(ctx, call, "mode dontAsk", "dontAsk mode refuses what would need approval: "+hookWhy)
 	}
 	reach := v.Reason
 	if v.Behavior == Allow || reach == "" {
@@ -255,7 +267,7 @@ func (g *Gate) ask(ctx context.Context, call tool.Call, v Verdict, d agent.Decis
 	}
 	switch g.approver.(type) {
 	case Headless, *Headless:
-		return g.deny(call, "headless", ans.Reason)
+		return g.denied(ctx, call, "headless", ans.Reason)
 	}
 	reason := "the user refused " + summary
 	if r := strings.TrimSpace(ans.Reason); r != "" {
@@ -335,6 +347,16 @@ func (g *Gate) allowedOutside(call tool.Call) {
 func (g *Gate) allow(call tool.Call, d agent.Decision, source, reason string) agent.Decision {
 	g.record(call, "allow", source, reason)
 	g.allowedOutside(call)
+	return d
+}
+
+// denied is deny for a refusal of the gate's own (see DeniedHooks): the
+// PermissionDenied hooks are told, and their retry is added to the reason.
+func (g *Gate) denied(ctx context.Context, call tool.Call, source, reason string) agent.Decision {
+	d := g.deny(call, source, reason)
+	if h, ok := g.hooks.(DeniedHooks); ok && h != nil && h.PermissionDenied(ctx, call, reason) {
+		d.Reason += "\n\n" + RetryNote
+	}
 	return d
 }
 

@@ -188,14 +188,14 @@ func TestClaudeCodeFlags(t *testing.T) {
 // no longer stops ouro from starting: it is skipped with a warning.
 func TestUnknownHookEventsDoNotStopOuro(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"hooks": {"ConfigChange": [{"hooks": [{"type": "command", "command": "true"}]}],
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"hooks": {"MessageDisplay": [{"hooks": [{"type": "command", "command": "true"}]}],
 		"Stop": [{"hooks": [{"type": "websocket", "url": "ws://127.0.0.1:9/hook"}]}]}}`)
 	e.fake(scripted.Turn{Text: "started"})
 	out, errOut, code := e.run("", "-p", "hi")
 	if code != 0 || out != "started\n" {
 		t.Fatalf("exit %d %q\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, `hooks on the event "ConfigChange" are skipped`) || !strings.Contains(errOut, `hook of type "websocket" is skipped`) {
+	if !strings.Contains(errOut, `hooks on the event "MessageDisplay" are skipped`) || !strings.Contains(errOut, `hook of type "websocket" is skipped`) {
 		t.Errorf("no warnings:\n%s", errOut)
 	}
 }

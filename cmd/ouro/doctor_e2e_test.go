@@ -78,7 +78,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), `{
 		"permissions": {"allow": ["Bash(go test *)"], "deny": ["Bassh(rm *)"]},
 		"sandbox": {"excludedCommands": ["docker"]},
-		"hooks": {"ConfigChange": [{"hooks": [{"type": "command", "command": "touch `+filepath.Join(e.dir, "HOOK-RAN")+`"}]}]}}`)
+		"hooks": {"MessageDisplay": [{"hooks": [{"type": "command", "command": "touch `+filepath.Join(e.dir, "HOOK-RAN")+`"}]}]}}`)
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"), `{"permissions": `)
 	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "nodesc.md"), "---\nname: nodesc\n---\nI have no description.")
 	writeFile(t, filepath.Join(e.dir, ".claude", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code. Examples: user: review this assistant: ok\n---\nReview.")
@@ -99,7 +99,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 		t.Fatalf("exit %d, fatal %v\n%s", code, r.Fatal, stderr)
 	}
 	want := map[string][2]string{ // file → status, a word of its warnings
-		"/.claude/settings.json":                     {"loaded", `"ConfigChange"`},
+		"/.claude/settings.json":                     {"loaded", `"MessageDisplay"`},
 		"/CLAUDE.md":                                 {"loaded", ""},
 		"/.claude/rules/style.md":                    {"loaded", ""},
 		"/.claude/rules/golang/testing.md":           {"on demand", ""},
@@ -142,7 +142,7 @@ func TestDoctorReportsEveryFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, runErr)
 	}
-	if !strings.Contains(runErr, "src/[x") || !strings.Contains(runErr, "Bassh") || !strings.Contains(runErr, `"ConfigChange"`) {
+	if !strings.Contains(runErr, "src/[x") || !strings.Contains(runErr, "Bassh") || !strings.Contains(runErr, `"MessageDisplay"`) {
 		t.Fatalf("the run did not warn as expected:\n%s", runErr)
 	}
 	for _, line := range strings.Split(runErr, "\n") {

@@ -60,7 +60,7 @@ func TestEnvFileCannotBePlantedFromTheSandbox(t *testing.T) {
 	tmp := t.TempDir()
 	e.vars = append(e.vars, "TMPDIR="+tmp)
 	plant := `d=$(grep -l FROM_HOOK ` + tmp + `/ouro-session-env-*/*.sh | head -1 | xargs dirname); echo "found=${d:+yes}"; ` +
-		`echo 'export PLANTED=1' > "$d/zz-plant.sh"; echo 'export FROM_HOOK=2' >> "$d/SessionStart-hook-0001.sh"; true`
+		`echo 'export PLANTED=1' > "$d/zz-plant.sh"; echo 'export FROM_HOOK=2' >> "$d/0001-SessionStart-hook.sh"; true`
 	e.fake(
 		scripted.Turn{ToolCalls: bash(plant)},
 		scripted.Turn{ExpectContains: "found=yes", ToolCalls: bash(`echo "planted=$PLANTED hook=$FROM_HOOK"`)},

@@ -180,18 +180,19 @@ func TestSandboxedCommandCannotCreateProtectedSettings(t *testing.T) {
 }
 
 // A Claude Code settings file with hooks ouro does not run still works: a prompt hook on
-// PostToolUse is skipped with a warning and the command hook beside it runs.
+// Notification is skipped with a warning and the command hook beside it runs. (On
+// PostToolUse prompt hooks run since issue 30 item 7.)
 func TestClaudeCodeHookOuroDoesNotRunIsSkippedNotFatal(t *testing.T) {
 	e := newEnv(t)
 	e.fake(scripted.Turn{Text: "done"})
-	settings := `{"hooks": {"PostToolUse": [{"hooks": [{"type": "prompt", "prompt": "Was that wise?"}]}],
+	settings := `{"hooks": {"Notification": [{"hooks": [{"type": "prompt", "prompt": "Was that wise?"}]}],
 		"Stop": [{"hooks": [{"type": "command", "command": "touch stop-ran"}]}]}}`
 	writeSettings(t, e.dir, settings)
 	out, stderr, code := e.run("", "-p", "hi")
 	if code != 0 || !strings.Contains(out, "done") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(stderr, `PostToolUse hook of type "prompt" is skipped`) {
+	if !strings.Contains(stderr, `Notification hook of type "prompt" is skipped`) {
 		t.Errorf("no warning about the skipped hook:\n%s", stderr)
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "stop-ran")); err != nil {

@@ -164,6 +164,9 @@ type Access struct {
 	// every other tool, Task/Agent and Skill included, is left out. A name that is no
 	// tool is an error.
 	Tools []string
+	// AllTools offers every tool even to a model with a small context window, which
+	// otherwise gets SmallModelTools when Tools is empty (--tools default).
+	AllTools bool
 	// Workflows offers the Workflow tool (Claude Code's opt-in; also "workflows": true in
 	// the user's own settings).
 	Workflows bool
@@ -306,6 +309,13 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A Claude model's window is never this small: there --context-window only makes
+	// compaction come sooner, and the tools stay.
+	if len(opts.Access.Tools) == 0 && !opts.Access.AllTools && smallWindow(m.window) && m.provider.Name() != "anthropic" {
+		opts.Access.Tools = SmallModelTools
+		fmt.Fprintf(warn, "ouro: %s has a context window of %d tokens: it is offered only %s (every tool's definition would take about 4,500 of those tokens in each request); --tools default offers them all, --tools NAME,... others\n",
+			m.name, m.window, strings.Join(SmallModelTools, ", "))
+	}
 	conn := resolve.Connection{Provider: "given by the caller"}
 	if !m.explicit {
 		conn = resolve.Describe(resolve.Name(opts.Model.Name, set.Model.Value, env), set, env)
@@ -410,7 +420,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		mechanism.With(cron.Join, cron.JoinConfig{}),
 		mechanism.With(goal.Join, goalConfig(opts.Goal, g.settings, m, g, spent)),
 		mechanism.With(structured.Join, structured.JoinConfig{Schema: opts.JSONSchema}),
-		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot, SmallModel: m.window > 0 && m.window <= 32768}),
+		mechanism.With(needsinput.Join, needsinput.JoinConfig{Headless: opts.UI.OneShot, SmallModel: smallWindow(m.window)}),
 	)
 	if err != nil {
 		return nil, err

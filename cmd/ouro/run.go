@@ -41,6 +41,7 @@ type runFlags struct {
 	allowed      []string
 	disallowed   []string
 	tools        []string
+	allTools     bool // --tools default
 	mode         string
 	skipPerms    bool
 	window       int
@@ -84,7 +85,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.settings, "settings", "", "extra settings: a JSON file or an inline JSON object")
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, `rules to allow without asking, e.g. "Bash(go test *)" Edit (comma- or space-separated)`)
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, `rules to deny, e.g. "Bash(git push *)"; a bare tool name removes the tool`)
-	fl.StringArrayVar(&f.tools, "tools", nil, `offer only these tools, e.g. "Read,Grep,Glob" (default: all)`)
+	fl.StringArrayVar(&f.tools, "tools", nil, `offer only these tools, e.g. "Read,Grep,Glob"; "default": all (the default, except for a model with a context window of 32k or less: Read,Edit,Write,Bash,Glob,Grep)`)
 	fl.BoolVar(&f.workflows, "workflows", false, "offer the Workflow tool (scripts that fan work out to many agents; they can spend a lot)")
 	fl.StringVar(&f.mode, "permission-mode", "", "default, acceptEdits, plan, dontAsk or bypassPermissions")
 	fl.IntVar(&f.window, "context-window", envInt("OURO_CONTEXT_WINDOW"), "the model's context window in tokens, when the built-in table does not know it (local models); compaction keeps requests under 80% of it")
@@ -133,7 +134,7 @@ func (f *runFlags) options() harness.Options {
 		// The flag is the user's own choice of plugins for this run.
 		Plugins: f.pluginDirs,
 		Access: harness.Access{Settings: f.settings, Allow: splitRules(f.allowed), Deny: splitRules(f.disallowed),
-			Tools: splitRules(f.tools), Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
+			Tools: splitRules(f.tools), AllTools: f.allTools, Mode: f.permissionMode(), SandboxLauncher: true, Workflows: f.workflows},
 		MCP:         harness.MCP{Configs: f.mcpConfig, Strict: f.strictMCP},
 		Version:     version,
 		Goal:        f.goal.options(),

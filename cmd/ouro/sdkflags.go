@@ -99,9 +99,10 @@ func (s *sdkFlags) apply(cmd *cobra.Command, f *runFlags) error {
 	if cmd.Flags().Changed("tools") && len(splitRules(f.tools)) == 0 {
 		return fmt.Errorf("--tools \"\" (no built-in tools; the Agent SDK's tools=[]) is not supported by ouro: name the tools to offer (--tools Read,Grep), or take tools away with --disallowedTools")
 	}
-	// The SDK's tools preset ("claude_code") arrives as --tools default: every tool.
+	// The SDK's tools preset ("claude_code") arrives as --tools default: every tool, even
+	// to a model with a small context window.
 	if len(f.tools) == 1 && strings.TrimSpace(f.tools[0]) == "default" {
-		f.tools = nil
+		f.tools, f.allTools = nil, true
 	}
 	if s.systemFile != "" {
 		if cmd.Flags().Changed("system-prompt") && f.system != "" {

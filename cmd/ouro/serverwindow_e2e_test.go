@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,7 +21,9 @@ func TestServerContextWindowThroughBinary(t *testing.T) {
 		return scripted.Turn{Text: fmt.Sprintf("step %d", i), ToolCalls: bash(fmt.Sprintf("seq 1 %d", 3000+i))}
 	}
 	summary := scripted.Turn{ExpectContains: "Here is the session so far", Text: "Summary: the user asked to count; seq ran several times."}
-	args := []string{"-p", "count", "--model", "openai:local-model", "--allowedTools", "Bash(seq *)", "--output-format", "json"}
+	// Every tool, as when these steps were counted out: the short list a small window gets
+	// otherwise (TestSmallServerWindowOffersTheShortToolList) leaves room for a step more.
+	args := []string{"-p", "count", "--model", "openai:local-model", "--allowedTools", "Bash(seq *)", "--output-format", "json", "--tools", "default"}
 
 	t.Run("from the server", func(t *testing.T) {
 		e := newEnv(t)
@@ -69,4 +72,42 @@ func TestServerContextWindowThroughBinary(t *testing.T) {
 			t.Errorf("the fallback and why are not said:\n%s", stderr)
 		}
 	})
+}
+
+// A local server's small window (16k, read from /props) gets the short tool list, and
+// the user is told why and how to have every tool; --tools default has every tool.
+func TestSmallServerWindowOffersTheShortToolList(t *testing.T) {
+	args := []string{"-p", "hi", "--model", "openai:local-model", "--output-format", "json"}
+	offered := func(extra ...string) ([]string, string) {
+		e := newEnv(t)
+		srv := e.fake(scripted.Turn{Text: "done"})
+		srv.SetContextWindow(16384)
+		out, stderr, code := e.run("", append(args, extra...)...)
+		if code != 0 || len(srv.Requests()) != 1 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		}
+		var body struct {
+			Tools []struct {
+				Function struct{ Name string } `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range body.Tools {
+			names = append(names, tl.Function.Name)
+		}
+		return names, stderr
+	}
+	names, stderr := offered()
+	if strings.Join(names, ",") != "Read,Edit,Write,Bash,Glob,Grep" && strings.Join(names, ",") != "Bash,Glob,Grep,Read,Edit,Write" {
+		t.Errorf("a 16k server was offered %v", names)
+	}
+	if !strings.Contains(stderr, "context window of 16384 tokens: it is offered only Read, Edit, Write, Bash, Glob, Grep") {
+		t.Errorf("the short list is not explained:\n%s", stderr)
+	}
+	if all, stderr := offered("--tools", "default"); len(all) <= 6 || strings.Contains(stderr, "offered only") {
+		t.Errorf("--tools default on a 16k server: offered %v\n%s", all, stderr)
+	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mcpclient"
@@ -252,6 +253,7 @@ type Session struct {
 	// modelOpts are the session's model options, for SwitchModel.
 	modelOpts ModelOptions
 	env       func(string) string // the connection variables (nil: the provider was given)
+	keys      *keyhelper.Helper   // the apiKeyHelper (nil for none), for SwitchModel
 	conn      resolve.Connection
 	warn      io.Writer
 	writer    *session.Writer
@@ -289,7 +291,7 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	env := settingsEnv(set, warn)
-	m, err := connect(opts.Model, set.Model.Value, env, warn)
+	m, err := connect(opts.Model, set.Model.Value, env, resolve.KeyHelper(set, env, dirs.cwd, warn), warn)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +462,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, keys: m.keys, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
 		agents: sub.Definitions, system: system, parts: parts, styles: style,
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/resolve"
 )
 
@@ -17,16 +18,20 @@ type model struct {
 	// env reads the connection variables (the environment, then the settings' env), for
 	// the providers subagents may need.
 	env func(string) string
+	// keys is the apiKeyHelper the settings name (nil for none), shared with subagents.
+	keys *keyhelper.Helper
 }
 
 // connect resolves the session's model from its options, the settings' "model" and the
-// variables env reads (package resolve).
-func connect(o ModelOptions, setting string, env func(string) string, warn io.Writer) (model, error) {
-	m, err := resolve.Connect(o.choice(), setting, env, warn)
+// variables env reads (package resolve), with the apiKeyHelper, if any.
+func connect(o ModelOptions, setting string, env func(string) string, keys *keyhelper.Helper, warn io.Writer) (model, error) {
+	c := o.choice()
+	c.KeyHelper = keys
+	m, err := resolve.Connect(c, setting, env, warn)
 	if err != nil {
 		return model{}, err
 	}
-	return model{provider: m.Provider, name: m.Name, window: m.Window, explicit: m.Explicit, env: m.Env}, nil
+	return model{provider: m.Provider, name: m.Name, window: m.Window, explicit: m.Explicit, env: m.Env, keys: m.KeyHelper}, nil
 }
 
 func (o ModelOptions) choice() resolve.Choice {
@@ -37,5 +42,5 @@ func (o ModelOptions) choice() resolve.Choice {
 // (resolve.ProviderFor).
 func providerFor(parent model, warn io.Writer) func(who, model string) (llm.Provider, string) {
 	return resolve.ProviderFor(resolve.Model{Provider: parent.provider, Name: parent.name, Window: parent.window,
-		Explicit: parent.explicit, Env: parent.env}, warn)
+		Explicit: parent.explicit, Env: parent.env, KeyHelper: parent.keys}, warn)
 }

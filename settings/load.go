@@ -334,8 +334,8 @@ type file struct {
 		Commit *string `json:"commit"`
 		PR     *string `json:"pr"`
 	} `json:"attribution"`
-	// APIKeyHelper is read only to say that ouro does not run it.
-	APIKeyHelper *string `json:"apiKeyHelper" honour:"no"`
+	// APIKeyHelper is a command printing the API key (the user's and managed files only).
+	APIKeyHelper *string `json:"apiKeyHelper"`
 	Store        struct {
 		URL *string `json:"url"`
 	} `json:"store"`

@@ -156,7 +156,16 @@ var keys = []key{
 	step{name: "permissions.additionalDirectories", fn: mergeDirectories},
 	step{name: "hooks", fn: mergeHooks},
 	step{name: "env", fn: mergeEnv},
+	// apiKeyHelper is a command ouro runs outside the sandbox: a repository must not run
+	// code on opening (Claude Code asks for workspace trust first; ouro never takes it
+	// from a project's files).
 	scalar[string]{name: "apiKeyHelper", get: func(f *file) *string { return f.APIKeyHelper },
+		may: func(_ *merger, l layer, v string) (bool, string) {
+			if l.project() {
+				return false, "apiKeyHelper is ignored: a project's settings may not name a command that ouro runs to get your API key; set it in " + yourOwn + " or managed settings"
+			}
+			return strings.TrimSpace(v) != "", ""
+		},
 		put: func(s *Settings, v Sourced[string]) { s.APIKeyHelper = v }},
 	scalar[string]{name: "model", get: func(f *file) *string { return f.Model },
 		put: func(s *Settings, v Sourced[string]) { s.Model = v }},

@@ -33,7 +33,8 @@ type Settings struct {
 	EnvSource        map[string]string `json:"-"`
 	EnvTrustedSource map[string]string `json:"-"`
 	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), with the
-	// file that set it: ouro does not run it, and says so when no key is set.
+	// file that set it: only the user's own files, --settings and managed settings may
+	// (a project's value is left out with a warning).
 	APIKeyHelper Sourced[string] `json:"-"`
 	Sandbox      Sandbox         `json:"sandbox"`
 	// Model is the model the most specific file names, with that file.

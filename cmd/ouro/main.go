@@ -74,7 +74,9 @@ control, returns the results, and decides when a run has really ended.
   ouro demo                 see the loop work with a scripted model (no API key)
   ouro acp                  serve ouro to an editor over the Agent Client Protocol (stdio)
 
-Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
+Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+or the apiKeyHelper command of your own settings, run again after a 401 and every
+CLAUDE_CODE_API_KEY_HELPER_TTL_MS);
 openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.

@@ -114,7 +114,9 @@ func (c *checkup) model(warn io.Writer) doctor.Section {
 	if c.cfg.Model.Provider == nil {
 		info = resolve.Describe(resolve.Name(c.cfg.Model.Name, c.set.Model.Value, c.env), c.set, c.env).Lines()
 	}
-	m, err := resolve.Connect(c.cfg.Model, c.set.Model.Value, c.env, warn)
+	choice := c.cfg.Model
+	choice.KeyHelper = resolve.KeyHelper(c.set, c.env, c.d.CWD, warn)
+	m, err := resolve.Connect(choice, c.set.Model.Value, c.env, warn)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error(), Info: info}
 	}

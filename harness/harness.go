@@ -291,10 +291,12 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	env := settingsEnv(set, warn)
+	tune := tuned(&opts.Model, env, warn)
 	m, err := connect(opts.Model, set.Model.Value, env, resolve.KeyHelper(set, env, dirs.cwd, warn), warn)
 	if err != nil {
 		return nil, err
 	}
+	m.tune = tune
 	conn := resolve.Connection{Provider: "given by the caller"}
 	if !m.explicit {
 		conn = resolve.Describe(resolve.Name(opts.Model.Name, set.Model.Value, env), set, env)
@@ -360,13 +362,13 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	}
 	bg, _ := mechanism.Handle[*notify.Work](first)
 	cp, _ := mechanism.Handle[*checkpoint.Store](first)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp)
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp, m.bashLimits())
 	if err != nil {
 		return nil, err
 	}
 	// The worktrees move Bash; a resumed session is back in its worktree before the
 	// others join.
-	early, err := joinAll(env, mechanism.With(worktree.Join, worktreeConfig(g, bash, bg.Manager())))
+	early, err := joinAll(env, mechanism.With(worktree.Join, worktreeConfig(g, bash, bg.Manager(), m.bashLimits())))
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +444,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.Task.Usage()) },
 	}
 	parts := slices.Concat(own, lead, ext)
-	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden)))
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden, m.tune)))
 	if err != nil {
 		return nil, err
 	}

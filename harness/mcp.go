@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/ouroagent/ouro/internal/envtune"
 
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
@@ -16,10 +17,15 @@ func MCPAuthDir(home string) string { return mcpclient.AuthDir(home) }
 
 // mcpConfig is what the MCP mechanism is given: the session's final registry, which the
 // servers' tools join under the same hiding and --tools list as the built-in ones.
-func mcpConfig(opts Options, d dirs, reg *tool.Registry, hidden func(string) bool) mcpclient.JoinConfig {
+func mcpConfig(opts Options, d dirs, reg *tool.Registry, hidden func(string) bool, tune envtune.Tuning) mcpclient.JoinConfig {
 	return mcpclient.JoinConfig{Options: opts.MCP, UserConfig: d.config, Home: d.home, Version: opts.Version,
-		Supervise: opts.Access.SandboxLauncher, Registry: reg, Hidden: hidden, Only: opts.Access.Tools}
+		Supervise: opts.Access.SandboxLauncher, Registry: reg, Hidden: hidden, Only: opts.Access.Tools,
+		StartTimeout: tune.MCPTimeout, MaxResultChars: mcpResultChars(tune.MaxMCPOutputTokens)}
 }
+
+// mcpResultChars is MAX_MCP_OUTPUT_TOKENS in characters, at the four characters a token
+// ouro's estimates use everywhere; 0 keeps the registry's budget.
+func mcpResultChars(tokens int) int { return 4 * tokens }
 
 // mcp is the session's MCP servers; nil when none is configured.
 func (s *Session) mcp() *mcpclient.Session {

@@ -1,7 +1,11 @@
 package harness
 
 import (
+	"fmt"
 	"io"
+
+	"github.com/ouroagent/ouro/internal/envtune"
+	"github.com/ouroagent/ouro/tools"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/keyhelper"
@@ -20,6 +24,29 @@ type model struct {
 	env func(string) string
 	// keys is the apiKeyHelper the settings name (nil for none), shared with subagents.
 	keys *keyhelper.Helper
+	// tune is what Claude Code's tuning variables say (the environment, then the
+	// settings' env): Bash's limits, MCP's, max_tokens; MaxThinkingTokens is
+	// MAX_THINKING_TOKENS for the thinking budget.
+	tune envtune.Tuning
+}
+
+// bashLimits are Bash's limits the tuning variables set.
+func (m model) bashLimits() tools.BashLimits {
+	return tools.BashLimits{DefaultTimeout: m.tune.BashDefaultTimeout, MaxTimeout: m.tune.BashMaxTimeout, ModelChars: m.tune.BashMaxOutput}
+}
+
+// tuned reads the tuning variables through env, warning on warn about each invalid one,
+// and applies CLAUDE_CODE_MAX_OUTPUT_TOKENS to o unless --max-output-tokens or the caller
+// set the limit.
+func tuned(o *ModelOptions, env func(string) string, warn io.Writer) envtune.Tuning {
+	t := envtune.Read(env)
+	for _, w := range t.Warnings {
+		fmt.Fprintf(warn, "ouro: %s\n", w)
+	}
+	if o.MaxOutput == 0 {
+		o.MaxOutput = t.MaxOutputTokens
+	}
+	return t
 }
 
 // connect resolves the session's model from its options, the settings' "model" and the

@@ -47,6 +47,8 @@ type Config struct {
 	// NoStream asks for whole JSON answers instead of server-sent events, for proxies
 	// that do not pass streams through. Deltas are then delivered once the answer is in.
 	NoStream bool
+	// NoPromptCache sends no cache_control (DISABLE_PROMPT_CACHING).
+	NoPromptCache bool
 	// Keys, when set (apiKeyHelper) and no APIKey or AuthToken is, gives the key of each
 	// request, sent as X-Api-Key and as a bearer token, as Claude Code sends a helper's
 	// key; a 401 asks it for a new key once and retries at once.
@@ -147,6 +149,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	params, err := toParams(req)
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: err.Error(), Err: err}
+	}
+	if p.cfg.NoPromptCache {
+		dropCacheControl(&params)
 	}
 	policy := p.cfg.Retry
 	maxAttempts := policy.Attempts()

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
 	"github.com/ouroagent/ouro/llm/keyhelper"
@@ -112,7 +113,8 @@ func newProvider(model, fallback string, env func(string) string, keys *keyhelpe
 			return nil, "", err
 		}
 		cfg := anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
-			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle}
+			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle,
+			NoPromptCache: envtune.Read(env).NoPromptCache}
 		if keys != nil && cfg.APIKey == "" && cfg.AuthToken == "" {
 			cfg.Keys = keys // an interface holding a nil *Helper would not be nil
 		}

@@ -1,6 +1,9 @@
 package tools
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // BashLimits are Bash's tunable bounds, as Claude Code's BASH_DEFAULT_TIMEOUT_MS,
 // BASH_MAX_TIMEOUT_MS and BASH_MAX_OUTPUT_LENGTH set them; a zero field keeps the default.
@@ -16,7 +19,8 @@ type BashLimits struct {
 func (l BashLimits) Apply(c BashConfig) BashConfig {
 	if l.DefaultTimeout > 0 {
 		c.DefaultTimeout = l.DefaultTimeout
-		c.MaxTimeout = max(c.MaxTimeout, l.DefaultTimeout) // a default above the cap would be cut
+		// A default above the cap would be cut to it: the cap rises with it.
+		c.MaxTimeout = max(cmp.Or(c.MaxTimeout, defaultBashMaxTimeout), l.DefaultTimeout)
 	}
 	if l.MaxTimeout > 0 {
 		c.MaxTimeout = l.MaxTimeout

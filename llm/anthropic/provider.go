@@ -47,6 +47,11 @@ type Config struct {
 	// NoStream asks for whole JSON answers instead of server-sent events, for proxies
 	// that do not pass streams through. Deltas are then delivered once the answer is in.
 	NoStream bool
+	// Platform, when set (package cloud: Amazon Bedrock, Google Vertex AI), sends the
+	// requests there instead, authenticated its way: no key, no base URL.
+	Platform []option.RequestOption
+	// PlatformModel is the platform's id for a Claude model name (nil: the name itself).
+	PlatformModel func(string) string
 	// NoPromptCache sends no cache_control (DISABLE_PROMPT_CACHING).
 	NoPromptCache bool
 	// Keys, when set (apiKeyHelper) and no APIKey or AuthToken is, gives the key of each
@@ -74,6 +79,9 @@ type Provider struct {
 
 // New returns a provider for cfg, or an error when no API key is configured.
 func New(cfg Config) (*Provider, error) {
+	if len(cfg.Platform) > 0 {
+		return newOnPlatform(cfg)
+	}
 	if cfg.APIKey == "" {
 		cfg.APIKey = os.Getenv("ANTHROPIC_API_KEY")
 	}
@@ -161,6 +169,9 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	refreshed := false
 	for attempt := 1; ; attempt++ {
 		params.Model = sdk.Model(model)
+		if p.cfg.PlatformModel != nil {
+			params.Model = sdk.Model(p.cfg.PlatformModel(model))
+		}
 		params.MaxTokens = int64(p.maxTokens(req, model))
 		delivered := false
 		var auth []option.RequestOption

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ouroagent/ouro/llm/anthropic/cloud"
 	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/settings"
 )
@@ -53,6 +54,10 @@ func Describe(model string, set *settings.Settings, env func(string) string) Con
 			c.NoKey = "set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp)"
 		}
 		return c
+	}
+	if name, host, where := cloud.Where(env); name != "" {
+		return Connection{Provider: name, BaseURL: "https://" + host, BaseFrom: where,
+			Key: "the platform's own credentials (" + name + "), model " + model}
 	}
 	c := Connection{Provider: "Anthropic", BaseURL: AnthropicAPI, BaseFrom: "the default"}
 	if b := env("ANTHROPIC_BASE_URL"); b != "" {

@@ -23,6 +23,7 @@ import (
 	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
+	"github.com/ouroagent/ouro/llm/anthropic/cloud"
 	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/openai"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
@@ -105,6 +106,9 @@ func newProvider(model, fallback string, env func(string) string, keys *keyhelpe
 		}
 		return scripted.New(s), "scripted", nil
 	default:
+		if cloud.Chosen(env) != "" {
+			return platformProvider(model, fallback, env)
+		}
 		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
 			return nil, "", err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/anthropic/cloud"
 	"github.com/ouroagent/ouro/llm/fakeserver"
 )
 
@@ -86,5 +87,16 @@ func TestBedrockRegionAndNoCredentials(t *testing.T) {
 	_, err = p.Complete(context.Background(), &llm.Request{Model: "claude-sonnet-5-5", MaxTokens: 10, Messages: []llm.Message{llm.UserText("hi")}}, nil)
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "credentials") || len(rec.Requests()) != n {
 		t.Errorf("no credentials: %v, %d requests sent", err, len(rec.Requests())-n)
+	}
+}
+
+// A build without the vertex tag says so, and how to get one with it.
+func TestVertexNotLinkedSaysHow(t *testing.T) {
+	if cloud.VertexLinked {
+		t.Skip("built with -tags vertex")
+	}
+	_, _, err := newProvider("claude-sonnet-4-5", "", envOf(map[string]string{"CLAUDE_CODE_USE_VERTEX": "1", "ANTHROPIC_VERTEX_PROJECT_ID": "p"}), nil)
+	if err == nil || !strings.Contains(err.Error(), "-tags vertex") {
+		t.Errorf("%v", err)
 	}
 }

@@ -55,6 +55,27 @@ func TestEnvSourceAndAPIKeyHelper(t *testing.T) {
 	}
 }
 
+// Bedrock's credential commands follow the same rule.
+func TestAWSCommandsOnlyFromPersonalFiles(t *testing.T) {
+	proj, home := t.TempDir(), t.TempDir()
+	user := filepath.Join(home, ".claude", "settings.json")
+	project := filepath.Join(proj, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	os.MkdirAll(filepath.Dir(project), 0o755)
+	os.WriteFile(user, []byte(`{"awsAuthRefresh": "aws sso login"}`), 0o644)
+	os.WriteFile(project, []byte(`{"awsAuthRefresh": "evil", "awsCredentialExport": "evil-export"}`), 0o644)
+	s, err := Load(LoadOptions{ProjectDir: proj, UserHome: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.AWSAuthRefresh.Value != "aws sso login" || s.AWSCredentialExport.Value != "" {
+		t.Errorf("awsAuthRefresh %q, awsCredentialExport %q", s.AWSAuthRefresh.Value, s.AWSCredentialExport.Value)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(s.Warnings), func(w string) bool { return !strings.Contains(w, "is ignored: a project's settings may not name a command") })); n != 2 {
+		t.Errorf("%d warnings: %q", n, s.Warnings)
+	}
+}
+
 // A user settings file an ouro session wrote (not reviewed) may not name an apiKeyHelper:
 // the model could otherwise run a command outside the sandbox at the next start.
 func TestAPIKeyHelperFromAnUnreviewedUserFileIsIgnored(t *testing.T) {

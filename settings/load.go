@@ -336,6 +336,10 @@ type file struct {
 	} `json:"attribution"`
 	// APIKeyHelper is a command printing the API key (the user's and managed files only).
 	APIKeyHelper *string `json:"apiKeyHelper"`
+	// AWSAuthRefresh and AWSCredentialExport are Bedrock's credential commands (the
+	// user's and managed files only).
+	AWSAuthRefresh      *string `json:"awsAuthRefresh"`
+	AWSCredentialExport *string `json:"awsCredentialExport"`
 	Store        struct {
 		URL *string `json:"url"`
 	} `json:"store"`

@@ -36,6 +36,11 @@ type Settings struct {
 	// file that set it: only the user's own files, --settings and managed settings may
 	// (a project's value is left out with a warning).
 	APIKeyHelper Sourced[string] `json:"-"`
+	// AWSAuthRefresh (a command that logs in, such as aws sso login) and
+	// AWSCredentialExport (a command printing AWS credentials as JSON) serve Bedrock; the
+	// same files as APIKeyHelper may set them.
+	AWSAuthRefresh      Sourced[string] `json:"-"`
+	AWSCredentialExport Sourced[string] `json:"-"`
 	Sandbox      Sandbox         `json:"sandbox"`
 	// Model is the model the most specific file names, with that file.
 	Model  Sourced[string] `json:"model,omitempty"`

@@ -45,6 +45,8 @@ const maxKey = 64 << 10
 type Config struct {
 	Command string // the apiKeyHelper value, run by sh -c
 	Source  string // the settings file that set it, for messages
+	// Setting names the key in messages ("" means apiKeyHelper).
+	Setting string
 	// Env is added to the process environment the helper gets (the settings' env, as
 	// Claude Code exports it); ouro's own credentials are taken out of both.
 	Env []string
@@ -60,6 +62,10 @@ type Config struct {
 type Helper struct {
 	cfg Config
 	now func() time.Time
+	// AWSExport and AWSRefresh are the person's awsCredentialExport and awsAuthRefresh
+	// (nil when unset), for Bedrock; set before the helper is shared. A helper may hold
+	// only these (Command "").
+	AWSExport, AWSRefresh *Config
 
 	mu   sync.Mutex
 	key  string
@@ -145,53 +151,77 @@ func (h *Helper) refresh(ctx context.Context, keepOld bool) (string, error) {
 	return key, nil
 }
 
-// Error is a helper that failed: the command, the file that set it, and what happened
-// (its exit status and the first line of its stderr, never its stdout).
+// Error is a helper that failed: the setting, the command, the file that set it, and
+// what happened (its exit status and the first line of its stderr, never its stdout).
 type Error struct {
-	Command, Source string
-	Why             string
+	Setting, Command, Source string
+	Why                      string
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("apiKeyHelper %q (%s) %s", e.Command, e.Source, e.Why)
+	return fmt.Sprintf("%s %q (%s) %s", e.Setting, e.Command, e.Source, e.Why)
 }
 
-// run starts the command once and reads the key from its stdout.
-func (h *Helper) run(ctx context.Context) (string, error) {
+// Output runs cfg's command once, with cfg.Timeout's bound (Timeout when 0), and returns
+// its standard output (at most 64 KiB; more is an error). stderr, when set, also gets
+// what the command writes there (awsAuthRefresh shows the person a login URL). A failure
+// is an *Error.
+func Output(ctx context.Context, cfg Config, timeout time.Duration, stderrTo io.Writer) ([]byte, error) {
+	if cfg.Setting == "" {
+		cfg.Setting = "apiKeyHelper"
+	}
 	fail := func(format string, args ...any) error {
-		return &Error{Command: h.cfg.Command, Source: h.cfg.Source, Why: fmt.Sprintf(format, args...)}
+		return &Error{Setting: cfg.Setting, Command: cfg.Command, Source: cfg.Source, Why: fmt.Sprintf(format, args...)}
+	}
+	if timeout <= 0 {
+		timeout = Timeout
 	}
 	sh, err := shell()
 	if err != nil {
-		return "", fail("could not run: %v", err)
+		return nil, fail("could not run: %v", err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, Timeout)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := command(rctx, sh, h.cfg.Command)
-	cmd.Dir = h.cfg.Dir
-	cmd.Env = credenv.Strip(append(os.Environ(), h.cfg.Env...))
+	cmd := command(rctx, sh, cfg.Command)
+	cmd.Dir = cfg.Dir
+	cmd.Env = credenv.Strip(append(os.Environ(), cfg.Env...))
 	cmd.Stdin = nil
 	var stdout, stderr limited
 	stdout.max, stderr.max = maxKey, 4<<10
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = &stdout, io.Writer(&stderr)
+	if stderrTo != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, stderrTo)
+	}
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return "", fail("was stopped: %v", ctx.Err())
+		return nil, fail("was stopped: %v", ctx.Err())
 	case rctx.Err() != nil:
-		return "", fail("did not finish within %s and was killed", Timeout)
+		return nil, fail("did not finish within %s and was killed", timeout)
 	case errors.As(err, &exitErr):
-		return "", fail("exited with status %d%s", exitErr.ExitCode(), firstLine(stderr.String()))
+		return nil, fail("exited with status %d%s", exitErr.ExitCode(), firstLine(stderr.String()))
 	case err != nil:
-		return "", fail("could not run: %v", err)
+		return nil, fail("could not run: %v", err)
 	case stdout.over:
-		return "", fail("printed more than %d bytes, which is no key", maxKey)
+		return nil, fail("printed more than %d bytes", maxKey)
 	}
-	key := strings.TrimSpace(stdout.String())
+	return stdout.buf.Bytes(), nil
+}
+
+// run starts the command once and reads the key from its stdout.
+func (h *Helper) run(ctx context.Context) (string, error) {
+	out, err := Output(ctx, h.cfg, Timeout, nil)
+	if err != nil {
+		return "", err
+	}
+	fail := func(format string, args ...any) error {
+		return &Error{Setting: "apiKeyHelper", Command: h.cfg.Command, Source: h.cfg.Source, Why: fmt.Sprintf(format, args...)}
+	}
+	key := strings.TrimSpace(string(out))
 	if key == "" {
-		return "", fail("printed nothing (it must print the key on its standard output)%s", firstLine(stderr.String()))
+		return "", fail("printed nothing (it must print the key on its standard output)")
 	}
 	if i := strings.IndexFunc(key, badHeaderRune); i >= 0 {
 		// The value is never quoted: it may be most of a key.

@@ -7,13 +7,14 @@ import (
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
 	"github.com/ouroagent/ouro/llm/anthropic/cloud"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 )
 
 // platformProvider serves a Claude model from Amazon Bedrock or Google Vertex AI
 // (CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX): the session keeps the Claude name
 // (its cost and window are the table's); the provider sends the platform's id for it.
-func platformProvider(model, fallback string, env func(string) string) (llm.Provider, string, error) {
-	plat, err := cloud.FromEnv(context.Background(), env)
+func platformProvider(model, fallback string, env func(string) string, keys *keyhelper.Helper) (llm.Provider, string, error) {
+	plat, err := cloud.FromEnv(context.Background(), env, awsCommands(keys))
 	if err != nil {
 		return nil, "", err
 	}

@@ -2,13 +2,17 @@ package resolve
 
 import (
 	"context"
+	"io"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic/cloud"
 	"github.com/ouroagent/ouro/llm/fakeserver"
+	"github.com/ouroagent/ouro/settings"
 )
 
 // cleanAWS keeps the developer's AWS configuration out of the test.
@@ -98,5 +102,30 @@ func TestVertexNotLinkedSaysHow(t *testing.T) {
 	_, _, err := newProvider("claude-sonnet-4-5", "", envOf(map[string]string{"CLAUDE_CODE_USE_VERTEX": "1", "ANTHROPIC_VERTEX_PROJECT_ID": "p"}), nil)
 	if err == nil || !strings.Contains(err.Error(), "-tags vertex") {
 		t.Errorf("%v", err)
+	}
+}
+
+// awsCredentialExport from the person's settings gives Bedrock its credentials: its
+// output is read as JSON (data), and the request is signed with them.
+func TestBedrockCredentialExport(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the export command is a sh script")
+	}
+	cleanAWS(t)
+	rec := fakeserver.RecordDefault(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "export.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho '{\"Credentials\": {\"AccessKeyId\": \"ASIAEXPORTED\", \"SecretAccessKey\": \"x\", \"SessionToken\": \"sess-tok\", \"Expiration\": \"2099-01-01T00:00:00Z\"}}'\n"), 0o755)
+	set := &settings.Settings{AWSCredentialExport: settings.Sourced[string]{Value: script, Source: "/u/.claude/settings.json"}}
+	env := envOf(map[string]string{"CLAUDE_CODE_USE_BEDROCK": "1"})
+	keys := KeyHelper(set, env, dir, io.Discard)
+	p, _, err := newProvider("claude-sonnet-4-5", "", env, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = p.Complete(context.Background(), &llm.Request{Model: "claude-sonnet-4-5", MaxTokens: 10, Messages: []llm.Message{llm.UserText("hi")}}, nil)
+	r := rec.Requests()[0]
+	if a := r.Header.Get("Authorization"); !strings.Contains(a, "Credential=ASIAEXPORTED/") || r.Header.Get("X-Amz-Security-Token") != "sess-tok" {
+		t.Errorf("Authorization %q, token %q", a, r.Header.Get("X-Amz-Security-Token"))
 	}
 }

@@ -107,7 +107,7 @@ func newProvider(model, fallback string, env func(string) string, keys *keyhelpe
 		return scripted.New(s), "scripted", nil
 	default:
 		if cloud.Chosen(env) != "" {
-			return platformProvider(model, fallback, env)
+			return platformProvider(model, fallback, env, keys)
 		}
 		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
 			return nil, "", err
@@ -119,7 +119,7 @@ func newProvider(model, fallback string, env func(string) string, keys *keyhelpe
 		cfg := anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
 			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle,
 			NoPromptCache: envtune.Read(env).NoPromptCache}
-		if keys != nil && cfg.APIKey == "" && cfg.AuthToken == "" {
+		if keys != nil && keys.Command() != "" && cfg.APIKey == "" && cfg.AuthToken == "" {
 			cfg.Keys = keys // an interface holding a nil *Helper would not be nil
 		}
 		p, err := anthropic.New(cfg)

@@ -103,17 +103,19 @@ func vertexHost(r string) string {
 
 // FromEnv returns the platform env asks for, nil when it asks for none. env reads the
 // environment, then the settings' env.
-func FromEnv(ctx context.Context, env func(string) string) (*Platform, error) {
+//
+// cmds are awsCredentialExport and awsAuthRefresh, for Bedrock.
+func FromEnv(ctx context.Context, env func(string) string, cmds AWSCommands) (*Platform, error) {
 	switch Chosen(env) {
 	case "bedrock":
-		return newBedrock(ctx, env)
+		return newBedrock(ctx, env, cmds)
 	case "vertex":
 		return newVertex(ctx, env)
 	}
 	return nil, nil
 }
 
-func newBedrock(ctx context.Context, env func(string) string) (*Platform, error) {
+func newBedrock(ctx context.Context, env func(string) string, cmds AWSCommands) (*Platform, error) {
 	r := firstOf(env, "AWS_REGION", "AWS_DEFAULT_REGION")
 	if r == "" {
 		r = "us-east-1"
@@ -134,6 +136,7 @@ func newBedrock(ctx context.Context, env func(string) string) (*Platform, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: loading the AWS configuration: %w", UseBedrock, err)
 	}
+	withCommands(&cfg, cmds)
 	if tok := env("AWS_BEARER_TOKEN_BEDROCK"); tok != "" && os.Getenv("AWS_BEARER_TOKEN_BEDROCK") == "" {
 		cfg.BearerAuthTokenProvider = bedrock.NewStaticBearerTokenProvider(tok)
 		cfg.AuthSchemePreference = []string{"httpBearerAuth"}

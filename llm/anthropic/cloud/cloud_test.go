@@ -48,11 +48,11 @@ func TestChosen(t *testing.T) {
 func TestRegionIsNotAHost(t *testing.T) {
 	for _, r := range []string{"evil.example/x", "us-east-1.evil.example", "us east", "US-EAST-1@x"} {
 		_, err := FromEnv(context.Background(), envOf(map[string]string{UseBedrock: "1", "AWS_REGION": r,
-			"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}))
+			"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"}), AWSCommands{})
 		if err == nil || !strings.Contains(err.Error(), "no region name") {
 			t.Errorf("AWS_REGION %q: %v", r, err)
 		}
-		_, err = FromEnv(context.Background(), envOf(map[string]string{UseVertex: "1", "CLOUD_ML_REGION": r, "ANTHROPIC_VERTEX_PROJECT_ID": "p"}))
+		_, err = FromEnv(context.Background(), envOf(map[string]string{UseVertex: "1", "CLOUD_ML_REGION": r, "ANTHROPIC_VERTEX_PROJECT_ID": "p"}), AWSCommands{})
 		if err == nil || (VertexLinked && !strings.Contains(err.Error(), "no region name")) {
 			t.Errorf("CLOUD_ML_REGION %q: %v", r, err)
 		}

@@ -71,7 +71,9 @@ func TestAWSCommandsOnlyFromPersonalFiles(t *testing.T) {
 	if s.AWSAuthRefresh.Value != "aws sso login" || s.AWSCredentialExport.Value != "" {
 		t.Errorf("awsAuthRefresh %q, awsCredentialExport %q", s.AWSAuthRefresh.Value, s.AWSCredentialExport.Value)
 	}
-	if n := len(slices.DeleteFunc(slices.Clone(s.Warnings), func(w string) bool { return !strings.Contains(w, "is ignored: a project's settings may not name a command") })); n != 2 {
+	if n := len(slices.DeleteFunc(slices.Clone(s.Warnings), func(w string) bool {
+		return !strings.Contains(w, "is ignored: a project's settings may not name a command")
+	})); n != 2 {
 		t.Errorf("%d warnings: %q", n, s.Warnings)
 	}
 }

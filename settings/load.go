@@ -340,7 +340,7 @@ type file struct {
 	// user's and managed files only).
 	AWSAuthRefresh      *string `json:"awsAuthRefresh"`
 	AWSCredentialExport *string `json:"awsCredentialExport"`
-	Store        struct {
+	Store               struct {
 		URL *string `json:"url"`
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.

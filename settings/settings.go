@@ -41,7 +41,7 @@ type Settings struct {
 	// same files as APIKeyHelper may set them.
 	AWSAuthRefresh      Sourced[string] `json:"-"`
 	AWSCredentialExport Sourced[string] `json:"-"`
-	Sandbox      Sandbox         `json:"sandbox"`
+	Sandbox             Sandbox         `json:"sandbox"`
 	// Model is the model the most specific file names, with that file.
 	Model  Sourced[string] `json:"model,omitempty"`
 	Memory Memory          `json:"memory"`

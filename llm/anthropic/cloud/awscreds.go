@@ -28,7 +28,9 @@ type AWSCommands struct {
 const RefreshEvery = 30 * time.Second
 
 // exported reads awsCredentialExport's output as AWS credentials.
-type exported struct{ run func(context.Context) ([]byte, error) }
+type exported struct {
+	run func(context.Context) ([]byte, error)
+}
 
 func (e exported) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	out, err := e.run(ctx)

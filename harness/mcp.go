@@ -2,8 +2,8 @@ package harness
 
 import (
 	"context"
-	"github.com/ouroagent/ouro/internal/envtune"
 
+	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/mcpclient"
 	"github.com/ouroagent/ouro/mechanism"
 	"github.com/ouroagent/ouro/tool"

@@ -5,11 +5,10 @@ import (
 	"io"
 
 	"github.com/ouroagent/ouro/internal/envtune"
-	"github.com/ouroagent/ouro/tools"
-
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/resolve"
+	"github.com/ouroagent/ouro/tools"
 )
 
 // model is the provider that serves the session and the model name sent to it, as

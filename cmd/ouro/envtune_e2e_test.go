@@ -59,6 +59,10 @@ func TestTuningVariablesThroughTheBinary(t *testing.T) {
 			t.Errorf("request %d carries cache_control under DISABLE_PROMPT_CACHING", i)
 		}
 	}
+	// ouro doctor says it too.
+	if out, errOut, _ := e.run("", "doctor"); !strings.Contains(out+errOut, `BASH_MAX_TIMEOUT_MS="ten minutes"`) {
+		t.Errorf("doctor does not name the invalid BASH_MAX_TIMEOUT_MS:\n%s\n%s", out, errOut)
+	}
 	var result string
 	for _, m := range reqs[1].Messages {
 		for _, b := range m.Content {

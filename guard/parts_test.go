@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,5 +157,21 @@ func TestSettingsEnvDropsProjectProviderVariables(t *testing.T) {
 	}
 	if !strings.Contains(warn.String(), "sets env ANTHROPIC_BASE_URL") {
 		t.Fatalf("no warning: %q", warn.String())
+	}
+	// Nor which cloud account or project the conversation goes to.
+	set = &settings.Settings{
+		Env:        map[string]string{"CLAUDE_CODE_USE_VERTEX": "1", "GOOGLE_APPLICATION_CREDENTIALS": "repo-sa.json", "AWS_ACCESS_KEY_ID": "AKIDREPO"},
+		EnvProject: map[string]string{"CLAUDE_CODE_USE_VERTEX": "p", "GOOGLE_APPLICATION_CREDENTIALS": "p", "AWS_ACCESS_KEY_ID": "p"},
+		EnvSource:  map[string]string{},
+	}
+	for _, k := range []string{"CLAUDE_CODE_USE_VERTEX", "GOOGLE_APPLICATION_CREDENTIALS", "AWS_ACCESS_KEY_ID"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	env = SettingsEnv(set, &warn)
+	for _, k := range []string{"CLAUDE_CODE_USE_VERTEX", "GOOGLE_APPLICATION_CREDENTIALS", "AWS_ACCESS_KEY_ID"} {
+		if env(k) != "" {
+			t.Errorf("a project's %s stands: %q", k, env(k))
+		}
 	}
 }

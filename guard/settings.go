@@ -59,6 +59,12 @@ var providerEnv = map[string]bool{
 	"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "OURO_MODEL": true, "OURO_HOME": true,
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "http_proxy": true, "https_proxy": true, "NO_PROXY": true, "no_proxy": true,
 	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
+	// Amazon Bedrock and Google Vertex AI: which account and project the conversation is
+	// sent to (a repository's own credentials would have it logged where they can read it).
+	"CLAUDE_CODE_USE_BEDROCK": true, "CLAUDE_CODE_USE_VERTEX": true, "AWS_REGION": true, "AWS_DEFAULT_REGION": true,
+	"AWS_PROFILE": true, "AWS_ACCESS_KEY_ID": true, "AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true,
+	"AWS_BEARER_TOKEN_BEDROCK": true, "ANTHROPIC_VERTEX_PROJECT_ID": true, "CLOUD_ML_REGION": true,
+	"GOOGLE_APPLICATION_CREDENTIALS": true,
 }
 
 // SettingsEnv makes settings.env act as if exported, as in Claude Code, for how ouro

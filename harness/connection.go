@@ -27,6 +27,7 @@ func CheckConnection(opts Options) error {
 	if err != nil {
 		return nil
 	}
-	_, err = connect(opts.Model, set.Model.Value, settingsEnv(set, io.Discard), io.Discard)
+	env := settingsEnv(set, io.Discard)
+	_, err = connect(opts.Model, set.Model.Value, env, resolve.KeyHelper(set, env, d.cwd, io.Discard), io.Discard)
 	return err
 }

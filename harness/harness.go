@@ -27,6 +27,7 @@ import (
 	"github.com/ouroagent/ouro/grant"
 	"github.com/ouroagent/ouro/hook"
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/mailbox"
 	"github.com/ouroagent/ouro/mcpclient"
@@ -265,6 +266,7 @@ type Session struct {
 	// modelOpts are the session's model options, for SwitchModel.
 	modelOpts ModelOptions
 	env       func(string) string // the connection variables (nil: the provider was given)
+	keys      *keyhelper.Helper   // the apiKeyHelper (nil for none), for SwitchModel
 	conn      resolve.Connection
 	warn      io.Writer
 	writer    *session.Writer
@@ -305,10 +307,12 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	env := settingsEnv(set, warn)
-	m, err := connect(opts.Model, set.Model.Value, env, warn)
+	tune := tuned(&opts.Model, env, warn)
+	m, err := connect(opts.Model, set.Model.Value, env, resolve.KeyHelper(set, env, dirs.cwd, warn), warn)
 	if err != nil {
 		return nil, err
 	}
+	m.tune = tune
 	// A Claude model's window is never this small: there --context-window only makes
 	// compaction come sooner, and the tools stay.
 	if len(opts.Access.Tools) == 0 && !opts.Access.AllTools && smallWindow(m.window) && m.provider.Name() != "anthropic" {
@@ -385,13 +389,13 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	cp, _ := mechanism.Handle[*checkpoint.Store](first)
 	search := &searchModel{}
 	search.set(m.provider, m.name)
-	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp, webSearchConfig(search, spent))
+	builtin, bash, err := builtinTools(dirs.cwd, ws, tr, g, opts.UI, bg.Manager(), cp, webSearchConfig(search, spent), m.bashLimits())
 	if err != nil {
 		return nil, err
 	}
 	// The worktrees move Bash; a resumed session is back in its worktree before the
 	// others join.
-	early, err := joinAll(env, mechanism.With(worktree.Join, worktreeConfig(g, bash, bg.Manager())))
+	early, err := joinAll(env, mechanism.With(worktree.Join, worktreeConfig(g, bash, bg.Manager(), m.bashLimits())))
 	if err != nil {
 		return nil, err
 	}
@@ -472,9 +476,9 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 		// Subagents and compaction summaries spend the run's budget too.
 		SideUsage: func() (llm.Usage, float64) { return spent.with(sub.Task.Usage()) },
 	}
-	cfg.Effort, cfg.Thinking = thinkingFor(opts.Model, g.settings, m.env, warn)
+	cfg.Effort, cfg.Thinking = thinkingFor(opts.Model, g.settings, m.env, m.tune.MaxThinkingTokens, warn)
 	parts := slices.Concat(own, lead, ext)
-	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden, plugins)))
+	remote, err := joinAll(env, mechanism.With(mcpclient.Join, mcpConfig(opts, dirs, reg, g.policy.Hidden, plugins, m.tune)))
 	if err != nil {
 		return nil, err
 	}
@@ -494,7 +498,7 @@ func assemble(opts Options, env mechanism.Env, notes *notify.Queue, dirs dirs, m
 	s := &Session{
 		Agent: a, Conv: &agent.Conversation{Messages: tr.messages}, Model: m.name, Tools: reg, Bash: bash,
 		CWD: dirs.cwd, Workspace: ws, Resumed: tr.resumed, Todos: plan, Skills: skills.Catalog(), TaskList: tl.Name(),
-		provider: m.provider, modelOpts: opts.Model, env: m.env, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
+		provider: m.provider, modelOpts: opts.Model, env: m.env, keys: m.keys, warn: warn, writer: tr.w, guard: g, grants: grants, tap: tap,
 		Background: bg.Manager(), bg: bg,
 		agents: sub.Definitions, system: system, parts: parts, styles: style, userConfig: dirs.config, search: search,
 	}

@@ -29,7 +29,7 @@ func (s *Session) SwitchModel(name string) error {
 	}
 	o := s.modelOpts
 	o.Name = name
-	m, err := connect(o, "", s.env, s.warn)
+	m, err := connect(o, "", s.env, s.keys, s.warn)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ouroagent/ouro/agent"
@@ -14,28 +13,8 @@ import (
 	"github.com/ouroagent/ouro/settings"
 )
 
-// EnvMaxThinkingTokens is Claude Code's variable for the thinking budget: a number of
-// tokens turns extended thinking on with that budget, 0 turns it off.
-// (Read here, in maxThinkingTokens, until the environment tuning variables have one
-// reader in llm/resolve.)
-const EnvMaxThinkingTokens = "MAX_THINKING_TOKENS"
-
 // EnvEffortLevel is Claude Code's variable for the effort level.
 const EnvEffortLevel = "CLAUDE_CODE_EFFORT_LEVEL"
-
-// maxThinkingTokens reads MAX_THINKING_TOKENS through env: set is false when it is unset
-// or empty.
-func maxThinkingTokens(env func(string) string) (n int, set bool, err error) {
-	v := strings.TrimSpace(env(EnvMaxThinkingTokens))
-	if v == "" {
-		return 0, false, nil
-	}
-	n, err = strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, false, fmt.Errorf("%s=%q is not a number of tokens (0 turns thinking off)", EnvMaxThinkingTokens, v)
-	}
-	return n, true, nil
-}
 
 // CheckEffort returns nil for one of llm.Efforts, else an error naming them.
 func CheckEffort(e string) error {
@@ -52,10 +31,11 @@ var ErrThinkingDisplay = errors.New("the thinking display is summarized or omitt
 // option (--effort, /model --effort), else CLAUDE_CODE_EFFORT_LEVEL, else the effortLevel
 // setting, else none (the model's default). Thinking: the option (--thinking,
 // --max-thinking-tokens, the Agent SDK's set_max_thinking_tokens), else
-// MAX_THINKING_TOKENS (0 off, N on with budget N), else alwaysThinkingEnabled (on with
-// the default budget, or off), else off. A value from the environment or the settings
-// that makes no sense is said on warn and left out.
-func thinkingFor(o ModelOptions, set *settings.Settings, env func(string) string, warn io.Writer) (string, llm.Thinking) {
+// MAX_THINKING_TOKENS as envtune read it (maxThinking: 0 off, N on with budget N; nil
+// when unset or invalid, which envtune warns of), else alwaysThinkingEnabled (on with the
+// default budget, or off), else off. An effort from the environment or the settings that
+// makes no sense is said on warn and left out.
+func thinkingFor(o ModelOptions, set *settings.Settings, env func(string) string, maxThinking *int, warn io.Writer) (string, llm.Thinking) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -75,18 +55,15 @@ func thinkingFor(o ModelOptions, set *settings.Settings, env func(string) string
 		}
 	}
 	var th llm.Thinking
-	switch n, fromEnv, err := maxThinkingTokens(env); {
+	switch {
 	case o.Thinking != nil:
 		th = *o.Thinking
-	case err != nil:
-		fmt.Fprintf(warn, "ouro: warning: %v; it is ignored\n", err)
-		fallthrough
-	case !fromEnv:
+	case maxThinking != nil:
+		th.Budget = *maxThinking
+	default:
 		if a := set.AlwaysThinking; a != nil && a.Value {
 			th.Budget = llm.DefaultThinkingBudget
 		}
-	default:
-		th.Budget = n
 	}
 	if th.On() {
 		th.Display = o.ThinkingDisplay

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/settings"
 )
@@ -38,7 +39,12 @@ func TestThinkingForPrecedence(t *testing.T) {
 		{name: "auto", env: map[string]string{"CLAUDE_CODE_EFFORT_LEVEL": "auto"}},
 	} {
 		var w bytes.Buffer
-		effort, th := thinkingFor(c.o, &c.set, func(k string) string { return c.env[k] }, &w)
+		env := func(k string) string { return c.env[k] }
+		tune := envtune.Read(env) // as the session reads it: its warnings are the session's
+		for _, s := range tune.Warnings {
+			w.WriteString(s + "\n")
+		}
+		effort, th := thinkingFor(c.o, &c.set, env, tune.MaxThinkingTokens, &w)
 		if effort != c.effort || th.Budget != c.budget || c.warn == "" && w.Len() > 0 || !strings.Contains(w.String(), c.warn) {
 			t.Errorf("%s: effort %q thinking %+v warned %q", c.name, effort, th, w.String())
 		}

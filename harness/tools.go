@@ -85,7 +85,7 @@ func systemPrompt(p Prompt, cwd string, style outputstyle.Style, attr settings.A
 // builtinTools are the built-in tools with Claude Code's names, sharing one file-state
 // tracker; large outputs spill to the session's tool-results folder, which the workspace
 // then reaches.
-func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager, cp *checkpoint.Store, search tools.WebSearchConfig) (mechanism.Part, *tools.Bash, error) {
+func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard, ui UI, bg *background.Manager, cp *checkpoint.Store, search tools.WebSearchConfig, limits tools.BashLimits) (mechanism.Part, *tools.Bash, error) {
 	spill := tr.spillDir()
 	if err := os.MkdirAll(spill, 0o700); err != nil {
 		return mechanism.Part{}, nil, fmt.Errorf("tool-results folder: %w", err)
@@ -98,9 +98,9 @@ func builtinTools(cwd string, ws *workspace.Workspace, tr *transcript, g *guard,
 	files.SetEditor(ui.Editor)
 	// Bash keeps up to ten budgets of output so the registry can spill it whole; only
 	// beyond that does Bash itself cut the middle (and say so).
-	bash := tools.NewBash(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
+	bash := tools.NewBash(limits.Apply(tools.BashConfig{Dir: cwd, MaxOutput: 10 * tool.DefaultOutputBudget,
 		Env: g.env, Sandbox: g.sandbox, Unsandboxed: g.excluded,
-		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg, EnvDir: g.envDir})
+		AllowUnsandboxed: g.unsandboxedOK, Within: ws.Contains, Background: bg, EnvDir: g.envDir}))
 	grep := tools.NewGrep(ws)
 	grep.SetReadFilter(g.policy.ReadDenied)
 	return mechanism.Part{Name: "tools", Phase: mechanism.PhaseTools, Tools: []tool.Tool{

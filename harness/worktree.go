@@ -13,7 +13,7 @@ import (
 // worktreeConfig is what the session's worktrees (package worktree) are given: the
 // guard's policy, hooks and sandbox, which a move rebinds, the session's Bash, and what
 // an isolated child's Bash and gates are made with.
-func worktreeConfig(g *guard, bash *tools.Bash, bg *background.Manager) worktree.JoinConfig {
+func worktreeConfig(g *guard, bash *tools.Bash, bg *background.Manager, limits tools.BashLimits) worktree.JoinConfig {
 	return worktree.JoinConfig{Hooks: g.hooks, Policy: g.policy, Bash: bash, Sandbox: g.sandbox,
 		SandboxFor: func(roots []string) sandbox.Policy {
 			home, _ := os.UserHomeDir()
@@ -23,7 +23,8 @@ func worktreeConfig(g *guard, bash *tools.Bash, bg *background.Manager) worktree
 			}
 			return pol
 		},
-		Env: g.env, Unsandboxed: g.excluded, AllowUnsandboxed: g.unsandboxedOK, Background: bg, ChildGates: g.childGatesOn}
+		Env: g.env, Unsandboxed: g.excluded, AllowUnsandboxed: g.unsandboxedOK, Background: bg, ChildGates: g.childGatesOn,
+		BashLimits: limits}
 }
 
 // worktrees is the session's worktrees.

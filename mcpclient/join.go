@@ -117,6 +117,11 @@ type JoinConfig struct {
 	Only     []string
 	// Plugins are the session's plugins' servers (plugin:<plugin>:<server>).
 	Plugins []mcpconf.PluginServers
+	// StartTimeout, when set, is MCP_TIMEOUT as the session reads it (the environment,
+	// then the settings' env), over what the process environment alone says.
+	StartTimeout time.Duration
+	// MaxResultChars is Options.MaxResultChars (MAX_MCP_OUTPUT_TOKENS).
+	MaxResultChars int
 }
 
 // Join loads the MCP configuration and, when it names any server, starts the runnable
@@ -155,6 +160,10 @@ func Join(env mechanism.Env, jc JoinConfig) (mechanism.Part, error) {
 		Supervise: jc.Supervise, Trusted: trustedServers(cfg), Elicit: o.Elicit, OnElicit: o.OnElicit,
 		AuthDir: AuthDir(jc.Home), SDK: o.SDK, Warn: func(msg string) { env.Warn.Warnf("%s", msg) }}
 	mo.TimeoutsFromEnv(os.Getenv)
+	if jc.StartTimeout > 0 {
+		mo.StartTimeout = jc.StartTimeout
+	}
+	mo.MaxResultChars = jc.MaxResultChars
 	m := New(cfg.Servers, mo)
 	m.Start()
 	wait := o.Wait

@@ -63,6 +63,10 @@ type Options struct {
 	// SDK reaches a server of type "sdk" (in the Agent SDK's process, over the control
 	// protocol); nil when no SDK drives ouro, and such servers fail to start.
 	SDK func(server string) mcp.Transport
+	// MaxResultChars, when set (MAX_MCP_OUTPUT_TOKENS), is how many characters of a tool's
+	// result the model sees in place of the registry's budget; past it the whole result
+	// is saved to a file the result names.
+	MaxResultChars int
 	// Warn, when set, receives problems the user should hear of that fail nothing now
 	// (a refreshed OAuth token that could not be saved for the next session).
 	Warn func(string)

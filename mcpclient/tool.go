@@ -95,6 +95,10 @@ func (t *Tool) Server() string { return t.server }
 // Spec implements tool.Tool.
 func (t *Tool) Spec() llm.ToolSpec { return t.spec }
 
+// OutputBudget implements tool.Budgeted: MAX_MCP_OUTPUT_TOKENS's bound, 0 for the
+// registry's.
+func (t *Tool) OutputBudget() int { return t.m.opts.MaxResultChars }
+
 // ReadOnly implements tool.Tool: only a trusted server's read-only annotation counts.
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 

@@ -336,9 +336,13 @@ type file struct {
 		Commit *string `json:"commit"`
 		PR     *string `json:"pr"`
 	} `json:"attribution"`
-	// APIKeyHelper is read only to say that ouro does not run it.
-	APIKeyHelper *string `json:"apiKeyHelper" honour:"no"`
-	Store        struct {
+	// APIKeyHelper is a command printing the API key (the user's and managed files only).
+	APIKeyHelper *string `json:"apiKeyHelper"`
+	// AWSAuthRefresh and AWSCredentialExport are Bedrock's credential commands (the
+	// user's and managed files only).
+	AWSAuthRefresh      *string `json:"awsAuthRefresh"`
+	AWSCredentialExport *string `json:"awsCredentialExport"`
+	Store               struct {
 		URL *string `json:"url"`
 	} `json:"store"`
 	// CleanupPeriodDays is Claude Code's retention of sessions.

@@ -120,6 +120,19 @@ func notLooserByProject[T any](loosens func(T) bool, why func(T) string) func(*m
 	}
 }
 
+// credentialCommand: a command ouro runs outside the sandbox for credentials
+// (apiKeyHelper, awsAuthRefresh, awsCredentialExport), only from the person's own files,
+// --settings and managed settings: a repository must not run code on opening (Claude Code
+// asks for workspace trust first; ouro never takes it from a project's files).
+func credentialCommand(key string) func(*merger, layer, string) (bool, string) {
+	return func(_ *merger, l layer, v string) (bool, string) {
+		if l.project() {
+			return false, key + " is ignored: a project's settings may not name a command that ouro runs for your credentials; set it in " + yourOwn + " or managed settings"
+		}
+		return strings.TrimSpace(v) != "", ""
+	}
+}
+
 // managedOnly: only a managed settings file, and only to turn the lockdown on.
 func managedOnly(_ *merger, l layer, v bool) (bool, string) { return l.managed && v, "" }
 
@@ -157,8 +170,12 @@ var keys = []key{
 	step{name: "hooks", fn: mergeHooks},
 	step{name: "env", fn: mergeEnv},
 	step{name: "statusLine", fn: mergeStatusLine},
-	scalar[string]{name: "apiKeyHelper", get: func(f *file) *string { return f.APIKeyHelper },
+	scalar[string]{name: "apiKeyHelper", get: func(f *file) *string { return f.APIKeyHelper }, may: credentialCommand("apiKeyHelper"),
 		put: func(s *Settings, v Sourced[string]) { s.APIKeyHelper = v }},
+	scalar[string]{name: "awsAuthRefresh", get: func(f *file) *string { return f.AWSAuthRefresh }, may: credentialCommand("awsAuthRefresh"),
+		put: func(s *Settings, v Sourced[string]) { s.AWSAuthRefresh = v }},
+	scalar[string]{name: "awsCredentialExport", get: func(f *file) *string { return f.AWSCredentialExport }, may: credentialCommand("awsCredentialExport"),
+		put: func(s *Settings, v Sourced[string]) { s.AWSCredentialExport = v }},
 	scalar[string]{name: "model", get: func(f *file) *string { return f.Model },
 		put: func(s *Settings, v Sourced[string]) { s.Model = v }},
 	scalar[string]{name: "outputStyle", get: func(f *file) *string { return f.OutputStyle },

@@ -33,9 +33,15 @@ type Settings struct {
 	EnvSource        map[string]string `json:"-"`
 	EnvTrustedSource map[string]string `json:"-"`
 	// APIKeyHelper is Claude Code's apiKeyHelper (a command printing the key), with the
-	// file that set it: ouro does not run it, and says so when no key is set.
+	// file that set it: only the user's own files, --settings and managed settings may
+	// (a project's value is left out with a warning).
 	APIKeyHelper Sourced[string] `json:"-"`
-	Sandbox      Sandbox         `json:"sandbox"`
+	// AWSAuthRefresh (a command that logs in, such as aws sso login) and
+	// AWSCredentialExport (a command printing AWS credentials as JSON) serve Bedrock; the
+	// same files as APIKeyHelper may set them.
+	AWSAuthRefresh      Sourced[string] `json:"-"`
+	AWSCredentialExport Sourced[string] `json:"-"`
+	Sandbox             Sandbox         `json:"sandbox"`
 	// Model is the model the most specific file names, with that file.
 	Model  Sourced[string] `json:"model,omitempty"`
 	Memory Memory          `json:"memory"`

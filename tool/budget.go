@@ -23,7 +23,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.*-]`)
 // made safe for the model (termsafe.ForModel): NUL and the other control characters a
 // tool's output can carry (a file's bytes, a program's colours and cursor moves) are shown
 // escaped, so none reaches the model, or through it a terminal, raw.
-func (r *Registry) applyBudget(c Call, res *Result) {
+func (r *Registry) applyBudget(t Tool, c Call, res *Result) {
 	cloned := false
 	for i, b := range res.Content {
 		if b.Type != llm.BlockText {
@@ -42,6 +42,9 @@ func (r *Registry) applyBudget(c Call, res *Result) {
 	}
 	if budget < 0 {
 		return
+	}
+	if b, ok := t.(Budgeted); ok && b.OutputBudget() > 0 {
+		budget = b.OutputBudget()
 	}
 	total := 0
 	for _, b := range res.Content {
@@ -65,6 +68,13 @@ func (r *Registry) applyBudget(c Call, res *Result) {
 		}
 	}
 	res.Content = content
+}
+
+// Budgeted is a tool whose results have a budget of their own (characters the model
+// sees; 0 for the registry's): Bash under BASH_MAX_OUTPUT_LENGTH, MCP tools under
+// MAX_MCP_OUTPUT_TOKENS.
+type Budgeted interface {
+	OutputBudget() int
 }
 
 // Budget is how much text the model is shown at once, and where the rest goes: tool

@@ -299,7 +299,7 @@ func (r *Registry) RunValid(ctx context.Context, v Valid, onProgress func(Call, 
 	} else {
 		r.record(key, mayChange || res.ChangedState, res)
 	}
-	r.applyBudget(c, &res)
+	r.applyBudget(v.tool, c, &res)
 	return res
 }
 

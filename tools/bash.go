@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,9 @@ type BashConfig struct {
 	// MaxOutput is how many characters of output are shown; beyond it the middle is
 	// left out. 0 means 30,000.
 	MaxOutput int
+	// ModelChars, when set (BASH_MAX_OUTPUT_LENGTH), is the model's view of a result in
+	// place of the registry's budget (see BashLimits).
+	ModelChars int
 	// KillGrace is how long a timed-out or cancelled command has between SIGTERM and
 	// SIGKILL; 0 means 2 s.
 	KillGrace time.Duration
@@ -207,7 +211,7 @@ func bashDescription(cfg BashConfig) string {
 - A non-zero exit is reported as "Exit code N", an error.
 - Use Read, Write, Edit, Glob, Grep and LS, not cat, sed, echo >, find, grep or ls.`,
 		cfg.DefaultTimeout.Milliseconds(), seconds(cfg.DefaultTimeout),
-		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), bg, cfg.MaxOutput)
+		cfg.MaxTimeout.Milliseconds(), seconds(cfg.MaxTimeout), bg, cmp.Or(cfg.ModelChars, cfg.MaxOutput))
 }
 
 func bashSchema(cfg BashConfig) json.RawMessage {

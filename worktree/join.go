@@ -40,6 +40,8 @@ type JoinConfig struct {
 	Policy *permission.Policy
 	// Bash is the session's shell, moved with the session.
 	Bash *tools.Bash
+	// BashLimits are the session's Bash limits (BASH_* variables), for an isolated child's.
+	BashLimits tools.BashLimits
 	// Sandbox is the session's OS sandbox (nil: none); SandboxFor is the same sandbox
 	// (settings, temp dir, proxy) for other write roots.
 	Sandbox    *sandbox.Policy
@@ -203,9 +205,9 @@ func (w *Trees) Isolate(say func(string), allow func(path, what string) bool) fu
 			pol := w.sandboxFor(ctx, wt.Path, cws.Roots())
 			sb = &pol
 		}
-		bash := tools.NewBash(tools.BashConfig{Dir: wt.Path, MaxOutput: 10 * tool.DefaultOutputBudget,
+		bash := tools.NewBash(c.BashLimits.Apply(tools.BashConfig{Dir: wt.Path, MaxOutput: 10 * tool.DefaultOutputBudget,
 			Env: c.Env, Sandbox: sb, Unsandboxed: c.Unsandboxed,
-			AllowUnsandboxed: c.AllowUnsandboxed, Within: cws.Contains, Background: c.Background})
+			AllowUnsandboxed: c.AllowUnsandboxed, Within: cws.Contains, Background: c.Background}))
 		files := tools.NewFileState()
 		grep := tools.NewGrep(cws)
 		grep.SetReadFilter(view.ReadDenied)

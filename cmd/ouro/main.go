@@ -74,14 +74,20 @@ control, returns the results, and decides when a run has really ended.
   ouro demo                 see the loop work with a scripted model (no API key)
   ouro acp                  serve ouro to an editor over the Agent Client Protocol (stdio)
 
-Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL);
-openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
+Models: a Claude model name uses the Anthropic API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+or the apiKeyHelper command of your own settings, run again after a 401 and every
+CLAUDE_CODE_API_KEY_HELPER_TTL_MS);
+CLAUDE_CODE_USE_BEDROCK=1 serves it from Amazon Bedrock (AWS_REGION, the AWS credential
+chain); openai:NAME uses any OpenAI-compatible server (OPENAI_API_KEY, OPENAI_BASE_URL);
 scripted:FILE plays a script (see 'ouro fake-model --help'). Default: $OURO_MODEL or the
 built-in default.
 
 Effort and thinking: --effort low|medium|high|xhigh|max ($CLAUDE_CODE_EFFORT_LEVEL, the
 effortLevel setting); extended thinking with --thinking enabled, --max-thinking-tokens N,
 $MAX_THINKING_TOKENS or the alwaysThinkingEnabled setting (off otherwise).
+Tuning, as in Claude Code (environment or settings env): BASH_DEFAULT_TIMEOUT_MS,
+BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH, CLAUDE_CODE_MAX_OUTPUT_TOKENS,
+MAX_MCP_OUTPUT_TOKENS, MCP_TIMEOUT, MAX_THINKING_TOKENS, DISABLE_PROMPT_CACHING.
 
 Profiling: OURO_PROFILE=DIR writes DIR/cpu.pprof and DIR/heap.pprof of the run as it
 ends, for 'go tool pprof' (the workflow engine and team workers it starts write theirs

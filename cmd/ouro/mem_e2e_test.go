@@ -25,8 +25,10 @@ var inittraceLine = regexp.MustCompile(`(?m)^init (\S+) @.* (\d+) bytes, \d+ all
 // 2.4 MB today (2,441 KB), with the OpenAI SDK and the JavaScript engine linked (ouro is
 // one binary; 1.6 MB without them). Allocation counts do not depend on the
 // machine's load, so this catches a heavy new package (the TUI stack added 0.6 MB) that
-// TestPeakMemory's noisy figure might hide.
-const initBudget = 11 << 18 // 2.75 MB
+// TestPeakMemory's noisy figure might hide. Amazon Bedrock (issue 30 item 11: the
+// Anthropic SDK's bedrock package, which links the AWS SDK's config, sts, sso and imds)
+// added 325 KB in 26 packages: 2.5 -> 2.8 MB.
+const initBudget = 23 << 17 // 2.875 MB
 
 // The guard of TestPeakMemory's figure that does not depend on the machine's load: what
 // a headless run's package initialisation allocates, as the Go runtime itself reports it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ouroagent/ouro/doctor"
 	"github.com/ouroagent/ouro/hook"
+	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/llm/resolve"
 	"github.com/ouroagent/ouro/permission"
 	"github.com/ouroagent/ouro/sandbox"
@@ -119,7 +120,12 @@ func (c *checkup) model(warn io.Writer) doctor.Section {
 	if c.cfg.Model.Provider == nil {
 		info = resolve.Describe(resolve.Name(c.cfg.Model.Name, c.set.Model.Value, c.env), c.set, c.env).Lines()
 	}
-	m, err := resolve.Connect(c.cfg.Model, c.set.Model.Value, c.env, warn)
+	for _, w := range envtune.Read(c.env).Warnings {
+		fmt.Fprintf(warn, "ouro: %s\n", w) // as a run warns: Claude Code's tuning variables
+	}
+	choice := c.cfg.Model
+	choice.KeyHelper = resolve.KeyHelper(c.set, c.env, c.d.CWD, warn)
+	m, err := resolve.Connect(choice, c.set.Model.Value, c.env, warn)
 	if err != nil {
 		return doctor.Section{Fatal: err.Error(), Info: info}
 	}

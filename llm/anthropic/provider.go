@@ -47,6 +47,25 @@ type Config struct {
 	// NoStream asks for whole JSON answers instead of server-sent events, for proxies
 	// that do not pass streams through. Deltas are then delivered once the answer is in.
 	NoStream bool
+	// Platform, when set (package cloud: Amazon Bedrock, Google Vertex AI), sends the
+	// requests there instead, authenticated its way: no key, no base URL.
+	Platform []option.RequestOption
+	// PlatformModel is the platform's id for a Claude model name (nil: the name itself).
+	PlatformModel func(string) string
+	// NoPromptCache sends no cache_control (DISABLE_PROMPT_CACHING).
+	NoPromptCache bool
+	// Keys, when set (apiKeyHelper) and no APIKey or AuthToken is, gives the key of each
+	// request, sent as X-Api-Key and as a bearer token, as Claude Code sends a helper's
+	// key; a 401 asks it for a new key once and retries at once.
+	Keys KeySource
+}
+
+// KeySource gives the key requests are sent with (package keyhelper).
+type KeySource interface {
+	// Key is the key to use now.
+	Key(ctx context.Context) (string, error)
+	// Refresh is a new key after the API refused refused.
+	Refresh(ctx context.Context, refused string) (string, error)
 }
 
 // Provider talks to the Anthropic Messages API. It is safe for concurrent use.
@@ -60,6 +79,9 @@ type Provider struct {
 
 // New returns a provider for cfg, or an error when no API key is configured.
 func New(cfg Config) (*Provider, error) {
+	if len(cfg.Platform) > 0 {
+		return newOnPlatform(cfg)
+	}
 	if cfg.APIKey == "" {
 		cfg.APIKey = os.Getenv("ANTHROPIC_API_KEY")
 	}
@@ -71,7 +93,10 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
 	}
-	if cfg.APIKey == "" && authToken == "" {
+	if cfg.APIKey != "" || authToken != "" {
+		cfg.Keys = nil // a key set outright comes first, as in Claude Code
+	}
+	if cfg.APIKey == "" && authToken == "" && cfg.Keys == nil {
 		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or run `ouro demo`, which needs no key)")
 	}
 	if cfg.MaxTokens < 0 {
@@ -96,7 +121,7 @@ func New(cfg Config) (*Provider, error) {
 		// sends; this SDK version's WithAPIKey sends the key as a bearer token instead, the
 		// form the API takes for OAuth tokens (ANTHROPIC_AUTH_TOKEN), not for keys.
 		opts = append(opts, option.WithHeader("X-Api-Key", cfg.APIKey))
-	} else {
+	} else if authToken != "" {
 		opts = append(opts, option.WithAuthToken(authToken))
 	}
 	if cfg.BaseURL != "" {
@@ -133,16 +158,32 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.ErrKindInvalid, Message: err.Error(), Err: err}
 	}
+	if p.cfg.NoPromptCache {
+		dropCacheControl(&params)
+	}
 	policy := p.cfg.Retry
 	maxAttempts := policy.Attempts()
 	model := req.Model
 	overloaded := 0
+	var key, refused string // refused: the key a 401 answered, until a new one is asked for
+	refreshed := false
 	for attempt := 1; ; attempt++ {
 		params.Model = sdk.Model(model)
+		if p.cfg.PlatformModel != nil {
+			params.Model = sdk.Model(p.cfg.PlatformModel(model))
+		}
 		params.MaxTokens = int64(p.maxTokens(req, model))
 		applyThinking(&params, req, model)
 		delivered := false
-		msg, err := p.attempt(ctx, params, onDelta, &delivered)
+		var auth []option.RequestOption
+		if p.cfg.Keys != nil {
+			if key, err = p.key(ctx, refused); err != nil {
+				return nil, err
+			}
+			refused = ""
+			auth = keyHeaders(key)
+		}
+		msg, err := p.attempt(ctx, params, onDelta, &delivered, auth...)
 		if err == nil {
 			resp := toResponse(msg, model)
 			resp.Duration = time.Since(start)
@@ -153,6 +194,11 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request, onDelta llm.S
 		}
 		e, retryAfter := classify(err)
 		e.Attempts = attempt
+		if e.Status == http.StatusUnauthorized && p.cfg.Keys != nil && !refreshed {
+			// The helper's key was refused: ask it once for a new one and retry at once.
+			refreshed, refused = true, key
+			continue
+		}
 		if !e.Retryable() || attempt >= maxAttempts {
 			return nil, e
 		}
@@ -193,9 +239,9 @@ func (p *Provider) maxTokens(req *llm.Request, model string) int {
 
 // attempt makes one request, streamed unless NoStream is set. delivered reports whether
 // any delta reached onDelta, so a retry can tell the caller to discard them.
-func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
+func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool, auth ...option.RequestOption) (*sdk.Message, error) {
 	if p.cfg.NoStream {
-		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(nonStreamTimeout(params.MaxTokens)))
+		msg, err := p.messages.New(ctx, params, append(auth, option.WithRequestTimeout(nonStreamTimeout(params.MaxTokens)))...)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +257,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, onD
 		}
 		return msg, nil
 	}
-	return p.stream(ctx, params, onDelta, delivered)
+	return p.stream(ctx, params, onDelta, delivered, auth...)
 }
 
 // nonStreamTimeout is how long a whole answer of maxTokens may take: the SDK's estimate

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/ouroagent/ouro/llm"
 )
@@ -22,10 +23,10 @@ var errBadStream = errors.New("malformed stream")
 
 // stream makes one streamed request and accumulates the answer, passing text and
 // thinking deltas to onDelta as they arrive.
-func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool) (*sdk.Message, error) {
+func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onDelta llm.StreamFunc, delivered *bool, auth ...option.RequestOption) (*sdk.Message, error) {
 	sctx, watch, stop := llm.WatchIdle(ctx, p.cfg.StreamFirst, p.cfg.StreamIdle)
 	defer stop()
-	st := p.messages.NewStreaming(sctx, params)
+	st := p.messages.NewStreaming(sctx, params, auth...)
 	defer st.Close()
 
 	var msg sdk.Message

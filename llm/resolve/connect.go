@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ouroagent/ouro/llm"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
 )
 
@@ -21,6 +22,9 @@ type Choice struct {
 	Provider llm.Provider
 	// ContextWindow overrides the model table's context window (tokens); 0 keeps it.
 	ContextWindow int
+	// KeyHelper, when set, runs the person's apiKeyHelper for a Claude model's key when
+	// neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set (KeyHelper builds it).
+	KeyHelper *keyhelper.Helper
 }
 
 // Model is the provider that serves a session and the model name sent to it.
@@ -32,6 +36,8 @@ type Model struct {
 	// Env reads the connection variables (the environment, then the settings' env), for
 	// the providers subagents may need.
 	Env func(string) string
+	// KeyHelper is the session's apiKeyHelper, shared by the providers subagents may need.
+	KeyHelper *keyhelper.Helper
 }
 
 // Connect resolves c into the provider a run uses: the name (Name, with the settings'
@@ -43,7 +49,7 @@ func Connect(c Choice, setting string, env func(string) string, warn io.Writer) 
 	if c.Provider != nil {
 		return Model{Provider: c.Provider, Name: name, Window: c.ContextWindow, Explicit: true}, nil
 	}
-	p, name, err := newProvider(name, c.Fallback, env)
+	p, name, err := newProvider(name, c.Fallback, env, c.KeyHelper)
 	if err != nil {
 		return Model{}, err
 	}
@@ -59,7 +65,7 @@ func Connect(c Choice, setting string, env func(string) string, warn io.Writer) 
 		}
 		fmt.Fprintf(warn, "ouro: model %q is not in ouro's model table: its cost is not counted and its context window is %s\n", name, window)
 	}
-	return Model{Provider: p, Name: name, Window: size, Env: env}, nil
+	return Model{Provider: p, Name: name, Window: size, Env: env, KeyHelper: c.KeyHelper}, nil
 }
 
 // serverWindowWait bounds asking a server for its context window: a local server answers

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ouroagent/ouro/llm/anthropic/cloud"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/settings"
 )
 
@@ -17,8 +19,8 @@ type Connection struct {
 	Key      string // the variable holding the key, where it was set, and its masked tail; "" for none
 	// NoKey, when set, says that no key is configured and what to set: a run cannot start.
 	NoKey string
-	// Note adds what else matters (an apiKeyHelper ouro does not run; a server that needs
-	// no key).
+	// Note adds what else matters (when an apiKeyHelper runs; a server that needs no
+	// key).
 	Note string
 }
 
@@ -53,6 +55,10 @@ func Describe(model string, set *settings.Settings, env func(string) string) Con
 		}
 		return c
 	}
+	if name, host, where := cloud.Where(env); name != "" {
+		return Connection{Provider: name, BaseURL: "https://" + host, BaseFrom: where,
+			Key: "the platform's own credentials (" + name + "), model " + model}
+	}
 	c := Connection{Provider: "Anthropic", BaseURL: AnthropicAPI, BaseFrom: "the default"}
 	if b := env("ANTHROPIC_BASE_URL"); b != "" {
 		c.BaseURL, c.BaseFrom = b, from("ANTHROPIC_BASE_URL")
@@ -62,11 +68,11 @@ func Describe(model string, set *settings.Settings, env func(string) string) Con
 		c.Key = keyFrom("ANTHROPIC_API_KEY")
 	case env("ANTHROPIC_AUTH_TOKEN") != "":
 		c.Key = keyFrom("ANTHROPIC_AUTH_TOKEN") + ", sent as a bearer token"
+	case set.APIKeyHelper.Value != "":
+		c.Key = "apiKeyHelper (" + set.APIKeyHelper.Source + "): what it prints, sent as X-Api-Key and as a bearer token"
+		c.Note = "the helper runs at the first request and again after a 401 or " + keyhelper.TTLVar + " (default 5 min)"
 	default:
-		c.NoKey = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your shell or in the env of ~/.claude/settings.json; for another provider use --model openai:NAME with OPENAI_API_KEY (or OPENAI_BASE_URL for a local server); `ouro demo` needs no key"
-		if set.APIKeyHelper.Value != "" {
-			c.Note = "apiKeyHelper (" + set.APIKeyHelper.Source + ") is not run by ouro: set the key itself"
-		}
+		c.NoKey = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your shell or in the env of ~/.claude/settings.json, or apiKeyHelper there; for another provider use --model openai:NAME with OPENAI_API_KEY (or OPENAI_BASE_URL for a local server); `ouro demo` needs no key"
 	}
 	return c
 }

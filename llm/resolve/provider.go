@@ -20,8 +20,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ouroagent/ouro/internal/envtune"
 	"github.com/ouroagent/ouro/llm"
 	"github.com/ouroagent/ouro/llm/anthropic"
+	"github.com/ouroagent/ouro/llm/anthropic/cloud"
+	"github.com/ouroagent/ouro/llm/keyhelper"
 	"github.com/ouroagent/ouro/llm/openai"
 	"github.com/ouroagent/ouro/llm/openai/endpoint"
 	"github.com/ouroagent/ouro/llm/scripted"
@@ -64,12 +67,13 @@ func Name(flag, setting string, env func(string) string) string {
 //   - anything else is a Claude model on the Anthropic API (ANTHROPIC_API_KEY,
 //     ANTHROPIC_BASE_URL).
 func NewProvider(model, fallback string) (llm.Provider, string, error) {
-	return newProvider(model, fallback, os.Getenv)
+	return newProvider(model, fallback, os.Getenv, nil)
 }
 
 // newProvider is NewProvider reading the connection variables through env (the process
-// environment, then the settings' env).
-func newProvider(model, fallback string, env func(string) string) (llm.Provider, string, error) {
+// environment, then the settings' env), with the apiKeyHelper keys, if any, for a Claude
+// model without a key variable.
+func newProvider(model, fallback string, env func(string) string, keys *keyhelper.Helper) (llm.Provider, string, error) {
 	if err := checkModelName(model); err != nil {
 		return nil, "", err
 	}
@@ -102,6 +106,9 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		}
 		return scripted.New(s), "scripted", nil
 	default:
+		if cloud.Chosen(env) != "" {
+			return platformProvider(model, fallback, env, keys)
+		}
 		if err := checkClaudeName(model, env("ANTHROPIC_BASE_URL")); err != nil {
 			return nil, "", err
 		}
@@ -109,8 +116,13 @@ func newProvider(model, fallback string, env func(string) string) (llm.Provider,
 		if err != nil {
 			return nil, "", err
 		}
-		p, err := anthropic.New(anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
-			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle})
+		cfg := anthropic.Config{FallbackModel: fallback, APIKey: env("ANTHROPIC_API_KEY"),
+			AuthToken: env("ANTHROPIC_AUTH_TOKEN"), BaseURL: env("ANTHROPIC_BASE_URL"), StreamFirst: first, StreamIdle: idle,
+			NoPromptCache: envtune.Read(env).NoPromptCache}
+		if keys != nil && keys.Command() != "" && cfg.APIKey == "" && cfg.AuthToken == "" {
+			cfg.Keys = keys // an interface holding a nil *Helper would not be nil
+		}
+		p, err := anthropic.New(cfg)
 		if err != nil {
 			return nil, "", keyHint(err)
 		}
@@ -213,7 +225,7 @@ func ProviderFor(parent Model, warn io.Writer) func(who, model string) (llm.Prov
 		if env == nil {
 			env = os.Getenv
 		}
-		p, m, err := newProvider(name, "", env)
+		p, m, err := newProvider(name, "", env, parent.KeyHelper)
 		if err != nil {
 			if !warned[name] {
 				warned[name] = true

@@ -19,21 +19,21 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 func TestNonClaudeNameOnTheAnthropicAPI(t *testing.T) {
 	key := map[string]string{"ANTHROPIC_API_KEY": "sk-test"}
 	for _, name := range []string{"gpt-4o", "o3", "llama3"} {
-		_, _, err := newProvider(name, "", envOf(key))
+		_, _, err := newProvider(name, "", envOf(key), nil)
 		if err == nil || !strings.Contains(err.Error(), "did you mean openai:"+name+"?") || !strings.Contains(err.Error(), "PROVIDER:NAME") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	official := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": "https://api.anthropic.com/"}
-	if _, _, err := newProvider("gpt-4o", "", envOf(official)); err == nil {
+	if _, _, err := newProvider("gpt-4o", "", envOf(official), nil); err == nil {
 		t.Error("gpt-4o to api.anthropic.com named explicitly was accepted")
 	}
 	gateway := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": "http://127.0.0.1:4000"}
-	if _, name, err := newProvider("gpt-4o", "", envOf(gateway)); err != nil || name != "gpt-4o" {
+	if _, name, err := newProvider("gpt-4o", "", envOf(gateway), nil); err != nil || name != "gpt-4o" {
 		t.Errorf("gpt-4o to the user's own server: %q, %v", name, err)
 	}
 	for _, name := range []string{"claude-haiku-4-5", "claude-sonnet-5-5"} {
-		if _, _, err := newProvider(name, "", envOf(key)); err != nil {
+		if _, _, err := newProvider(name, "", envOf(key), nil); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -63,7 +63,10 @@ func TestConnection(t *testing.T) {
 		t.Errorf("openai: %+v", c)
 	}
 	c = Describe("sonnet", &settings.Settings{APIKeyHelper: settings.Sourced[string]{Value: "get-key", Source: "/s.json"}}, envOf(nil))
-	if !strings.Contains(c.NoKey, "ANTHROPIC_API_KEY") || !strings.Contains(c.NoKey, "ouro demo") || !strings.Contains(c.Note, "apiKeyHelper (/s.json)") {
+	if c.NoKey != "" || !strings.Contains(c.Key, "apiKeyHelper (/s.json)") || !strings.Contains(c.Key, "X-Api-Key and as a bearer token") {
+		t.Errorf("apiKeyHelper: %+v", c)
+	}
+	if c := Describe("sonnet", &settings.Settings{}, envOf(nil)); !strings.Contains(c.NoKey, "ANTHROPIC_API_KEY") || !strings.Contains(c.NoKey, "ouro demo") {
 		t.Errorf("no key: %+v", c)
 	}
 	for _, l := range c.Lines() {

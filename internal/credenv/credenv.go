@@ -10,10 +10,13 @@ import (
 )
 
 // Names are the variables ouro reads its model credentials from, and the headers
-// variables that may carry one.
+// variables that may carry one. AWS_BEARER_TOKEN_BEDROCK is only ever a key to Claude on
+// Bedrock; the general AWS credentials (AWS_ACCESS_KEY_ID, a profile) stay, as the
+// person's tools (the aws command, terraform) need them and Claude Code passes them too.
 var Names = []string{
 	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "CLAUDE_CODE_OAUTH_TOKEN",
 	"OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS",
+	"AWS_BEARER_TOKEN_BEDROCK",
 }
 
 // IsCredential reports whether name is one of Names.

@@ -6,8 +6,12 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -273,7 +277,7 @@ func (st *state) single(s Subject, k kind, tg *target, summary string) Verdict {
 	if tg != nil {
 		where = tg.real
 		if !inside {
-			where += ", outside the workspace"
+			where += ", outside the workspace" + st.missingHint(tg.real)
 		}
 	}
 	switch {
@@ -393,4 +397,25 @@ func (st *state) checkFile(toolName string, a tool.Action, p string) Verdict {
 // clipText is s on one line (each run of white space made one space), cut to n bytes.
 func clipText(s string, n int) string {
 	return textcut.Bytes(strings.Join(strings.Fields(s), " "), n, "…")
+}
+
+// missingHint says, of a path outside the workspace, that nothing is there, and names the
+// file of the same name at a workspace root if there is one: a model that made a path up
+// ("/path/to/duration.py") hears where the file it means is, instead of only how to allow
+// writing to a place that does not exist. "" for a path that exists.
+func (st *state) missingHint(path string) string {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if st.ws == nil {
+		return " (nothing is there)"
+	}
+	for _, root := range st.ws.Roots() {
+		if c := filepath.Join(root, filepath.Base(path)); c != path {
+			if fi, err := os.Lstat(c); err == nil && fi.Mode().IsRegular() {
+				return fmt.Sprintf(" (nothing is there; the workspace has %s)", c)
+			}
+		}
+	}
+	return fmt.Sprintf(" (nothing is there; the workspace is %s)", strings.Join(st.ws.Roots(), ", "))
 }

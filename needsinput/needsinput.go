@@ -45,7 +45,10 @@ type judge struct {
 }
 
 // codeOnly is what a small model is told when it answered with code and no tool call.
-const codeOnly = "You wrote code in your answer but called no tool, so no file has changed. If the task asks for a change, make it now: call the Edit tool (or Write), then run the tests with the Bash tool. If it only asked a question, answer it again briefly."
+//
+// Try 10 (docs/local-model.md) showed what it needs: the model had never read the file,
+// so it made up its path and its content; the steps are spelled out, Read first.
+const codeOnly = "You wrote code in your answer but called no tool, so no file has changed. To change a file: 1. call the Read tool on it (a relative path is taken from the working directory; Glob finds files you do not know), 2. call the Edit tool with old_string copied exactly from what Read showed and new_string the fixed text, 3. run the tests with the Bash tool. (A question needs no tool: then answer it again, briefly.)"
 
 // BeforeStop implements agent.BeforeStop.
 func (j *judge) BeforeStop(_ context.Context, s *agent.Stop) agent.StopDecision {

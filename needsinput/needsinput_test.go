@@ -77,7 +77,7 @@ func TestSmallModelCodeAnswerIsSentBackOnce(t *testing.T) {
 	conv := &agent.Conversation{Messages: []llm.Message{llm.UserText("fix f")}}
 	p, _ := Join(mechanism.Env{}, JoinConfig{Headless: true, SmallModel: true})
 	d := p.BeforeStop[0].BeforeStop(context.Background(), &agent.Stop{Conv: conv, Final: code})
-	if !d.Continue || !strings.Contains(d.Message, "Edit tool") {
+	if !d.Continue || !strings.Contains(d.Message, "call the Read tool") {
 		t.Fatalf("first code-only answer: %+v", d)
 	}
 	conv.Messages = append(conv.Messages, code, llm.UserText(d.Message))

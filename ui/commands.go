@@ -189,7 +189,15 @@ func (r *REPL) model(args string) error {
 	}); err != nil {
 		return fmt.Errorf("/model %s: %w", name, err)
 	}
-	fmt.Fprintf(r.Out, "model: %s · %s (the conversation goes on)\n", r.sess.Model, r.thinkingStatus())
+	// The effort and thinking are said when set: a plain switch reads as it always did.
+	extra := ""
+	if e := r.sess.Effort(); e != "" {
+		extra += " · effort: " + e
+	}
+	if t := r.sess.Thinking(); t.On() {
+		extra += fmt.Sprintf(" · thinking: on (budget %d tokens where the model takes one)", t.Budget)
+	}
+	fmt.Fprintf(r.Out, "model: %s%s (the conversation goes on)\n", r.sess.Model, extra)
 	return nil
 }
 

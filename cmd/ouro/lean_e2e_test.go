@@ -35,7 +35,13 @@ const (
 	// (the figure without it, OURO_KEEP_INIT_PAGES=1, is logged too). The guard sits about
 	// 2 MB above today's figure (31.0-32.1 MB over repeated runs on a busy 2-core machine),
 	// so that growth shows; the target of item 22 is not met while goja is linked.
-	taskGuardKB = 34 << 10 // 34 MB
+	// 2026-12-04: issue 30's features (WebSearch, extended thinking, the status line,
+	// plugin marketplaces, five hook events with fsnotify, apiKeyHelper and Bedrock with
+	// the AWS SDK's config, sts, sso and imds) took it to 33.4 MB hot and 34.3 MB cold
+	// (anonymous memory 7.4 MB, unchanged: again clean pages of the binary), so the guard
+	// is 36 MB; Vertex, which would add gRPC and protobuf (204 packages), is behind the
+	// vertex build tag for this reason.
+	taskGuardKB = 36 << 10 // 36 MB
 	// binaryGuard bounds the release binary: 64.9 MB today, 30.5 MB before goja was linked.
 	binaryGuard = 70 << 20
 	// taskRuns is how many times each way of running the task is measured.

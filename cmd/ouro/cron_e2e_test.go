@@ -447,6 +447,20 @@ func TestCronTwoSchedulersFireAJobOnce(t *testing.T) {
 }
 
 // alive reports whether pid runs (a zombie waiting for a reaper does not).
+// aliveAs is alive for the process pid that runs argv (as /proc/PID/cmdline has it): a
+// PID the kernel gave to another process since (a full test suite starts thousands, and
+// pid_max is 32768 on many machines) is not the one a test waits to see die.
+func aliveAs(pid int, argv ...string) bool {
+	if !alive(pid) {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return true // no /proc: as alive says
+	}
+	return string(cmdline) == strings.Join(argv, "\x00")+"\x00"
+}
+
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false

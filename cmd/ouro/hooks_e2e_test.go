@@ -326,8 +326,9 @@ func TestAsyncHookDoesNotOutliveOuro(t *testing.T) {
 		t.Fatalf("the hook did not start: %v", err)
 	}
 	// A zombie waiting for its reaper has not outlived anything (alive); the reaper of an
-	// orphan on a loaded machine may take a while.
-	for end := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
+	// orphan on a loaded machine may take a while; a process that got the PID since is
+	// not the hook's child (aliveAs).
+	for end := time.Now().Add(10 * time.Second); aliveAs(pid, "sleep", "1000"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatal("the hook's child outlived ouro")
@@ -443,8 +444,9 @@ func TestAsyncHookDiesWithKilledOuro(t *testing.T) {
 	_ = c.Process.Signal(syscall.SIGKILL)
 	_ = c.Wait()
 	// A zombie waiting for its reaper has not outlived anything (alive); the reaper of an
-	// orphan on a loaded machine may take a while.
-	for end := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
+	// orphan on a loaded machine may take a while; a process that got the PID since is
+	// not the hook's child (aliveAs).
+	for end := time.Now().Add(10 * time.Second); aliveAs(pid, "sleep", "1000"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatal("the async hook's child outlived ouro killed with -9")

@@ -330,8 +330,11 @@ func TestAsyncHookDoesNotOutliveOuro(t *testing.T) {
 	// not the hook's child (aliveAs).
 	for end := time.Now().Add(10 * time.Second); aliveAs(pid, "sleep", "1000"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
+			// What the survivor is attached to says which path let it go (the launcher, the
+			// warden or the process group): its stat line has its parent and group.
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatal("the hook's child outlived ouro")
+			t.Fatalf("the hook's child outlived ouro (%s)\nouro's stderr:\n%s", strings.TrimSpace(string(stat)), errOut)
 		}
 	}
 }

@@ -3,8 +3,10 @@
 package hook
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // ownProcessGroup starts the hook as the leader of a new process group and makes a
@@ -45,7 +47,24 @@ const groupGuard = `exec 3<&0; trap 'kill -KILL 0' TERM; "$@" 0<&3 3<&- & wait $
 // rather than kill the launcher itself, which would leave the tree behind. The launcher
 // leads a process group of its own, so a terminal's signals meant for ouro do not reach
 // it. Should it not exit, os/exec kills it once WaitDelay has passed.
+//
+// The SIGHUP is said again every 100 ms until the launcher is gone: one that has not yet
+// set up its handler loses a SIGHUP it inherited as ignored (ouro started under nohup),
+// and would start the hook all the same and wait for a signal that never comes; after
+// WaitDelay os/exec killed it, leaving the hook's tree to init (an async hook cancelled
+// as ouro ended, milliseconds after it started: strace showed the lost signal).
 func superviseCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGHUP) }
+	cmd.Cancel = func() error {
+		err := cmd.Process.Signal(syscall.SIGHUP)
+		go func(p *os.Process) {
+			for range 30 {
+				time.Sleep(100 * time.Millisecond)
+				if p.Signal(syscall.SIGHUP) != nil { // gone, and waited for
+					return
+				}
+			}
+		}(cmd.Process)
+		return err
+	}
 }

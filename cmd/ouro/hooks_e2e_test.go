@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -302,7 +303,18 @@ func TestRewakeLoopIsBounded(t *testing.T) {
 
 // Item 7, attack: an async hook that never exits, and the process it forked, do not
 // outlive ouro.
-func TestAsyncHookDoesNotOutliveOuro(t *testing.T) {
+func TestAsyncHookDoesNotOutliveOuro(t *testing.T) { asyncHookDoesNotOutlive(t) }
+
+// The same with SIGHUP ignored, as `nohup ouro …` starts it: the launcher inherits the
+// signal as ignored and lost the first SIGHUP, sent before its handler was set (ouro
+// ended milliseconds after the hook started), so the hook's tree went to init.
+func TestAsyncHookDoesNotOutliveNohupOuro(t *testing.T) {
+	signal.Ignore(syscall.SIGHUP) // inherited by the ouro started below
+	t.Cleanup(func() { signal.Reset(syscall.SIGHUP) })
+	asyncHookDoesNotOutlive(t)
+}
+
+func asyncHookDoesNotOutlive(t *testing.T) {
 	e := newEnv(t)
 	pidFile := filepath.Join(e.home, "child.pid")
 	writeFile(t, filepath.Join(e.dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
